@@ -1,0 +1,29 @@
+# Two commands do all set-up on a fresh clone: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test bench lint clean
+
+$(VENV)/.base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, run it
+	$(PY) examples/demo.py
+
+test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
+	$(PY) -m pytest -q tests gradc --doctest-modules
+	$(PY) -m ruff check gradc tests examples benchmarks
+
+bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,116 @@
+"""Reverse mode as a graph-to-graph transform.
+
+``value_and_grad_graph(g, wrt)`` copies ``g``'s forward equations, seeds the
+output's cotangent with 1, and walks the equations backwards, applying each
+op's VJP rule. Rules are written with gradc ops, so they append ordinary
+equations, and the result can be differentiated again. Only cotangents that
+lead to a ``wrt`` input are computed; a value used more than once sums its
+contributions. The cotangent of ``v`` is named ``v_bar``.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> g = value_and_grad_graph(trace(lambda x: np.sin(x), 0.5), ["x"])
+>>> print(g)
+def lambda__value_and_grad(x: f64[]) -> (f64[], f64[]):
+  t0: f64[] = sin x
+  t1: f64[] = cos x
+  x_bar: f64[] = mul 1.0 t1
+  return t0, x_bar
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.errors import ArgumentError, MissingRuleError, ShapeError
+from gradc.ir.builder import Builder, Traced, next_index
+from gradc.ir.graph import Const, Graph, Var
+from gradc.ops import elementwise as ew
+from gradc.ops.registry import OPS
+from gradc.ops.values import aval
+
+
+def check_differentiable_output(graph: Graph, what: str = "grad") -> Var | Const:
+    """The single scalar float output that ``grad`` differentiates, or a clear error."""
+    if len(graph.outputs) != 1:
+        raise ArgumentError(f"{graph.name} returns {len(graph.outputs)} values; {what} needs one scalar",
+                            where=graph.origin or None, hint="return a single scalar (e.g. a loss)")
+    out = graph.outputs[0]
+    if out.type.shape != ():
+        raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
+                         where=graph.origin or None, hint="reduce it, e.g. with np.sum or np.mean")
+    if not out.type.is_float:
+        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
+                            where=graph.origin or None)
+    return out
+
+
+def _active_vars(graph: Graph, wrt_vars) -> set:
+    """Ids of the variables that depend on any ``wrt`` input."""
+    active = {id(v) for v in wrt_vars}
+    for eqn in graph.eqns:
+        if not OPS[eqn.op].nondiff and any(isinstance(a, Var) and id(a) in active for a in eqn.inputs):
+            active.add(id(eqn.out))
+    return active
+
+
+def value_and_grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """A graph returning ``(value, d value / d wrt[0], ...)`` for a scalar-output ``graph``."""
+    out = check_differentiable_output(graph)
+    inputs = {v.name: v for v in graph.inputs}
+    wrt_vars = [inputs[n] for n in wrt]
+    taken = set(graph.params) | {e.out.name for e in graph.eqns}
+    builder = Builder(taken=taken, first_index=next_index(graph))
+    builder.inputs = list(graph.inputs)
+    builder.eqns = list(graph.eqns)
+    forward_ids = {id(v) for v in graph.inputs} | {id(e.out) for e in graph.eqns}
+    named: set = set()
+
+    def wrap(atom):
+        return Traced(builder, atom)
+
+    def total(contributions, var):
+        """Sum the cotangent contributions of ``var`` and name the result ``var_bar``."""
+        acc = contributions[0]
+        for c in contributions[1:]:
+            acc = ew.add(acc, c)
+        atom = acc.atom
+        if isinstance(atom, Var) and id(atom) not in forward_ids and id(atom) not in named:
+            builder.rename(atom, f"{var.name}_bar")
+            named.add(id(atom))
+        return acc
+
+    active = _active_vars(graph, wrt_vars)
+    cts: dict = {}
+    if isinstance(out, Var) and id(out) in active:
+        cts[id(out)] = [wrap(Const(np.ones((), out.type.np_dtype)))]
+    for eqn in reversed(graph.eqns):
+        contributions = cts.pop(id(eqn.out), None)
+        if contributions is None:
+            continue
+        op = OPS[eqn.op]
+        ct = total(contributions, eqn.out)
+        if op.nondiff:
+            continue
+        needs = [isinstance(a, Var) and id(a) in active for a in eqn.inputs]
+        if op.vjp is None:
+            raise MissingRuleError(f"op {eqn.op} has no derivative rule")
+        results = op.vjp(ct, wrap(eqn.out), *(wrap(a) for a in eqn.inputs), needs=needs, **eqn.params)
+        for atom, need, r in zip(eqn.inputs, needs, results):
+            if not need or r is None:
+                continue
+            if aval(r) != atom.type:
+                raise AssertionError(f"internal: VJP of {eqn.op} gave {aval(r)} for {atom.name}: {atom.type}")
+            cts.setdefault(id(atom), []).append(r)
+    grads = []
+    for v in wrt_vars:
+        contributions = cts.get(id(v))
+        grads.append(total(contributions, v) if contributions else ew.zeros_like(wrap(v)))
+    adjoint = frozenset(e.out.name for e in builder.eqns[len(graph.eqns):])
+    return builder.graph(name or f"{graph.name}_value_and_grad", [out] + [g.atom for g in grads],
+                         params=graph.params, static=graph.static, origin=graph.origin, adjoint=adjoint)
+
+
+def grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """Like ``value_and_grad_graph`` without the value (dead forward code is left to DCE)."""
+    g = value_and_grad_graph(graph, wrt)
+    return g.replace(name=name or f"{graph.name}_grad", outputs=g.outputs[1:])

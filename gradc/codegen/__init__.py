@@ -1,0 +1,1 @@
+"""Code generation: NumPy source (``numpy_src``) and in-process loading (``load``)."""

@@ -1,0 +1,335 @@
+"""Emit a graph as a standalone NumPy (or, for all-scalar code, ``math``) module.
+
+Every statement is an ``ast`` node, unparsed by ``ast.unparse``. Names are the
+IR's; scalar constants are literals; a ``broadcast_to`` that NumPy's implicit
+broadcasting makes redundant is left out; array constants become module-level
+``C0, C1, ...``. Each function checks its arguments' shapes and dtypes first.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> print(emit_module([Function("f", trace(lambda x: np.sin(x) * 2.0, np.ones(3)), "f of x.")]))
+import numpy as np
+<BLANKLINE>
+<BLANKLINE>
+def f(x):
+    \"\"\"f of x.\"\"\"
+    if type(x) is not np.ndarray or x.shape != (3,) or x.dtype != np.float64:
+        _bad_argument('f', 'x', x, 'float64 array of shape (3,)')
+    t0 = np.sin(x)
+    t2 = t0 * 2.0
+    return t2
+<BLANKLINE>
+<BLANKLINE>
+def _bad_argument(function, name, value, expected):
+...
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradc.codegen import helpers
+from gradc.errors import EmitError
+from gradc.ir.graph import Const, Graph, Var
+from gradc.ops import spell
+from gradc.ops.registry import OPS
+
+_COMMENT = "__gradc_comment__"
+_VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
+
+
+@dataclass
+class Function:
+    """One function of an emitted module: its name, graph, docstring and return structure.
+
+    ``returns`` nests output positions: ``0``, ``(0, 1)``, ``(0, (1, 2))``.
+    """
+
+    name: str
+    graph: Graph
+    doc: str
+    returns: object = None
+    sections: bool = False  # "# forward" / "# backward" comments
+
+
+def uses_math_only(graphs) -> bool:
+    """True when every value is a float64 scalar and every op has a ``math`` spelling."""
+    for g in graphs:
+        atoms = list(g.inputs) + [e.out for e in g.eqns] + [a for e in g.eqns for a in e.inputs]
+        if any(a.type.shape != () or a.type.dtype != "f64" for a in atoms):
+            return False
+        if any(OPS[e.op].math is None for e in g.eqns):
+            return False
+    return bool(graphs)
+
+
+class _ModuleState:
+    """What the functions of one module share: constants and needed helpers."""
+
+    def __init__(self, math_mode: bool):
+        self.math_mode = math_mode
+        self.constants: dict = {}  # Const.key() -> (name, Const)
+        self.helpers: set = set()
+
+    def constant_name(self, const: Const) -> str:
+        key = const.key()
+        if key not in self.constants:
+            self.constants[key] = (f"C{len(self.constants)}", const)
+        return self.constants[key][0]
+
+
+def scalar_literal(value, math_mode: bool) -> ast.expr:
+    """A NumPy or Python scalar as a source literal (``np.inf`` / ``math.inf`` for infinities)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return spell.dotted("math.nan" if math_mode else "np.nan")
+        if math.isinf(value):
+            inf = spell.dotted("math.inf" if math_mode else "np.inf")
+            return inf if value > 0 else ast.UnaryOp(ast.USub(), inf)
+    return spell.literal(value)
+
+
+def _const_value_for_literal(const: Const):
+    v = const.value[()]
+    if const.type.dtype == "f32":
+        return float(str(v))  # shortest text that rounds back to the same float32
+    return v.item()
+
+
+def _array_constant_expr(const: Const) -> ast.expr:
+    """Module-level definition of an array constant; aranges read as ``np.arange(n)``."""
+    arr = const.value
+    if arr.dtype.kind == "i" and arr.size:
+        flat = arr.reshape(-1)
+        n = flat.size
+        if np.array_equal(flat, np.arange(n)):
+            expr = spell.call("np.arange", ast.Constant(n))
+            if arr.dtype != np.int64:
+                expr = spell.call("np.arange", ast.Constant(n), dtype=spell.dotted(f"np.{arr.dtype.name}"))
+            return expr if arr.ndim == 1 else spell.method_call(expr, "reshape", spell.literal(arr.shape))
+    data = ast.parse(repr(arr.tolist()), mode="eval").body
+    return spell.call("np.array", data, dtype=spell.dotted(f"np.{arr.dtype.name}"))
+
+
+def elided_broadcasts(graph: Graph) -> set:
+    """Ids of ``broadcast_to`` results that every consumer can take unbroadcast.
+
+    Elementwise NumPy operations broadcast by themselves; a broadcast is left
+    out when, with it (and the ones left out before it) unbroadcast, every
+    consumer still gets its output's shape. Graph outputs are never left out.
+    """
+    consumers: dict = {}
+    for eqn in graph.eqns:
+        for a in eqn.inputs:
+            if isinstance(a, Var):
+                consumers.setdefault(id(a), []).append(eqn)
+    outputs = {id(o) for o in graph.outputs}
+    source_shape: dict = {}
+    elided: set = set()
+
+    def effective_shape(atom):
+        return source_shape[id(atom)] if id(atom) in elided else atom.type.shape
+
+    for eqn in graph.eqns:
+        if eqn.op != "broadcast_to" or id(eqn.out) in outputs:
+            continue
+        uses = consumers.get(id(eqn.out), [])
+        if not uses or not all(OPS[u.op].elementwise and u.op != "astype" for u in uses):
+            continue
+        elided.add(id(eqn.out))
+        source_shape[id(eqn.out)] = eqn.inputs[0].type.shape
+        try:
+            ok = all(tuple(np.broadcast_shapes(*(effective_shape(a) for a in u.inputs))) == u.out.type.shape
+                     for u in uses)
+        except ValueError:
+            ok = False
+        if not ok:
+            elided.discard(id(eqn.out))
+    return elided
+
+
+class _FunctionEmitter:
+    def __init__(self, fn: Function, state: _ModuleState):
+        self.fn = fn
+        self.graph = fn.graph
+        self.state = state
+        self.elided = elided_broadcasts(self.graph)
+        self.sources: dict = {}  # elided broadcast id -> expression of its source
+
+    def atom(self, atom) -> ast.expr:
+        if isinstance(atom, Const):
+            if atom.is_scalar:
+                return scalar_literal(_const_value_for_literal(atom), self.state.math_mode)
+            return ast.Name(self.state.constant_name(atom), ast.Load())
+        if id(atom) in self.sources:
+            return self.sources[id(atom)]
+        return ast.Name(atom.name, ast.Load())
+
+    def statements(self, eqn) -> list:
+        if id(eqn.out) in self.elided:
+            self.sources[id(eqn.out)] = self.atom(eqn.inputs[0])
+            return []
+        op = OPS[eqn.op]
+        spelling = op.math if self.state.math_mode and op.math is not None else op.np
+        if spelling is None:
+            raise EmitError(f"op {eqn.op} has no NumPy spelling")
+        args = [self.atom(a) for a in eqn.inputs]
+        result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
+        if isinstance(result, list):
+            return result
+        return [spell.assign(eqn.out.name, result)]
+
+    def body(self) -> list:
+        stmts = self.checks()
+        backward: set = set()
+        in_backward = False
+        if self.fn.sections:
+            stmts.append(_comment("forward"))
+        for eqn in self.graph.eqns:
+            is_backward = eqn.out.name in self.graph.adjoint or any(
+                isinstance(a, Var) and id(a) in backward for a in eqn.inputs)
+            emitted = self.statements(eqn)
+            if is_backward:
+                backward.add(id(eqn.out))
+                if self.fn.sections and not in_backward and emitted:
+                    stmts.append(_comment("backward"))
+                    in_backward = True
+            stmts.extend(emitted)
+        stmts.append(ast.Return(self.returns()))
+        return stmts
+
+    # ---- arguments
+    def checks(self) -> list:
+        inputs = {v.name: v for v in self.graph.inputs}
+        out = []
+        for name in self.graph.params:
+            if name in inputs:
+                out.append(self.check_input(inputs[name]))
+            else:
+                value = self.graph.static[name]
+                self.state.helpers.add("static")
+                test = ast.Compare(ast.Name(name, ast.Load()), [ast.NotEq()], [spell.literal(value)])
+                if value is None or isinstance(value, bool):
+                    test = ast.Compare(ast.Name(name, ast.Load()), [ast.IsNot()], [ast.Constant(value)])
+                raise_it = ast.Expr(spell.call("_bad_static", *map(ast.Constant, (self.fn.name, name)),
+                                               ast.Name(name, ast.Load()), spell.literal(value)))
+                out.append(ast.If(test, [raise_it], []))
+        return out
+
+    def check_input(self, var: Var) -> ast.stmt:
+        t = var.type
+        name = ast.Name(var.name, ast.Load())
+        fname = ast.Constant(self.fn.name)
+        if t.shape == ():
+            self.state.helpers.update({"array", "scalar"})
+            dtype = ast.Constant(None) if t.dtype == "f64" else spell.dotted(f"np.{t.np_dtype.name}")
+            convert = spell.assign(var.name, spell.call("_scalar_argument", fname, ast.Constant(var.name),
+                                                        name, dtype))
+            if t.dtype != "f64":
+                return convert
+            test = ast.Compare(spell.call("type", name), [ast.IsNot()], [ast.Name("float", ast.Load())])
+            return ast.If(test, [convert], [])
+        self.state.helpers.add("array")
+        dtype = spell.dotted(f"np.{t.np_dtype.name}")
+        test = ast.BoolOp(ast.Or(), [
+            ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
+            ast.Compare(ast.Attribute(name, "shape", ast.Load()), [ast.NotEq()], [spell.literal(t.shape)]),
+            ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.NotEq()], [dtype])])
+        expected = f"{t.np_dtype.name} array of shape {t.shape}"
+        raise_it = ast.Expr(spell.call("_bad_argument", fname, ast.Constant(var.name), name,
+                                       ast.Constant(expected)))
+        return ast.If(test, [raise_it], [])
+
+    # ---- results
+    def returns(self) -> ast.expr:
+        exprs = self.output_exprs()
+        structure = self.fn.returns if self.fn.returns is not None else (
+            0 if len(exprs) == 1 else tuple(range(len(exprs))))
+
+        def build(node):
+            if isinstance(node, tuple):
+                return ast.Tuple([build(n) for n in node], ast.Load())
+            return exprs[node]
+        return build(structure)
+
+    def output_exprs(self) -> list:
+        """Outputs, copied where they could alias an argument, a read-only view or each other."""
+        may_alias = {id(v) for v in self.graph.inputs}
+        producers = {id(e.out): e for e in self.graph.eqns}
+        for eqn in self.graph.eqns:
+            if eqn.op in _VIEW_OPS and isinstance(eqn.inputs[0], Var) and (
+                    id(eqn.inputs[0]) in may_alias or eqn.op == "broadcast_to"):
+                may_alias.add(id(eqn.out))
+        seen: set = set()
+        exprs = []
+        for out in self.graph.outputs:
+            expr = self.atom(out)
+            scalar = out.type.shape == ()
+            producer = producers.get(id(out)) if isinstance(out, Var) else None
+            if not scalar and producer is not None and producer.op == "broadcast_to" and isinstance(
+                    producer.inputs[0], Const) and producer.inputs[0].is_scalar:
+                expr = self.full(out, producer.inputs[0])
+            elif not scalar and (isinstance(out, Const) or id(out) in may_alias or id(out) in seen):
+                expr = spell.method_call(expr, "copy")
+            seen.add(id(out))
+            exprs.append(expr)
+        return exprs
+
+    def full(self, out: Var, const: Const) -> ast.expr:
+        kwargs = {} if out.type.dtype == "f64" else {"dtype": spell.dotted(f"np.{out.type.np_dtype.name}")}
+        return spell.call("np.full", spell.literal(out.type.shape), self.atom(const), **kwargs)
+
+    def function_def(self) -> ast.FunctionDef:
+        body = [ast.Expr(ast.Constant(self.fn.doc))] + self.body()
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in self.graph.params], vararg=None,
+                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        return ast.FunctionDef(self.fn.name, args, body, [], None, lineno=0)
+
+
+def _comment(text: str) -> ast.stmt:
+    return ast.Expr(ast.Constant(f"{_COMMENT} {text}"))
+
+
+def emit_module(functions: list, header: list | None = None) -> str:
+    """Source text of a module defining ``functions`` (a list of :class:`Function`)."""
+    state = _ModuleState(uses_math_only([f.graph for f in functions]))
+    defs = [_FunctionEmitter(f, state).function_def() for f in functions]
+    body: list = []
+    for name, const in state.constants.values():
+        body.append(spell.assign(name, _array_constant_expr(const)))
+    body += defs
+    if "array" in state.helpers:
+        body += ast.parse(helpers.ARRAY_CHECK).body
+    if "scalar" in state.helpers:
+        body += ast.parse(helpers.SCALAR_ARG).body
+    if "static" in state.helpers:
+        body += ast.parse(helpers.STATIC_CHECK).body
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    text = _format(ast.unparse(module))
+    needs_numpy = "np." in text
+    imports = (["import math"] if "math." in text or not needs_numpy else []) + (
+        ["import numpy as np"] if needs_numpy else [])
+    lines = [f"# {h}" for h in (header or [])] + imports
+    return "\n".join(lines) + "\n\n\n" + text + "\n"
+
+
+def _format(text: str) -> str:
+    """Comments from markers; two blank lines between top-level definitions (PEP 8)."""
+    out = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(f"'{_COMMENT} ") or stripped.startswith(f'"{_COMMENT} '):
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}# {stripped[len(_COMMENT) + 2:-1]}")
+            continue
+        if line.startswith("def ") and out and out[-1] != "":
+            out += ["", ""]
+        elif line.startswith("def ") and out and out[-1] == "" and (len(out) < 2 or out[-2] != ""):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,109 @@
+"""The errors gradc raises, and where in the user's code they point.
+
+Every error a user can cause is a :class:`GradcError`; its message names the
+problem, the user's ``file:line`` and the fix.
+
+>>> try:
+...     raise TraceError("np.foo is not supported", hint="use np.bar")
+... except GradcError as e:
+...     print(type(e).__name__)
+TraceError
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.path.abspath(__import__("numpy").__file__)))
+
+
+def user_location() -> str | None:
+    """``file:line`` of the innermost stack frame outside gradc and NumPy.
+
+    >>> user_location() is not None
+    True
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_SKIP_DIRS) and not frame.f_code.co_filename.startswith("<frozen"):
+            return f"{_display_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+def _display_path(path: str) -> str:
+    """A path relative to the working directory when it is below it."""
+    if path.startswith("<"):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+class GradcError(Exception):
+    """Base class of every error gradc reports about the user's input.
+
+    ``where`` is the user's ``file:line`` (found on the stack when not given);
+    ``hint`` says how to fix it. ``str(err)`` joins the three.
+
+    >>> str(GradcError("bad", where="f.py:3", hint="do this"))
+    'bad (f.py:3); do this'
+    """
+
+    def __init__(self, message: str, *, where: str | None = None, hint: str | None = None):
+        self.message = message
+        self.where = where if where is not None else user_location()
+        self.hint = hint
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.where:
+            text += f" ({self.where})"
+        if self.hint:
+            text += f"; {self.hint}"
+        return text
+
+
+class TraceError(GradcError):
+    """The function cannot be traced: unsupported call, control flow on a traced value, ...
+
+    >>> issubclass(TraceError, GradcError)
+    True
+    """
+
+
+class ShapeError(GradcError):
+    """Operand shapes or dtypes do not fit the operation.
+
+    >>> issubclass(ShapeError, GradcError)
+    True
+    """
+
+
+class MissingRuleError(GradcError):
+    """An operation has no derivative rule but a gradient flows through it.
+
+    >>> issubclass(MissingRuleError, GradcError)
+    True
+    """
+
+
+class EmitError(GradcError):
+    """Source code cannot be emitted for a graph (e.g. ops without a C spelling).
+
+    >>> issubclass(EmitError, GradcError)
+    True
+    """
+
+
+class ArgumentError(GradcError):
+    """A call's arguments do not fit: unknown ``wrt`` name, unsupported input type, ...
+
+    >>> issubclass(ArgumentError, GradcError)
+    True
+    """

@@ -1,0 +1,77 @@
+"""The IR's text form: one equation per line, Python-shaped, params sorted.
+
+Grammar::
+
+    graph  := "def " NAME "(" param ("," param)* ")" " -> " types ":" NL eqn* return
+    param  := NAME ":" type | NAME "=" static-value
+    type   := DTYPE "[" dims "]"              e.g. f64[5,3], f32[]
+    eqn    := "  " NAME ":" type " = " OP (" " atom)* (" " KEY "=" VALUE)* NL
+    atom   := NAME | literal                  (array constants print as const(f64[2,3]))
+    return := "  return " atom ("," atom)*
+
+>>> from gradc.ir.graph import Graph
+>>> print(Graph("f", [], [], []))
+def f() -> ():
+  return
+"""
+from __future__ import annotations
+
+from gradc.ir.graph import Graph, Var
+
+
+def format_atom(atom) -> str:
+    if isinstance(atom, Var):
+        return atom.name
+    if atom.is_scalar:
+        return _scalar_text(atom.value.item())
+    return f"const({atom.type})"
+
+
+def _scalar_text(value) -> str:
+    return repr(value)
+
+
+def format_param(value) -> str:
+    """Params print as Python literals; index specs in subscript form."""
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and v and isinstance(v[0], str)
+                                                  for v in value):
+        return "(" + ", ".join(_format_index_item(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def _format_index_item(item) -> str:
+    kind = item[0]
+    if kind == "int":
+        return str(item[1])
+    if kind == "new":
+        return "None"
+    if kind == "array":
+        return f"<array {item[1]}>"
+    start, stop, step = item[1:]
+    text = f"{'' if start is None else start}:{'' if stop is None else stop}"
+    return text + (f":{step}" if step is not None else "")
+
+
+def format_eqn(eqn) -> str:
+    parts = [eqn.op] + [format_atom(a) for a in eqn.inputs]
+    parts += [f"{k}={format_param(eqn.params[k])}" for k in sorted(eqn.params)]
+    return f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}"
+
+
+def format_graph(graph: Graph) -> str:
+    inputs = {v.name: v for v in graph.inputs}
+    params = []
+    for name in graph.params:
+        if name in inputs:
+            params.append(f"{name}: {inputs[name].type}")
+        else:
+            params.append(f"{name}={graph.static[name]!r}")
+    out_types = [o.type for o in graph.outputs]
+    ret = str(out_types[0]) if len(out_types) == 1 else "(" + ", ".join(map(str, out_types)) + ")"
+    lines = [f"def {graph.name}({', '.join(params)}) -> {ret}:"]
+    lines += ["  " + format_eqn(e) for e in graph.eqns]
+    lines.append("  return " + ", ".join(format_atom(o) for o in graph.outputs) if graph.outputs else "  return")
+    return "\n".join(lines)
+
+
+

@@ -1,0 +1,105 @@
+"""Abstract values: the shape and dtype a traced value carries.
+
+>>> TensorType((5, 3), "f64")
+f64[5,3]
+>>> TensorType((), "f32").np_dtype
+dtype('float32')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DTYPE_NAMES = {
+    np.dtype(np.float64): "f64",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.bool_): "bool",
+}
+NP_DTYPES = {name: dt for dt, name in DTYPE_NAMES.items()}
+FLOAT_DTYPES = ("f32", "f64")
+
+
+def dtype_name(dtype) -> str:
+    """gradc's short name of a NumPy dtype.
+
+    >>> dtype_name(np.float32)
+    'f32'
+    """
+    try:
+        return DTYPE_NAMES[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, int32, int64 and bool") from None
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """Shape (a tuple of ints) and dtype (a short name such as ``"f64"``) of a value.
+
+    >>> t = TensorType((2, 3), "f64"); t.size, t.ndim
+    (6, 2)
+    """
+
+    shape: tuple
+    dtype: str
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return NP_DTYPES[self.dtype]
+
+    @property
+    def is_float(self) -> bool:
+        return self.dtype in FLOAT_DTYPES
+
+    def with_shape(self, shape) -> "TensorType":
+        return TensorType(tuple(shape), self.dtype)
+
+    def with_dtype(self, dtype: str) -> "TensorType":
+        return TensorType(self.shape, dtype)
+
+    def __repr__(self) -> str:
+        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+
+    __str__ = __repr__
+
+
+def type_of_array(value) -> TensorType:
+    """The TensorType of a concrete NumPy value.
+
+    >>> type_of_array(np.zeros((2, 2), np.float32))
+    f32[2,2]
+    """
+    arr = np.asarray(value)
+    return TensorType(tuple(int(d) for d in arr.shape), dtype_name(arr.dtype))
+
+
+def parse_type(text: str) -> TensorType:
+    """Parse ``"f64[5,3]"`` / ``"f32[]"`` into a TensorType.
+
+    >>> parse_type("f64[5, 3]")
+    f64[5,3]
+    """
+    text = text.strip()
+    if not text.endswith("]") or "[" not in text:
+        raise ValueError(f"malformed type {text!r}: expected e.g. f64[5,3] or f64[]")
+    name, dims = text[:-1].split("[", 1)
+    if name not in NP_DTYPES:
+        raise ValueError(f"unknown dtype {name!r} in {text!r}: use one of {', '.join(NP_DTYPES)}")
+    dims = dims.strip()
+    try:
+        shape = tuple(int(d) for d in dims.split(",")) if dims else ()
+    except ValueError:
+        raise ValueError(f"malformed shape in {text!r}: dimensions must be integers") from None
+    if any(d < 0 for d in shape):
+        raise ValueError(f"negative dimension in {text!r}")
+    return TensorType(shape, name)

@@ -1,0 +1,337 @@
+"""Elementwise ops: arithmetic, math functions, comparisons, where, clip, astype.
+
+Operands of an elementwise equation have the output's shape: the functions
+here promote dtypes and insert ``broadcast_to`` first (explicit broadcasting).
+
+>>> import numpy as np
+>>> mul(np.ones(3), 2.0)
+array([2., 2., 2.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import gradc.ops.shape as shape_ops
+from gradc.errors import ShapeError
+from gradc.ir.types import NP_DTYPES
+from gradc.ops import spell
+from gradc.ops.registry import bind, defop
+from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, result_dtype
+
+
+# ---------------------------------------------------------------- type rules and coercion
+def _same_types(types, params):
+    first = types[0]
+    for t in types[1:]:
+        if t.shape != first.shape or t.dtype != first.dtype:
+            raise ShapeError(f"elementwise operands {first} and {t} differ (internal: broadcast first)")
+    return first
+
+
+def _bool_result(types, params):
+    return _same_types(types, params).with_dtype("bool")
+
+
+def coerce(x, dtype: str, shape: tuple, like=None):
+    """``x`` converted to ``dtype`` and broadcast to ``shape`` (each step only if needed).
+
+    With ``like`` (a traced value), a concrete ``x`` becomes a constant of that
+    trace first, so the broadcast of a scalar constant is recorded, not computed.
+    """
+    t = aval(x)
+    if t.dtype is None:
+        x = np.asarray(x, dtype=NP_DTYPES[dtype])
+    x = lift(x, like)
+    if t.dtype is not None and t.dtype != dtype:
+        x = astype(x, dtype)
+    if t.shape != shape:
+        x = shape_ops.broadcast_to(x, shape)
+    return x
+
+
+def _apply(name, *xs, float_only=False, **params):
+    dtype = result_dtype(*xs)
+    if float_only and dtype not in ("f32", "f64"):
+        dtype = "f64"
+    shape = broadcast_shapes(*(aval(x).shape for x in xs), what=f"{name} operands")
+    like = first_traced(xs)
+    return bind(name, *(coerce(x, dtype, shape, like) for x in xs), **params)
+
+
+def full_like(x, value):
+    """A constant with ``x``'s shape and dtype (recorded as a broadcast scalar)."""
+    t = aval(x)
+    return shape_ops.broadcast_to(lift(np.asarray(value, dtype=t.np_dtype), first_traced([x])), t.shape)
+
+
+def zeros_like(x):
+    return full_like(x, 0)
+
+
+# ---------------------------------------------------------------- definitions
+def _unary(name, impl, vjp, *, np_name, math_name=None, doc="", nondiff=False):
+    defop(name, infer=_same_types, impl=impl, vjp=vjp, nondiff=nondiff, elementwise=True, doc=doc,
+          np=spell.fn(np_name), math=spell.fn(math_name) if math_name else None)
+
+
+def _binary(name, impl, vjp, *, symbol=None, np_name=None, math_name=None, doc="", linear=False):
+    np_spell = spell.binop(symbol) if symbol else spell.fn(np_name)
+    math_spell = np_spell if symbol else (spell.fn(math_name) if math_name else None)
+    defop(name, infer=_same_types, impl=impl, vjp=vjp, elementwise=True, doc=doc, linear=linear,
+          np=np_spell, math=math_spell)
+
+
+_binary("add", np.add, lambda ct, out, x, y, needs: (ct, ct), symbol="+", linear=True,
+        doc="x_bar = ct; y_bar = ct")
+_binary("sub", np.subtract, lambda ct, out, x, y, needs: (ct, neg(ct) if needs[1] else None),
+        symbol="-", linear=True, doc="x_bar = ct; y_bar = -ct")
+_binary("mul", np.multiply,
+        lambda ct, out, x, y, needs: (mul(ct, y) if needs[0] else None, mul(ct, x) if needs[1] else None),
+        symbol="*", doc="x_bar = ct * y; y_bar = ct * x")
+
+
+def _div_vjp(ct, out, x, y, needs):
+    x_bar = div(ct, y) if needs[0] else None
+    y_bar = neg(div(mul(ct, out), y)) if needs[1] else None
+    return x_bar, y_bar
+
+
+_binary("div", np.true_divide, _div_vjp, symbol="/", doc="x_bar = ct / y; y_bar = -ct * out / y")
+
+
+def _pow_vjp(ct, out, x, y, needs):
+    x_bar = y_bar = None
+    if needs[0]:
+        x_bar = mul(ct, mul(y, power(x, sub(y, 1.0))))
+    if needs[1]:
+        # d/dy x**y = log(x) * x**y; defined as 0 where x == 0 (the limit for y > 0)
+        safe_log = where(equal(x, 0.0), 0.0, log(where(equal(x, 0.0), 1.0, x)))
+        y_bar = mul(ct, mul(out, safe_log))
+    return x_bar, y_bar
+
+
+_binary("pow", np.power, _pow_vjp, symbol="**", doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)")
+
+
+def _max_vjp(ct, out, x, y, needs):
+    # ties split the cotangent evenly, as in JAX and torch.maximum
+    x_share = heaviside(sub(x, y), 0.5)
+    x_bar = mul(ct, x_share)
+    y_bar = sub(ct, x_bar) if needs[1] else None
+    return (x_bar if needs[0] else None), y_bar
+
+
+def _min_vjp(ct, out, x, y, needs):
+    x_share = heaviside(sub(y, x), 0.5)
+    x_bar = mul(ct, x_share)
+    y_bar = sub(ct, x_bar) if needs[1] else None
+    return (x_bar if needs[0] else None), y_bar
+
+
+_binary("maximum", np.maximum, _max_vjp, np_name="np.maximum", math_name="max",
+        doc="x_bar = ct * [x > y] (half at ties); y_bar = ct - x_bar")
+_binary("minimum", np.minimum, _min_vjp, np_name="np.minimum", math_name="min",
+        doc="x_bar = ct * [x < y] (half at ties); y_bar = ct - x_bar")
+
+
+def _logaddexp_vjp(ct, out, x, y, needs):
+    return (mul(ct, exp(sub(x, out))) if needs[0] else None,
+            mul(ct, exp(sub(y, out))) if needs[1] else None)
+
+
+_binary("logaddexp", np.logaddexp, _logaddexp_vjp, np_name="np.logaddexp",
+        doc="x_bar = ct * exp(x - out); y_bar = ct * exp(y - out)")
+
+_unary("neg", np.negative, lambda ct, out, x, needs: (neg(ct),), np_name="np.negative", doc="x_bar = -ct")
+_unary("abs", np.abs, lambda ct, out, x, needs: (mul(ct, sign(x)),), np_name="np.abs", math_name="abs",
+       doc="x_bar = ct * sign(x)")
+_unary("exp", np.exp, lambda ct, out, x, needs: (mul(ct, out),), np_name="np.exp", math_name="math.exp",
+       doc="x_bar = ct * out")
+_unary("log", np.log, lambda ct, out, x, needs: (div(ct, x),), np_name="np.log", math_name="math.log",
+       doc="x_bar = ct / x")
+_unary("log1p", np.log1p, lambda ct, out, x, needs: (div(ct, add(x, 1.0)),), np_name="np.log1p",
+       math_name="math.log1p", doc="x_bar = ct / (1 + x)")
+_unary("expm1", np.expm1, lambda ct, out, x, needs: (mul(ct, add(out, 1.0)),), np_name="np.expm1",
+       math_name="math.expm1", doc="x_bar = ct * (out + 1)")
+_unary("sqrt", np.sqrt, lambda ct, out, x, needs: (div(mul(ct, 0.5), out),), np_name="np.sqrt",
+       math_name="math.sqrt", doc="x_bar = ct * 0.5 / out")
+_unary("sin", np.sin, lambda ct, out, x, needs: (mul(ct, cos(x)),), np_name="np.sin", math_name="math.sin",
+       doc="x_bar = ct * cos(x)")
+_unary("cos", np.cos, lambda ct, out, x, needs: (neg(mul(ct, sin(x))),), np_name="np.cos",
+       math_name="math.cos", doc="x_bar = -ct * sin(x)")
+_unary("tan", np.tan, lambda ct, out, x, needs: (mul(ct, add(mul(out, out), 1.0)),), np_name="np.tan",
+       math_name="math.tan", doc="x_bar = ct * (1 + out**2)")
+_unary("tanh", np.tanh, lambda ct, out, x, needs: (mul(ct, sub(1.0, mul(out, out))),), np_name="np.tanh",
+       math_name="math.tanh", doc="x_bar = ct * (1 - out**2)")
+_unary("arctan", np.arctan, lambda ct, out, x, needs: (div(ct, add(mul(x, x), 1.0)),), np_name="np.arctan",
+       math_name="math.atan", doc="x_bar = ct / (1 + x**2)")
+_unary("sinh", np.sinh, lambda ct, out, x, needs: (mul(ct, cosh(x)),), np_name="np.sinh",
+       math_name="math.sinh", doc="x_bar = ct * cosh(x)")
+_unary("cosh", np.cosh, lambda ct, out, x, needs: (mul(ct, sinh(x)),), np_name="np.cosh",
+       math_name="math.cosh", doc="x_bar = ct * sinh(x)")
+_unary("sign", np.sign, None, np_name="np.sign", nondiff=True, doc="zero almost everywhere")
+_unary("floor", np.floor, None, np_name="np.floor", math_name="math.floor", nondiff=True,
+       doc="zero almost everywhere")
+defop("heaviside", infer=_same_types, impl=lambda x, at_zero: np.heaviside(x, at_zero), nondiff=True,
+      elementwise=True, doc="step function (1 above 0, at_zero at 0); zero derivative",
+      np=lambda args, params, out, target: spell.call("np.heaviside", args[0], spell.literal(params["at_zero"])))
+
+for _name, _impl, _sym in [("less", np.less, "<"), ("less_equal", np.less_equal, "<="),
+                           ("greater", np.greater, ">"), ("greater_equal", np.greater_equal, ">="),
+                           ("equal", np.equal, "=="), ("not_equal", np.not_equal, "!=")]:
+    defop(_name, infer=_bool_result, impl=_impl, nondiff=True, elementwise=True, doc="comparison",
+          np=spell.compare(_sym), math=spell.compare(_sym))
+for _name, _impl in [("logical_and", np.logical_and), ("logical_or", np.logical_or)]:
+    defop(_name, infer=_same_types, impl=_impl, nondiff=True, elementwise=True, doc="boolean logic",
+          np=spell.fn(f"np.{_name}"))
+defop("logical_not", infer=_same_types, impl=np.logical_not, nondiff=True, elementwise=True,
+      doc="boolean logic", np=spell.fn("np.logical_not"))
+
+
+def _where_infer(types, params):
+    cond, x, y = types
+    if cond.dtype != "bool" or cond.shape != x.shape:
+        raise ShapeError(f"where condition {cond} does not fit {x}")
+    return _same_types([x, y], params)
+
+
+def _where_vjp(ct, out, cond, x, y, needs):
+    zero = zeros_like(ct)
+    return (None, where(cond, ct, zero) if needs[1] else None, where(cond, zero, ct) if needs[2] else None)
+
+
+defop("where", infer=_where_infer, impl=np.where, vjp=_where_vjp, elementwise=True,
+      doc="x_bar = where(cond, ct, 0); y_bar = where(cond, 0, ct)", np=spell.fn("np.where"))
+
+
+def _clip_vjp(ct, out, x, needs, lo, hi):
+    inside = None
+    if lo is not None:
+        inside = greater_equal(x, lo)
+    if hi is not None:
+        upper = less_equal(x, hi)
+        inside = upper if inside is None else logical_and(inside, upper)
+    return (ct if inside is None else where(inside, ct, zeros_like(ct)),)
+
+
+def _clip_spell(args, params, out, target):
+    return spell.call("np.clip", args[0], spell.literal(params["lo"]), spell.literal(params["hi"]))
+
+
+defop("clip", infer=_same_types, impl=lambda x, lo, hi: np.clip(x, lo, hi), vjp=_clip_vjp, elementwise=True,
+      doc="x_bar = ct where lo <= x <= hi, else 0", np=_clip_spell)
+
+
+def _astype_infer(types, params):
+    return types[0].with_dtype(params["dtype"])
+
+
+def _astype_vjp(ct, out, x, needs, dtype):
+    return (astype(ct, aval(x).dtype),)
+
+
+def _astype_spell(args, params, out, target):
+    return spell.method_call(args[0], "astype", spell.dotted(f"np.{NP_DTYPES[params['dtype']].name}"))
+
+
+defop("astype", infer=_astype_infer, impl=lambda x, dtype: np.asarray(x).astype(NP_DTYPES[dtype]),
+      vjp=_astype_vjp, elementwise=True, linear=True, doc="x_bar = ct converted back to x's dtype",
+      np=_astype_spell)
+
+
+# ---------------------------------------------------------------- the functions rules and tracers call
+def add(x, y):
+    return _apply("add", x, y)
+
+
+def sub(x, y):
+    return _apply("sub", x, y)
+
+
+def mul(x, y):
+    return _apply("mul", x, y)
+
+
+def div(x, y):
+    return _apply("div", x, y, float_only=True)
+
+
+def power(x, y):
+    return _apply("pow", x, y)
+
+
+def maximum(x, y):
+    return _apply("maximum", x, y)
+
+
+def minimum(x, y):
+    return _apply("minimum", x, y)
+
+
+def logaddexp(x, y):
+    return _apply("logaddexp", x, y, float_only=True)
+
+
+def heaviside(x, at_zero):
+    return _apply("heaviside", x, at_zero=float(at_zero))
+
+
+def where(cond, x, y):
+    dtype = result_dtype(x, y)
+    shape = broadcast_shapes(aval(cond).shape, aval(x).shape, aval(y).shape, what="np.where operands")
+    like = first_traced([cond, x, y])
+    return bind("where", coerce(cond, "bool", shape, like), coerce(x, dtype, shape, like),
+                coerce(y, dtype, shape, like))
+
+
+def clip(x, lo, hi):
+    return _apply("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
+
+
+def astype(x, dtype: str):
+    return x if aval(x).dtype == dtype else bind("astype", x, dtype=dtype)
+
+
+def _make_unary(name, float_only=True):
+    def apply(x):
+        return _apply(name, x, float_only=float_only)
+    apply.__name__ = name
+    apply.__doc__ = f"Elementwise {name}."
+    return apply
+
+
+neg = _make_unary("neg", float_only=False)
+abs_ = _make_unary("abs", float_only=False)
+sign = _make_unary("sign", float_only=False)
+floor = _make_unary("floor")
+exp, log, log1p, expm1, sqrt = (_make_unary(n) for n in ("exp", "log", "log1p", "expm1", "sqrt"))
+sin, cos, tan, tanh, arctan, sinh, cosh = (_make_unary(n) for n in
+                                           ("sin", "cos", "tan", "tanh", "arctan", "sinh", "cosh"))
+
+
+def _make_compare(name):
+    def apply(x, y):
+        return _apply(name, x, y)
+    apply.__name__ = name
+    return apply
+
+
+less, less_equal, greater, greater_equal, equal, not_equal = (
+    _make_compare(n) for n in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"))
+
+
+def logical_and(x, y):
+    return _apply("logical_and", astype(x, "bool"), astype(y, "bool"))
+
+
+def logical_or(x, y):
+    return _apply("logical_or", astype(x, "bool"), astype(y, "bool"))
+
+
+def logical_not(x):
+    return bind("logical_not", astype(x, "bool"))
+
+
+def square(x):
+    """``x ** 2`` (NumPy's ``np.square``)."""
+    return power(x, 2.0)

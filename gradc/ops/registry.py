@@ -1,0 +1,76 @@
+"""The op registry: every fact about an op lives in one ``Op`` record.
+
+An op has a type rule (``infer``), a NumPy implementation (``impl``), a VJP rule
+written with gradc's own ops (``vjp``, or ``nondiff=True``), and its spellings
+in NumPy source (``np``), scalar ``math`` source and C (``c``).
+
+``bind(name, *args, **params)`` applies an op: to concrete arrays it calls
+``impl``; to traced values (anything whose type has ``__gradc_bind__``) it lets
+them record the op instead. VJP rules call ops through ``bind``, so one rule
+serves the compiler, the eager Tensor facade and higher-order derivatives.
+
+>>> import numpy as np
+>>> float(bind("exp", np.float64(0.0)))
+1.0
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+OPS: dict[str, "Op"] = {}
+
+
+@dataclass
+class Op:
+    """One primitive. See the module docstring for the facets.
+
+    ``vjp(ct, out, *inputs, needs=..., **params)`` returns one cotangent (or
+    None) per input; ``needs[i]`` says whether input ``i`` wants one.
+    ``np``/``math``/``c`` are callables from the codegen spelling tables (or
+    None where the target has no spelling); ``elementwise`` ops broadcast
+    implicitly in emitted NumPy code.
+    """
+
+    name: str
+    infer: Callable
+    impl: Callable
+    vjp: Callable | None = None
+    nondiff: bool = False
+    elementwise: bool = False
+    linear: bool = False
+    doc: str = ""
+    np: Callable | None = None
+    math: Callable | None = None
+    c: object = None
+
+
+def defop(name: str, *, infer, impl, vjp=None, nondiff=False, elementwise=False, linear=False,
+          doc="", np=None, math=None, c=None) -> Op:
+    """Register an op; its name must be new.
+
+    >>> "add" in OPS
+    True
+    """
+    if name in OPS:
+        raise ValueError(f"op {name!r} registered twice")
+    if vjp is None and not nondiff:
+        raise ValueError(f"op {name!r} needs a vjp rule or nondiff=True")
+    op = Op(name, infer, impl, vjp, nondiff, elementwise, linear, doc, np, math, c)
+    OPS[name] = op
+    return op
+
+
+def bind(name: str, *args, **params):
+    """Apply op ``name``: compute on arrays, or record on traced values.
+
+    >>> import numpy as np
+    >>> bind("add", np.ones(2), np.ones(2))
+    array([2., 2.])
+    """
+    op = OPS[name]
+    for a in args:
+        hook = getattr(type(a), "__gradc_bind__", None)
+        if hook is not None:
+            return hook(op, args, params)
+    return op.impl(*args, **params)

@@ -1,0 +1,278 @@
+"""Shape ops: broadcast_to, reshape, transpose, concatenate, and indexing.
+
+Indexing comes in two ops: ``index`` (basic: ints, slices, None) and
+``gather`` (integer arrays, NumPy advanced indexing). Their transposes,
+``index_grad`` and ``gather_grad``, write a cotangent into zeros (the latter
+accumulating repeated indices).
+
+>>> import numpy as np
+>>> sum_to(np.ones((2, 3)), (3,))
+array([2., 2., 2.])
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+import gradc.ops.reduce as reduce_ops
+from gradc.errors import ShapeError
+from gradc.ir.types import NP_DTYPES
+from gradc.ops import spell
+from gradc.ops.registry import bind, defop
+from gradc.ops.values import aval
+
+
+# ---------------------------------------------------------------- broadcast_to / reshape / transpose
+def _broadcast_infer(types, params):
+    shape = params["shape"]
+    src = types[0].shape
+    lead = len(shape) - len(src)
+    if lead < 0 or any(s not in (1, d) for s, d in zip(src, shape[lead:])):
+        raise ShapeError(f"cannot broadcast {types[0]} to shape {shape}")
+    return types[0].with_shape(shape)
+
+
+def _broadcast_vjp(ct, out, x, needs, shape):
+    return (sum_to(ct, aval(x).shape),)
+
+
+defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast_to(x, shape),
+      vjp=_broadcast_vjp, linear=True, doc="x_bar = sum_to(ct, x.shape)",
+      np=lambda args, params, out, target: spell.call("np.broadcast_to", args[0], spell.literal(params["shape"])))
+
+
+def _reshape_infer(types, params):
+    if int(np.prod(params["shape"], dtype=np.int64)) != types[0].size:
+        raise ShapeError(f"cannot reshape {types[0]} to shape {params['shape']}")
+    return types[0].with_shape(params["shape"])
+
+
+defop("reshape", infer=_reshape_infer, impl=lambda x, shape: np.reshape(x, shape),
+      vjp=lambda ct, out, x, needs, shape: (reshape(ct, aval(x).shape),), linear=True,
+      doc="x_bar = reshape(ct, x.shape)",
+      np=lambda args, params, out, target: spell.method_call(args[0], "reshape", spell.literal(params["shape"])))
+
+
+def _transpose_infer(types, params):
+    perm = params["perm"]
+    if sorted(perm) != list(range(types[0].ndim)):
+        raise ShapeError(f"axes {perm} do not permute the {types[0].ndim} axes of {types[0]}")
+    return types[0].with_shape(tuple(types[0].shape[p] for p in perm))
+
+
+def _transpose_spell(args, params, out, target):
+    if params["perm"] == (1, 0):
+        return ast.Attribute(args[0], "T", ast.Load())
+    return spell.method_call(args[0], "transpose", spell.literal(params["perm"]))
+
+
+defop("transpose", infer=_transpose_infer, impl=lambda x, perm: np.transpose(x, perm),
+      vjp=lambda ct, out, x, needs, perm: (transpose(ct, tuple(np.argsort(perm).tolist())),), linear=True,
+      doc="x_bar = transpose(ct, inverse(perm))", np=_transpose_spell)
+
+
+# ---------------------------------------------------------------- concatenate
+def _concat_infer(types, params):
+    axis = params["axis"]
+    first = types[0]
+    for t in types[1:]:
+        if t.dtype != first.dtype or t.ndim != first.ndim or any(
+                a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis):
+            raise ShapeError(f"cannot concatenate {first} and {t} along axis {axis}")
+    shape = list(first.shape)
+    shape[axis] = sum(t.shape[axis] for t in types)
+    return first.with_shape(shape)
+
+
+def _concat_vjp(ct, out, *xs, needs, axis):
+    cts, start = [], 0
+    for x, need in zip(xs, needs):
+        n = aval(x).shape[axis]
+        spec = (slice_item(None, None, None),) * axis + (slice_item(start, start + n, None),)
+        cts.append(index(ct, spec) if need else None)
+        start += n
+    return tuple(cts)
+
+
+defop("concatenate", infer=_concat_infer, impl=lambda *xs, axis: np.concatenate(xs, axis=axis),
+      vjp=_concat_vjp, linear=True, doc="x_i_bar = the slice of ct where x_i was",
+      np=lambda args, params, out, target: spell.call(
+          "np.concatenate", ast.Tuple(list(args), ast.Load()), axis=spell.literal(params["axis"])))
+
+
+# ---------------------------------------------------------------- basic indexing
+# An index spec is a tuple of items: ("int", i), ("slice", start, stop, step), ("new",);
+# it covers every axis (no Ellipsis), so it is plain static data for CSE and printing.
+def slice_item(start, stop, step):
+    return ("slice", start, stop, step)
+
+
+def spec_to_numpy(spec, arrays=()):
+    out = []
+    for item in spec:
+        kind = item[0]
+        if kind == "int":
+            out.append(item[1])
+        elif kind == "slice":
+            out.append(slice(item[1], item[2], item[3]))
+        elif kind == "new":
+            out.append(None)
+        else:  # ("array", k): the k-th index array operand
+            out.append(arrays[item[1]])
+    return tuple(out)
+
+
+def _spec_ast(spec, array_args=()):
+    parts = []
+    for item in spec:
+        kind = item[0]
+        if kind == "int":
+            parts.append(spell.literal(item[1]))
+        elif kind == "slice":
+            parts.append(ast.Slice(*(None if v is None else spell.literal(v) for v in item[1:3]),
+                                   None if item[3] is None else spell.literal(item[3])))
+        elif kind == "new":
+            parts.append(ast.Constant(None))
+        else:
+            parts.append(array_args[item[1]])
+    while len(parts) > 1 and _is_full_slice(parts[-1]):
+        parts.pop()  # x[1:, :] reads better as x[1:]
+    return parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load())
+
+
+def _is_full_slice(node):
+    return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
+
+
+def _index_infer(types, params):
+    x = types[0]
+    probe = np.broadcast_to(np.empty((), x.np_dtype), x.shape)
+    arrays = [np.zeros(t.shape, t.np_dtype) for t in types[1:]]
+    try:
+        result = probe[spec_to_numpy(params["spec"], arrays)]
+    except IndexError as e:
+        raise ShapeError(f"index out of range for {x}: {e}") from None
+    return x.with_shape(result.shape)
+
+
+def _index_spell(args, params, out, target):
+    return ast.Subscript(args[0], _spec_ast(params["spec"], args[1:]), ast.Load())
+
+
+defop("index", infer=_index_infer, impl=lambda x, spec: np.asarray(x)[spec_to_numpy(spec)],
+      vjp=lambda ct, out, x, needs, spec: (index_grad(ct, spec, aval(x).shape),), linear=True,
+      doc="x_bar = zeros(x.shape) with ct written at [index]", np=_index_spell)
+
+
+def _index_grad_infer(types, params):
+    return types[0].with_shape(params["shape"])
+
+
+def _zeros_stmt(target, shape, dtype):
+    args = [spell.literal(tuple(shape))]
+    kwargs = {} if dtype == "f64" else {"dtype": spell.dotted(f"np.{NP_DTYPES[dtype].name}")}
+    return spell.assign(target, spell.call("np.zeros", *args, **kwargs))
+
+
+def _index_grad_impl(ct, spec, shape):
+    out = np.zeros(shape, np.asarray(ct).dtype)
+    out[spec_to_numpy(spec)] = ct
+    return out
+
+
+def _index_grad_spell(args, params, out, target):
+    store = ast.Subscript(ast.Name(target, ast.Load()), _spec_ast(params["spec"]), ast.Store())
+    return [_zeros_stmt(target, params["shape"], out.dtype), ast.Assign([store], args[0], lineno=0)]
+
+
+defop("index_grad", infer=_index_grad_infer, impl=_index_grad_impl,
+      vjp=lambda ct, out, x, needs, spec, shape: (index(ct, spec),), linear=True,
+      doc="transpose of index: ct_bar = ct[index]", np=_index_grad_spell)
+
+
+# ---------------------------------------------------------------- gather (integer-array indexing)
+def _gather_impl(x, *arrays, spec):
+    return np.asarray(x)[spec_to_numpy(spec, arrays)]
+
+
+def _gather_vjp(ct, out, x, *arrays, needs, spec):
+    return (gather_grad(ct, arrays, spec, aval(x).shape),) + (None,) * len(arrays)
+
+
+defop("gather", infer=_index_infer, impl=_gather_impl, vjp=_gather_vjp, linear=True,
+      doc="x_bar = zeros(x.shape) with ct added at [index] (repeats accumulate)", np=_index_spell)
+
+
+def _gather_grad_impl(ct, *arrays, spec, shape):
+    out = np.zeros(shape, np.asarray(ct).dtype)
+    np.add.at(out, spec_to_numpy(spec, arrays), ct)
+    return out
+
+
+def _gather_grad_spell(args, params, out, target):
+    where = _spec_ast(params["spec"], args[1:])
+    add_at = ast.Expr(spell.call("np.add.at", ast.Name(target, ast.Load()), where, args[0]))
+    return [_zeros_stmt(target, params["shape"], out.dtype), add_at]
+
+
+def _gather_grad_vjp(ct, out, g, *arrays, needs, spec, shape):
+    return (gather(ct, arrays, spec),) + (None,) * len(arrays)
+
+
+defop("gather_grad", infer=lambda types, params: types[0].with_shape(params["shape"]),
+      impl=_gather_grad_impl, vjp=_gather_grad_vjp, linear=True,
+      doc="transpose of gather: ct_bar = ct[index]", np=_gather_grad_spell)
+
+
+# ---------------------------------------------------------------- functions
+def broadcast_to(x, shape):
+    shape = tuple(int(d) for d in shape)
+    return x if aval(x).shape == shape else bind("broadcast_to", x, shape=shape)
+
+
+def reshape(x, shape):
+    shape = tuple(int(d) for d in shape)
+    return x if aval(x).shape == shape else bind("reshape", x, shape=shape)
+
+
+def transpose(x, perm=None):
+    ndim = aval(x).ndim
+    perm = tuple(reversed(range(ndim))) if perm is None else tuple(int(p) % max(ndim, 1) for p in perm)
+    return x if perm == tuple(range(ndim)) else bind("transpose", x, perm=perm)
+
+
+def concatenate(xs, axis: int):
+    return xs[0] if len(xs) == 1 else bind("concatenate", *xs, axis=axis)
+
+
+def index(x, spec):
+    return bind("index", x, spec=tuple(spec))
+
+
+def index_grad(ct, spec, shape):
+    return bind("index_grad", ct, spec=tuple(spec), shape=tuple(shape))
+
+
+def gather(x, arrays, spec):
+    return bind("gather", x, *arrays, spec=tuple(spec))
+
+
+def gather_grad(ct, arrays, spec, shape):
+    return bind("gather_grad", ct, *arrays, spec=tuple(spec), shape=tuple(shape))
+
+
+def sum_to(x, shape):
+    """Sum ``x`` down to ``shape`` (the transpose of broadcasting ``shape`` up to ``x``'s)."""
+    shape = tuple(shape)
+    src = aval(x).shape
+    lead = len(src) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and src[lead + i] != 1)
+    if not axes:
+        return reshape(x, shape)
+    kept = tuple(i for i in axes if i >= lead)
+    if not kept:
+        return reduce_ops.sum_(x, axes, keepdims=False)
+    if len(kept) == len(axes):
+        return reduce_ops.sum_(x, axes, keepdims=True)
+    return reshape(reduce_ops.sum_(x, axes, keepdims=False), shape)

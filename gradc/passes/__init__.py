@@ -1,0 +1,42 @@
+"""Graph-to-graph optimisation passes and the pipeline that runs them.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> print(optimize(trace(lambda x: np.sin(x) * 1.0 + np.sin(x), np.ones(2))))
+def lambda_(x: f64[2]) -> f64[2]:
+  t0: f64[2] = sin x
+  t4: f64[2] = add t0 t0
+  return t4
+"""
+from __future__ import annotations
+
+from gradc.ir.graph import Graph, verify
+from gradc.passes.cse import cse
+from gradc.passes.dce import dce
+from gradc.passes.fold import fold
+
+PIPELINE = (fold, cse, dce)
+
+
+def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:
+    """Run fold, CSE and DCE until nothing changes (at most ``rounds`` times).
+
+    With ``check=True`` the IR is verified after every pass (the tests do this).
+    """
+    for _ in range(rounds):
+        before = _signature(graph)
+        for run in PIPELINE:
+            graph = run(graph)
+            if check:
+                verify(graph)
+        if _signature(graph) == before:
+            break
+    return graph
+
+
+def _signature(graph: Graph):
+    return ([(e.op, tuple(id(a) for a in e.inputs), id(e.out)) for e in graph.eqns],
+            [id(o) for o in graph.outputs])
+
+
+__all__ = ["optimize", "fold", "cse", "dce"]

@@ -1,0 +1,49 @@
+"""Common-subexpression elimination: one equation per distinct computation.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> print(cse(trace(lambda x: np.sin(x) + np.sin(x), np.ones(2))))
+def lambda_(x: f64[2]) -> f64[2]:
+  t0: f64[2] = sin x
+  t2: f64[2] = add t0 t0
+  return t2
+"""
+from __future__ import annotations
+
+from gradc.ir.graph import Eqn, Graph, Var
+
+COMMUTATIVE = {"add", "mul", "maximum", "minimum", "equal", "not_equal", "logical_and", "logical_or",
+               "logaddexp"}
+
+
+def _atom_key(atom):
+    return ("v", id(atom)) if isinstance(atom, Var) else ("c",) + atom.key()
+
+
+def _params_key(params):
+    return tuple((k, repr(params[k])) for k in sorted(params))
+
+
+def cse(graph: Graph) -> Graph:
+    """Replace each repeated equation by the first one that computes the same value."""
+    subst: dict = {}
+    seen: dict = {}
+    eqns = []
+
+    def read(atom):
+        return subst.get(id(atom), atom) if isinstance(atom, Var) else atom
+
+    for eqn in graph.eqns:
+        inputs = tuple(read(a) for a in eqn.inputs)
+        keys = [_atom_key(a) for a in inputs]
+        if eqn.op in COMMUTATIVE:
+            keys.sort(key=repr)
+        key = (eqn.op, tuple(keys), _params_key(eqn.params))
+        if key in seen:
+            subst[id(eqn.out)] = seen[key]
+            continue
+        seen[key] = eqn.out
+        eqns.append(eqn if inputs == eqn.inputs else Eqn(eqn.op, inputs, eqn.params, eqn.out))
+    return graph.replace(eqns=eqns, outputs=[read(o) for o in graph.outputs])
+
+

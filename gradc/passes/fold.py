@@ -1,0 +1,221 @@
+"""Constant folding and safe algebraic identities.
+
+Rewrites only what holds for every input, NaN and inf included: ``x + 0``,
+``x * 1``, ``x / 1``, ``x ** 1``, ``--x``, ``x + (-y) -> x - y``, constant
+factors merged (``2 * (3 * x) -> 6 * x``), reshape/transpose chains. Never
+``x * 0 -> 0`` or ``x - x -> 0`` (both wrong for inf and NaN).
+
+A constant is a ``Const`` or a ``broadcast_to`` of a scalar ``Const``; folding
+keeps constants scalar, so they stay literals in the emitted code.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> from gradc.passes.dce import dce
+>>> print(dce(fold(trace(lambda x: (x * 1.0 + 0.0) * (2.0 * 3.0), np.ones(2)))))
+def lambda_(x: f64[2]) -> f64[2]:
+  t4: f64[2] = broadcast_to 6.0 shape=(2,)
+  t5: f64[2] = mul x t4
+  return t5
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.ir.builder import next_index
+from gradc.ir.graph import Const, Eqn, Graph, Var
+from gradc.ops.registry import OPS
+
+_MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
+
+
+class _Folder:
+    def __init__(self, taken, first_index):
+        self.taken = set(taken)
+        self.index = first_index
+        self.subst: dict = {}
+        self.defs: dict = {}
+        self.eqns: list = []
+
+    # ---- helpers
+    def fresh_var(self, type):
+        """A new intermediate ``tN`` (existing names are never changed)."""
+        while f"t{self.index}" in self.taken:
+            self.index += 1
+        name = f"t{self.index}"
+        self.taken.add(name)
+        return Var(name, type)
+
+    def read(self, atom):
+        return self.subst.get(id(atom), atom) if isinstance(atom, Var) else atom
+
+    def scalar_const(self, atom):
+        """The scalar value of a uniform constant atom, else None."""
+        if isinstance(atom, Const):
+            flat = atom.value.reshape(-1)
+            if flat.size and (flat == flat[0]).all() and not np.isnan(flat[0]):
+                return flat[0]
+            if atom.is_scalar:
+                return atom.value[()]
+            return None
+        eqn = self.defs.get(id(atom))
+        if eqn is not None and eqn.op == "broadcast_to" and isinstance(eqn.inputs[0], Const):
+            return self.scalar_const(eqn.inputs[0])
+        return None
+
+    def producer(self, atom, op):
+        eqn = self.defs.get(id(atom)) if isinstance(atom, Var) else None
+        return eqn if eqn is not None and eqn.op == op else None
+
+    def emit(self, eqn):
+        self.eqns.append(eqn)
+        self.defs[id(eqn.out)] = eqn
+
+    def constant(self, value, out: Var):
+        """Define ``out`` as a constant: a scalar literal, broadcast when ``out`` is an array."""
+        value = np.asarray(value, dtype=out.type.np_dtype)
+        if out.type.shape == ():
+            self.subst[id(out)] = Const(value)
+        else:
+            self.emit(Eqn("broadcast_to", (Const(value),), {"shape": out.type.shape}, out))
+
+    # ---- the rules
+    def visit(self, eqn: Eqn):
+        inputs = tuple(self.read(a) for a in eqn.inputs)
+        eqn = Eqn(eqn.op, inputs, eqn.params, eqn.out)
+        result = self.simplify(eqn)
+        if result is _HANDLED:
+            return
+        if result is None:
+            self.emit(eqn)
+        elif isinstance(result, Eqn):
+            self.emit(result)
+        else:
+            self.subst[id(eqn.out)] = result
+
+    def simplify(self, eqn: Eqn):
+        op, x, out = eqn.op, eqn.inputs, eqn.out
+        spec = OPS[op]
+        scalars = [self.scalar_const(a) for a in x]
+        if op == "broadcast_to":
+            if isinstance(x[0], Const) and not x[0].is_scalar and scalars[0] is not None:
+                return Eqn(op, (Const(np.asarray(scalars[0], x[0].value.dtype)),), eqn.params, out)
+            inner = self.producer(x[0], "reshape") or self.producer(x[0], "broadcast_to")
+            if inner is not None:
+                return Eqn(op, inner.inputs, eqn.params, out)
+            return None
+        if spec.elementwise and x and all(s is not None for s in scalars) and op not in ("astype",):
+            with np.errstate(all="ignore"):
+                value = spec.impl(*(np.asarray(s) for s in scalars), **eqn.params)
+            self.constant(value, out)
+            return _HANDLED
+        if x and all(isinstance(a, Const) for a in x) and out.type.size <= _MAX_FOLDED_SIZE:
+            with np.errstate(all="ignore"):
+                return Const(np.asarray(spec.impl(*(a.value for a in x), **eqn.params), out.type.np_dtype))
+        return self.identity(eqn, scalars)
+
+    def identity(self, eqn: Eqn, s):
+        op, x, out = eqn.op, eqn.inputs, eqn.out
+        if op == "add":
+            if s[1] == 0:
+                return x[0]
+            if s[0] == 0:
+                return x[1]
+            for a, b in ((0, 1), (1, 0)):
+                neg = self.producer(x[b], "neg")
+                if neg is not None:
+                    return Eqn("sub", (x[a], neg.inputs[0]), {}, out)
+        elif op == "sub":
+            if s[1] == 0:
+                return x[0]
+            if s[0] == 0:
+                return Eqn("neg", (x[1],), {}, out)
+            neg = self.producer(x[1], "neg")
+            if neg is not None:
+                return Eqn("add", (x[0], neg.inputs[0]), {}, out)
+        elif op == "mul":
+            return self.scale(eqn, s)
+        elif op == "div":
+            if s[1] == 1:
+                return x[0]
+        elif op == "pow":
+            if s[1] == 1:
+                return x[0]
+        elif op == "neg":
+            inner = self.producer(x[0], "neg")
+            if inner is not None:
+                return inner.inputs[0]
+            scaled = self.producer(x[0], "mul")
+            if scaled is not None:
+                c = [self.scalar_const(a) for a in scaled.inputs]
+                for k in (0, 1):
+                    if c[k] is not None:
+                        return self.scaled(scaled.inputs[1 - k], -c[k], out)
+        elif op == "reshape":
+            inner = self.producer(x[0], "reshape")
+            if inner is not None:
+                src = inner.inputs[0]
+                return src if src.type.shape == out.type.shape else Eqn("reshape", (src,), eqn.params, out)
+        elif op == "transpose":
+            inner = self.producer(x[0], "transpose")
+            if inner is not None:
+                perm = tuple(inner.params["perm"][p] for p in eqn.params["perm"])
+                src = inner.inputs[0]
+                return src if perm == tuple(range(len(perm))) else Eqn("transpose", (src,), {"perm": perm}, out)
+        elif op == "where":
+            if x[1] is x[2]:
+                return x[1]
+        return None
+
+    def scale(self, eqn: Eqn, s):
+        """``mul`` by constants: drop a factor 1, turn -1 into neg, merge nested constant factors."""
+        x, out = eqn.inputs, eqn.out
+        for k in (0, 1):
+            if s[k] is None:
+                continue
+            other = x[1 - k]
+            if s[k] == 1:
+                return other
+            if s[k] == -1:
+                return Eqn("neg", (other,), {}, out)
+            inner = self.producer(other, "mul")
+            if inner is not None:
+                c = [self.scalar_const(a) for a in inner.inputs]
+                for j in (0, 1):
+                    if c[j] is not None:
+                        return self.scaled(inner.inputs[1 - j], s[k] * c[j], out)
+            neg = self.producer(other, "neg")
+            if neg is not None:
+                return self.scaled(neg.inputs[0], -s[k], out)
+        for k in (0, 1):  # (-a) * b -> -(a * b): the negation can then merge into a sum as a subtraction
+            neg = self.producer(x[k], "neg")
+            if neg is not None and s[1 - k] is None:
+                product = self.fresh_var(out.type)
+                self.emit(Eqn("mul", (neg.inputs[0], x[1 - k]) if k == 0 else (x[1 - k], neg.inputs[0]), {},
+                              product))
+                return Eqn("neg", (product,), {}, out)
+        return None
+
+    def scaled(self, x, factor, out):
+        """``out = factor * x`` (the constant broadcast when ``x`` is an array)."""
+        factor = np.asarray(factor, out.type.np_dtype)
+        if factor == 1:
+            return x
+        if out.type.shape == ():
+            return Eqn("mul", (Const(factor), x), {}, out)
+        const = self.fresh_var(out.type)
+        self.emit(Eqn("broadcast_to", (Const(factor),), {"shape": out.type.shape}, const))
+        return Eqn("mul", (const, x), {}, out)
+
+
+_HANDLED = object()
+
+
+def fold(graph: Graph) -> Graph:
+    """One sweep of folding and identities; returns a new graph."""
+    taken = [v.name for v in graph.inputs] + [e.out.name for e in graph.eqns] + list(graph.params)
+    folder = _Folder(taken, next_index(graph))
+    for eqn in graph.eqns:
+        folder.visit(eqn)
+    eqns = [e for e in folder.eqns]
+    outputs = [folder.read(o) for o in graph.outputs]
+    return graph.replace(eqns=eqns, outputs=outputs)

@@ -1,0 +1,232 @@
+"""What NumPy's ufuncs, functions and indexing mean on traced values.
+
+Each entry maps a NumPy callable onto gradc op functions; anything not listed
+here is refused with a clear TraceError by the tracer.
+
+>>> np.exp in UFUNCS, np.mean in FUNCTIONS
+(True, True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.errors import ShapeError, TraceError
+from gradc.ir.builder import Traced
+from gradc.ir.types import dtype_name
+from gradc.ops import elementwise as ew
+from gradc.ops import linalg as la
+from gradc.ops import reduce as red
+from gradc.ops import shape as sh
+from gradc.ops.values import aval, normalize_axes
+
+UFUNCS = {
+    np.add: ew.add, np.subtract: ew.sub, np.multiply: ew.mul, np.true_divide: ew.div, np.divide: ew.div,
+    np.power: ew.power, np.negative: ew.neg, np.positive: lambda x: x, np.absolute: ew.abs_,
+    np.exp: ew.exp, np.log: ew.log, np.log1p: ew.log1p, np.expm1: ew.expm1, np.sqrt: ew.sqrt,
+    np.square: ew.square, np.sin: ew.sin, np.cos: ew.cos, np.tan: ew.tan, np.tanh: ew.tanh,
+    np.arctan: ew.arctan, np.sinh: ew.sinh, np.cosh: ew.cosh, np.maximum: ew.maximum,
+    np.minimum: ew.minimum, np.logaddexp: ew.logaddexp, np.sign: ew.sign, np.floor: ew.floor,
+    np.less: ew.less, np.less_equal: ew.less_equal, np.greater: ew.greater,
+    np.greater_equal: ew.greater_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
+    np.logical_and: ew.logical_and, np.logical_or: ew.logical_or, np.logical_not: ew.logical_not,
+    np.matmul: la.matmul, np.reciprocal: lambda x: ew.div(1.0, x),
+}
+
+UFUNC_REDUCE = {np.add: red.sum_, np.multiply: red.prod, np.maximum: red.max_, np.minimum: red.min_}
+
+
+def _reduction(fn):
+    def apply(a, axis=None, dtype=None, out=None, keepdims=False, **rest):
+        if out is not None or rest.get("where") is not None or rest.get("initial") is not None:
+            raise TraceError(f"np.{fn.__name__.rstrip('_')}: out=, where= and initial= are not supported")
+        if dtype is not None:
+            a = ew.astype(a, dtype_name(dtype))
+        return fn(a, axis, keepdims)
+    return apply
+
+
+def _reshape(a, shape, order="C", **kw):
+    if order != "C":
+        raise TraceError("only C-order reshape is supported")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    size = aval(a).size
+    if shape.count(-1) > 1:
+        raise ShapeError("can only specify one unknown dimension (-1) in reshape")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}")
+    return sh.reshape(a, shape)
+
+
+def _expand_dims(a, axis):
+    t = aval(a)
+    axes = normalize_axes(axis, t.ndim + len(axis if isinstance(axis, (tuple, list)) else (axis,)))
+    shape = list(t.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return sh.reshape(a, shape)
+
+
+def _squeeze(a, axis=None):
+    t = aval(a)
+    axes = tuple(i for i, d in enumerate(t.shape) if d == 1) if axis is None else normalize_axes(axis, t.ndim)
+    for ax in axes:
+        if t.shape[ax] != 1:
+            raise ShapeError(f"cannot squeeze axis {ax} of size {t.shape[ax]}")
+    return sh.reshape(a, [d for i, d in enumerate(t.shape) if i not in axes])
+
+
+def _concatenate(arrays, axis=0, **kw):
+    arrays = list(arrays)
+    dtype = ew.result_dtype(*arrays)
+    ndim = aval(arrays[0]).ndim
+    if axis is None:
+        arrays = [sh.reshape(a, (aval(a).size,)) for a in arrays]
+        axis, ndim = 0, 1
+    axis = normalize_axes(axis, ndim)[0]
+    return sh.concatenate([ew.astype(_as_operand(a), dtype) for a in arrays], axis)
+
+
+def _stack(arrays, axis=0, **kw):
+    arrays = list(arrays)
+    ndim = aval(arrays[0]).ndim + 1
+    axis = normalize_axes(axis, ndim)[0]
+    return _concatenate([_expand_dims(_as_operand(a), axis) for a in arrays], axis)
+
+
+def _as_operand(x):
+    return x if isinstance(x, Traced) else np.asarray(x)
+
+
+def _clip(a, a_min=None, a_max=None, **kw):
+    lo, hi = kw.pop("min", a_min), kw.pop("max", a_max)
+    if kw:
+        raise TraceError(f"np.clip: {', '.join(kw)} not supported")
+    scalar = (type(None), int, float, np.floating, np.integer)
+    if isinstance(lo, scalar) and isinstance(hi, scalar):
+        return ew.clip(a, lo, hi)
+    out = a if lo is None else ew.maximum(a, lo)  # array bounds: as max/min
+    return out if hi is None else ew.minimum(out, hi)
+
+
+def _take_along_axis(arr, indices, axis):
+    t = aval(arr)
+    if axis is None:
+        arr, axis = sh.reshape(arr, (t.size,)), 0
+        t = aval(arr)
+    axis = normalize_axes(axis, t.ndim)[0]
+    it = aval(indices)
+    if it.ndim != t.ndim:
+        raise ShapeError(f"take_along_axis: indices {it} must have as many dimensions as the array {t}")
+    spec, arrays = [], []
+    for d in range(t.ndim):
+        if d == axis:
+            arrays.append(indices)
+        else:
+            shape = [1] * t.ndim
+            shape[d] = t.shape[d]
+            arrays.append(np.arange(t.shape[d]).reshape(shape))
+        spec.append(("array", d))
+    return sh.gather(arr, arrays, spec)
+
+
+def _where(cond, x=None, y=None):
+    if x is None or y is None:
+        raise TraceError("np.where(cond) with one argument gives a data-dependent shape",
+                         hint="use np.where(cond, a, b)")
+    return ew.where(cond, x, y)
+
+
+def _dot(a, b, out=None):
+    ta, tb = aval(a), aval(b)
+    if ta.ndim == 0 or tb.ndim == 0:
+        return ew.mul(a, b)
+    if ta.ndim > 2 or tb.ndim > 2:
+        raise TraceError("np.dot of arrays with more than 2 dimensions is not supported", hint="use @ (np.matmul)")
+    return la.matmul(a, b)
+
+
+def _like(value):
+    def make(a, dtype=None, **kw):
+        t = aval(a)
+        return np.full(t.shape, value, dtype=dtype or t.np_dtype)
+    return make
+
+
+FUNCTIONS = {
+    np.sum: _reduction(red.sum_), np.mean: _reduction(red.mean), np.max: _reduction(red.max_),
+    np.amax: _reduction(red.max_), np.min: _reduction(red.min_), np.amin: _reduction(red.min_),
+    np.prod: _reduction(red.prod),
+    np.argmax: lambda a, axis=None, **kw: red.argmax(a, axis),
+    np.argmin: lambda a, axis=None, **kw: red.argmin(a, axis),
+    np.dot: _dot, np.matmul: lambda a, b, **kw: la.matmul(a, b), np.outer: lambda a, b, **kw: la.outer(a, b),
+    np.transpose: lambda a, axes=None: sh.transpose(a, axes), np.reshape: _reshape,
+    np.expand_dims: _expand_dims, np.squeeze: _squeeze,
+    np.broadcast_to: lambda a, shape, **kw: sh.broadcast_to(a, (shape,) if isinstance(shape, int) else shape),
+    np.concatenate: _concatenate, np.stack: _stack, np.where: _where, np.clip: _clip,
+    np.take_along_axis: _take_along_axis, np.ravel: lambda a, **kw: sh.reshape(a, (aval(a).size,)),
+    np.zeros_like: _like(0), np.ones_like: _like(1),
+    np.full_like: lambda a, fill_value, dtype=None, **kw: np.full(aval(a).shape, fill_value,
+                                                                  dtype=dtype or aval(a).np_dtype),
+    np.shape: lambda a: aval(a).shape, np.ndim: lambda a: aval(a).ndim, np.size: lambda a, axis=None: (
+        aval(a).size if axis is None else aval(a).shape[axis]),
+    np.square: ew.square, np.abs: ew.abs_,
+}
+
+
+# ---------------------------------------------------------------- indexing
+def index_value(x, key):
+    """``x[key]`` for a traced ``x``: basic indexing becomes ``index``, integer arrays ``gather``."""
+    t = aval(x)
+    items = list(key) if isinstance(key, tuple) else [key]
+    if sum(i is Ellipsis for i in items) > 1:
+        raise TraceError("an index can only have one ellipsis (...)")
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if consumed > t.ndim:
+        raise ShapeError(f"too many indices for an array of shape {t.shape}: {consumed} given")
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items[k:k + 1] = [slice(None)] * (t.ndim - consumed)
+    items += [slice(None)] * (t.ndim - consumed)
+    spec, arrays, axis = [], [], 0
+    for item in items:
+        if item is None:
+            spec.append(("new",))
+            continue
+        if isinstance(item, slice):
+            spec.append(sh.slice_item(*(None if v is None else _static_int(v) for v in
+                                        (item.start, item.stop, item.step))))
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            i = int(item)
+            if not -t.shape[axis] <= i < t.shape[axis]:
+                raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {t.shape[axis]}")
+            spec.append(("int", i))
+        else:
+            arr = item if isinstance(item, Traced) else np.asarray(item)
+            at = aval(arr)
+            if at.dtype == "bool":
+                raise TraceError("indexing with a boolean mask gives a data-dependent shape",
+                                 hint="use np.where(mask, x, 0) instead")
+            if at.dtype not in ("i64", "i32"):
+                raise TraceError(f"arrays used as indices must be integers, not {at.dtype}")
+            if not isinstance(arr, Traced) and arr.size and not (
+                    (arr >= -t.shape[axis]).all() and (arr < t.shape[axis]).all()):
+                raise ShapeError(f"an index array is out of bounds for axis {axis} with size {t.shape[axis]}")
+            spec.append(("array", len(arrays)))
+            arrays.append(arr)
+        axis += 1
+    if arrays:
+        return sh.gather(x, arrays, spec)
+    if all(s == ("slice", None, None, None) for s in spec):
+        return x
+    return sh.index(x, spec)
+
+
+def _static_int(v):
+    if isinstance(v, Traced):
+        raise TraceError("a slice bound depends on a traced value", hint="slice bounds must be Python ints")
+    return int(v)
