@@ -280,4 +280,5 @@ def _output_atom(value, builder):
     try:
         return Const(np.asarray(value, dtype=np.float64) if isinstance(value, (int, float)) else np.asarray(value))
     except Exception:
-        raise TraceError(f"the function returned a {type(value).__name__}, not an array", where=user_location()) from None
+        raise TraceError(f"the function returned a {type(value).__name__}, not an array",
+                         where=user_location()) from None
