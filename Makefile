@@ -20,7 +20,7 @@ demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, 
 
 test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
 	$(PY) -m pytest -q tests gradc --doctest-modules
-	$(PY) -m ruff check gradc tests examples benchmarks
+	$(PY) -m ruff check .
 
 bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed)
 	$(PY) benchmarks/run.py

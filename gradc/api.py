@@ -18,7 +18,7 @@ import numpy as np
 from gradc import ad
 from gradc.codegen.load import load_source
 from gradc.codegen.numpy_src import Function, emit_module
-from gradc.errors import ArgumentError
+from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
@@ -26,6 +26,7 @@ from gradc.trace import bind_arguments, function_name
 from gradc.trace import trace as _trace
 
 
+@user_facing
 def trace(f, *example_args, **example_kwargs):
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
@@ -112,6 +113,7 @@ class Compiled:
         return f"<gradc.Compiled {self.name} wrt {', '.join(self.wrt)}>"
 
 
+@user_facing
 def compile(f, *example_args, wrt=0, target="numpy", **example_kwargs):
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
@@ -157,12 +159,16 @@ class _Transform:
             bound = bind_arguments(self.fun, args, kwargs)
             args = tuple(bound.values())
         key = tuple(_arg_key(a) for a in args)
-        entry = self.cache.get(key) if None not in key else None
+        entry = self.cache.get(key)
         if entry is None:
-            if None in key:  # called while tracing an outer function: inline the adjoint graph
-                return self._inline(args)
-            entry = self._compile(args, key)
+            return self._first_call(args, key)
         return entry(*args)
+
+    @user_facing
+    def _first_call(self, args, key):
+        if None in key:  # called while tracing an outer function: inline the adjoint graph
+            return self._inline(args)
+        return self._compile(args, key)(*args)
 
     def _compiled(self, args):
         graph = _trace(self.fun, *args)
@@ -184,6 +190,7 @@ class _Transform:
             return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
         return tuple(outs) if as_tuple else outs[0]
 
+    @user_facing
     def compiled(self, *args):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
         return self._compiled(args)[0]

@@ -44,6 +44,32 @@ def _display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def user_facing(fn):
+    """Decorator for public entry points: a GradcError surfaces without gradc's internal frames.
+
+    >>> @user_facing
+    ... def f():
+    ...     raise GradcError("bad", where="x.py:1")
+    >>> import traceback
+    >>> try:
+    ...     f()
+    ... except GradcError as e:
+    ...     print([frame.name for frame in traceback.extract_tb(e.__traceback__)])
+    ['<module>', 'entry']
+    """
+    import functools
+
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GradcError as err:
+            err.__cause__ = err.__context__ = None
+            err.__suppress_context__ = True
+            raise err.with_traceback(None) from None
+    return entry
+
+
 class GradcError(Exception):
     """Base class of every error gradc reports about the user's input.
 
