@@ -188,8 +188,8 @@ def index_value(x, key):
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > t.ndim:
         raise ShapeError(f"too many indices for an array of shape {t.shape}: {consumed} given")
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
+    if any(i is Ellipsis for i in items):  # not `Ellipsis in items`: that compares arrays with ==
+        k = next(n for n, i in enumerate(items) if i is Ellipsis)
         items[k:k + 1] = [slice(None)] * (t.ndim - consumed)
     items += [slice(None)] * (t.ndim - consumed)
     spec, arrays, axis = [], [], 0
