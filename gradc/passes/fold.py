@@ -99,7 +99,11 @@ class _Folder:
         if op == "broadcast_to":
             if isinstance(x[0], Const) and not x[0].is_scalar and scalars[0] is not None:
                 return Eqn(op, (Const(np.asarray(scalars[0], x[0].value.dtype)),), eqn.params, out)
-            inner = self.producer(x[0], "reshape") or self.producer(x[0], "broadcast_to")
+            inner = self.producer(x[0], "broadcast_to")
+            if inner is None:  # a reshape that only adds or drops leading 1s broadcasts the same
+                inner = self.producer(x[0], "reshape")
+                if inner is not None and _strip_ones(inner.inputs[0].type.shape) != _strip_ones(x[0].type.shape):
+                    inner = None
             if inner is not None:
                 return Eqn(op, inner.inputs, eqn.params, out)
             return None
@@ -208,6 +212,14 @@ class _Folder:
 
 
 _HANDLED = object()
+
+
+def _strip_ones(shape):
+    """``shape`` without its leading 1s (NumPy broadcasting aligns trailing axes)."""
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 def fold(graph: Graph) -> Graph:
