@@ -191,7 +191,8 @@ def index_value(x, key):
     if any(i is Ellipsis for i in items):  # not `Ellipsis in items`: that compares arrays with ==
         k = next(n for n, i in enumerate(items) if i is Ellipsis)
         items[k:k + 1] = [slice(None)] * (t.ndim - consumed)
-    items += [slice(None)] * (t.ndim - consumed)
+    else:
+        items += [slice(None)] * (t.ndim - consumed)
     spec, arrays, axis = [], [], 0
     for item in items:
         if item is None:

@@ -48,10 +48,15 @@ def _reshape_infer(types, params):
     return types[0].with_shape(params["shape"])
 
 
+def _reshape_spell(args, params, out, target):
+    if out.size == 1:  # the operand may be a 0-d value, which emitted code holds as a Python float
+        return spell.call("np.reshape", args[0], spell.literal(params["shape"]))
+    return spell.method_call(args[0], "reshape", spell.literal(params["shape"]))
+
+
 defop("reshape", infer=_reshape_infer, impl=lambda x, shape: np.reshape(x, shape),
       vjp=lambda ct, out, x, needs, shape: (reshape(ct, aval(x).shape),), linear=True,
-      doc="x_bar = reshape(ct, x.shape)",
-      np=lambda args, params, out, target: spell.method_call(args[0], "reshape", spell.literal(params["shape"])))
+      doc="x_bar = reshape(ct, x.shape)", np=_reshape_spell)
 
 
 def _transpose_infer(types, params):
@@ -210,8 +215,18 @@ def _gather_grad_impl(ct, *arrays, spec, shape):
     return out
 
 
+def _slice_calls(node):
+    """An index expression with ``a:b:c`` written as ``slice(a, b, c)`` (for a call argument)."""
+    if isinstance(node, ast.Slice):
+        parts = [node.lower, node.upper, node.step]
+        return spell.call("slice", *(ast.Constant(None) if p is None else p for p in parts))
+    if isinstance(node, ast.Tuple):
+        return ast.Tuple([_slice_calls(e) for e in node.elts], ast.Load())
+    return node
+
+
 def _gather_grad_spell(args, params, out, target):
-    where = _spec_ast(params["spec"], args[1:])
+    where = _slice_calls(_spec_ast(params["spec"], args[1:]))
     add_at = ast.Expr(spell.call("np.add.at", ast.Name(target, ast.Load()), where, args[0]))
     return [_zeros_stmt(target, params["shape"], out.dtype), add_at]
 
