@@ -29,18 +29,19 @@ from gradc.ops.registry import OPS
 from gradc.ops.values import aval
 
 
-def check_differentiable_output(graph: Graph, what: str = "grad") -> Var | Const:
-    """The single scalar float output that ``grad`` differentiates, or a clear error."""
+def check_differentiable_output(graph: Graph, what: str = "grad", where: str | None = None) -> Var | Const:
+    """The single scalar float output that ``grad`` differentiates, or an error pointing at ``where``."""
+    where = where or graph.origin or None
     if len(graph.outputs) != 1:
         raise ArgumentError(f"{graph.name} returns {len(graph.outputs)} values; {what} needs one scalar",
-                            where=graph.origin or None, hint="return a single scalar (e.g. a loss)")
+                            where=where, hint="return a single scalar (e.g. a loss)")
     out = graph.outputs[0]
     if out.type.shape != ():
         raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
-                         where=graph.origin or None, hint="reduce it, e.g. with np.sum or np.mean")
+                         where=where, hint="reduce it, e.g. with np.sum or np.mean")
     if not out.type.is_float:
         raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
-                            where=graph.origin or None)
+                            where=where, hint="return a float (e.g. with .astype(np.float64))")
     return out
 
 

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from gradc.errors import ArgumentError, GradcError, TraceError, user_location
+from gradc.errors import ArgumentError, GradcError, TraceError, _display_path, user_location
 from gradc.ir.builder import Builder, Traced
 from gradc.ir.graph import Const
 from gradc.ir.types import DTYPE_NAMES, TensorType, dtype_name
@@ -234,7 +234,7 @@ def bind_arguments(f, args, kwargs=None):
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise ArgumentError(f"{function_name(f)} has *{p.name}; gradc needs named parameters",
-                                where=_def_location(f), hint="list the parameters explicitly")
+                                where=def_location(f), hint="list the parameters explicitly")
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as e:
@@ -243,9 +243,9 @@ def bind_arguments(f, args, kwargs=None):
     return dict(bound.arguments)
 
 
-def _def_location(f) -> str | None:
+def def_location(f) -> str | None:
     code = getattr(f, "__code__", None)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code else None
+    return f"{_display_path(code.co_filename)}:{code.co_firstlineno}" if code else None
 
 
 def trace(f, *args, **kwargs):

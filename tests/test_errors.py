@@ -1,0 +1,129 @@
+"""Every user error is a GradcError subclass naming the user's file:line and a hint."""
+import re
+
+import numpy as np
+import pytest
+
+import gradc
+from gradc import ArgumentError, GradcError, ShapeError, TraceError
+
+HERE = "test_errors.py"
+
+
+def check(err, cls, *words):
+    """The error's class, its location in this file (with a line number), a hint and some words."""
+    assert isinstance(err, GradcError) and isinstance(err, cls), type(err)
+    text = str(err)
+    match = re.search(rf"{re.escape(HERE)}:(\d+)", text)
+    assert match, f"no {HERE}:<line> in {text!r}"
+    line = int(match.group(1))
+    assert 1 <= line <= sum(1 for _ in open(__file__)), text
+    assert err.hint, f"no hint in {text!r}"
+    for w in words:
+        assert w in text, f"{w!r} not in {text!r}"
+    return line
+
+
+def line_of(fn, marker):
+    """The line number of the line in this file containing ``marker`` inside ``fn``'s source."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(fn)
+    for k, text in enumerate(lines):
+        if marker in text:
+            return start + k
+    raise AssertionError(marker)
+
+
+def uses_inv(a):
+    return np.sum(np.linalg.inv(a))  # MARK
+
+
+def uses_cumsum(a):
+    return np.sum(np.cumsum(a))  # MARK
+
+
+def branches(a):
+    if np.sum(a) > 0:  # MARK
+        return np.sum(a)
+    return -np.sum(a)
+
+
+def bad_matmul(a, b):
+    return np.sum(a @ b)  # MARK
+
+
+def bad_broadcast(a, b):
+    return np.sum(a + b)  # MARK
+
+
+def vector_out(a):
+    return a * 2.0
+
+
+def masked(a):
+    return np.sum(a[a > 0])  # MARK
+
+
+def scaled(x, n):
+    return np.sum(x) * n
+
+
+@pytest.mark.parametrize("fn, args, cls, words", [
+    (uses_inv, (np.eye(2),), TraceError, ("inv",)),
+    (uses_cumsum, (np.ones(3),), TraceError, ("cumsum",)),
+    (branches, (np.ones(3),), TraceError, ("if",)),
+    (bad_matmul, (np.ones((2, 3)), np.ones((2, 3))), ShapeError, ("matmul",)),
+    (bad_broadcast, (np.ones(3), np.ones(4)), ShapeError, ("broadcast",)),
+    (masked, (np.ones(3),), TraceError, ("mask",)),
+], ids=["np.linalg.inv", "np.cumsum", "python-if", "matmul-shapes", "broadcast-shapes", "boolean-mask"])
+def test_trace_errors_point_at_the_user_line(fn, args, cls, words):
+    for run in (lambda: gradc.grad(fn)(*args), lambda: gradc.compile(fn, *args)):
+        with pytest.raises(GradcError) as info:
+            run()
+        line = check(info.value, cls, *words)
+        assert line == line_of(fn, "# MARK"), str(info.value)
+
+
+def test_wrt_not_a_parameter():
+    with pytest.raises(GradcError) as info:
+        gradc.grad(scaled, wrt="z")(np.ones(2), 3)
+    assert check(info.value, ArgumentError, "'z'", "x, n") == scaled.__code__.co_firstlineno
+
+
+def test_wrt_position_out_of_range():
+    with pytest.raises(GradcError) as info:
+        gradc.compile(scaled, np.ones(2), 3, wrt=5)
+    check(info.value, ArgumentError, "wrt=5")
+
+
+def test_wrt_static_int_param():
+    with pytest.raises(GradcError) as info:
+        gradc.grad(scaled, wrt="n")(np.ones(2), 3)
+    check(info.value, ArgumentError, "'n'", "static")
+
+
+def test_wrt_int_array_param():
+    with pytest.raises(GradcError) as info:
+        gradc.compile(lambda x, i: np.sum(x[i]), np.ones(3), np.array([0, 1]), wrt="i")
+    check(info.value, ArgumentError, "'i'", "i64")
+
+
+def test_non_scalar_output_under_grad():
+    with pytest.raises(GradcError) as info:
+        gradc.grad(vector_out)(np.ones(3))
+    assert check(info.value, ShapeError, "scalar") == vector_out.__code__.co_firstlineno
+
+
+def test_list_argument():
+    with pytest.raises(GradcError) as info:
+        gradc.grad(lambda x: np.sum(x))([1.0, 2.0])
+    check(info.value, ArgumentError, "list", "np.asarray")
+
+
+def test_errors_are_raised_at_the_call_not_later():
+    # a cached signature does not hide the error for a new one
+    df = gradc.grad(bad_broadcast)
+    df(np.ones(3), np.ones(3))
+    with pytest.raises(ShapeError):
+        df(np.ones(3), np.ones(4))
