@@ -152,6 +152,30 @@ def elided_broadcasts(graph: Graph) -> set:
     return elided
 
 
+def accumulations(graph: Graph):
+    """Sums of ``index_grad`` results, to be written into one zero buffer.
+
+    ``index_grad(a, s1) + index_grad(b, s2)`` (each term read only there) is emitted as
+    ``out = np.zeros(...)``, ``out[s1] = a``, ``out[s2] += b``: one buffer instead of
+    one per term plus a sum of whole arrays. Chains of such sums make one buffer.
+    Returns ``({id(outermost sum): [index_grad equations]}, ids of the values folded in)``.
+    """
+    uses: dict = {}
+    for atom in [a for e in graph.eqns for a in e.inputs] + list(graph.outputs):
+        uses[id(atom)] = uses.get(id(atom), 0) + 1
+    pieces: dict = {}  # id(value) -> the index_grad equations it is the sum of
+    inner: set = set()  # ids of values read by a longer chain
+    for eqn in graph.eqns:
+        if eqn.op == "index_grad":
+            pieces[id(eqn.out)] = [eqn]
+        elif eqn.op == "add" and eqn.inputs[0] is not eqn.inputs[1] and all(
+                isinstance(a, Var) and id(a) in pieces and uses[id(a)] == 1 for a in eqn.inputs):
+            pieces[id(eqn.out)] = pieces[id(eqn.inputs[0])] + pieces[id(eqn.inputs[1])]
+            inner.update(id(a) for a in eqn.inputs)
+    chains = {k: v for k, v in pieces.items() if len(v) > 1 and k not in inner}
+    return chains, inner
+
+
 class _FunctionEmitter:
     def __init__(self, fn: Function, state: _ModuleState):
         self.fn = fn
@@ -159,6 +183,19 @@ class _FunctionEmitter:
         self.state = state
         self.elided = elided_broadcasts(self.graph)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
+        self.chains, self.absorbed = accumulations(self.graph)
+
+    def accumulate(self, eqn) -> list:
+        """``out = np.zeros(shape)``, then each term written (the first) or added (the rest) at its index."""
+        target = eqn.out.name
+        stmts = []
+        for k, piece in enumerate(self.chains[id(eqn.out)]):
+            first, assign = OPS["index_grad"].np([self.atom(piece.inputs[0])], piece.params, eqn.out.type, target)
+            if k == 0:
+                stmts += [first, assign]
+            else:
+                stmts.append(ast.AugAssign(assign.targets[0], ast.Add(), assign.value))
+        return stmts
 
     def atom(self, atom) -> ast.expr:
         if isinstance(atom, Const):
@@ -173,6 +210,10 @@ class _FunctionEmitter:
         if id(eqn.out) in self.elided:
             self.sources[id(eqn.out)] = self.atom(eqn.inputs[0])
             return []
+        if id(eqn.out) in self.absorbed:
+            return []
+        if id(eqn.out) in self.chains:
+            return self.accumulate(eqn)
         op = OPS[eqn.op]
         spelling = op.math if self.state.math_mode and op.math is not None else op.np
         if spelling is None:
@@ -309,13 +350,44 @@ def emit_module(functions: list, header: list | None = None) -> str:
     if "static" in state.helpers:
         body += ast.parse(helpers.STATIC_CHECK).body
     module = ast.Module(body=body, type_ignores=[])
+    from_math = _import_math_functions(module) if state.math_mode else []
     ast.fix_missing_locations(module)
     text = _format(ast.unparse(module))
     needs_numpy = "np." in text
-    imports = (["import math"] if "math." in text or not needs_numpy else []) + (
+    imports = (["import math"] if "math." in text or not (needs_numpy or from_math) else []) + (
+        [f"from math import {', '.join(from_math)}"] if from_math else []) + (
         ["import numpy as np"] if needs_numpy else [])
     lines = [f"# {h}" for h in (header or [])] + imports
     return "\n".join(lines) + "\n\n\n" + text + "\n"
+
+
+def _import_math_functions(module: ast.Module) -> list:
+    """Call ``math`` functions by bare name (``sin(x)``, imported with ``from math import``).
+
+    A global name is one dictionary lookup cheaper than ``math.sin``, which shows in
+    all-scalar code. A function whose name is taken in the module keeps ``math.``.
+    """
+    taken = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
+    taken |= {node.arg for node in ast.walk(module) if isinstance(node, ast.arg)}
+    taken |= {node.name for node in ast.walk(module) if isinstance(node, ast.FunctionDef)}
+    names: set = set()
+    for node in ast.walk(module):
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if _is_math_call(item, taken):
+                        names.add(item.func.attr)
+                        item.func = ast.Name(item.func.attr, ast.Load())
+            elif _is_math_call(value, taken):
+                names.add(value.func.attr)
+                value.func = ast.Name(value.func.attr, ast.Load())
+    return sorted(names)
+
+
+def _is_math_call(node, taken) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "math"
+            and node.func.attr not in taken)
 
 
 def _format(text: str) -> str:

@@ -9,6 +9,8 @@ array([2., 2., 2.])
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 import gradc.ops.shape as shape_ops
@@ -110,7 +112,16 @@ def _pow_vjp(ct, out, x, y, needs):
     return x_bar, y_bar
 
 
-_binary("pow", np.power, _pow_vjp, symbol="**", doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)")
+def _pow_spell(args, params, out, target):
+    """``x ** y``; a square as ``x * x`` (the same correctly rounded value, and much cheaper)."""
+    base, exponent = args
+    if isinstance(exponent, ast.Constant) and exponent.value == 2 and isinstance(base, ast.Name):
+        return ast.BinOp(base, ast.Mult(), base)
+    return ast.BinOp(base, ast.Pow(), exponent)
+
+
+defop("pow", infer=_same_types, impl=np.power, vjp=_pow_vjp, elementwise=True,
+      doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)", np=_pow_spell, math=_pow_spell)
 
 
 def _max_vjp(ct, out, x, y, needs):
@@ -142,7 +153,8 @@ def _logaddexp_vjp(ct, out, x, y, needs):
 _binary("logaddexp", np.logaddexp, _logaddexp_vjp, np_name="np.logaddexp",
         doc="x_bar = ct * exp(x - out); y_bar = ct * exp(y - out)")
 
-_unary("neg", np.negative, lambda ct, out, x, needs: (neg(ct),), np_name="np.negative", doc="x_bar = -ct")
+defop("neg", infer=_same_types, impl=np.negative, vjp=lambda ct, out, x, needs: (neg(ct),), elementwise=True,
+      doc="x_bar = -ct", np=spell.unary_minus, math=spell.unary_minus)
 _unary("abs", np.abs, lambda ct, out, x, needs: (mul(ct, sign(x)),), np_name="np.abs", math_name="abs",
        doc="x_bar = ct * sign(x)")
 _unary("exp", np.exp, lambda ct, out, x, needs: (mul(ct, out),), np_name="np.exp", math_name="math.exp",

@@ -29,12 +29,13 @@ _MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
 
 
 class _Folder:
-    def __init__(self, taken, first_index):
+    def __init__(self, taken, first_index, uses=None):
         self.taken = set(taken)
         self.index = first_index
         self.subst: dict = {}
         self.defs: dict = {}
         self.eqns: list = []
+        self.uses = uses or {}  # id(var) -> number of reads in the input graph (outputs count)
 
     # ---- helpers
     def fresh_var(self, type):
@@ -65,6 +66,11 @@ class _Folder:
     def producer(self, atom, op):
         eqn = self.defs.get(id(atom)) if isinstance(atom, Var) else None
         return eqn if eqn is not None and eqn.op == op else None
+
+    def sole(self, atom, op):
+        """The ``op`` equation defining ``atom`` when ``atom`` is read only once (rewriting it is free)."""
+        eqn = self.producer(atom, op)
+        return eqn if eqn is not None and self.uses.get(id(atom), 0) == 1 else None
 
     def emit(self, eqn):
         self.eqns.append(eqn)
@@ -168,7 +174,53 @@ class _Folder:
         elif op == "where":
             if x[1] is x[2]:
                 return x[1]
+        elif op == "sum":
+            if out.type.shape == () and self.dottable(x[0]):
+                return self.sum_as_dots(x[0], out)
         return None
+
+    # ---- sums of products as dot products: sum(100 * a * a + b * b) -> 100 * (a @ a) + b @ b
+    def dottable(self, atom) -> bool:
+        """Whether ``sum(atom)`` of a 1-D float value can be written with dot products only."""
+        if not isinstance(atom, Var) or atom.type.ndim != 1 or not atom.type.is_float:
+            return False
+        eqn = self.sole(atom, "mul")
+        if eqn is not None:
+            c = [self.scalar_const(a) for a in eqn.inputs]
+            if c[0] is not None or c[1] is not None:
+                return c[0] is None and self.dottable(eqn.inputs[0]) or c[1] is None and self.dottable(eqn.inputs[1])
+            return True
+        eqn = self.sole(atom, "pow")
+        if eqn is not None:
+            return self.scalar_const(eqn.inputs[1]) == 2 and self.scalar_const(eqn.inputs[0]) is None
+        eqn = self.sole(atom, "add") or self.sole(atom, "sub")
+        if eqn is not None:
+            return self.dottable(eqn.inputs[0]) and self.dottable(eqn.inputs[1])
+        eqn = self.sole(atom, "neg")
+        return eqn is not None and self.dottable(eqn.inputs[0])
+
+    def sum_as_dots(self, atom, out=None):
+        """Equations computing ``sum(atom)`` (``dottable``); the last one defines ``out`` and is returned."""
+        eqn = self.defs[id(atom)]
+
+        def result():
+            return out if out is not None else self.fresh_var(atom.type.with_shape(()))
+        if eqn.op == "mul":
+            c = [self.scalar_const(a) for a in eqn.inputs]
+            for k in (0, 1):
+                if c[k] is not None:
+                    inner = self.sum_as_dots(eqn.inputs[1 - k])
+                    self.emit(inner)
+                    return self.scaled(inner.out, c[k], result())
+            return Eqn("matmul", eqn.inputs, {}, result())
+        if eqn.op == "pow":
+            return Eqn("matmul", (eqn.inputs[0], eqn.inputs[0]), {}, result())
+        parts = []
+        for a in eqn.inputs:
+            part = self.sum_as_dots(a)
+            self.emit(part)
+            parts.append(part.out)
+        return Eqn(eqn.op, tuple(parts), {}, result())
 
     def scale(self, eqn: Eqn, s):
         """``mul`` by constants: drop a factor 1, turn -1 into neg, merge nested constant factors."""
@@ -190,6 +242,17 @@ class _Folder:
             neg = self.producer(other, "neg")
             if neg is not None:
                 return self.scaled(neg.inputs[0], -s[k], out)
+        for k in (0, 1):  # (c * a) * b -> c * (a * b): constant factors float outwards, where they merge
+            inner = self.sole(x[k], "mul")
+            if inner is None or s[1 - k] is not None:
+                continue
+            c = [self.scalar_const(a) for a in inner.inputs]
+            for j in (0, 1):
+                if c[j] is not None and c[1 - j] is None:
+                    product = self.fresh_var(out.type)
+                    a = inner.inputs[1 - j]
+                    self.emit(Eqn("mul", (a, x[1]) if k == 0 else (x[0], a), {}, product))
+                    return self.scaled(product, c[j], out)
         for k in (0, 1):  # (-a) * b -> -(a * b): the negation can then merge into a sum as a subtraction
             neg = self.producer(x[k], "neg")
             if neg is not None and s[1 - k] is None:
@@ -225,7 +288,10 @@ def _strip_ones(shape):
 def fold(graph: Graph) -> Graph:
     """One sweep of folding and identities; returns a new graph."""
     taken = [v.name for v in graph.inputs] + [e.out.name for e in graph.eqns] + list(graph.params)
-    folder = _Folder(taken, next_index(graph))
+    uses: dict = {}
+    for atom in [a for e in graph.eqns for a in e.inputs] + list(graph.outputs):
+        uses[id(atom)] = uses.get(id(atom), 0) + 1
+    folder = _Folder(taken, next_index(graph), uses)
     for eqn in graph.eqns:
         folder.visit(eqn)
     eqns = [e for e in folder.eqns]
