@@ -249,8 +249,10 @@ def cmd_compile(args):
               f"(reverse mode, wrt {', '.join(job.wrt)}). Do not edit.",
               f"Regenerate: {shlex.join(command)}"]
     if args.target == "c":
-        source = _compile_c(job, header)
+        source, c_header = _compile_c(job, header)
         write_output(source, args.output)
+        if args.output and args.output.endswith(".c"):
+            write_output(c_header, args.output[:-2] + ".h")
         return 0
     compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header)
     status = 0
@@ -261,28 +263,25 @@ def cmd_compile(args):
 
 
 def _compile_c(job, header):
-    import gradc
-    from gradc.errors import ArgumentError
-
+    """C source (and header text) from D's backend, or a clear error while it has not landed."""
     try:
-        compiled = gradc.compile(job.func, *job.examples, wrt=tuple(job.wrt), target="c", header=header)
-    except ArgumentError as e:
-        if "target" in e.message:
-            raise CliError("target c is not available yet", hint="use --target numpy") from None
-        raise
-    except TypeError as e:
-        if "header" not in str(e):
-            raise
-        try:
-            compiled = gradc.compile(job.func, *job.examples, wrt=tuple(job.wrt), target="c")
-        except ArgumentError as e2:
-            if "target" in e2.message:
-                raise CliError("target c is not available yet", hint="use --target numpy") from None
-            raise
-    source = getattr(compiled, "c_source", None) or getattr(compiled, "source", None)
-    if not isinstance(source, str):
-        raise CliError("target c is not available yet", hint="use --target numpy")
-    return source
+        from gradc.codegen.c_build import emit_sources
+    except ImportError:
+        raise CliError("target c is not available yet", hint="use --target numpy") from None
+    from gradc import ad
+    from gradc.passes import optimize
+
+    vg = optimize(ad.value_and_grad_graph(job.graph, job.wrt, name=f"{job.func_name}_value_and_grad"))
+    source, c_header = emit_sources(optimize(job.graph), vg, job.wrt)
+    return _with_regenerate(source, header[1]), _with_regenerate(c_header, header[1])
+
+
+def _with_regenerate(text, line):
+    """Add the Regenerate line to the C block comment that opens ``text``."""
+    first, sep, rest = text.partition("\n")
+    if first.startswith("/* "):
+        return f"{first}\n * {line}{sep}{rest}"
+    return f"/* {line} */\n{text}"
 
 
 def run_check(job, source):
