@@ -1,0 +1,69 @@
+"""Every example runs as a script, quickly, and prints results that make sense."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(REPO, "examples")
+
+
+def run_example(name, *args):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def numbers(pattern, text):
+    found = re.findall(pattern, text)
+    return [float(v) for item in found for v in (item if isinstance(item, tuple) else (item,))]
+
+
+def test_logistic():
+    out = run_example("logistic.py")
+    assert "loss  =" in out and "w_bar =" in out and "b_bar =" in out
+
+
+def test_demo_gradient_agrees_with_finite_difference():
+    out = run_example("demo.py")
+    assert "== IR of loss" in out and "def loss_grad(" in out
+    fd, ours = numbers(r"(-?\d+\.\d{6,})", out.splitlines()[-1])
+    assert abs(fd - ours) < 1e-6
+
+
+@pytest.mark.parametrize("flags, method", [((), "BFGS"), (("--no-scipy",), "gradient descent")])
+def test_rosenbrock_finds_the_minimum(flags, method):
+    if not flags:
+        pytest.importorskip("scipy")
+    out = run_example("rosenbrock_scipy.py", *flags)
+    assert method in out
+    assert numbers(r"rosenbrock at x\* = (\S+)", out)[0] < 1e-8
+
+
+def test_mlp_loss_decreases():
+    out = run_example("mlp_train.py")
+    losses = numbers(r"loss (\d+\.\d+)", out)
+    assert len(losses) >= 3
+    assert losses[-1] < 0.5 * losses[0]
+    assert numbers(r"accuracy (\d\.\d+)", out)[-1] > 0.8
+
+
+def test_curve_fit_recovers_parameters():
+    out = run_example("curve_fit.py")
+    fitted = numbers(r"fitted +a=(\S+) +k=(\S+) +c=(\S+)", out)
+    true = numbers(r"true +a=(\S+) +k=(\S+) +c=(\S+)", out)
+    assert len(fitted) == 3 and all(abs(f - t) < 0.1 for f, t in zip(fitted, true))
+    assert "def sse_grad(t, y, a, k, c):" in out and "# backward" in out
+
+
+def test_every_example_is_listed_and_tested():
+    scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
+    listing = open(os.path.join(EXAMPLES, "README.md")).read()
+    tested = open(__file__).read()
+    for script in scripts:
+        assert f"`{script}`" in listing, script
+        assert f'"{script}"' in tested, script
