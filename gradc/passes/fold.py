@@ -125,6 +125,10 @@ class _Folder:
 
     def identity(self, eqn: Eqn, s):
         op, x, out = eqn.op, eqn.inputs, eqn.out
+        if op in ("add", "sub"):
+            factored = self.common_factor(eqn)
+            if factored is not None:
+                return factored
         if op == "add":
             if s[1] == 0:
                 return x[0]
@@ -222,6 +226,32 @@ class _Folder:
             parts.append(part.out)
         return Eqn(eqn.op, tuple(parts), {}, result())
 
+    def const_product(self, atom):
+        """``(c, a)`` when ``atom = c * a`` for a scalar constant ``c``, read only once; else None."""
+        eqn = self.sole(atom, "mul")
+        if eqn is None:
+            return None
+        c = [self.scalar_const(a) for a in eqn.inputs]
+        for k in (0, 1):
+            if c[k] is not None and c[1 - k] is None:
+                return c[k], eqn.inputs[1 - k]
+        return None
+
+    def common_factor(self, eqn: Eqn):
+        """``c*a + c*b -> c * (a + b)`` and ``c*a - (-c)*b -> c * (a + b)`` (likewise for ``-``)."""
+        left, right = self.const_product(eqn.inputs[0]), self.const_product(eqn.inputs[1])
+        if left is None or right is None or left[0] == 0:
+            return None
+        if left[0] == right[0]:
+            op = eqn.op
+        elif left[0] == -right[0]:
+            op = "sub" if eqn.op == "add" else "add"
+        else:
+            return None
+        inner = self.fresh_var(eqn.out.type)
+        self.emit(Eqn(op, (left[1], right[1]), {}, inner))
+        return self.scaled(inner, left[0], eqn.out)
+
     def scale(self, eqn: Eqn, s):
         """``mul`` by constants: drop a factor 1, turn -1 into neg, merge nested constant factors."""
         x, out = eqn.inputs, eqn.out
@@ -242,6 +272,15 @@ class _Folder:
             neg = self.producer(other, "neg")
             if neg is not None:
                 return self.scaled(neg.inputs[0], -s[k], out)
+        for k in (0, 1):  # (c / a) * b -> c * (b / a): the constant floats outwards
+            inner = self.sole(x[k], "div")
+            if inner is None or s[1 - k] is not None:
+                continue
+            c = self.scalar_const(inner.inputs[0])
+            if c is not None and c != 1 and self.scalar_const(inner.inputs[1]) is None:
+                quotient = self.fresh_var(out.type)
+                self.emit(Eqn("div", (x[1 - k], inner.inputs[1]), {}, quotient))
+                return self.scaled(quotient, c, out)
         for k in (0, 1):  # (c * a) * b -> c * (a * b): constant factors float outwards, where they merge
             inner = self.sole(x[k], "mul")
             if inner is None or s[1 - k] is not None:
