@@ -1,0 +1,110 @@
+"""``torch.nn.functional`` of the facade: activations, softmax and losses, each one graph node.
+
+>>> from gradc.runtime.creation import tensor
+>>> binary_cross_entropy_with_logits(tensor([1., 2., 3.]), tensor([0., 1., 0.]))
+tensor(1.4963)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.reduce as rd
+import gradc.ops.shape as sh
+from gradc.runtime import functional as fn
+from gradc.runtime.record import record
+
+relu, sigmoid, tanh = fn.relu, fn.sigmoid, lambda x: fn.unary("tanh", x)
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return rd.mean(loss)
+    if reduction == "sum":
+        return rd.sum_(loss)
+    return loss
+
+
+def _data(x):
+    return np.asarray(x._data if hasattr(x, "_data") else x)
+
+
+def _log_softmax(x, dim):
+    shift = np.max(_data(x), axis=dim, keepdims=True)
+    z = ew.sub(x, shift.astype(_data(x).dtype))
+    return ew.sub(z, ew.log(rd.sum_(ew.exp(z), dim, keepdims=True)))
+
+
+def softmax(input, dim=None, dtype=None):  # noqa: A002 - torch names
+    d = int(dim) % max(input.dim(), 1)
+    return record("SoftmaxBackward0", lambda x: ew.exp(_log_softmax(x, d)), [input], saves=True, out_saved=True)
+
+
+def log_softmax(input, dim=None, dtype=None):  # noqa: A002
+    d = int(dim) % max(input.dim(), 1)
+    return record("LogSoftmaxBackward0", lambda x: _log_softmax(x, d), [input], saves=True, out_saved=True)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+
+    def f(z, y):
+        # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|
+        pos = ew.where(ew.greater(z, 0), z, ew.zeros_like(z))
+        loss = ew.add(ew.sub(pos, ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
+        if weight is not None:
+            loss = ew.mul(loss, _data(weight))
+        return _reduce(loss, reduction)
+    return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
+    def f(p, y):
+        logp = ew.maximum(ew.log(p), -100.0)
+        log1mp = ew.maximum(ew.log(ew.sub(1.0, p)), -100.0)
+        loss = ew.neg(ew.add(ew.mul(y, logp), ew.mul(ew.sub(1.0, y), log1mp)))
+        return _reduce(loss, reduction)
+    return record("BinaryCrossEntropyBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+def mse_loss(input, target, reduction="mean"):  # noqa: A002
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+
+    def f(x, y):
+        diff = ew.sub(x, y)
+        return _reduce(ew.mul(diff, diff), reduction)
+    return record("MseLossBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+def nll_loss(input, target, reduction="mean"):  # noqa: A002
+    idx = _data(target).astype(np.int64)
+    rows = np.arange(idx.shape[0])
+
+    def f(logp):
+        picked = ew.neg(sh.gather(logp, [rows, idx], (("array", 0), ("array", 1))))
+        return _reduce(picked, reduction)
+    return record("NllLossBackward0", f, [input], saves=True, saved=[input])
+
+
+def cross_entropy(input, target, reduction="mean"):  # noqa: A002
+    if target.dtype.kind == 2:  # class probabilities
+        logp = log_softmax(input, 1)
+        return record("NllLossBackward0", lambda lp, y: _reduce(ew.neg(rd.sum_(ew.mul(lp, y), 1)), reduction),
+                      [logp, target], saves=True)
+    return nll_loss(log_softmax(input, 1), target, reduction)
+
+
+def leaky_relu(input, negative_slope=0.01):  # noqa: A002
+    return record("LeakyReluBackward0", lambda x: ew.where(ew.greater(x, 0), x, ew.mul(x, negative_slope)),
+                  [input], saves=True, saved=[input])
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    out = fn.matmul(input, weight.t())
+    return out if bias is None else out + bias

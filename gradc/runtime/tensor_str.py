@@ -1,0 +1,125 @@
+"""Text of a tensor: the layout rules of torch's ``repr`` (precision 4, 80 columns, summaries over 1000).
+
+One formatter serves the whole tensor; it is chosen from the nonzero finite values
+(only the shown edge values when the tensor is summarised).
+
+>>> import numpy as np
+>>> body(np.array([1.5, 2.0], np.float32))
+'[1.5000, 2.0000]'
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LINEWIDTH, THRESHOLD, EDGE = 80, 1000, 3
+
+
+class _Formatter:
+    def __init__(self, values: np.ndarray):
+        self.floating = values.dtype.kind == "f"
+        self.int_mode, self.sci, self.width = True, False, 1
+        flat = values.reshape(-1)
+        if not self.floating:
+            self.width = max((len(self._plain(v)) for v in flat), default=1)
+            return
+        finite = [float(v) for v in flat if math.isfinite(float(v)) and float(v) != 0.0]
+        if not finite:
+            return
+        mags = [abs(v) for v in finite]
+        self.int_mode = all(v == math.ceil(v) for v in finite)
+        hi, lo = max(mags), min(mags)
+        self.sci = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
+        self.width = max(len(self.text(v)) for v in finite)
+
+    @staticmethod
+    def _plain(v):
+        return str(v.item() if hasattr(v, "item") else v)
+
+    def text(self, v) -> str:
+        if not self.floating:
+            return self._plain(v)
+        v = float(v)
+        if not math.isfinite(v):
+            return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        if self.sci:
+            return f"{v:.4e}"
+        if self.int_mode:
+            return f"{v:.0f}."
+        return f"{v:.4f}"
+
+    def cell(self, v) -> str:
+        return self.text(v).rjust(self.width)
+
+
+def _edges(values: np.ndarray, summarize: bool) -> np.ndarray:
+    if not summarize or values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGE:
+        values = np.concatenate([values[:EDGE], values[-EDGE:]])
+    if values.ndim == 1:
+        return values
+    return np.stack([_edges(row, True) for row in values])
+
+
+def _vector(values, fmt, indent, summarize):
+    cells = [fmt.cell(v) for v in values]
+    if summarize and len(values) > 2 * EDGE:
+        cells = cells[:EDGE] + [" ..."] + cells[-EDGE:]
+    per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+    lines = [", ".join(cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _render(values, fmt, indent, summarize):
+    if values.ndim == 0:
+        return fmt.cell(values)
+    if values.ndim == 1:
+        return _vector(values, fmt, indent, summarize)
+    rows = range(values.shape[0])
+    if summarize and values.shape[0] > 2 * EDGE:
+        parts = [_render(values[i], fmt, indent + 1, summarize) for i in rows[:EDGE]] + ["..."] + \
+                [_render(values[i], fmt, indent + 1, summarize) for i in rows[-EDGE:]]
+    else:
+        parts = [_render(values[i], fmt, indent + 1, summarize) for i in rows]
+    sep = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
+    return "[" + sep.join(parts) + "]"
+
+
+def body(values: np.ndarray, indent: int = 7) -> str:
+    """The bracketed numbers of a tensor's text (without ``tensor(`` and suffixes)."""
+    if values.size == 0:
+        return "[]"
+    summarize = values.size > THRESHOLD
+    fmt = _Formatter(_edges(values, summarize))
+    if values.ndim == 0:
+        return fmt.text(values.item())
+    return _render(values, fmt, indent, summarize)
+
+
+def tensor_repr(t) -> str:
+    values = t._data
+    text = "tensor(" + body(values)
+    suffixes = []
+    default = t.dtype.name in ("float32", "int64", "bool")
+    if values.size == 0:
+        if values.ndim != 1:
+            suffixes.append("size=" + str(tuple(values.shape)))
+        if t.dtype.name != "float32":
+            suffixes.append("dtype=" + repr(t.dtype))
+    elif not default:
+        suffixes.append("dtype=" + repr(t.dtype))
+    if t.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > LINEWIDTH:
+            text += ",\n" + " " * 7 + s
+            last = 7 + len(s)
+        else:
+            text += ", " + s
+            last += len(s) + 2
+    return text + ")"
