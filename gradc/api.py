@@ -12,6 +12,7 @@ array([2., 4.])
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -169,9 +170,13 @@ class _Transform:
         self.wrt = wrt
         self.with_value = with_value
         self.cache: dict = {}
+        try:
+            self.n_params = len(inspect.signature(f).parameters)
+        except (TypeError, ValueError):
+            self.n_params = None
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
+        if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
             bound = bind_arguments(self.fun, args, kwargs)
             args = tuple(bound.values())
         key = tuple(_arg_key(a) for a in args)

@@ -267,6 +267,11 @@ DIFF_CASES = [
     Case("helper_and_closure", helper_and_closure, [normal(3)], ("mul", "sub")),
     Case("static_int_loop", static_loop, [normal(3), const(3)], ("sin",)),
     Case("static_int_slice", static_slice, [normal(5), const(2)], ("index",)),
+    # ---- 0-d values: emitted code holds float64 scalars as Python floats, which have no ndarray methods
+    Case("scalar_new_axis", lambda s: s[None, None] * np.ones((2, 3)), [const(np.float64(0.5))], ("index",)),
+    Case("scalar_reshape", lambda s: np.concatenate([s.reshape(1), np.ones(2)]) ** 2, [const(np.float64(0.5))],
+         ("reshape", "concatenate")),
+    Case("scalar_max_weighted", lambda a, s: np.max(a) * s, [distinct(2, 3), const(1.5)], ("max",)),
 ]
 
 
@@ -459,3 +464,53 @@ def test_repeated_labels_accumulate():
     np.add.at(expected, (np.arange(4), y), 1.0)
     np.add.at(expected, (y, 0), 1.0)
     np.testing.assert_allclose(g, expected)
+
+
+def float32_version(case):
+    args = make_inputs(case)
+    if not any(isinstance(a, np.ndarray) and a.dtype == np.float64 for a in args):
+        return None
+    return [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float64 else a for a in args]
+
+
+@pytest.mark.parametrize("case", [c for c in DIFF_CASES if float32_version(c)], ids=lambda c: c.id)
+def test_float32_inputs_give_float32_gradients(case):
+    """With float32 inputs every gradient, and the value, stay float32 and match the float64 result."""
+    args32 = float32_version(case)
+    args64, ct, wrt, compiled64 = compile_case(case, make_inputs(case))
+    ct32 = np.float32(ct) if np.ndim(ct) == 0 else ct.astype(np.float32)
+    loss = make_loss(case.fn, len(args32))
+    compiled = gradc.compile(loss, *args32, ct32, wrt=tuple(f"a{i}" for i in wrt))
+    value, grads = compiled.value_and_grad(*args32, ct32)
+    expected_value, expected = compiled64.value_and_grad(*make_inputs(case), ct)
+    numpy_dtype = np.asarray(np.sum(case.fn(*args32) * ct32)).dtype  # float32 unless a float64 value joins in
+    if any(isinstance(a, float) for a in args32):
+        # by design a Python float argument is a traced float64 scalar, not a weak NumPy scalar
+        numpy_dtype = np.result_type(numpy_dtype, np.float64)
+    assert np.asarray(value).dtype == numpy_dtype
+    assert_close(value, expected_value, rtol=1e-4, atol=1e-4, what="float32 value")
+    for i, g, e in zip(wrt, grads, expected):
+        if isinstance(args32[i], np.ndarray):
+            assert g.dtype == args32[i].dtype and g.shape == args32[i].shape, (g.dtype, g.shape)
+        scale = 1.0 + float(np.max(np.abs(e)))
+        assert_close(g, e, rtol=1e-3, atol=1e-4 * scale, what="float32 gradient vs float64")
+    for k, g in enumerate(compiled.grad(*args32, ct32)):
+        assert np.asarray(g).dtype == np.asarray(grads[k]).dtype
+
+
+def test_defaults_and_keywords_reach_the_compiled_code():
+    f = gradc.grad(lambda a, b=2.0, n=2: np.sum(a[:n] * b))
+    x = np.ones(3)
+    np.testing.assert_array_equal(f(x), [2.0, 2.0, 0.0])
+    np.testing.assert_array_equal(f(x, 3.0), [3.0, 3.0, 0.0])
+    np.testing.assert_array_equal(f(x, b=4.0, n=1), [4.0, 0.0, 0.0])
+    np.testing.assert_array_equal(f(a=x), [2.0, 2.0, 0.0])
+
+
+def test_astype_of_a_python_float_scalar():
+    # float64 scalars reach emitted code as Python floats, which have no .astype method
+    a = np.array([1.0, 2.0, -0.5], np.float32)
+    value, s_bar = gradc.value_and_grad(lambda s, a: np.sum(a * s.astype(np.float32)))(0.5, a)
+    assert value.dtype == np.float32 and abs(value - 1.25) < 1e-6
+    assert abs(s_bar - 2.5) < 1e-6
+

@@ -212,8 +212,13 @@ def _where_vjp(ct, out, cond, x, y, needs):
     return (None, where(cond, ct, zero) if needs[1] else None, where(cond, zero, ct) if needs[2] else None)
 
 
+def _where_spell(args, params, out, target):
+    cond, x, y = args
+    return spell.call("np.where", cond, spell.typed(x, out.np_dtype), spell.typed(y, out.np_dtype))
+
+
 defop("where", infer=_where_infer, impl=np.where, vjp=_where_vjp, elementwise=True,
-      doc="x_bar = where(cond, ct, 0); y_bar = where(cond, 0, ct)", np=spell.fn("np.where"))
+      doc="x_bar = where(cond, ct, 0); y_bar = where(cond, 0, ct)", np=_where_spell)
 
 
 def _clip_vjp(ct, out, x, needs, lo, hi):
@@ -243,6 +248,8 @@ def _astype_vjp(ct, out, x, needs, dtype):
 
 
 def _astype_spell(args, params, out, target):
+    if out.shape == ():  # the operand may be a Python float; np.float32(x) converts any scalar
+        return spell.call(f"np.{NP_DTYPES[params['dtype']].name}", args[0])
     return spell.method_call(args[0], "astype", spell.dotted(f"np.{NP_DTYPES[params['dtype']].name}"))
 
 

@@ -39,7 +39,8 @@ def _broadcast_vjp(ct, out, x, needs, shape):
 
 defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast_to(x, shape),
       vjp=_broadcast_vjp, linear=True, doc="x_bar = sum_to(ct, x.shape)",
-      np=lambda args, params, out, target: spell.call("np.broadcast_to", args[0], spell.literal(params["shape"])))
+      np=lambda args, params, out, target: spell.call("np.broadcast_to", spell.typed(args[0], out.np_dtype),
+                                                      spell.literal(params["shape"])))
 
 
 def _reshape_infer(types, params):
@@ -162,6 +163,8 @@ def _index_infer(types, params):
 
 
 def _index_spell(args, params, out, target):
+    if all(item[0] == "new" for item in params["spec"]):  # x[None] of a 0-d x, maybe a Python float
+        return spell.call("np.reshape", args[0], spell.literal(out.shape))
     return ast.Subscript(args[0], _spec_ast(params["spec"], args[1:]), ast.Load())
 
 

@@ -63,3 +63,20 @@ def unary_minus(args, params, out, target):
 
 def assign(target: str, value: ast.expr) -> ast.stmt:
     return ast.Assign([ast.Name(target, ast.Store())], value, lineno=0)
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """A number written in the source (``2.0``, ``-0.5``, ``np.inf``): NumPy treats it as float64/int64."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))) or (
+        isinstance(node, ast.Attribute) and node.attr in ("inf", "nan"))
+
+
+def typed(node: ast.expr, dtype) -> ast.expr:
+    """``node`` as a scalar of ``dtype`` (a NumPy dtype) when it is a bare literal whose own
+    dtype would win, e.g. ``np.where(c, 1.0, 0.0)`` or ``np.broadcast_to(3.0, s)`` for float32."""
+    if dtype.name in ("float64", "int64", "bool") or not _is_literal(node):
+        return node
+    return call(f"np.{dtype.name}", node)
+
