@@ -1,0 +1,182 @@
+"""The C target: agreement with the NumPy target, determinism, warnings, golden output, errors."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gradc
+from gradc.codegen import c_build, c_ops
+from gradc.errors import EmitError
+
+HAVE_CC = c_build.find_compiler() is not None
+needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler found ($CC, cc or gcc)")
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden_c")
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GRADC_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "gradc_c_cache"))
+
+
+def tutorial_loss(x, y, w, b):
+    z = x @ w + b
+    return np.mean(np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z))))
+
+
+rng = np.random.default_rng(1)
+A = rng.normal(size=(3, 4))
+B = rng.normal(size=(4, 2))
+V = rng.normal(size=4)
+P = rng.uniform(0.5, 2.0, size=(3, 4))
+W = rng.normal(size=(2, 3, 4))
+IDX = np.array([2, 0, 2, 1])
+
+CASES = {
+    "tutorial": (tutorial_loss, (A, (rng.random(3) > 0.5).astype(float), V, np.float64(0.2)), (2, 3)),
+    "add_sub_mul_div": (lambda x, y: np.sum((x + y) * x - y / (x * x + 1.0)), (A, P), (0, 1)),
+    "pow": (lambda x, y: np.sum(x ** y + x ** 2 + x ** 0.5), (P, A), (0, 1)),
+    "max_min": (lambda x, y: np.sum(np.maximum(x, y) * np.minimum(x, 0.1)), (A, P), (0, 1)),
+    "logaddexp": (lambda x, y: np.sum(np.logaddexp(x, y)), (A, P), (0, 1)),
+    "unary": (lambda x: np.sum(np.sin(x) + np.cos(x) + np.tan(x) + np.tanh(x) + np.arctan(x) + np.sinh(x)
+                               + np.cosh(x) + np.expm1(x) - np.abs(x) + np.exp(-x)), (A,), 0),
+    "logs": (lambda x: np.sum(np.log(x) * np.sqrt(x) + np.log1p(x)), (P,), 0),
+    "where_compare": (lambda x, y: np.sum(np.where(x > y, x * y, np.where(x <= 0.0, -x, y))), (A, P), (0, 1)),
+    "clip": (lambda x: np.sum(np.clip(x, -0.5, 0.5) ** 2), (A,), 0),
+    "sign_floor": (lambda x: np.sum(x * np.sign(x) + np.floor(x) * x), (A,), 0),
+    "matmul_2x2": (lambda a, b: np.sum(np.tanh(a @ b)), (A, B), (0, 1)),
+    "matmul_1x2": (lambda v, b: np.sum(np.sin(v @ b)), (V, B), (0, 1)),
+    "matmul_2x1": (lambda a, v: np.sum((a @ v) ** 2), (A, V), (0, 1)),
+    "matmul_1x1": (lambda v, u: v @ u, (V, V * 2.0), (0, 1)),
+    "matmul_batched": (lambda w, b: np.sum(np.exp(w @ b)), (W, B), (0, 1)),
+    "transpose": (lambda a: np.sum(a.T @ a * np.arange(4.0)), (A,), 0),
+    "transpose3": (lambda w: np.sum(np.transpose(w, (2, 0, 1)) * np.arange(3.0)), (W,), 0),
+    "broadcast": (lambda a, v: np.sum((a * v + v[None, :]) ** 2), (A, V), (0, 1)),
+    "reductions": (lambda a: np.sum(a, axis=0) @ np.mean(a, axis=1, keepdims=True).sum(axis=0).repeat(4)
+                   if False else np.sum(np.sum(a, axis=0) * np.mean(a, axis=1).sum()), (A,), 0),
+    "max_reduce": (lambda a: np.sum(np.max(a, axis=1)) + np.min(a), (A,), 0),
+    "prod": (lambda a: np.sum(np.prod(a, axis=0)), (P,), 0),
+    "keepdims": (lambda a: np.sum(a / np.sum(a, axis=1, keepdims=True)), (P,), 0),
+    "softmax": (lambda a: np.sum(np.log(np.sum(np.exp(a - np.max(a, axis=1, keepdims=True)), axis=1))), (A,), 0),
+    "reshape": (lambda a: np.sum(np.sin(a.reshape(4, 3)) @ np.ones(3)), (A,), 0),
+    "reshape_view": (lambda a: np.sum(np.cos(a.T.reshape(12))), (A,), 0),
+    "slicing": (lambda a: np.sum(a[1:, ::2] ** 2) + a[0, 3] * a[2, 1], (A,), 0),
+    "concatenate": (lambda a, b: np.sum(np.concatenate([a, b * 2.0], axis=0) ** 3), (A, P), (0, 1)),
+    "gather_const": (lambda a: np.sum(a[:, IDX] ** 2) + np.sum(a[IDX[:3], 1]), (A,), 0),
+    "gather_input": (lambda a, i: np.sum(a[i] * a[i]), (V, IDX), 0),
+    "scalar_only": (lambda x, y: np.sin(x) * y + np.exp(x * y), (0.3, 1.7), (0, 1)),
+    "argmax": (lambda a: np.sum(a * np.argmax(a, axis=1)[:, None]), (A,), 0),
+    "float_int": (lambda a, i: np.sum(a * i), (A, np.arange(12).reshape(3, 4)), 0),
+}
+
+
+def _close(c, n):
+    if isinstance(n, tuple):
+        assert isinstance(c, tuple) and len(c) == len(n)
+        for a, b in zip(c, n):
+            _close(a, b)
+        return
+    assert np.shape(c) == np.shape(n) and np.asarray(c).dtype == np.asarray(n).dtype
+    np.testing.assert_allclose(c, n, rtol=1e-12, atol=1e-13)
+
+
+@needs_cc
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_agrees_with_numpy(case):
+    f, args, wrt = CASES[case]
+    c = gradc.compile(f, *args, wrt=wrt, target="c")
+    n = gradc.compile(f, *args, wrt=wrt)
+    _close(c.forward(*args), n.forward(*args))
+    _close(c.grad(*args), n.grad(*args))
+    _close(c(*args), n(*args))
+
+
+def test_every_op_has_a_c_lowering_or_says_none():
+    from gradc.ops.registry import OPS
+
+    assert sorted(set(OPS) - set(c_ops.C_LOWERING)) == []
+
+
+def test_unsupported_ops_reported_at_once(monkeypatch):
+    monkeypatch.setitem(c_ops.C_LOWERING, "sin", None)
+    monkeypatch.setitem(c_ops.C_LOWERING, "exp", None)
+    with pytest.raises(EmitError, match="no C lowering for ops exp, sin"):
+        gradc.compile(lambda x: np.sum(np.sin(x) + np.exp(x)), np.ones(2), target="c")
+
+
+def test_no_compiler_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("CC", "")
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(EmitError, match="no C compiler"):
+        gradc.compile(lambda x: np.sum(x * x), np.ones(2), target="c")
+    f, args, wrt = CASES["tutorial"]
+    source, header = c_build.emit_sources_for(f, *args, wrt=wrt)
+    assert "void tutorial_loss_grad(" in source and "void tutorial_loss_grad(" in header
+
+
+def _tutorial_sources():
+    f, args, wrt = CASES["tutorial"]
+    x, y, w, b = np.zeros((5, 3)), np.zeros(5), np.zeros(3), 0.0
+    return c_build.emit_sources_for(f, x, y, w, b, wrt=("w", "b"))
+
+
+def test_golden_tutorial(update_golden):
+    source, header = _tutorial_sources()
+    for name, text in (("tutorial_loss.c", source), ("tutorial_loss.h", header)):
+        path = os.path.join(GOLDEN, name)
+        if update_golden or not os.path.exists(path):
+            with open(path, "w") as fh:
+                fh.write(text)
+        with open(path) as fh:
+            assert text == fh.read(), f"{name} differs from the golden file"
+
+
+def test_deterministic_across_hash_seeds():
+    code = ("import numpy as np, sys; sys.path.insert(0, 'tests'); import test_c_backend as t; "
+            "s, h = t._tutorial_sources(); print(s + h)")
+    outs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        outs.append(subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                                   text=True, check=True).stdout)
+    assert outs[0] == outs[1] and "void tutorial_loss_grad(" in outs[0]
+
+
+@needs_cc
+@pytest.mark.parametrize("case", ["tutorial", "gather_input", "where_compare", "concatenate", "argmax",
+                                  "matmul_batched", "scalar_only", "slicing", "prod"])
+def test_compiles_without_warnings(case, tmp_path):
+    cc = shutil.which("gcc") or c_build.find_compiler()
+    f, args, wrt = CASES[case]
+    source, _ = c_build.emit_sources_for(f, *args, wrt=wrt)
+    path = tmp_path / "m.c"
+    path.write_text(source)
+    proc = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-c", str(path), "-o",
+                           str(tmp_path / "m.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@needs_cc
+def test_large_arrays_use_a_work_buffer():
+    x = rng.normal(size=(100, 100))
+    f = lambda a: np.sum(np.tanh(a @ a) * a)  # noqa: E731
+    c = gradc.compile(f, x, target="c")
+    assert "double *work" in c.header
+    _close(c(x), gradc.compile(f, x)(x))
+
+
+@needs_cc
+def test_float32_and_bad_arguments():
+    x = rng.normal(size=5).astype(np.float32)
+    f = lambda a: np.sum(np.exp(a) * a)  # noqa: E731
+    c = gradc.compile(f, x, target="c")
+    assert "const float *a" in c.c_source
+    np.testing.assert_allclose(c.grad(x), gradc.compile(f, x).grad(x), rtol=1e-5)
+    with pytest.raises(ValueError, match="argument 'a'"):
+        c.grad(np.ones(4, np.float32))
