@@ -142,12 +142,12 @@ def ops_table(markdown: bool = False) -> str:
     """Every registered op and its derivative, as text or a Markdown table."""
     names = list(OPS)
     if markdown:
-        lines = ["| op | derivative (VJP rule applied to cotangent `ct`, output `out`) | C |",
-                 "|---|---|---|"]
+        lines = ["| op | derivative (VJP rule applied to cotangent `ct`; `out` is the op's result) |",
+                 "|---|---|"]
         for name in names:
             text = derivative_text(name).replace("|", "\\|")
-            c = "yes" if OPS[name].c is not None else "no"
-            lines.append(f"| `{name}` | `{text}` | {c} |" if not OPS[name].nondiff else f"| `{name}` | {text} | {c} |")
+            plain = OPS[name].nondiff or "(from the op's doc" in text
+            lines.append(f"| `{name}` | {text} |" if plain else f"| `{name}` | `{text}` |")
         return "\n".join(lines) + "\n"
     width = max(len(n) for n in names)
     lines = [f"{'op'.ljust(width)}  derivative (VJP rule applied to cotangent ct; out is the op's result)"]
