@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 import gradc.ops.elementwise as ew
+import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.runtime import functional as fn
@@ -106,5 +107,42 @@ def leaky_relu(input, negative_slope=0.01):  # noqa: A002
 
 
 def linear(input, weight, bias=None):  # noqa: A002
-    out = fn.matmul(input, weight.t())
-    return out if bias is None else out + bias
+    if bias is None:
+        return fn.matmul(input, weight.t())
+    name = "AddmmBackward0" if input.dim() == 2 else "ViewBackward0"
+    return record(name, lambda x, w, b: ew.add(la.matmul(x, sh.transpose(w, (1, 0))), b), [input, weight, bias],
+                  saves=True, saved=[input, weight])
+
+
+def _erf(x):
+    # Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7), written with gradc ops
+    t = ew.div(1.0, ew.add(ew.mul(ew.abs_(x), 0.3275911), 1.0))
+    poly = 1.061405429
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = ew.add(ew.mul(t, poly), c)
+    tail = ew.mul(ew.mul(t, poly), ew.exp(ew.neg(ew.mul(x, x))))
+    return ew.mul(ew.sign(x), ew.sub(1.0, tail))
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    if approximate == "tanh":
+        def f(x):
+            inner = ew.mul(ew.add(x, ew.mul(ew.mul(ew.mul(x, x), x), 0.044715)), 0.7978845608028654)
+            return ew.mul(ew.mul(x, 0.5), ew.add(ew.tanh(inner), 1.0))
+    else:
+        def f(x):
+            return ew.mul(ew.mul(x, 0.5), ew.add(_erf(ew.mul(x, 0.7071067811865476)), 1.0))
+    return record("GeluBackward0", f, [input], saves=True, saved=[input])
+
+
+def silu(input):  # noqa: A002
+    return input * fn.sigmoid(input)
+
+
+def dropout(input, p=0.5, training=True):  # noqa: A002
+    if not training or p == 0:
+        return input
+    from gradc.runtime.creation import rand
+
+    keep = (rand(*input.shape) >= p)._data
+    return input * fn.T()._wrap(keep.astype(input._data.dtype) / (1 - p))

@@ -272,7 +272,8 @@ def matmul(a, b):
         return record("MvBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
     if da == 2 and db == 2:
         return mm(a, b)
-    return record("UnsafeViewBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
+    name = "CloneBackward0" if da == 2 and db > 2 else "UnsafeViewBackward0"
+    return record(name, _mm_fn(dt), [a, b], saves=True, saved=[a, b])
 
 
 def bmm(a, b):
@@ -324,3 +325,49 @@ def stack(tensors, dim=0):
 
 def norm(a):
     return record("LinalgVectorNormBackward0", lambda x: ew.sqrt(rd.sum_(ew.mul(x, x))), [a], saves=True, saved=[a])
+
+
+def var(a, dim=None, unbiased=True, keepdim=False, correction=None, name="VarBackward0"):
+    dims = _dims(dim, a.dim())
+    n = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims]))
+    ddof = (1 if unbiased else 0) if correction is None else correction
+
+    def fn(x):
+        centred = ew.sub(x, rd.mean(x, dims, keepdims=True))
+        v = ew.div(rd.sum_(ew.mul(centred, centred), dims, keepdims=keepdim), float(n - ddof))
+        return ew.sqrt(v) if name == "StdBackward0" else v
+    return record(name, fn, [a], saves=True, saved=[a], out_saved=name == "StdBackward0")
+
+
+def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    return var(a, dim, unbiased, keepdim, correction, name="StdBackward0")
+
+
+def repeat(a, *reps):
+    reps = tuple(reps[0]) if len(reps) == 1 and isinstance(reps[0], (tuple, list)) else tuple(int(r) for r in reps)
+    shape = (1,) * (len(reps) - a.dim()) + tuple(a.shape)
+    split = tuple(v for s in shape for v in (1, s))
+    wide = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    final = tuple(r * s for r, s in zip(reps, shape))
+    return record("RepeatBackward0", lambda x: sh.reshape(sh.broadcast_to(sh.reshape(x, split), wide), final), [a])
+
+
+def _frozen(f):
+    """A zero-derivative function of the data (the result never carries a graph)."""
+    def apply(x):
+        from gradc.runtime.tensor import Tensor
+
+        return Tensor._wrap(f(x._data)) if isinstance(x, Tensor) else f(np.asarray(x))
+    return apply
+
+
+def round(a, decimals=0):  # noqa: A001 - torch name
+    return record("RoundBackward0", _frozen(lambda v: np.round(v, decimals)), [a])
+
+
+def contiguous(a):
+    if a._data.flags["C_CONTIGUOUS"]:
+        return a
+    out = record("CloneBackward0", lambda x: x, [a])
+    out._data = np.ascontiguousarray(out._data)
+    return out

@@ -60,6 +60,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
     T.arctan = T.atan
     T.sigmoid, T.relu, T.reciprocal, T.square, T.clamp = fn.sigmoid, fn.relu, fn.reciprocal, fn.square, fn.clamp
     T.clip = fn.clamp
+    T.var, T.std, T.repeat, T.round = fn.var, fn.std, fn.repeat, fn.round
 
     @method("sum")
     def sum_(a, dim=None, keepdim=False, dtype=None, **kw):

@@ -92,8 +92,9 @@ def _vjp_by_replay(fn, operands, node):
             out = fn(*args)
         finally:
             grad_mode._STATE["enabled"] = prev
-        if not isinstance(out, T) or out.grad_fn is None:
-            return [None] * len(operands)
+        if not isinstance(out, T) or out.grad_fn is None:  # zero derivative (floor, round, sign, ...)
+            return [np.zeros_like(o._data) if isinstance(o, T) and e is not None else None
+                    for o, e in zip(operands, node._edges)]
         got = iter(gf.run([out.grad_fn], [ct], retain_graph=False, create_graph=cg,
                           capture=[a.grad_fn for a in stand_ins]))
         return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, node._edges)]

@@ -282,7 +282,7 @@ class Tensor:
         return self
 
     def contiguous(self):
-        return self
+        return fn.contiguous(self)
 
     def clone(self):
         from gradc.runtime.record import record
