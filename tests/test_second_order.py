@@ -68,3 +68,48 @@ def test_hessian_vector_product_of_array_function():
     g = gradc.grad(f)
     fd = (g(w + h * v) - g(w - h * v)) / (2 * h)
     np.testing.assert_allclose(hv, fd, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------- every op of the per-op table, second order
+from test_ops_table import DIFF_CASES, cotangent_like, make_inputs, make_loss, numpy_value, seed_of  # noqa: E402
+
+
+def first_float64_array(args):
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and a.dtype == np.float64:
+            return i
+    return None
+
+
+SECOND_ORDER_CASES = [c for c in DIFF_CASES if first_float64_array(make_inputs(c)) is not None]
+
+
+@pytest.mark.parametrize("case", SECOND_ORDER_CASES, ids=lambda c: c.id)
+def test_hessian_vector_product_per_op(case):
+    """grad of <grad(loss), v> (gradc inside gradc) against central differences of gradc's gradient."""
+    args = make_inputs(case)
+    i = first_float64_array(args)
+    rng = np.random.default_rng(seed_of(case.id) + 3)
+    ct = cotangent_like(numpy_value(case.fn, args), rng)
+    # a smooth non-linear outer function, so that linear ops still have a non-zero second derivative
+    loss = make_loss(lambda *a: np.sin(case.fn(*a)), len(args))
+    g = gradc.grad(loss, wrt=f"a{i}")
+    v = rng.standard_normal(args[i].shape)
+
+    def directional(a):
+        full = list(args)
+        full[i] = a
+        return np.sum(g(*full, ct) * v)
+
+    hv = gradc.grad(directional)(args[i])
+    assert hv.shape == args[i].shape and hv.dtype == np.float64
+    h = 1e-5
+
+    def grad_at(a):
+        full = list(args)
+        full[i] = a
+        return g(*full, ct)
+
+    fd = (grad_at(args[i] + h * v) - grad_at(args[i] - h * v)) / (2 * h)
+    scale = 1.0 + float(np.max(np.abs(fd)))
+    np.testing.assert_allclose(hv, fd, rtol=1e-5, atol=1e-6 * scale)

@@ -99,22 +99,23 @@ defop("min", infer=_reduce_infer,
 
 
 def _prod_vjp(ct, out, x, needs, axes, keepdims):
-    # product of the other factors, correct with zeros: no division by a zero factor
+    # others[..., j] = product of the factors other than x[..., j], computed without division as
+    # prod over k of (1 if k == j else x[..., k]): exact at zeros and differentiable again
+    # (the old quotient form gave wrong second derivatives at zeros). Costs n**2 per reduced row.
     t = aval(x)
-    is_zero = ew.equal(x, 0.0)
-    zeros = sum_(ew.astype(is_zero, t.dtype), axes, keepdims=True)
-    nonzero_prod = prod(ew.where(is_zero, 1.0, x), axes, keepdims=True)
-    full = shape_ops.broadcast_to
-    others = ew.where(ew.equal(full(zeros, t.shape), 0.0),
-                      ew.div(full(nonzero_prod, t.shape), ew.where(is_zero, 1.0, x)),
-                      ew.where(ew.logical_and(is_zero, ew.equal(full(zeros, t.shape), 1.0)),
-                               full(nonzero_prod, t.shape), ew.zeros_like(x)))
+    kept = tuple(i for i in range(t.ndim) if i not in axes)
+    n = _count(x, axes)
+    rows = tuple(t.shape[i] for i in kept)
+    flat = shape_ops.reshape(shape_ops.transpose(x, kept + axes), rows + (1, n))
+    square = ew.where(np.eye(n, dtype=bool), 1.0, shape_ops.broadcast_to(flat, rows + (n, n)))
+    others = shape_ops.reshape(prod(square, len(rows) + 1), tuple(t.shape[i] for i in kept + axes))
+    others = shape_ops.transpose(others, tuple(np.argsort(kept + axes).tolist()))
     return (ew.mul(expand_to(ct, x, axes, keepdims), others),)
 
 
 defop("prod", infer=_reduce_infer,
       impl=lambda x, axes, keepdims: np.multiply.reduce(x, axes, keepdims=keepdims), vjp=_prod_vjp,
-      doc="x_bar = ct * (product of the other factors)", np=_ufunc_reduce_spell("multiply"))
+      doc="x_bar = ct * (product of the other factors, without division)", np=_ufunc_reduce_spell("multiply"))
 
 
 def _arg_infer(types, params):
