@@ -97,6 +97,21 @@ def _user_line(exc, path):
     return where
 
 
+def _user_raise_site(exc, path):
+    """``file:line`` in the user's file when ``exc`` was raised by user code (not inside gradc), else None."""
+    from gradc.errors import _PACKAGE_DIR
+
+    target = os.path.abspath(path)
+    where, after_user = None, False
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if filename == target:
+            where, after_user = f"{path}:{lineno}", True
+        elif after_user and filename.startswith(_PACKAGE_DIR + os.sep):
+            return None
+    return where
+
+
 def parse_arg_option(text: str):
     """One ``--arg NAME=TYPE`` option.
 
@@ -179,7 +194,16 @@ class Job:
         self.func, self.path, self.func_name = load_function(args.function)
         self.types = argument_types(self.func, self.path, args.arg)
         self.examples = [example_value(t) for t in self.types.values()]
-        self.graph = trace(self.func, *self.examples)
+        try:
+            self.graph = trace(self.func, *self.examples)
+        except GradcError:
+            raise
+        except Exception as e:
+            where = _user_raise_site(e, self.path)
+            if where is None:
+                raise  # raised inside gradc: a bug
+            raise CliError(f"{self.func_name} raised {type(e).__name__} while tracing: {e}", where=where,
+                           hint="gradc runs the function on traced arrays (shapes and dtypes, no values)") from None
         self.graph.origin = f"{self.path}:{self.func_name}"
         self.wrt = None
         if need_wrt:
