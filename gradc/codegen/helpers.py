@@ -5,6 +5,17 @@ the checks in the hot path stay one inline ``if`` per parameter.
 """
 
 ARRAY_CHECK = '''
+def _check_array(function, name, value, shape, dtype):
+    """Raise a clear ValueError unless value is an ndarray of this shape and dtype.
+
+    The inline test compares dtypes by identity (fast); an equal dtype that is not
+    NumPy's canonical instance lands here and is accepted.
+    """
+    if type(value) is not np.ndarray or value.shape != shape or value.dtype != dtype:
+        _bad_argument(function, name, value, f"{dtype} array of shape {shape}")
+'''
+
+BAD_ARGUMENT = '''
 def _bad_argument(function, name, value, expected):
     """Raise a clear ValueError for an argument that does not match the compiled signature."""
     shape = getattr(value, "shape", None)

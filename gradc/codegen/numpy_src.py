@@ -3,7 +3,9 @@
 Every statement is an ``ast`` node, unparsed by ``ast.unparse``. Names are the
 IR's; scalar constants are literals; a ``broadcast_to`` that NumPy's implicit
 broadcasting makes redundant is left out; array constants become module-level
-``C0, C1, ...``. Each function checks its arguments' shapes and dtypes first.
+``C0, C1, ...``. Each function checks its arguments' shapes and dtypes first,
+with one inline test per array (dtypes compared by identity with module-level
+``np.dtype`` objects, the cheapest exact test) and one for all float scalars.
 
 >>> import numpy as np
 >>> from gradc.trace import trace
@@ -11,16 +13,19 @@ broadcasting makes redundant is left out; array constants become module-level
 import numpy as np
 <BLANKLINE>
 <BLANKLINE>
+_float64 = np.dtype('float64')
+<BLANKLINE>
+<BLANKLINE>
 def f(x):
     \"\"\"f of x.\"\"\"
-    if type(x) is not np.ndarray or x.shape != (3,) or x.dtype != np.float64:
-        _bad_argument('f', 'x', x, 'float64 array of shape (3,)')
+    if type(x) is not np.ndarray or x.shape != (3,) or x.dtype is not _float64:
+        _check_array('f', 'x', x, (3,), _float64)
     t0 = np.sin(x)
     t2 = t0 * 2.0
     return t2
 <BLANKLINE>
 <BLANKLINE>
-def _bad_argument(function, name, value, expected):
+def _check_array(function, name, value, shape, dtype):
 ...
 """
 from __future__ import annotations
@@ -73,6 +78,10 @@ class _ModuleState:
         self.math_mode = math_mode
         self.constants: dict = {}  # Const.key() -> (name, Const)
         self.helpers: set = set()
+        self.dtypes: dict = {}  # dtype name -> module-level name of the np.dtype (tested by identity)
+
+    def dtype_name(self, dtype) -> str:
+        return self.dtypes.setdefault(dtype.name, f"_{dtype.name}")
 
     def constant_name(self, const: Const) -> str:
         key = const.key()
@@ -176,6 +185,22 @@ def accumulations(graph: Graph):
     return chains, inner
 
 
+def single_use_values(graph: Graph) -> set:
+    """Ids of values read once, not outputs: in scalar (``math``) code they are written inline.
+
+    ``y_bar = x * (2.0 * y) + t2`` instead of three statements: in all-scalar code
+    each statement costs about as much as the arithmetic. Squares stay named, so
+    that ``t ** 2`` can be spelled ``t * t``.
+    """
+    uses: dict = {}
+    for atom in [a for e in graph.eqns for a in e.inputs] + list(graph.outputs):
+        uses[id(atom)] = uses.get(id(atom), 0) + 1
+    outputs = {id(o) for o in graph.outputs}
+    squared = {id(e.inputs[0]) for e in graph.eqns if e.op == "pow"}
+    return {id(e.out) for e in graph.eqns
+            if uses.get(id(e.out), 0) == 1 and id(e.out) not in outputs and id(e.out) not in squared}
+
+
 class _FunctionEmitter:
     def __init__(self, fn: Function, state: _ModuleState):
         self.fn = fn
@@ -184,6 +209,7 @@ class _FunctionEmitter:
         self.elided = elided_broadcasts(self.graph)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
+        self.inlined = single_use_values(self.graph) if state.math_mode else set()
 
     def accumulate(self, eqn) -> list:
         """``out = np.zeros(shape)``, then each term written (the first) or added (the rest) at its index."""
@@ -222,6 +248,9 @@ class _FunctionEmitter:
         result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
         if isinstance(result, list):
             return result
+        if id(eqn.out) in self.inlined:
+            self.sources[id(eqn.out)] = result
+            return []
         return [spell.assign(eqn.out.name, result)]
 
     def body(self) -> list:
@@ -247,8 +276,12 @@ class _FunctionEmitter:
     def checks(self) -> list:
         inputs = {v.name: v for v in self.graph.inputs}
         out = []
+        floats = [v for v in self.graph.inputs if v.type.shape == () and v.type.dtype == "f64"]
         for name in self.graph.params:
-            if name in inputs:
+            if name in inputs and inputs[name] in floats:
+                if inputs[name] is floats[0]:
+                    out.append(self.check_floats(floats))
+            elif name in inputs:
                 out.append(self.check_input(inputs[name]))
             else:
                 value = self.graph.static[name]
@@ -261,29 +294,34 @@ class _FunctionEmitter:
                 out.append(ast.If(test, [raise_it], []))
         return out
 
+    def convert_scalar(self, var: Var) -> ast.stmt:
+        """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError."""
+        self.state.helpers.update({"bad", "scalar"})
+        dtype = ast.Constant(None) if var.type.dtype == "f64" else spell.dotted(f"np.{var.type.np_dtype.name}")
+        return spell.assign(var.name, spell.call("_scalar_argument", ast.Constant(self.fn.name),
+                                                 ast.Constant(var.name), ast.Name(var.name, ast.Load()), dtype))
+
+    def check_floats(self, floats: list) -> ast.stmt:
+        """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert."""
+        tests = [ast.Compare(spell.call("type", ast.Name(v.name, ast.Load())), [ast.IsNot()],
+                             [ast.Name("float", ast.Load())]) for v in floats]
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+        return ast.If(test, [self.convert_scalar(v) for v in floats], [])
+
     def check_input(self, var: Var) -> ast.stmt:
         t = var.type
-        name = ast.Name(var.name, ast.Load())
-        fname = ast.Constant(self.fn.name)
         if t.shape == ():
-            self.state.helpers.update({"array", "scalar"})
-            dtype = ast.Constant(None) if t.dtype == "f64" else spell.dotted(f"np.{t.np_dtype.name}")
-            convert = spell.assign(var.name, spell.call("_scalar_argument", fname, ast.Constant(var.name),
-                                                        name, dtype))
-            if t.dtype != "f64":
-                return convert
-            test = ast.Compare(spell.call("type", name), [ast.IsNot()], [ast.Name("float", ast.Load())])
-            return ast.If(test, [convert], [])
-        self.state.helpers.add("array")
-        dtype = spell.dotted(f"np.{t.np_dtype.name}")
+            return self.convert_scalar(var)
+        name = ast.Name(var.name, ast.Load())
+        self.state.helpers.update({"bad", "array"})
+        dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
         test = ast.BoolOp(ast.Or(), [
             ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
             ast.Compare(ast.Attribute(name, "shape", ast.Load()), [ast.NotEq()], [spell.literal(t.shape)]),
-            ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.NotEq()], [dtype])])
-        expected = f"{t.np_dtype.name} array of shape {t.shape}"
-        raise_it = ast.Expr(spell.call("_bad_argument", fname, ast.Constant(var.name), name,
-                                       ast.Constant(expected)))
-        return ast.If(test, [raise_it], [])
+            ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.IsNot()], [dtype])])
+        check = ast.Expr(spell.call("_check_array", ast.Constant(self.fn.name), ast.Constant(var.name), name,
+                                    spell.literal(t.shape), dtype))
+        return ast.If(test, [check], [])
 
     # ---- results
     def returns(self) -> ast.expr:
@@ -342,9 +380,13 @@ def emit_module(functions: list, header: list | None = None) -> str:
     body: list = []
     for name, const in state.constants.values():
         body.append(spell.assign(name, _array_constant_expr(const)))
+    for dtype, name in sorted(state.dtypes.items()):
+        body.append(spell.assign(name, spell.call("np.dtype", ast.Constant(dtype))))
     body += defs
     if "array" in state.helpers:
         body += ast.parse(helpers.ARRAY_CHECK).body
+    if "bad" in state.helpers:
+        body += ast.parse(helpers.BAD_ARGUMENT).body
     if "scalar" in state.helpers:
         body += ast.parse(helpers.SCALAR_ARG).body
     if "static" in state.helpers:
