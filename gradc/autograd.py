@@ -17,7 +17,8 @@ from gradc.runtime.tensor import Tensor
 
 graph = types.SimpleNamespace(Node=gf.Node)
 
-__all__ = ["backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["Function", "backward", "enable_grad", "grad", "graph", "is_grad_enabled", "no_grad", "set_detect_anomaly",
+           "set_grad_enabled"]
 
 
 def _seq(x):
@@ -77,3 +78,58 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             result.append(Tensor._wrap(np.asarray(g).astype(x._data.dtype)))
     return tuple(result)
+
+
+def set_detect_anomaly(mode, check_nan=True):
+    """Accepted for compatibility; the facade's errors already name the failing tensor."""
+    return None
+
+
+class _Context:
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+
+class Function:
+    """A user-defined op: subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``.
+
+    >>> from gradc.runtime.creation import tensor
+    >>> class Double(Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         return x * 2
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         return g * 2
+    >>> x = tensor([1., 2.], requires_grad=True); y = Double.apply(x); y.sum().backward(); x.grad
+    tensor([2., 2.])
+    >>> type(y.grad_fn).__name__
+    'DoubleBackward'
+    """
+
+    @classmethod
+    def apply(cls, *args):
+        ctx = _Context()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args)
+        if not (is_grad_enabled() and any(ctx.needs_input_grad)):
+            return out
+        edges = [gf.edge(a) if isinstance(a, Tensor) else None for a in args]
+
+        def vjp(ct):
+            cg = gf.STATE["create_graph"]
+            grads = cls.backward(ctx, ct if cg else Tensor._wrap(ct))
+            grads = grads if isinstance(grads, tuple) else (grads,)
+            return [g if (g is None or cg) else g._data for g in grads]
+        result = Tensor._wrap(out._data)
+        result._grad_fn = gf.node_class(cls.__name__ + "Backward")(edges, vjp)
+        result._requires_grad = True
+        return result

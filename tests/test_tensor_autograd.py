@@ -189,3 +189,33 @@ def test_rng_streams():
     torch.manual_seed(0)
     assert torch.randn(4).tolist() == a.tolist() + b.tolist()
     assert str(torch.rand(2).dtype) == "torch.float32"
+
+
+def test_hooks_saved_values_and_custom_function():
+    a = torch.tensor([1., 2.], requires_grad=True)
+    y = a * a
+    assert y.grad_fn._saved_self is a and (a + 1).grad_fn._saved_alpha == 1
+    handle = a.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert a.grad.tolist() == [20., 40.]
+    handle.remove()
+    with pytest.raises(RuntimeError, match="second time"):
+        _ = y.grad_fn._saved_self
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x ** 2
+    x = torch.tensor([1., 2.], requires_grad=True)
+    out = Cube.apply(x)
+    assert type(out.grad_fn).__name__ == "CubeBackward"
+    out.sum().backward()
+    assert x.grad.tolist() == [3., 12.]
+    assert repr(torch.set_grad_enabled(True)) == "torch.autograd.grad_mode.set_grad_enabled(mode=True)"
+    assert repr(torch.no_grad()).startswith("<torch.autograd.grad_mode.no_grad object at 0x")

@@ -53,6 +53,22 @@ class Node:
 
     register_prehook = register_hook
 
+    def __getattr__(self, name):
+        # saved values, as torch exposes them: _saved_self, _saved_other, _saved_alpha, _saved_result
+        if not name.startswith("_saved_") or name.startswith("_saved_a") and name != "_saved_alpha":
+            raise AttributeError(name)
+        if name == "_saved_alpha" and type(self).__name__ in ("AddBackward0", "SubBackward0"):
+            return 1
+        if self._freed:
+            raise RuntimeError(SECOND_TIME)
+        operands = self.__dict__.get("_operands", ())
+        index = {"_saved_self": 0, "_saved_other": 1}.get(name)
+        if index is not None and index < len(operands):
+            return operands[index]
+        if name == "_saved_result" and self._saved:
+            return self._saved[-1][0]
+        raise AttributeError(name)
+
     def _check(self):
         if self._freed:
             raise RuntimeError(SECOND_TIME)
@@ -156,8 +172,13 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 got[id(node)] = g
                 continue
             for t in node._retained:
-                _accumulate(t, g, create_graph)
+                if t._hooks:
+                    g = _run_hooks(t, g)
+                if t._retains_grad:
+                    _accumulate(t, g, create_graph)
             if isinstance(node, AccumulateGrad):
+                if node.variable._hooks:
+                    g = _run_hooks(node.variable, g)
                 if capture is None:
                     _accumulate(node.variable, g, create_graph)
                 continue
@@ -171,6 +192,17 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
     return [got.get(id(n)) if n is not None else None for n in capture or ()]
+
+
+def _run_hooks(t, g):
+    from gradc.runtime.tensor import Tensor
+
+    for hook in t._hooks:
+        arg = g if isinstance(g, Tensor) else Tensor._wrap(g)
+        new = hook(arg)
+        if new is not None:
+            g = new if isinstance(g, Tensor) else new._data
+    return g
 
 
 def _accumulate(t, g, create_graph):

@@ -20,7 +20,6 @@ def is_grad_enabled() -> bool:
 
 class _Mode:
     _mode = True
-    __module__ = "torch.autograd.grad_mode"
 
     def __enter__(self):
         self._prev = _STATE["enabled"]
@@ -46,6 +45,7 @@ class _Mode:
 
 
 class no_grad(_Mode):  # noqa: N801 - torch spelling
+    __module__ = "torch.autograd.grad_mode"
     """Turn graph recording off inside the block (or the decorated function)."""
 
     _mode = False
@@ -61,12 +61,14 @@ class no_grad(_Mode):  # noqa: N801 - torch spelling
 
 
 class enable_grad(_Mode):  # noqa: N801 - torch spelling
+    __module__ = "torch.autograd.grad_mode"
     """Turn graph recording on inside the block (or the decorated function)."""
 
     _mode = True
 
 
 class set_grad_enabled(_Mode):  # noqa: N801 - torch spelling
+    __module__ = "torch.autograd.grad_mode"
     """Switch grad mode now; as a context manager the previous mode comes back on exit."""
 
     def __init__(self, mode: bool):

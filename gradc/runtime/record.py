@@ -58,6 +58,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     edges = [gf.edge(o) if isinstance(o, T) else None for o in operands]
     node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)], saves=saves)
     node._vjp = _vjp_by_replay(fn, operands, node)
+    node._operands = tuple(operands)
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
         node._saved.append((out, out._version, node))

@@ -63,6 +63,15 @@ class MinMax(tuple):
         return f"torch.return_types.{self.kind}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+class _Handle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it (see the module docstring)."""
 
@@ -80,6 +89,7 @@ class Tensor:
         self._vc = [0]
         self._retains_grad = False
         self._base = None
+        self._hooks = []
 
     @classmethod
     def _wrap(cls, data, requires_grad=False):
@@ -176,7 +186,17 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is not None and not self._retains_grad:
             self._retains_grad = True
+            if not any(t is self for t in self._grad_fn._retained):
+                self._grad_fn._retained.append(self)
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces the gradient."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        self._hooks.append(hook)
+        if self._grad_fn is not None and not any(t is self for t in self._grad_fn._retained):
             self._grad_fn._retained.append(self)
+        return _Handle(self._hooks, hook)
 
     def detach(self):
         t = Tensor._wrap(self._data)
@@ -318,7 +338,7 @@ class Tensor:
         self._bump()
         if res._grad_fn is not None:
             self._grad_fn, self._requires_grad = res._grad_fn, True
-            if self._retains_grad:
+            if self._retains_grad or self._hooks:
                 res._grad_fn._retained.append(self)
         return self
 
