@@ -188,6 +188,7 @@ class Job:
     """A traced function with its argument types and ``wrt`` names, as the options describe it."""
 
     def __init__(self, args, need_wrt=True):
+        from gradc import ad
         from gradc.api import resolve_wrt
         from gradc.trace import trace
 
@@ -210,6 +211,7 @@ class Job:
             wrt = _split_names(args.wrt) if args.wrt else self.default_wrt()
             try:
                 self.wrt, _ = resolve_wrt(self.graph, tuple(wrt))
+                ad.check_differentiable_output(self.graph)
             except GradcError as e:
                 e.where = _def_line(self.func, self.path)
                 raise

@@ -44,6 +44,10 @@ def unannotated(x, w):
     return np.sum(x * w)
 
 
+def vector(x: "f64[3]"):
+    return x * 2.0
+
+
 def typo(x: "f64[3]"):
     return np.sum(x) + undefined_name  # noqa: F821
 
@@ -234,8 +238,9 @@ def test_top_level_help(tmp_path):
     (["compile", "model.py:unsupported"], ["not supported", "(model.py:26)"]),
     (["compile", "model.py:branchy"], ["depends on a traced value", "(model.py:20)"]),
     (["compile", "model.py:loss", "--target", "fortran"], ["invalid choice"]),
-    (["compile", "model.py:typo"], ["typo raised NameError while tracing", "(model.py:34)"]),
-    (["compile", "model.py:mismatch"], ["matmul shapes", "(model.py:38)"]),
+    (["compile", "model.py:typo"], ["typo raised NameError while tracing", "(model.py:38)"]),
+    (["compile", "model.py:mismatch"], ["matmul shapes", "(model.py:42)"]),
+    (["compile", "model.py:vector"], ["returns an array of shape (3,)", "(model.py:33)"]),
     (["show", "model.py:loss", "--stage", "bogus"], ["invalid choice"]),
     (["graph", "model.py:nope"], ["no function 'nope'"]),
 ])
