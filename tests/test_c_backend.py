@@ -70,6 +70,10 @@ CASES = {
     "gather_input": (lambda a, i: np.sum(a[i] * a[i]), (V, IDX), 0),
     "scalar_only": (lambda x, y: np.sin(x) * y + np.exp(x * y), (0.3, 1.7), (0, 1)),
     "argmax": (lambda a: np.sum(a * np.argmax(a, axis=1)[:, None]), (A,), 0),
+    "rosenbrock": (lambda x: np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2), (V,), 0),
+    "scalar_chains": (lambda v, u: np.sin(v @ u) * np.exp(u @ u) + np.sum(v) * np.cos(np.sum(u)), (V, V * 0.5),
+                      (0, 1)),
+    "argmax_flat": (lambda a: np.sum(a) * np.argmax(a) + np.argmin(a) * np.max(a), (A,), 0),
     "float_int": (lambda a, i: np.sum(a * i), (A, np.arange(12).reshape(3, 4)), 0),
 }
 
@@ -150,7 +154,8 @@ def test_deterministic_across_hash_seeds():
 
 @needs_cc
 @pytest.mark.parametrize("case", ["tutorial", "gather_input", "where_compare", "concatenate", "argmax",
-                                  "matmul_batched", "scalar_only", "slicing", "prod"])
+                                  "matmul_batched", "scalar_only", "slicing", "prod",
+                                  "scalar_chains", "argmax_flat", "rosenbrock"])
 def test_compiles_without_warnings(case, tmp_path):
     cc = shutil.which("gcc") or c_build.find_compiler()
     f, args, wrt = CASES[case]

@@ -41,7 +41,7 @@ STACK_LIMIT = 65536  # bytes of work arrays a function keeps on the stack
 _C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
 inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
 volatile while work acc best value k""".split())
-_GENERATED = re.compile(r"^(i|q|C|G)\d+$")
+_GENERATED = re.compile(r"^(i|q|C|G|a)\d+$")
 
 
 class _Printer(C99CodePrinter):
@@ -191,6 +191,7 @@ class FunctionEmitter:
         self.arrays: list = []  # (cname, ctype, size)
         self.loc: dict = {}
         self.used_inputs: set = set()
+        self.temps = 0  # cse temporaries q0, q1, ... numbered across the whole function
 
     # ---------------------------------------------------------------- helpers
     def emit(self, line):
@@ -334,8 +335,9 @@ class FunctionEmitter:
                         args.append(self.sym(loc, idx))
             fn = C_LOWERING[e.op][1]
             exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
-        names = sp.numbered_symbols("q")
+        names = sp.numbered_symbols("q", start=self.temps)
         temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
+        self.temps += len(temps)
         for sym, expr in temps:
             ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else "double"
             self.emit(f"const {ctype} {sym} = {PRINTER.doprint(expr)};")
@@ -421,15 +423,17 @@ class FunctionEmitter:
         self.emit(f"/* {_eqn_text(e)} */")
         rest = [d for a, d in enumerate(x.shape) if a != axis]
         lines, idx = _loops(rest)
-        self.open(lines)
+        if out.local:
+            self.emit(f"{C_TYPES[out.dtype]} {out.name};")
+        self.open(lines or ["{"])
         full = list(idx[:axis]) + ["best"] + list(idx[axis:])
         probe = list(idx[:axis]) + ["j"] + list(idx[axis:])
         self.emit("long best = 0;")
         self.open([f"for (long j = 1; j < {x.shape[axis]}; ++j) {{"])
         self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}) best = j;")
         self.close(1)
-        self.emit(f"{self.target(out, idx, declare=out.local)} = best;")
-        self.close(len(lines))
+        self.emit(f"{self.target(out, idx)} = best;")
+        self.close(len(lines) or 1)
 
     def op_matmul(self, e):
         a, b = (self.atom_loc(x) for x in e.inputs)
@@ -446,13 +450,15 @@ class FunctionEmitter:
         else:
             ia, ib = idx[:-1] + ["k"], idx[:-2] + ["k", idx[-1]]
         self.emit(f"/* {_eqn_text(e)} */")
-        self.open(lines)
+        if out.local:
+            self.emit(f"{C_TYPES[out.dtype]} {out.name};")
+        self.open(lines or ["{"])
         self.emit(f"{C_TYPES[out.dtype]} acc = 0;")
         self.open([f"for (long k = 0; k < {kdim}; ++k) {{"])
         self.emit(f"acc += {a.at(ia)} * {b.at(ib)};")
         self.close(1)
-        self.emit(f"{self.target(out, idx, declare=out.local)} = acc;")
-        self.close(len(lines))
+        self.emit(f"{self.target(out, idx)} = acc;")
+        self.close(len(lines) or 1)
 
     def op_outer(self, e):
         a, b = (self.atom_loc(x) for x in e.inputs)

@@ -101,8 +101,8 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
      * t39 = sub t37 t26
      * t2_bar = mul t34 t39 */
     for (long k = 0; k < 5; ++k) {
-        const int q0 = t2[k] > 0;
-        t2_bar[k] = -0.20000000000000001*t9[k]*(q0 ? 1 : (t2[k] < 0 ? -1 : 0))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q0 ? 1.0 : (t2[k] == 0 ? 0.5 : 0.0));
+        const int q2 = t2[k] > 0;
+        t2_bar[k] = -0.20000000000000001*t9[k]*(q2 ? 1 : (t2[k] < 0 ? -1 : 0))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q2 ? 1.0 : (t2[k] == 0 ? 0.5 : 0.0));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     b_bar[0] = 0;
