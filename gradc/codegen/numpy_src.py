@@ -39,6 +39,7 @@ import numpy as np
 from gradc.codegen import helpers
 from gradc.errors import EmitError
 from gradc.ir.graph import Const, Graph, Var
+from gradc.ops import shape as shape_ops
 from gradc.ops import spell
 from gradc.ops.registry import OPS
 
@@ -161,6 +162,20 @@ def elided_broadcasts(graph: Graph) -> set:
     return elided
 
 
+def _leading_complement(spec, shape):
+    """Slices of the leading axis outside ``spec``, when ``spec`` is one step-1 slice of it; else None."""
+    if not spec or spec[0][0] != "slice" or spec[0][3] not in (None, 1) or any(
+            item != ("slice", None, None, None) for item in spec[1:]):
+        return None
+    start, stop, _ = slice(spec[0][1], spec[0][2]).indices(shape[0])
+    parts = []
+    if start > 0:
+        parts.append(ast.Slice(None, ast.Constant(start), None))
+    if stop < shape[0]:
+        parts.append(ast.Slice(ast.Constant(stop), None, None))
+    return parts
+
+
 def accumulations(graph: Graph):
     """Sums of ``index_grad`` results, to be written into one zero buffer.
 
@@ -212,15 +227,32 @@ class _FunctionEmitter:
         self.inlined = single_use_values(self.graph) if state.math_mode else set()
 
     def accumulate(self, eqn) -> list:
-        """``out = np.zeros(shape)``, then each term written (the first) or added (the rest) at its index."""
-        target = eqn.out.name
+        """Terms at the same index summed first; the first index written, the others added.
+
+        The buffer is ``np.empty`` with the rest zeroed when the first index is one
+        slice of the leading axis (``x_bar[:-1] = a``, ``x_bar[999:] = 0.0``), else ``np.zeros``.
+        """
+        target, t = eqn.out.name, eqn.out.type
+        groups: dict = {}
+        for piece in self.chains[id(eqn.out)]:
+            groups.setdefault(piece.params["spec"], []).append(self.atom(piece.inputs[0]))
         stmts = []
-        for k, piece in enumerate(self.chains[id(eqn.out)]):
-            first, assign = OPS["index_grad"].np([self.atom(piece.inputs[0])], piece.params, eqn.out.type, target)
-            if k == 0:
-                stmts += [first, assign]
-            else:
-                stmts.append(ast.AugAssign(assign.targets[0], ast.Add(), assign.value))
+        for k, (spec, values) in enumerate(groups.items()):
+            value = values[0]
+            for other in values[1:]:
+                value = ast.BinOp(value, ast.Add(), other)
+            store = ast.Subscript(ast.Name(target, ast.Load()), shape_ops._spec_ast(spec), ast.Store())
+            if k > 0:
+                stmts.append(ast.AugAssign(store, ast.Add(), value))
+                continue
+            rest = _leading_complement(spec, t.shape)
+            kwargs = {} if t.dtype == "f64" else {"dtype": spell.dotted(f"np.{t.np_dtype.name}")}
+            alloc = "np.zeros" if rest is None else "np.empty"
+            stmts.append(spell.assign(target, spell.call(alloc, spell.literal(tuple(t.shape)), **kwargs)))
+            for part in rest or []:
+                zero = ast.Subscript(ast.Name(target, ast.Load()), part, ast.Store())
+                stmts.append(ast.Assign([zero], ast.Constant(0.0 if t.is_float else 0), lineno=0))
+            stmts.append(ast.Assign([store], value, lineno=0))
         return stmts
 
     def atom(self, atom) -> ast.expr:
