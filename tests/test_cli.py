@@ -278,3 +278,30 @@ def test_internal_error_exits_1_and_saves_traceback(work):
                            "sys.exit(gradc.cli.main(['ops', '--debug']))"], cwd=work, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=env_path), timeout=60)
     assert proc.returncode == 1 and "Traceback" in proc.stderr
+
+
+def test_graph_svg_and_png_through_graphviz(work):
+    """With a stand-in `dot` on PATH, the DOT text is piped to it and its output written atomically."""
+    bin_dir = work / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "dot"
+    fake.write_text(f"#!{sys.executable}\nimport sys\ntext = sys.stdin.read()\n"
+                    "sys.stdout.write('<svg>' + sys.argv[1] + ' ' + str(len(text)) + '</svg>')\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=REPO, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    for name, flag in (("g.svg", "-Tsvg"), ("g.png", "-Tpng")):
+        proc = subprocess.run([sys.executable, "-m", "gradc", "graph", "model.py:loss", "-o", name], cwd=work,
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert (work / name).read_text().startswith(f"<svg>{flag} ")
+    assert not [p for p in os.listdir(work) if p.endswith(".tmp")]
+
+
+def test_render_svg_is_none_without_graphviz(monkeypatch):
+    import gradc
+    from gradc.ir import dot
+
+    monkeypatch.setattr(dot.shutil, "which", lambda name: None)
+    graph = gradc.trace(lambda x: np.sum(np.exp(x)), np.ones(2))
+    assert graph._repr_svg_() is None
+    assert dot.to_dot(graph).startswith('digraph "lambda_" {')
