@@ -63,7 +63,7 @@ class Tracer(Traced):
 
     def __len__(self):
         if not self.shape:
-            raise TraceError("len() of a 0-d array")
+            raise TraceError("len() of a 0-d array", hint="a 0-d value has no length; use np.shape(x) or x.size")
         return self.shape[0]
 
     def __iter__(self):
@@ -182,7 +182,8 @@ def _operand(x):
         return x
     if isinstance(x, (list, tuple)):
         return np.asarray(x)
-    raise TraceError(f"cannot use a {type(x).__name__} as an array operand")
+    raise TraceError(f"cannot use a {type(x).__name__} as an array operand",
+                     hint="use NumPy arrays, Python floats or ints")
 
 
 # ---------------------------------------------------------------- entry point
@@ -211,7 +212,7 @@ def classify_argument(name: str, value):
         raise ArgumentError(f"argument {name!r} is a {type(value).__name__}",
                             hint=f"pass np.asarray({name}) instead")
     raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; gradc takes NumPy arrays, "
-                        "Python floats and Python ints")
+                        "Python floats and Python ints", hint="convert it with np.asarray(...)")
 
 
 def function_name(f) -> str:
@@ -230,7 +231,8 @@ def bind_arguments(f, args, kwargs=None):
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
-        raise ArgumentError(f"cannot read the parameters of {f!r}") from None
+        raise ArgumentError(f"cannot read the parameters of {f!r}",
+                            hint="pass a Python function (def or lambda)") from None
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise ArgumentError(f"{function_name(f)} has *{p.name}; gradc needs named parameters",
@@ -238,7 +240,7 @@ def bind_arguments(f, args, kwargs=None):
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as e:
-        raise ArgumentError(f"{function_name(f)}: {e}") from None
+        raise ArgumentError(f"{function_name(f)}: {e}", hint="call it with the function's parameters") from None
     bound.apply_defaults()
     return dict(bound.arguments)
 
@@ -275,10 +277,12 @@ def trace(f, *args, **kwargs):
 def _output_atom(value, builder):
     if isinstance(value, Tracer):
         if value.builder is not builder:
-            raise TraceError("the function returned a value traced elsewhere")
+            raise TraceError("the function returned a value traced elsewhere",
+                             hint="return values computed from this function's own arguments")
         return value.atom
     try:
         return Const(np.asarray(value, dtype=np.float64) if isinstance(value, (int, float)) else np.asarray(value))
     except Exception:
         raise TraceError(f"the function returned a {type(value).__name__}, not an array",
+                         hint="return a NumPy value (e.g. a scalar loss)",
                          where=user_location()) from None

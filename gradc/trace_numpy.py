@@ -38,7 +38,8 @@ UFUNC_REDUCE = {np.add: red.sum_, np.multiply: red.prod, np.maximum: red.max_, n
 def _reduction(fn):
     def apply(a, axis=None, dtype=None, out=None, keepdims=False, **rest):
         if out is not None or rest.get("where") is not None or rest.get("initial") is not None:
-            raise TraceError(f"np.{fn.__name__.rstrip('_')}: out=, where= and initial= are not supported")
+            raise TraceError(f"np.{fn.__name__.rstrip('_')}: out=, where= and initial= are not supported",
+                             hint="apply a mask with np.where(mask, x, 0), add an initial value after")
         if dtype is not None:
             a = ew.astype(a, dtype_name(dtype))
         return fn(a, axis, keepdims)
@@ -47,18 +48,22 @@ def _reduction(fn):
 
 def _reshape(a, shape, order="C", **kw):
     if order != "C":
-        raise TraceError("only C-order reshape is supported")
+        raise TraceError("only C-order reshape is supported",
+                         hint="drop order=; transpose first if you need Fortran order")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     size = aval(a).size
     if shape.count(-1) > 1:
-        raise ShapeError("can only specify one unknown dimension (-1) in reshape")
+        raise ShapeError("can only specify one unknown dimension (-1) in reshape",
+                         hint="give every dimension but one explicitly")
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}")
+            raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}",
+                             hint="the new shape must have as many elements as the array")
         shape = tuple(size // known if d == -1 else d for d in shape)
     if int(np.prod(shape, dtype=np.int64)) != size:
-        raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}")
+        raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}",
+                         hint="the new shape must have as many elements as the array")
     return sh.reshape(a, shape)
 
 
@@ -76,7 +81,8 @@ def _squeeze(a, axis=None):
     axes = tuple(i for i, d in enumerate(t.shape) if d == 1) if axis is None else normalize_axes(axis, t.ndim)
     for ax in axes:
         if t.shape[ax] != 1:
-            raise ShapeError(f"cannot squeeze axis {ax} of size {t.shape[ax]}")
+            raise ShapeError(f"cannot squeeze axis {ax} of size {t.shape[ax]}",
+                             hint="only axes of length 1 can be squeezed")
     return sh.reshape(a, [d for i, d in enumerate(t.shape) if i not in axes])
 
 
@@ -105,7 +111,7 @@ def _as_operand(x):
 def _clip(a, a_min=None, a_max=None, **kw):
     lo, hi = kw.pop("min", a_min), kw.pop("max", a_max)
     if kw:
-        raise TraceError(f"np.clip: {', '.join(kw)} not supported")
+        raise TraceError(f"np.clip: {', '.join(kw)} not supported", hint="pass only the bounds: np.clip(x, lo, hi)")
     scalar = (type(None), int, float, np.floating, np.integer)
     if isinstance(lo, scalar) and isinstance(hi, scalar):
         return ew.clip(a, lo, hi)
@@ -121,7 +127,8 @@ def _take_along_axis(arr, indices, axis):
     axis = normalize_axes(axis, t.ndim)[0]
     it = aval(indices)
     if it.ndim != t.ndim:
-        raise ShapeError(f"take_along_axis: indices {it} must have as many dimensions as the array {t}")
+        raise ShapeError(f"take_along_axis: indices {it} must have as many dimensions as the array {t}",
+                         hint="give the indices the array's number of dimensions (e.g. idx[:, None])")
     spec, arrays = [], []
     for d in range(t.ndim):
         if d == axis:
@@ -184,10 +191,11 @@ def index_value(x, key):
     t = aval(x)
     items = list(key) if isinstance(key, tuple) else [key]
     if sum(i is Ellipsis for i in items) > 1:
-        raise TraceError("an index can only have one ellipsis (...)")
+        raise TraceError("an index can only have one ellipsis (...)", hint="use a single ... in the index")
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > t.ndim:
-        raise ShapeError(f"too many indices for an array of shape {t.shape}: {consumed} given")
+        raise ShapeError(f"too many indices for an array of shape {t.shape}: {consumed} given",
+                         hint="index at most one item per dimension")
     if any(i is Ellipsis for i in items):  # not `Ellipsis in items`: that compares arrays with ==
         k = next(n for n, i in enumerate(items) if i is Ellipsis)
         items[k:k + 1] = [slice(None)] * (t.ndim - consumed)
@@ -204,7 +212,8 @@ def index_value(x, key):
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             i = int(item)
             if not -t.shape[axis] <= i < t.shape[axis]:
-                raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {t.shape[axis]}")
+                raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {t.shape[axis]}",
+                                 hint="indices must lie in [-size, size)")
             spec.append(("int", i))
         else:
             arr = item if isinstance(item, Traced) else np.asarray(item)
@@ -213,10 +222,12 @@ def index_value(x, key):
                 raise TraceError("indexing with a boolean mask gives a data-dependent shape",
                                  hint="use np.where(mask, x, 0) instead")
             if at.dtype not in ("i64", "i32"):
-                raise TraceError(f"arrays used as indices must be integers, not {at.dtype}")
+                raise TraceError(f"arrays used as indices must be integers, not {at.dtype}",
+                                 hint="convert the index array with .astype(np.int64)")
             if not isinstance(arr, Traced) and arr.size and not (
                     (arr >= -t.shape[axis]).all() and (arr < t.shape[axis]).all()):
-                raise ShapeError(f"an index array is out of bounds for axis {axis} with size {t.shape[axis]}")
+                raise ShapeError(f"an index array is out of bounds for axis {axis} with size {t.shape[axis]}",
+                                 hint="indices must lie in [-size, size)")
             spec.append(("array", len(arrays)))
             arrays.append(arr)
         axis += 1

@@ -127,3 +127,64 @@ def test_errors_are_raised_at_the_call_not_later():
     df(np.ones(3), np.ones(3))
     with pytest.raises(ShapeError):
         df(np.ones(3), np.ones(4))
+
+
+X, M = np.ones(3), np.ones((2, 3))
+MORE_ERRORS = {
+    "ufunc-where-keyword": (lambda a: np.sum(np.exp(a, where=a > 0)), (X,), TraceError),
+    "ufunc-out": (lambda a: np.sum(np.exp(a, out=np.empty(3))), (X,), TraceError),
+    "ufunc-accumulate": (lambda a: np.sum(np.add.accumulate(a)), (X,), TraceError),
+    "item-assignment": (lambda a: (a.__setitem__(0, 1.0), np.sum(a))[1], (X,), TraceError),
+    "float-of-traced": (lambda a: float(np.sum(a)), (X,), TraceError),
+    "asarray-of-traced": (lambda a: np.sum(np.asarray(a) * 1.0), (X,), TraceError),
+    "traced-slice-bound": (lambda a, i: np.sum(a[:i]), (X, np.array(2)), TraceError),
+    "where-one-argument": (lambda a: np.sum(np.where(a > 0)), (X,), TraceError),
+    "reshape-size": (lambda a: np.sum(a.reshape(2, 2)), (X,), ShapeError),
+    "reshape-two-unknown": (lambda a: np.sum(a.reshape(-1, -1)), (M,), ShapeError),
+    "reshape-order": (lambda a: np.sum(np.reshape(a, (3,), order="F")), (X,), TraceError),
+    "concatenate-shapes": (lambda a, b: np.sum(np.concatenate([a, b], axis=1)), (M, X), ShapeError),
+    "too-many-indices": (lambda a: np.sum(a[0, 0]), (X,), ShapeError),
+    "index-out-of-bounds": (lambda a: a[5], (X,), ShapeError),
+    "index-array-out-of-bounds": (lambda a: np.sum(a[np.array([5])]), (X,), ShapeError),
+    "float-index-array": (lambda a: np.sum(a[np.array([0.0])]), (X,), TraceError),
+    "two-ellipses": (lambda a: np.sum(a[..., ...]), (M,), TraceError),
+    "axis-out-of-range": (lambda a: np.sum(a, axis=2), (X,), ShapeError),
+    "repeated-axis": (lambda a: np.sum(a, axis=(0, 0)), (M,), ShapeError),
+    "reduce-initial": (lambda a: np.sum(a, initial=1.0), (X,), TraceError),
+    "max-of-empty": (lambda a: np.max(a[:0]), (X,), ShapeError),
+    "len-of-0d": (lambda a: len(np.sum(a)) * 1.0, (X,), TraceError),
+    "dot-3d": (lambda a: np.sum(np.dot(a, a)), (np.ones((2, 2, 2)),), TraceError),
+    "matmul-scalar": (lambda a: np.sum(a @ 2.0), (X,), ShapeError),
+    "take-along-axis-ndim": (lambda a, i: np.sum(np.take_along_axis(a, i, axis=1)), (M, np.array([0])), ShapeError),
+    "broadcast-to": (lambda a: np.sum(np.broadcast_to(a, (2, 4))), (X,), ShapeError),
+    "squeeze-non-1": (lambda a: np.sum(np.squeeze(a, axis=0)), (M,), ShapeError),
+    "transpose-axes": (lambda a: np.sum(np.transpose(a, (0, 0))), (M,), ShapeError),
+    "clip-keyword": (lambda a: np.sum(np.clip(a, 0, 1, dtype=np.float32)), (X,), TraceError),
+    "boolean-list-index": (lambda a: np.sum(a[[True, False, True]]), (X,), TraceError),
+    "complex-argument": (lambda a: np.sum(a), (np.ones(2, complex),), ArgumentError),
+    "object-argument": (lambda a: np.sum(a), (object(),), ArgumentError),
+    "returns-a-string": (lambda a: "loss", (X,), TraceError),
+    "returns-a-tuple": (lambda a: (np.sum(a), np.sum(a)), (X,), ArgumentError),
+    "returns-an-int": (lambda a, i: np.sum(i), (X, np.arange(3)), ArgumentError),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_ERRORS))
+def test_every_error_names_the_line_and_a_hint(name):
+    fn, args, cls = MORE_ERRORS[name]
+    with pytest.raises(GradcError) as info:
+        gradc.grad(fn)(*args)
+    check(info.value, cls)
+
+
+def test_star_args_and_wrt_misuse():
+    def star(*a):
+        return np.sum(a[0])
+
+    for run, cls in [(lambda: gradc.grad(star)(X), ArgumentError),
+                     (lambda: gradc.grad(scaled, wrt=())(X, 2), ArgumentError),
+                     (lambda: gradc.grad(scaled, wrt=("x", "x"))(X, 2), ArgumentError),
+                     (lambda: gradc.compile(scaled, X, 2, target="fortran"), ArgumentError)]:
+        with pytest.raises(GradcError) as info:
+            run()
+        check(info.value, cls)

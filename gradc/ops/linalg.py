@@ -74,7 +74,8 @@ defop("matmul", infer=_matmul_infer, impl=np.matmul, vjp=_matmul_vjp, np=spell.b
 def _outer_infer(types, params):
     a, b = types
     if a.ndim != 1 or b.ndim != 1 or a.dtype != b.dtype:
-        raise ShapeError(f"outer takes two 1-D operands of one dtype, not {a} and {b}")
+        raise ShapeError(f"outer takes two 1-D operands of one dtype, not {a} and {b}",
+                         hint="np.outer takes two vectors")
     return a.with_shape(a.shape + b.shape)
 
 
@@ -103,7 +104,8 @@ def matmul(a, b):
         b = shape_ops.reshape(b, tb.shape + (1,))
     sa, sb = aval(a).shape, aval(b).shape
     if sa[-1] != sb[-2]:
-        raise ShapeError(f"matmul shapes {ta} and {tb} do not fit: inner dimensions {sa[-1]} and {sb[-2]} differ")
+        raise ShapeError(f"matmul shapes {ta} and {tb} do not fit: inner dimensions {sa[-1]} and {sb[-2]} differ",
+                         hint="check the operands' shapes (transpose one with .T?)")
     batch = broadcast_shapes(sa[:-2], sb[:-2], what="matmul batch dimensions")
     a = shape_ops.broadcast_to(a, batch + sa[-2:])
     b = shape_ops.broadcast_to(b, batch + sb[-2:])

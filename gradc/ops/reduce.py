@@ -144,7 +144,7 @@ def _reduce(name, x, axis, keepdims):
     if not axes:
         return x
     if name in ("max", "min", "argmax", "argmin") and any(t.shape[a] == 0 for a in axes):
-        raise ShapeError(f"{name} of an empty axis has no value")
+        raise ShapeError(f"{name} of an empty axis has no value", hint="reduce over a non-empty axis")
     return bind(name, x, axes=axes, keepdims=bool(keepdims))
 
 

@@ -29,7 +29,8 @@ def _broadcast_infer(types, params):
     src = types[0].shape
     lead = len(shape) - len(src)
     if lead < 0 or any(s not in (1, d) for s, d in zip(src, shape[lead:])):
-        raise ShapeError(f"cannot broadcast {types[0]} to shape {shape}")
+        raise ShapeError(f"cannot broadcast {types[0]} to shape {shape}",
+                         hint="each dimension must be 1 or equal to the target (trailing dimensions align)")
     return types[0].with_shape(shape)
 
 
@@ -45,7 +46,8 @@ defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast
 
 def _reshape_infer(types, params):
     if int(np.prod(params["shape"], dtype=np.int64)) != types[0].size:
-        raise ShapeError(f"cannot reshape {types[0]} to shape {params['shape']}")
+        raise ShapeError(f"cannot reshape {types[0]} to shape {params['shape']}",
+                         hint="the new shape must have as many elements as the array")
     return types[0].with_shape(params["shape"])
 
 
@@ -63,7 +65,8 @@ defop("reshape", infer=_reshape_infer, impl=lambda x, shape: np.reshape(x, shape
 def _transpose_infer(types, params):
     perm = params["perm"]
     if sorted(perm) != list(range(types[0].ndim)):
-        raise ShapeError(f"axes {perm} do not permute the {types[0].ndim} axes of {types[0]}")
+        raise ShapeError(f"axes {perm} do not permute the {types[0].ndim} axes of {types[0]}",
+                         hint="give each axis exactly once")
     return types[0].with_shape(tuple(types[0].shape[p] for p in perm))
 
 
@@ -85,7 +88,8 @@ def _concat_infer(types, params):
     for t in types[1:]:
         if t.dtype != first.dtype or t.ndim != first.ndim or any(
                 a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis):
-            raise ShapeError(f"cannot concatenate {first} and {t} along axis {axis}")
+            raise ShapeError(f"cannot concatenate {first} and {t} along axis {axis}",
+                             hint="all dimensions but the concatenation axis must agree")
     shape = list(first.shape)
     shape[axis] = sum(t.shape[axis] for t in types)
     return first.with_shape(shape)
@@ -158,7 +162,7 @@ def _index_infer(types, params):
     try:
         result = probe[spec_to_numpy(params["spec"], arrays)]
     except IndexError as e:
-        raise ShapeError(f"index out of range for {x}: {e}") from None
+        raise ShapeError(f"index out of range for {x}: {e}", hint="check the index against the array's shape") from None
     return x.with_shape(result.shape)
 
 

@@ -89,8 +89,9 @@ def normalize_axes(axis, ndim: int) -> tuple:
     for a in axes:
         a = int(a)
         if not -ndim <= a < max(ndim, 1):
-            raise ShapeError(f"axis {a} is out of bounds for an array of dimension {ndim}")
+            raise ShapeError(f"axis {a} is out of bounds for an array of dimension {ndim}",
+                             hint="axes run from -ndim to ndim - 1")
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
-        raise ShapeError(f"repeated axis in {axis!r}")
+        raise ShapeError(f"repeated axis in {axis!r}", hint="name each axis once")
     return tuple(sorted(out))
