@@ -73,3 +73,18 @@ def test_node_names_of_shape_ops():
                    "SelectBackward0", "ExpandBackward0", "ToCopyBackward0", "MaxBackward0"]
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         M.t().view(6)
+
+
+def test_torch_style_code_compiles_with_the_same_rules():
+    def loss(w, b):
+        z = torch.matmul(np.ones(5), w) + b
+        return F.binary_cross_entropy_with_logits(z, np.zeros(3))
+    w0 = np.arange(15.).reshape(5, 3) / 10 - 0.7
+    b0 = np.array([0.5, -0.5, 0.25])
+    gw, gb = torch.grad(loss, wrt=("w", "b"))(w0, b0)
+    w = torch.tensor(w0, requires_grad=True)
+    b = torch.tensor(b0, requires_grad=True)
+    eager = F.binary_cross_entropy_with_logits(torch.matmul(torch.ones(5, dtype=torch.float64), w) + b,
+                                               torch.zeros(3, dtype=torch.float64))
+    eager.backward()
+    assert np.allclose(gb, b.grad.numpy()) and np.allclose(gw, w.grad.numpy())

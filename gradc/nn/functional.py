@@ -16,6 +16,7 @@ import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.runtime import functional as fn
 from gradc.runtime.record import record
+from gradc.runtime.traceable import traceable
 
 relu, sigmoid, tanh = fn.relu, fn.sigmoid, lambda x: fn.unary("tanh", x)
 
@@ -146,3 +147,7 @@ def dropout(input, p=0.5, training=True):  # noqa: A002
 
     keep = (rand(*input.shape) >= p)._data
     return input * fn.T()._wrap(keep.astype(input._data.dtype) / (1 - p))
+
+
+for _name in ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss"):
+    globals()[_name] = traceable(_name, globals()[_name])

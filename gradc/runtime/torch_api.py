@@ -27,6 +27,7 @@ from gradc.runtime.creation import (  # noqa: F401
 from gradc.runtime.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from gradc.runtime.rng import Generator, initial_seed, manual_seed  # noqa: F401
 from gradc.runtime.tensor import Size, Tensor, device  # noqa: F401
+from gradc.runtime.traceable import TRACED, traceable
 
 float16 = half = dtypes.float16
 float32 = float = dtypes.float32  # noqa: A001 - torch names
@@ -74,4 +75,8 @@ subtract, multiply, divide, clip = sub, mul, div, clamp
                          "clone", "softmax", "log_softmax", "flip", "detach"))
 negative, absolute = neg, abs
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "dtypes")]
+for _name in TRACED:
+    if _name in globals():
+        globals()[_name] = traceable(_name, globals()[_name])
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "dtypes", "TRACED", "traceable")]
