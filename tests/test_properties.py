@@ -104,3 +104,72 @@ def test_random_composition_gradient_matches_finite_differences(tree, seed):
     outs = evaluate(compiled.value_and_grad_graph, x, y, ct)
     np.testing.assert_allclose(outs[1], gx, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(outs[2], gy, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- shape ops: trees of (2, 3) arrays
+W = np.array([[0.5, -1.0, 0.25], [1.5, 0.3, -0.7], [0.2, 0.9, 1.1]])
+IDX = np.array([[2, 0, 0], [1, 1, 2]])
+SHAPE_OPS = {  # each maps a (2, 3) array to a (2, 3) array
+    "flip_columns": lambda a: a[:, ::-1],
+    "flip_rows": lambda a: a[::-1],
+    "roll": lambda a: np.concatenate([a[:, 1:], a[:, :1]], axis=1),
+    "reshape_transpose": lambda a: a.reshape(3, 2).T.reshape(2, 3),
+    "stack_rows": lambda a: np.stack([a[1], a[0] * 0.5]),
+    "broadcast_sum": lambda a: np.broadcast_to(a.sum(axis=0, keepdims=True), (2, 3)) + a,
+    "matmul": lambda a: a @ W,
+    "matmul_t": lambda a: (W @ a.T).T,
+    "take_along": lambda a: np.take_along_axis(a, IDX, axis=1),
+    "gather_rows": lambda a: a[np.array([1, 1])] + a,
+    "expand_squeeze": lambda a: np.squeeze(np.expand_dims(a, 0), axis=0) * 2.0,
+    "normalize": lambda a: a - np.mean(a, axis=1, keepdims=True),
+    "softmax": lambda a: np.exp(a - np.max(a, axis=1, keepdims=True)) / np.sum(
+        np.exp(a - np.max(a, axis=1, keepdims=True)), axis=1, keepdims=True),
+    "outer_rows": lambda a: np.outer(a[0, :2], a[1]) * 0.5,
+    "column_scale": lambda a: a * a[:, 1:2],
+    "ellipsis": lambda a: a[..., ::-1][None][0],
+}
+
+
+def extend_shaped(children):
+    return st.one_of(
+        st.tuples(st.just("unary"), st.sampled_from(sorted(UNARY)), children),
+        st.tuples(st.just("shape"), st.sampled_from(sorted(SHAPE_OPS)), children),
+        st.tuples(st.just("binary"), st.sampled_from(sorted(BINARY)), children, children),
+    )
+
+
+shaped_trees = st.recursive(st.just("x"), extend_shaped, max_leaves=4)
+
+
+def build_shaped(tree, x):
+    if tree == "x":
+        return x
+    kind, name, *kids = tree
+    args = [build_shaped(k, x) for k in kids]
+    if kind == "unary":
+        return UNARY[name](args[0])
+    if kind == "shape":
+        return SHAPE_OPS[name](args[0])
+    return BINARY[name](*args)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tree=shaped_trees, seed=st.integers(0, 2 ** 32 - 1))
+def test_random_shape_op_composition_gradient_matches_finite_differences(tree, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.5, 1.5, (2, 3))
+    ct = rng.standard_normal((2, 3))
+
+    def loss(x, ct):
+        return np.sum(build_shaped(tree, x) * ct)
+
+    compiled = gradc.compile(loss, x, ct)
+    value, gx = compiled.value_and_grad(x, ct)
+    np.testing.assert_allclose(value, loss(x, ct), rtol=1e-10, atol=1e-12)
+    v = rng.standard_normal(x.shape)
+    h = 1e-6
+    fd = (loss(x + h * v, ct) - loss(x - h * v, ct)) / (2 * h)
+    ad = float(np.sum(gx * v))
+    assert abs(ad - fd) <= 1e-5 * (1 + abs(fd)), (tree, ad, fd)
+    np.testing.assert_allclose(evaluate(compiled.value_and_grad_graph, x, ct)[1], gx, rtol=1e-10, atol=1e-12)
+
