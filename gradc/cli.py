@@ -115,13 +115,19 @@ def _user_raise_site(exc, path):
 def parse_arg_option(text: str):
     """One ``--arg NAME=TYPE`` option.
 
+    A plain integer is a static Python int (like a default ``n=3``): it is fixed at trace time.
+
     >>> parse_arg_option("n=i64[]")
     ('n', i64[])
+    >>> parse_arg_option("n=3")
+    ('n', 3)
     """
     name, sep, type_text = text.partition("=")
     name = name.strip()
     if not sep or not name.isidentifier():
         raise CliError(f"malformed --arg {text!r}", hint="write NAME=TYPE, e.g. --arg x=f64[5,3] or --arg s=f64[]")
+    if type_text.strip().lstrip("-").isdigit():
+        return name, int(type_text)
     try:
         return name, parse_type(type_text)
     except ValueError as e:
@@ -154,7 +160,8 @@ def argument_types(func, path, arg_options):
             types[p.name] = p.default
         else:
             raise CliError(f"no type for parameter {p.name!r} of {func.__name__}", where=_def_line(func, path),
-                           hint=f"add --arg {p.name}=f64[...] or annotate it: {p.name}: \"f64[5]\"")
+                           hint=f"add --arg {p.name}=f64[...] (or {p.name}=3 for a static int) or annotate it: "
+                                f"{p.name}: \"f64[5]\"")
     return types
 
 
@@ -224,8 +231,10 @@ class Job:
         return names
 
     def arg_options(self):
-        """Canonical ``--arg`` options, one per traced parameter (static ones keep their defaults)."""
-        return [f"{n}={t}" for n, t in self.types.items() if isinstance(t, TensorType)]
+        """Canonical ``--arg`` options: every traced parameter, and static ints that differ from their defaults."""
+        defaults = {p.name: p.default for p in inspect.signature(self.func).parameters.values()}
+        return [f"{n}={t}" for n, t in self.types.items()
+                if isinstance(t, TensorType) or type(t) is not type(defaults[n]) or t != defaults[n]]
 
 
 def _split_names(text):
@@ -444,7 +453,8 @@ example:
   writes loss_grad.py, a standalone NumPy module defining loss, loss_grad and
   loss_value_and_grad. Types may also come from string annotations:
       def loss(x: "f64[5]", w: "f64[5,3]"): ...
-  Types: f64[5,3], f32[] (scalar), i64[10] (integer inputs such as labels).
+  Types: f64[5,3], f32[] (scalar), i64[10] (integer inputs such as labels);
+  a plain integer (--arg n=3) is a static Python int, fixed at trace time.
   Without -o (or with -o -) the module goes to stdout.
   Exit status: 0 ok, 2 error in the input, 3 --check found a mismatch, 1 bug in gradc.
 """

@@ -44,6 +44,10 @@ def unannotated(x, w):
     return np.sum(x * w)
 
 
+def head(x: "f64[6]", n=2):
+    return np.sum(x[:n] ** 2)
+
+
 def vector(x: "f64[3]"):
     return x * 2.0
 
@@ -157,6 +161,17 @@ def test_compile_integer_labels_and_check(work):
     assert ns["xent_grad"](x, labels, w).shape == (3, 4)
 
 
+def test_compile_static_int_argument(work):
+    proc = run("compile", "model.py:head", "--arg", "n=3", "--check", "-o", "h.py", cwd=work, check_status=0)
+    assert "check: ok" in proc.stderr
+    source = (work / "h.py").read_text()
+    assert "--arg 'x=f64[6]' --arg n=3 -o h.py" in source.splitlines()[1]
+    grad = load_module(work / "h.py")["head_grad"]
+    np.testing.assert_allclose(grad(np.arange(6.0), 3), [0.0, 2.0, 4.0, 0.0, 0.0, 0.0])
+    default = run("compile", "model.py:head", cwd=work, check_status=0).stdout
+    assert "--arg n=" not in default.splitlines()[1]
+
+
 def test_compile_target_c_is_clear_when_missing(work):
     proc = run("compile", "model.py:loss", "--target", "c", "-o", "out.c", cwd=work)
     if proc.returncode == 0:  # the C backend has landed
@@ -238,9 +253,9 @@ def test_top_level_help(tmp_path):
     (["compile", "model.py:unsupported"], ["not supported", "(model.py:26)"]),
     (["compile", "model.py:branchy"], ["depends on a traced value", "(model.py:20)"]),
     (["compile", "model.py:loss", "--target", "fortran"], ["invalid choice"]),
-    (["compile", "model.py:typo"], ["typo raised NameError while tracing", "(model.py:38)"]),
-    (["compile", "model.py:mismatch"], ["matmul shapes", "(model.py:42)"]),
-    (["compile", "model.py:vector"], ["returns an array of shape (3,)", "(model.py:33)"]),
+    (["compile", "model.py:typo"], ["typo raised NameError while tracing", "(model.py:42)"]),
+    (["compile", "model.py:mismatch"], ["matmul shapes", "(model.py:46)"]),
+    (["compile", "model.py:vector"], ["returns an array of shape (3,)", "(model.py:37)"]),
     (["show", "model.py:loss", "--stage", "bogus"], ["invalid choice"]),
     (["graph", "model.py:nope"], ["no function 'nope'"]),
 ])
