@@ -219,3 +219,27 @@ def test_hooks_saved_values_and_custom_function():
     assert x.grad.tolist() == [3., 12.]
     assert repr(torch.set_grad_enabled(True)) == "torch.autograd.grad_mode.set_grad_enabled(mode=True)"
     assert repr(torch.no_grad()).startswith("<torch.autograd.grad_mode.no_grad object at 0x")
+
+
+def test_inplace_through_views_of_graph_tensors():
+    a = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = a * 2
+    v = y[0:1]
+    v.mul_(3)
+    assert type(y.grad_fn).__name__ == "CopySlices" and y._version == v._version == 1
+    y.sum().backward()
+    assert a.grad.tolist() == [6., 2., 2.]
+    a.grad = None
+    y = a * 2
+    y[1] = y[0] * 5
+    y.sum().backward()
+    assert a.grad.tolist() == [12., 0., 2.]
+
+
+def test_randn_float64_uses_the_double_values():
+    torch.manual_seed(0)
+    d = torch.randn(3, dtype=torch.float64)
+    torch.manual_seed(0)
+    f = torch.randn(3)
+    assert str(d.dtype) == "torch.float64" and d.tolist() != f.tolist()
+    assert [round(v, 6) for v in d.tolist()] == [round(v, 6) for v in f.tolist()]

@@ -117,7 +117,8 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     shape = _shape(size)
     g = generator or rng.default_generator
-    data = g.normal(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    data = g.normal(int(np.prod(shape, dtype=np.int64)), dt.np if dt.kind == 2 else np.float32).reshape(shape)
     return _finish(data, dtype, requires_grad)
 
 

@@ -65,7 +65,22 @@ def binary(op, a, b, name, out_dtype=None, slots=None):
 
     def fn(x, y):
         return gfn(cast(x, dt), cast(y, dt))
-    return record(name, fn, [a, b], saves=op in SAVES, saved=[a, b] if op in SAVES else ())
+    return record(name, fn, [a, b], saves=op in SAVES, saved=_saved_by(op, a, b))
+
+
+def _needs(x):
+    return getattr(x, "requires_grad", False)
+
+
+def _saved_by(op, a, b):
+    """The operands whose values the op's derivative reads (so an in-place change of them is an error)."""
+    if op == "mul":
+        return [x for x, other in ((a, b), (b, a)) if _needs(other)]
+    if op == "div":
+        return [b] + ([a] if _needs(b) else [])
+    if op == "pow":
+        return [a] + ([b] if _needs(b) else [])
+    return [a, b] if op in SAVES else []
 
 
 def _is_float(x):

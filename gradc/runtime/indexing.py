@@ -69,8 +69,8 @@ def getitem(t, key):
     if spec is not None:
         out = record(name, lambda x: sh.index(x, spec), [t])
         out._base = t if t._base is None else t._base
-        if t.grad_fn is None and not t.requires_grad:
-            out._vc = t._vc
+        out._view_of = (t, key)
+        out._vc = t._vc
         return out
     arrays = _arrays(t, key)
     spec = tuple(("array", k) for k in range(len(arrays)))

@@ -60,10 +60,10 @@ class Generator:
         self._pending = radius * math.sin(angle)
         return radius * math.cos(angle)
 
-    def normal(self, n: int) -> np.ndarray:
-        """``n`` standard normal float32 values."""
+    def normal(self, n: int, dtype=np.float32) -> np.ndarray:
+        """``n`` standard normal values (computed in double, then rounded to ``dtype``)."""
         if n < 16:
-            return np.array([self._one_normal() for _ in range(n)], dtype=np.float32)
+            return np.array([self._one_normal() for _ in range(n)], dtype=dtype)
         d = self._floats(n)
         for start in range(0, n - 15, 16):
             self._box_muller_block(d, start)

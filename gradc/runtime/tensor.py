@@ -89,6 +89,7 @@ class Tensor:
         self._vc = [0]
         self._retains_grad = False
         self._base = None
+        self._view_of = None
         self._hooks = []
 
     @classmethod
@@ -334,6 +335,14 @@ class Tensor:
         shadow = Tensor._wrap(self._data.copy())
         shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
         res = compute(shadow)
+        parent = self._view_of
+        if parent is not None and res._grad_fn is not None and grad_mode.is_grad_enabled():
+            # a view of a tensor in the graph: the parent gets a CopySlices node for the written region
+            from gradc.runtime.indexing import setitem
+
+            setitem(parent[0], parent[1], res)
+            self._grad_fn, self._requires_grad = res._grad_fn, True
+            return self
         np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
         self._bump()
         if res._grad_fn is not None:
