@@ -185,3 +185,25 @@ def test_float32_and_bad_arguments():
     np.testing.assert_allclose(c.grad(x), gradc.compile(f, x).grad(x), rtol=1e-5)
     with pytest.raises(ValueError, match="argument 'a'"):
         c.grad(np.ones(4, np.float32))
+
+
+@needs_cc
+def test_fast_entry_points_and_fallbacks():
+    f, args, wrt = CASES["tutorial"]
+    c = gradc.compile(f, *args, wrt=wrt, target="c")
+    n = gradc.compile(f, *args, wrt=wrt)
+    from gradc.codegen import c_pyglue
+
+    assert c.fast == (c_pyglue.python_include() is not None)
+    x = np.asfortranarray(args[0])  # not C-contiguous: the ctypes path copies it
+    _close(c(x, *args[1:]), n(*args))
+    _close(c(*args[:3], 0.2), n(*args))  # Python float for the scalar b
+    _close(c(*args[:3], np.array(0.2)), n(*args))
+    with pytest.raises(ValueError, match="argument 'x'"):
+        c(args[0][:2], *args[1:])
+    with pytest.raises(TypeError):
+        c(*args[:3])
+    for _ in range(3):  # results are fresh arrays owned by the caller
+        _, (g1, _) = c(*args)
+        _, (g2, _) = c(*args)
+        assert g1 is not g2 and np.array_equal(g1, g2)

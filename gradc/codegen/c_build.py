@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ import tempfile
 import numpy as np
 
 from gradc import ad
+from gradc.codegen import c_pyglue
 from gradc.codegen.c_src import c_name, emit_c
 from gradc.errors import EmitError
 from gradc.passes import optimize
@@ -43,13 +46,16 @@ def cache_dir() -> str:
     return root
 
 
-def build(source: str, name: str) -> str:
-    """Path of the shared object for ``source`` (compiled once per source, compiler and flags)."""
+def build(source: str, name: str, glue: str | None = None) -> str:
+    """Path of the shared object for ``source`` (compiled once per source, glue, compiler and flags).
+
+    With ``glue`` (see ``c_pyglue``) the object is also a Python extension module.
+    """
     cc = find_compiler()
     if cc is None:
         raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
                         hint="the source is still available from gradc.codegen.c_build.emit_sources")
-    key = hashlib.sha256("\0".join((source, cc) + FLAGS).encode()).hexdigest()[:20]
+    key = hashlib.sha256("\0".join((source, glue or "", cc) + FLAGS).encode()).hexdigest()[:20]
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
     if os.path.exists(so_path):
@@ -59,7 +65,13 @@ def build(source: str, name: str) -> str:
         with open(c_path, "w") as fh:
             fh.write(source)
         tmp_so = os.path.join(tmp, "module.so")
-        proc = subprocess.run([cc, *FLAGS, "-o", tmp_so, c_path, "-lm"], capture_output=True, text=True)
+        command = [cc, *FLAGS, "-o", tmp_so, c_path]
+        if glue is not None:
+            glue_path = os.path.join(tmp, "glue.c")
+            with open(glue_path, "w") as fh:
+                fh.write(glue)
+            command += [glue_path, f"-I{c_pyglue.python_include()}"]
+        proc = subprocess.run(command + ["-lm"], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")
         os.replace(tmp_so, so_path)
@@ -143,7 +155,11 @@ class _CFunction:
 
 
 class CCompiled:
-    """``compile(..., target="c")``: C source and header, and callables shaped like the NumPy target's."""
+    """``compile(..., target="c")``: C source and header, and callables shaped like the NumPy target's.
+
+    ``forward``, ``grad`` and ``value_and_grad`` are the extension module's entry points when
+    Python's headers are available (``fast`` is True), else ctypes calls.
+    """
 
     def __init__(self, graph, wrt_names, wrt_is_tuple):
         self.name = graph.name
@@ -153,23 +169,52 @@ class CCompiled:
         self.value_and_grad_graph = optimize(ad.value_and_grad_graph(graph, wrt_names,
                                                                      name=f"{graph.name}_value_and_grad"))
         self.c_source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names)
-        self.library_path = build(self.c_source, self.name)
-        lib = ctypes.CDLL(self.library_path)
         name = c_name(self.name)
-        work = [int(getattr(lib, f"{n}_work_size")()) for n in (name, f"{name}_grad")]
+        work = [int(re.search(rf"size_t {n}_work_size\(void\)\n{{\n    return (\d+);", self.c_source).group(1))
+                for n in (name, f"{name}_grad")]
+        n = len(wrt_names)
+        grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
+        entries = [("forward", name, self.graph, 0, work[0]),
+                   ("grad", f"{name}_grad", self.value_and_grad_graph, grads, work[1]),
+                   ("value_and_grad", f"{name}_grad", self.value_and_grad_graph, (0, grads), work[1])]
+        glue = objs = None
+        self.fast = bool(c_pyglue.python_include()) and all(c_pyglue.supported(g) for g in
+                                                             (self.graph, self.value_and_grad_graph))
+        if self.fast:
+            module = "_gradc_" + hashlib.sha256(self.c_source.encode()).hexdigest()[:16]
+            protos = [line[:-1] for line in self.header.splitlines() if line.startswith("void ")]
+            glue, objs = c_pyglue.glue_source(module, entries, protos)
+        self.library_path = build(self.c_source, self.name, glue)
+        lib = ctypes.CDLL(self.library_path)
         self._forward = _CFunction(lib, name, self.graph, work[0])
         self._vg = _CFunction(lib, f"{name}_grad", self.value_and_grad_graph, work[1])
+        slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
+        if self.fast:
+            loader = importlib.machinery.ExtensionFileLoader(module, self.library_path)
+            spec = importlib.util.spec_from_file_location(module, self.library_path, loader=loader)
+            ext = importlib.util.module_from_spec(spec)
+            loader.exec_module(ext)
+            items = list(objs.items)
+            for i, key in enumerate(objs.keys):
+                if isinstance(key, tuple) and key[0] == "fallback":
+                    items[i] = slow[key[1]]
+            ext.setup(tuple(items))
+            self.forward = ext.forward
+            self.grad = ext.grad
+            self.value_and_grad = ext.value_and_grad
+        else:
+            self.forward, self.grad, self.value_and_grad = slow["forward"], slow["grad"], slow["value_and_grad"]
 
     def _grads(self, outs):
         return tuple(outs) if self.wrt_is_tuple else outs[0]
 
-    def forward(self, *args):
+    def _slow_forward(self, *args):
         return self._forward(*args)[0]
 
-    def grad(self, *args):
+    def _slow_grad(self, *args):
         return self._grads(self._vg(*args)[1:])
 
-    def value_and_grad(self, *args):
+    def _slow_value_and_grad(self, *args):
         outs = self._vg(*args)
         return outs[0], self._grads(outs[1:])
 
