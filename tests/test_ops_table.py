@@ -528,3 +528,16 @@ def test_astype_of_a_python_float_scalar():
     assert value.dtype == np.float32 and abs(value - 1.25) < 1e-6
     assert abs(s_bar - 2.5) < 1e-6
 
+
+
+def test_the_check_catches_a_wrong_rule(monkeypatch):
+    """The dot-product check is not vacuous: a VJP rule off by a sign or a factor fails it."""
+    case = next(c for c in DIFF_CASES if c.id == "sin")
+    monkeypatch.setattr(OPS["sin"], "vjp", lambda ct, out, x, needs: (ew.mul(ct, ew.sin(x)),))
+    with pytest.raises(AssertionError):
+        test_vjp_matches_central_differences(case)
+    case = next(c for c in DIFF_CASES if c.id == "prod_with_zeros")
+    monkeypatch.setattr(OPS["prod"], "vjp", lambda ct, out, x, needs, axes, keepdims: (
+        ew.mul(ew.zeros_like(x), 1.0),))
+    with pytest.raises(AssertionError):
+        test_vjp_matches_central_differences(case)
