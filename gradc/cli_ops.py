@@ -44,6 +44,8 @@ PROBES = {
     "concatenate": ([("x", _t("f64[2]")), ("y", _t("f64[3]"))], {"axis": 0}),
     "index": ([("x", _t("f64[3]"))], {"spec": (("int", 1),)}),
     "index_grad": ([("x", S)], {"spec": (("int", 1),), "shape": (3,)}),
+    "gather": ([("x", _t("f64[3]")), ("index", _t("i64[2]"))], {"spec": (("array", 0),)}),
+    "gather_grad": ([("x", _t("f64[2]")), ("index", _t("i64[2]"))], {"spec": (("array", 0),), "shape": (3,)}),
     "where": ([("cond", _t("bool[]")), ("x", S), ("y", S)], {}),
     "clip": ([("x", S)], {"lo": 0.0, "hi": 1.0}),
     "astype": ([("x", _t("f32[]"))], {"dtype": "f64"}),
