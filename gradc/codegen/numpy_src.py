@@ -125,6 +125,12 @@ def _array_constant_expr(const: Const) -> ast.expr:
     return spell.call("np.array", data, dtype=spell.dotted(f"np.{arr.dtype.name}"))
 
 
+def _stores(eqn, value) -> bool:
+    """Whether ``eqn`` only stores ``value`` into an array (``out[...] = value``), which broadcasts it."""
+    return eqn.op in ("index_grad", "gather_grad") and eqn.inputs[0] is value and all(
+        a is not value for a in eqn.inputs[1:])
+
+
 def elided_broadcasts(graph: Graph) -> set:
     """Ids of ``broadcast_to`` results that every consumer can take unbroadcast.
 
@@ -148,13 +154,13 @@ def elided_broadcasts(graph: Graph) -> set:
         if eqn.op != "broadcast_to" or id(eqn.out) in outputs:
             continue
         uses = consumers.get(id(eqn.out), [])
-        if not uses or not all(OPS[u.op].elementwise and u.op != "astype" for u in uses):
+        if not uses or not all(OPS[u.op].elementwise and u.op != "astype" or _stores(u, eqn.out) for u in uses):
             continue
         elided.add(id(eqn.out))
         source_shape[id(eqn.out)] = eqn.inputs[0].type.shape
         try:
-            ok = all(tuple(np.broadcast_shapes(*(effective_shape(a) for a in u.inputs))) == u.out.type.shape
-                     for u in uses)
+            ok = all(_stores(u, eqn.out) or tuple(np.broadcast_shapes(*(effective_shape(a) for a in u.inputs)))
+                     == u.out.type.shape for u in uses)
         except ValueError:
             ok = False
         if not ok:
