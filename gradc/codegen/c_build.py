@@ -27,7 +27,7 @@ from gradc.codegen.c_src import c_name, emit_c
 from gradc.errors import EmitError
 from gradc.passes import optimize
 
-FLAGS = ("-std=c99", "-O2", "-fPIC", "-shared")
+FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
 
 
 def find_compiler() -> str | None:

@@ -440,6 +440,8 @@ class FunctionEmitter:
         out = self.storage(e.out)
         na, nb = len(a.shape), len(b.shape)
         kdim = a.shape[-1]
+        if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and out.shape[-1] > 1:
+            return self.matmul_rows(e, a, b, out, kdim)
         lines, idx = _loops(out.shape)
         if na == 1 and nb == 1:
             ia, ib = ["k"], ["k"]
@@ -458,6 +460,24 @@ class FunctionEmitter:
         self.emit(f"acc += {a.at(ia)} * {b.at(ib)};")
         self.close(1)
         self.emit(f"{self.target(out, idx)} = acc;")
+        self.close(len(lines) or 1)
+
+    def matmul_rows(self, e, a, b, out, kdim):
+        """``out[i, :] = sum_k a[i, k] * b[k, :]``: the inner loop runs along rows of ``b`` and ``out``."""
+        lines, idx = _loops(out.shape[:-1])
+        ia = idx + ["k"] if len(a.shape) >= 2 else ["k"]
+        ib = (idx[:-1] if len(a.shape) >= 2 else []) + ["k", "j"]
+        n = out.shape[-1]
+        self.emit(f"/* {_eqn_text(e)} (row by row) */")
+        self.open(lines or ["{"])
+        self.open([f"for (long j = 0; j < {n}; ++j) {{"])
+        self.emit(f"{out.at(idx + ['j'])} = 0;")
+        self.close(1)
+        self.open([f"for (long k = 0; k < {kdim}; ++k) {{"])
+        self.emit(f"const {C_TYPES[out.dtype]} aik = {a.at(ia)};")
+        self.open([f"for (long j = 0; j < {n}; ++j) {{"])
+        self.emit(f"{out.at(idx + ['j'])} += aik * {b.at(ib)};")
+        self.close(2)
         self.close(len(lines) or 1)
 
     def op_outer(self, e):
