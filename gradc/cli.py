@@ -79,10 +79,11 @@ def cmd_compile(args):
               f"Regenerate: {shlex.join(command)}"]
     if args.target == "c":
         source, c_header = _compile_c(job, header)
+        status = _check_c(job) if args.check else 0
         write_output(source, args.output)
         if args.output and args.output.endswith(".c"):
             write_output(c_header, args.output[:-2] + ".h")
-        return 0
+        return status
     compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header)
     status = 0
     if args.check:
@@ -103,6 +104,14 @@ def _compile_c(job, header):
     vg = optimize(ad.value_and_grad_graph(job.graph, job.wrt, name=f"{job.func_name}_value_and_grad"))
     source, c_header = emit_sources(optimize(job.graph), vg, job.wrt)
     return _with_regenerate(source, header[1]), _with_regenerate(c_header, header[1])
+
+
+def _check_c(job):
+    """--check for target c: build the library with the system C compiler and check it like NumPy code."""
+    import gradc
+
+    compiled = gradc.compile(job.func, *job.examples, wrt=tuple(job.wrt), target="c")
+    return run_check(job, functions=(compiled.forward, compiled.value_and_grad))
 
 
 def _with_regenerate(text, line):

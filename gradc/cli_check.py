@@ -21,14 +21,18 @@ def random_value(t, rng):
     return np.zeros(t.shape, dtype=t.np_dtype)
 
 
+def run_check(job, source=None, functions=None):
+    """Run the emitted code on random inputs against central finite differences; print the largest error.
 
-def run_check(job, source):
-    """Run the emitted code on random inputs against central finite differences; print the largest error."""
-    from gradc.codegen.load import load_source
+    ``source`` is an emitted NumPy module; ``functions`` a ``(forward, value_and_grad)`` pair instead
+    (the compiled C library).
+    """
+    if functions is None:
+        from gradc.codegen.load import load_source
 
-    namespace = load_source(source, job.func_name)
-    forward = namespace[job.func_name]
-    grad = namespace[f"{job.func_name}_value_and_grad"]
+        namespace = load_source(source, job.func_name)
+        functions = namespace[job.func_name], namespace[f"{job.func_name}_value_and_grad"]
+    forward, grad = functions
     rng = np.random.default_rng(0)
     names = list(job.types)
     values = [random_value(job.types[n], rng) for n in names]

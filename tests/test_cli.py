@@ -320,3 +320,25 @@ def test_render_svg_is_none_without_graphviz(monkeypatch):
     graph = gradc.trace(lambda x: np.sum(np.exp(x)), np.ones(2))
     assert graph._repr_svg_() is None
     assert dot.to_dot(graph).startswith('digraph "lambda_" {')
+
+
+def _c_backend_builds():
+    import gradc
+
+    if not shutil.which("cc"):
+        return False
+    try:
+        gradc.compile(lambda x: np.sum(x * x), np.ones(2), target="c")
+    except Exception:  # noqa: BLE001 - no usable C backend or compiler here
+        return False
+    return True
+
+
+def test_compile_target_c_check(tmp_path):
+    if not _c_backend_builds():
+        pytest.skip("the C backend does not build here")
+    shutil.copy(os.path.join(REPO, "examples", "logistic.py"), tmp_path / "logistic.py")
+    proc = run("compile", "logistic.py:loss", "--wrt", "w,b", *LOGISTIC_ARGS, "--target", "c", "--check",
+               "-o", "loss.c", cwd=tmp_path, check_status=0)
+    assert "check: ok" in proc.stderr
+    assert (tmp_path / "loss.c").exists() and (tmp_path / "loss.h").exists()
