@@ -141,7 +141,8 @@ def test_golden_tutorial(update_golden):
 
 def test_deterministic_across_hash_seeds():
     code = ("import numpy as np, sys; sys.path.insert(0, 'tests'); import test_c_backend as t; "
-            "s, h = t._tutorial_sources(); print(s + h)")
+            "s, h = t._tutorial_sources(); print(s + h); "
+            "[print(''.join(t.c_build.emit_sources_for(f, *a, wrt=w))) for f, a, w in t.CASES.values()]")
     outs = []
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)

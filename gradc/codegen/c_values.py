@@ -1,0 +1,174 @@
+"""Shared pieces of the C emitter: C types, names, SymPy's C99 printer, value locations, statics.
+
+>>> Loc("x", (2, 3)).at(["i0", "i1"])
+'x[3*i0 + i1]'
+>>> c_name("int"), c_name("t0")
+('int_', 't0')
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+
+from gradc.ir.graph import Var
+
+C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
+STACK_LIMIT = 65536  # bytes of work arrays a function keeps on the stack
+_C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while work acc best value k""".split())
+_GENERATED = re.compile(r"^(i|q|C|G|a)\d+$")
+
+
+class _Printer(C99CodePrinter):
+    """SymPy's C99 printer, with ternaries on one line and booleans as 0/1."""
+
+    def __init__(self):
+        super().__init__({"user_functions": {"trunc": "trunc"}})
+
+    def _print_Piecewise(self, expr):
+        *cases, last = expr.args
+        text = self._print(last.expr)
+        for e, c in reversed(cases):
+            text = f"({self._print(c)} ? {self._print(e)} : {text})"
+        return text
+
+    def _print_BooleanTrue(self, expr):
+        return "1"
+
+    def _print_BooleanFalse(self, expr):
+        return "0"
+
+
+PRINTER = _Printer()
+
+
+def c_name(name: str) -> str:
+    """An IR name as a C identifier that cannot clash with C or with generated names."""
+    return name + "_" if name in _C_KEYWORDS or _GENERATED.match(name) else name
+
+
+def std_strides(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+class Loc:
+    """Where a value's elements are: ``name[offset + sum(strides * index)]``, a scalar local, or a constant."""
+
+    def __init__(self, name, shape, offset=0, strides=None, value=None, local=False, dtype="f64"):
+        self.name, self.shape, self.offset = name, tuple(shape), offset
+        self.strides = std_strides(shape) if strides is None else tuple(strides)
+        self.value, self.local, self.dtype = value, local, dtype
+
+    @property
+    def standard(self):
+        return self.value is None and self.strides == std_strides(self.shape)
+
+    def at(self, idx) -> str:
+        if self.value is not None:
+            return PRINTER.doprint(self.value)
+        if self.local:
+            return self.name
+        terms = [str(self.offset)] if self.offset else []
+        for s, i in zip(self.strides, idx):
+            if s:
+                terms.append(i if s == 1 else f"{s}*{i}")
+        return f"{self.name}[{' + '.join(terms) or '0'}]"
+
+    def flat(self, k: str) -> str:
+        """Element ``k`` in row-major order (standard locations only)."""
+        if self.value is not None or self.local:
+            return self.at(())
+        return f"{self.name}[{self.offset} + {k}]" if self.offset else f"{self.name}[{k}]"
+
+    def physical(self) -> np.ndarray:
+        """Index into ``name`` of every element, as an array of the value's shape."""
+        phys = np.full(self.shape, self.offset, dtype=np.int64)
+        for axis, s in enumerate(self.strides):
+            shape = [1] * len(self.shape)
+            shape[axis] = self.shape[axis]
+            phys = phys + s * np.arange(self.shape[axis]).reshape(shape)
+        return phys
+
+
+def loops(shape):
+    """Lines opening one ``for`` per axis (indices ``i0, i1, ...``) and the index names."""
+    names = [f"i{a}" for a in range(len(shape))]
+    return [f"for (long {n} = 0; {n} < {d}; ++{n}) {{" for n, d in zip(names, shape)], names
+
+
+def literal(value, dtype) -> str:
+    v = value.item() if isinstance(value, np.generic) else value
+    if dtype in ("f64", "f32"):
+        v = float(v)
+        if v != v:
+            return "NAN"
+        if v in (float("inf"), float("-inf")):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        return repr(v)
+    return str(int(v))
+
+
+def sym_const(value):
+    v = value.item() if isinstance(value, np.generic) else value
+    if isinstance(v, bool):
+        return sp.true if v else sp.false
+    if isinstance(v, int):
+        return sp.Integer(v)
+    return sp.Float(v) if np.isfinite(v) else (sp.nan if v != v else (sp.oo if v > 0 else -sp.oo))
+
+
+def eqn_text(eqn) -> str:
+    args = " ".join(a.name if isinstance(a, Var) else repr(a.value.item()) if a.value.ndim == 0 else "<array>"
+                    for a in eqn.inputs)
+    params = "".join(f" {k}={v}" for k, v in sorted(eqn.params.items()) if k not in ("spec", "count"))
+    return f"{eqn.out.name} = {eqn.op} {args}{params}".replace("*/", "* /")
+
+
+class Module:
+    """What the functions of one translation unit share: constant arrays and index tables."""
+
+    def __init__(self):
+        self.statics: dict = {}  # key -> (name, definition line)
+
+    def static(self, prefix, ctype, values, key_extra=()) -> str:
+        key = (prefix, ctype, tuple(values), key_extra)
+        if key not in self.statics:
+            name = f"{prefix}{sum(1 for k in self.statics if k[0] == prefix)}"
+            dtype = {"double": "f64", "float": "f32"}.get(ctype, "i64")
+            body = ", ".join(literal(v, dtype) for v in values) or "0"
+            self.statics[key] = (name, f"static const {ctype} {name}[{max(len(values), 1)}] = {{{body}}};")
+        return self.statics[key][0]
+
+    def definitions(self) -> list:
+        return [line for _, line in self.statics.values()]
+
+
+
+def index_view(src: Loc, spec, shape) -> Loc:
+    offset, strides, axis = src.offset, [], 0
+    for item in spec:
+        if item[0] == "new":
+            strides.append(0)
+            continue
+        dim, s = src.shape[axis], src.strides[axis]
+        if item[0] == "int":
+            offset += (item[1] % dim) * s
+        else:
+            start, _, step = slice(*item[1:]).indices(dim)
+            offset += start * s
+            strides.append(s * step)
+        axis += 1
+    strides.extend(src.strides[axis:])
+    return Loc(src.name, shape, offset, strides, src.value, src.local, src.dtype)
