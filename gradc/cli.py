@@ -214,7 +214,7 @@ example:
   Types: f64[5,3], f32[] (scalar), i64[10] (integer inputs such as labels);
   a plain integer (--arg n=3) is a static Python int, fixed at trace time.
   Without -o (or with -o -) the module goes to stdout. --target c -o loss.c
-  writes loss.c and its header loss.h (D's C backend; --check builds it with cc).
+  writes loss.c and its header loss.h (--check builds them with the C compiler, cc).
   Exit status: 0 ok, 2 error in the input, 3 --check found a mismatch, 1 bug in gradc.
 """
 _SHOW_EXAMPLE = """\
