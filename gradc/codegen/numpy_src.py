@@ -1,11 +1,12 @@
 """Emit a graph as a standalone NumPy (or, for all-scalar code, ``math``) module.
 
 Every statement is an ``ast`` node, unparsed by ``ast.unparse``. Names are the
-IR's; scalar constants are literals; a ``broadcast_to`` that NumPy's implicit
-broadcasting makes redundant is left out; array constants become module-level
-``C0, C1, ...``. Each function checks its arguments' shapes and dtypes first,
-with one inline test per array (dtypes compared by identity with module-level
-``np.dtype`` objects, the cheapest exact test) and one for all float scalars.
+IR's; a value read once is written inline where short; scalar constants are
+literals; a ``broadcast_to`` that NumPy's implicit broadcasting makes redundant
+is left out; array constants become module-level ``C0, C1, ...``. Each function
+checks its arguments' shapes and dtypes first, with one inline test per array
+(dtypes compared by identity with module-level ``np.dtype`` objects, the
+cheapest exact test) and one for all float scalars.
 
 >>> import numpy as np
 >>> from gradc.trace import trace
@@ -20,8 +21,7 @@ def f(x):
     \"\"\"f of x.\"\"\"
     if type(x) is not np.ndarray or x.shape != (3,) or x.dtype is not _float64:
         _check_array('f', 'x', x, (3,), _float64)
-    t0 = np.sin(x)
-    t2 = t0 * 2.0
+    t2 = np.sin(x) * 2.0
     return t2
 <BLANKLINE>
 <BLANKLINE>
@@ -206,11 +206,24 @@ def accumulations(graph: Graph):
     return chains, inner
 
 
-def single_use_values(graph: Graph) -> set:
-    """Ids of values read once, not outputs: in scalar (``math``) code they are written inline.
+_MAX_INLINE_OPS = 3  # array code: at most this many operations in an expression written inline
 
-    ``y_bar = x * (2.0 * y) + t2`` instead of three statements: in all-scalar code
-    each statement costs about as much as the arithmetic. Squares stay named, so
+
+def _operations(expr: ast.expr) -> int:
+    """How many operations an expression performs (calls, operators, subscripts, ``.T``)."""
+    return sum(isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call, ast.Subscript, ast.Compare))
+               or isinstance(node, ast.Attribute) and node.attr == "T" for node in ast.walk(expr))
+
+
+def single_use_values(graph: Graph) -> set:
+    """Ids of values read once, not outputs: they are written inline, where short.
+
+    ``y_bar = x * (2.0 * y) + t2`` instead of three statements. In all-scalar code
+    each statement costs about as much as the arithmetic; with arrays, a temporary
+    inside an expression is freed (or reused in place by NumPy) at once, where a
+    named one lives until the function returns, and large dead arrays freed together
+    at the return make the allocator hand memory back and fault it in again on the
+    next call (the mlp workload ran 1.5x slower for that). Squares stay named, so
     that ``t ** 2`` can be spelled ``t * t``.
     """
     uses: dict = {}
@@ -230,7 +243,9 @@ class _FunctionEmitter:
         self.elided = elided_broadcasts(self.graph)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
-        self.inlined = single_use_values(self.graph) if state.math_mode else set()
+        self.inlined = single_use_values(self.graph)
+        if not state.math_mode:  # named adjoints (``t2_bar``) stay: they are what a reader looks for
+            self.inlined -= {id(e.out) for e in self.graph.eqns if e.out.name.endswith("_bar")}
 
     def accumulate(self, eqn) -> list:
         """Terms at the same index summed first; the first index written, the others added.
@@ -286,7 +301,7 @@ class _FunctionEmitter:
         result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
         if isinstance(result, list):
             return result
-        if id(eqn.out) in self.inlined:
+        if id(eqn.out) in self.inlined and (self.state.math_mode or _operations(result) <= _MAX_INLINE_OPS):
             self.sources[id(eqn.out)] = result
             return []
         return [spell.assign(eqn.out.name, result)]
