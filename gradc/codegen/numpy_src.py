@@ -176,9 +176,9 @@ def _leading_complement(spec, shape):
     start, stop, _ = slice(spec[0][1], spec[0][2]).indices(shape[0])
     parts = []
     if start > 0:
-        parts.append(ast.Slice(None, ast.Constant(start), None))
+        parts.append(ast.Constant(0) if start == 1 else ast.Slice(None, ast.Constant(start), None))
     if stop < shape[0]:
-        parts.append(ast.Slice(ast.Constant(stop), None, None))
+        parts.append(ast.Constant(stop) if stop == shape[0] - 1 else ast.Slice(ast.Constant(stop), None, None))
     return parts
 
 
