@@ -208,3 +208,53 @@ def test_fast_entry_points_and_fallbacks():
         _, (g1, _) = c(*args)
         _, (g2, _) = c(*args)
         assert g1 is not g2 and np.array_equal(g1, g2)
+
+
+@needs_cc
+def test_header_abi_from_plain_c(tmp_path):
+    """A C program includes the header, links the unit, and gets the NumPy target's numbers."""
+    f, args, wrt = CASES["tutorial"]
+    source, header = c_build.emit_sources_for(f, *args, wrt=wrt)
+    (tmp_path / "loss.c").write_text(source)
+    (tmp_path / "loss.h").write_text(header)
+    x, y, w, b = args
+
+    def arr(name, values):
+        return f"static const double {name}[] = {{{', '.join(repr(float(v)) for v in np.ravel(values))}}};"
+
+    main = "\n".join(['#include <stdio.h>', '#include "loss.h"', arr("x", x), arr("y", y), arr("w", w),
+                      arr("b", [b]), "int main(void)", "{", "    double value, w_bar[4], b_bar;",
+                      "    tutorial_loss_grad(x, y, w, b, &value, w_bar, &b_bar);",
+                      '    printf("%.17g %.17g %.17g %.17g %.17g %.17g\\n", value, w_bar[0], w_bar[1], w_bar[2], '
+                      "w_bar[3], b_bar);", "    return 0;", "}", ""])
+    (tmp_path / "main.c").write_text(main)
+    cc = c_build.find_compiler()
+    exe = tmp_path / "main"
+    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-o", str(exe), str(tmp_path / "main.c"),
+                    str(tmp_path / "loss.c"), "-lm"], check=True, capture_output=True)
+    got = [float(v) for v in subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()]
+    value, (w_bar, b_bar) = gradc.compile(f, *args, wrt=wrt)(*args)
+    np.testing.assert_allclose(got, [value, *w_bar, b_bar], rtol=1e-12, atol=1e-14)
+    assert "size_t tutorial_loss_grad_work_size(void);" in header
+
+
+NAN_CASES = {
+    # (not maximum + minimum: SymPy simplifies the gradient 1 - h + h to 1, which differs only at NaN)
+    "maximum": lambda x, y: np.sum(np.maximum(x, y) * 2.0 + np.minimum(y, x) * 3.0),
+    "clip": lambda x, y: np.sum(np.clip(x, -0.5, 0.5) * y),
+    "max_reduce": lambda x, y: np.max(x * y, axis=0) @ np.min(x, axis=0),
+    "argmax": lambda x, y: np.sum(np.argmax(x, axis=0) * np.sign(y[0])),
+    "logaddexp": lambda x, y: np.sum(np.logaddexp(x, y)),
+}
+
+
+@needs_cc
+@pytest.mark.parametrize("case", sorted(NAN_CASES))
+def test_nan_and_inf_as_numpy(case):
+    x = np.array([[1.0, np.nan, -np.inf], [2.0, 0.0, np.inf]])
+    y = np.array([[np.nan, 1.0, -np.inf], [0.0, 3.0, np.inf]])
+    f = NAN_CASES[case]
+    with np.errstate(all="ignore"):
+        expected = gradc.compile(f, x, y, wrt=(0, 1))(x, y)
+        got = gradc.compile(f, x, y, wrt=(0, 1), target="c")(x, y)
+    _close(got, expected)

@@ -66,8 +66,10 @@ class LoopLowerings:
         self.open(lines)
         out_idx = [("0" if a in axes else i) for a, i in enumerate(idx) if keep or a not in axes]
         o, v = self.target(out, out_idx), x.at(idx)
+        nan = f" || isnan({v})" if x.dtype in ("f32", "f64") else ""
         step = {"sum": f"{o} += {v};", "mean": f"{o} += {v};", "prod": f"{o} *= {v};",
-                "max": f"if ({v} > {o}) {o} = {v};", "min": f"if ({v} < {o}) {o} = {v};"}[e.op]
+                "max": f"if ({v} > {o}{nan}) {o} = {v};",  # NaN wins, as in NumPy
+                "min": f"if ({v} < {o}{nan}) {o} = {v};"}[e.op]
         self.emit(step)
         self.close(len(lines))
         if e.op == "mean":
@@ -91,7 +93,8 @@ class LoopLowerings:
         probe = list(idx[:axis]) + ["j"] + list(idx[axis:])
         self.emit("long best = 0;")
         self.open([f"for (long j = 1; j < {x.shape[axis]}; ++j) {{"])
-        self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}) best = j;")
+        nan = f" || (isnan({x.at(probe)}) && !isnan({x.at(full)}))" if x.dtype in ("f32", "f64") else ""
+        self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}{nan}) best = j;")  # the first NaN, as in NumPy
         self.close(1)
         self.emit(f"{self.target(out, idx)} = best;")
         self.close(len(lines) or 1)

@@ -16,6 +16,7 @@ each entry next to its op is mechanical.
 """
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
@@ -24,27 +25,63 @@ def _trunc(x):
     return sp.Function("trunc")(x)
 
 
+class isnan(sp.logic.boolalg.BooleanFunction):  # noqa: N801 (printed as C99's isnan)
+    """C99's ``isnan`` as a SymPy boolean (SymPy's real symbols are never NaN, so it cannot say this itself)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_number:
+            return sp.true if x is sp.nan else sp.false
+        return None
+
+
+class ite(sp.Function):  # noqa: N801 (printed as C's ternary)
+    """``cond ? a : b``. Not SymPy's piecewise type, which reasons about conditions (and drops a NaN branch)."""
+
+    nargs = 3
+
+    @classmethod
+    def eval(cls, cond, a, b):
+        if cond is sp.true:
+            return a
+        if cond is sp.false:
+            return b
+        return None
+
+
+def maximum(x, y, is_float=True):
+    """NumPy's ``maximum``: NaN if either is NaN (C's ``fmax`` would drop the NaN)."""
+    return ite(sp.Or(x > y, isnan(x)) if is_float else x > y, x, y)
+
+
+def minimum(x, y, is_float=True):
+    return ite(sp.Or(x < y, isnan(x)) if is_float else x < y, x, y)
+
+
 def _logaddexp(a, p, ti, to):
-    x, y = a
-    return sp.Max(x, y) + log1p(sp.exp(-sp.Abs(x - y)))
+    x, y = a  # as NumPy: equal arguments (also infinities) give x + log(2)
+    return ite(sp.Eq(x, y), x + sp.Float(float(np.log(2.0))), maximum(x, y) + log1p(sp.exp(-sp.Abs(x - y))))
 
 
 def _heaviside(a, p, ti, to):
-    x = a[0]
-    return sp.Piecewise((sp.Float(1.0), x > 0), (sp.Float(p["at_zero"]), sp.Eq(x, 0)), (sp.Float(0.0), True))
+    x = a[0]  # NaN stays NaN
+    return ite(isnan(x), x, ite(x > 0, sp.Float(1.0), ite(x < 0, sp.Float(0.0), sp.Float(p["at_zero"]))))
 
 
 def _sign(a, p, ti, to):
     x = a[0]
-    return sp.Piecewise((sp.Integer(1), x > 0), (sp.Integer(-1), x < 0), (sp.Integer(0), True))
+    signs = ite(x > 0, sp.Integer(1), ite(x < 0, sp.Integer(-1), sp.Integer(0)))
+    return ite(isnan(x), x, signs) if ti[0].is_float else signs
 
 
 def _clip(a, p, ti, to):
     x = a[0]
     if p["lo"] is not None:
-        x = sp.Max(x, sp.Float(p["lo"]))
+        x = maximum(x, sp.Float(p["lo"]))
     if p["hi"] is not None:
-        x = sp.Min(x, sp.Float(p["hi"]))
+        x = minimum(x, sp.Float(p["hi"]))
     return x
 
 
@@ -54,7 +91,7 @@ def _astype(a, p, ti, to):
     if dst == "bool":
         return x if src == "bool" else sp.Ne(x, 0)
     if src == "bool":
-        return sp.Piecewise((sp.Integer(1), x), (sp.Integer(0), True))
+        return ite(x, sp.Integer(1), sp.Integer(0))
     if dst.startswith("i") and src.startswith("f"):
         return _trunc(x)  # C's conversion truncates too; explicit so fused uses see it
     return x
@@ -78,8 +115,8 @@ C_LOWERING: dict = {
     "mul": _s2(lambda x, y: x * y),
     "div": _s2(lambda x, y: x / y),
     "pow": _s2(lambda x, y: x ** y),
-    "maximum": _s2(sp.Max),
-    "minimum": _s2(sp.Min),
+    "maximum": _scalar(lambda a, p, ti, to: maximum(a[0], a[1], ti[0].is_float)),
+    "minimum": _scalar(lambda a, p, ti, to: minimum(a[0], a[1], ti[0].is_float)),
     "logaddexp": _scalar(_logaddexp),
     "neg": _s1(lambda x: -x),
     "abs": _s1(sp.Abs),
@@ -107,7 +144,7 @@ C_LOWERING: dict = {
     "logical_and": _s2(sp.And),
     "logical_or": _s2(sp.Or),
     "logical_not": _s1(sp.Not),
-    "where": _scalar(lambda a, p, ti, to: sp.Piecewise((a[1], a[0]), (a[2], True))),
+    "where": _scalar(lambda a, p, ti, to: ite(a[0], a[1], a[2])),
     "clip": _scalar(_clip),
     "astype": _scalar(_astype),
     # loops

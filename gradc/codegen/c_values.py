@@ -36,6 +36,13 @@ class _Printer(C99CodePrinter):
             text = f"({self._print(c)} ? {self._print(e)} : {text})"
         return text
 
+    def _print_ite(self, expr):
+        cond, a, b = (self._print(arg) for arg in expr.args)
+        return f"({cond} ? {a} : {b})"
+
+    def _print_isnan(self, expr):
+        return f"isnan({self._print(expr.args[0])})"
+
     def _print_BooleanTrue(self, expr):
         return "1"
 
