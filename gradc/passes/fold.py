@@ -5,6 +5,15 @@ Rewrites only what holds for every input, NaN and inf included: ``x + 0``,
 factors merged (``2 * (3 * x) -> 6 * x``), reshape/transpose chains. Never
 ``x * 0 -> 0`` or ``x - x -> 0`` (both wrong for inf and NaN).
 
+Finite, nonzero constant factors also move outwards, where they merge or
+factor out (``(c * a) * b -> c * (a * b)``, ``(c / a) * b -> c * (b / a)``,
+``c * a + c * b -> c * (a + b)``), and the sum of a 1-D sum of products
+becomes dot products (``sum(100 * a * a + b * b) -> 100 * dot(a, a) + dot(b, b)``),
+each only where the rewritten values are read once (no work is duplicated).
+These reassociate: NaN and inf come out as before, results differ by rounding,
+and only at the edge of the float range (an intermediate that overflows in one
+order and not the other) by more.
+
 A constant is a ``Const`` or a ``broadcast_to`` of a scalar ``Const``; folding
 keeps constants scalar, so they stay literals in the emitted code.
 
@@ -191,7 +200,9 @@ class _Folder:
         eqn = self.sole(atom, "mul")
         if eqn is not None:
             c = [self.scalar_const(a) for a in eqn.inputs]
-            if c[0] is not None or c[1] is not None:
+            if c[0] is not None or c[1] is not None:  # sum(c * a) -> c * sum(a) for finite, nonzero c
+                if not any(_plain(v) for v in c):
+                    return False
                 return c[0] is None and self.dottable(eqn.inputs[0]) or c[1] is None and self.dottable(eqn.inputs[1])
             return True
         eqn = self.sole(atom, "pow")
@@ -233,14 +244,14 @@ class _Folder:
             return None
         c = [self.scalar_const(a) for a in eqn.inputs]
         for k in (0, 1):
-            if c[k] is not None and c[1 - k] is None:
+            if _plain(c[k]) and c[1 - k] is None:
                 return c[k], eqn.inputs[1 - k]
         return None
 
     def common_factor(self, eqn: Eqn):
         """``c*a + c*b -> c * (a + b)`` and ``c*a - (-c)*b -> c * (a + b)`` (likewise for ``-``)."""
         left, right = self.const_product(eqn.inputs[0]), self.const_product(eqn.inputs[1])
-        if left is None or right is None or left[0] == 0:
+        if left is None or right is None:
             return None
         if left[0] == right[0]:
             op = eqn.op
@@ -277,21 +288,18 @@ class _Folder:
             if inner is None or s[1 - k] is not None:
                 continue
             c = self.scalar_const(inner.inputs[0])
-            if c is not None and c != 1 and self.scalar_const(inner.inputs[1]) is None:
+            if c is not None and np.isfinite(c) and c != 1 and self.scalar_const(inner.inputs[1]) is None:
                 quotient = self.fresh_var(out.type)
                 self.emit(Eqn("div", (x[1 - k], inner.inputs[1]), {}, quotient))
                 return self.scaled(quotient, c, out)
         for k in (0, 1):  # (c * a) * b -> c * (a * b): constant factors float outwards, where they merge
-            inner = self.sole(x[k], "mul")
+            inner = self.const_product(x[k])
             if inner is None or s[1 - k] is not None:
                 continue
-            c = [self.scalar_const(a) for a in inner.inputs]
-            for j in (0, 1):
-                if c[j] is not None and c[1 - j] is None:
-                    product = self.fresh_var(out.type)
-                    a = inner.inputs[1 - j]
-                    self.emit(Eqn("mul", (a, x[1]) if k == 0 else (x[0], a), {}, product))
-                    return self.scaled(product, c[j], out)
+            c, a = inner
+            product = self.fresh_var(out.type)
+            self.emit(Eqn("mul", (a, x[1]) if k == 0 else (x[0], a), {}, product))
+            return self.scaled(product, c, out)
         for k in (0, 1):  # (-a) * b -> -(a * b): the negation can then merge into a sum as a subtraction
             neg = self.producer(x[k], "neg")
             if neg is not None and s[1 - k] is None:
@@ -314,6 +322,11 @@ class _Folder:
 
 
 _HANDLED = object()
+
+
+def _plain(c) -> bool:
+    """A constant factor that may be moved: finite and nonzero (``inf * 0`` and ``0 * inf`` are NaN)."""
+    return c is not None and bool(np.isfinite(c)) and c != 0
 
 
 def _strip_ones(shape):
