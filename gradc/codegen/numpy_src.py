@@ -244,6 +244,8 @@ class _FunctionEmitter:
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
         self.inlined = single_use_values(self.graph)
+        # an elided broadcast hands its source to each of its readers: an expression there would be repeated
+        self.inlined -= {id(e.inputs[0]) for e in self.graph.eqns if id(e.out) in self.elided}
         if not state.math_mode:  # named adjoints (``t2_bar``) stay: they are what a reader looks for
             self.inlined -= {id(e.out) for e in self.graph.eqns if e.out.name.endswith("_bar")}
 
