@@ -70,7 +70,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
             glue_path = os.path.join(tmp, "glue.c")
             with open(glue_path, "w") as fh:
                 fh.write(glue)
-            command += [glue_path, f"-I{c_pyglue.python_include()}"]
+            command += [glue_path, f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}"]
         proc = subprocess.run(command + ["-lm"], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")

@@ -3,8 +3,8 @@
 ctypes costs microseconds per call (pointer extraction, argument objects), far
 more than a small gradient. When Python's headers are installed, the emitted
 translation unit is linked with this glue into one extension module: each
-entry point takes NumPy arrays / floats through the buffer protocol, allocates
-the results with ``numpy.empty`` and calls the C function directly. Anything
+entry point checks NumPy arrays / floats with NumPy's C API, allocates the
+results with ``PyArray_SimpleNew`` and calls the C function directly. Anything
 unusual (wrong shape or dtype, non-contiguous arrays, Python ints) goes to the
 ctypes-based ``fallback`` path, which converts or raises the clear error. The
 emitted C source itself is unchanged and stays Python-free.
@@ -17,13 +17,19 @@ from __future__ import annotations
 import os
 import sysconfig
 
-_FORMATS = {"f64": ("d", 8), "f32": ("f", 4), "i64": ("lq", 8), "i32": ("i", 4), "bool": ("?", 1)}
 _CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
 
 
 def python_include() -> str | None:
+    """Python's include directory when Python.h is installed (NumPy's headers come with NumPy)."""
     inc = sysconfig.get_paths().get("include")
     return inc if inc and os.path.exists(os.path.join(inc, "Python.h")) else None
+
+
+def numpy_include() -> str:
+    import numpy as np
+
+    return np.get_include()
 
 
 def supported(graph) -> bool:
@@ -34,31 +40,25 @@ def supported(graph) -> bool:
 _HELPERS = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 #include <stdint.h>
-#include <string.h>
 
 static PyObject *g_obj[%(nobj)d];
 
-static int get_in(PyObject *obj, Py_buffer *view, const char *fmts, Py_ssize_t itemsize, int ndim,
-                  const Py_ssize_t *shape)
+/* The data of an exact ndarray of this type and shape, native byte order, aligned, C-contiguous; else NULL. */
+static void *array_data(PyObject *obj, int typenum, int ndim, const npy_intp *shape)
 {
+    PyArrayObject *a = (PyArrayObject *)obj;
     int i;
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (view->itemsize != itemsize || view->ndim != ndim || view->format == NULL ||
-        strchr(fmts, view->format[view->format[0] == '=' || view->format[0] == '<' ? 1 : 0]) == NULL) {
-        PyBuffer_Release(view);
-        return 0;
-    }
+    if (!PyArray_CheckExact(obj) || PyArray_TYPE(a) != typenum || PyArray_NDIM(a) != ndim ||
+        !PyArray_ISCARRAY_RO(a) || !PyArray_ISNOTSWAPPED(a))
+        return NULL;
     for (i = 0; i < ndim; ++i) {
-        if (view->shape[i] != shape[i]) {
-            PyBuffer_Release(view);
-            return 0;
-        }
+        if (PyArray_DIMS(a)[i] != shape[i])
+            return NULL;
     }
-    return 1;
+    return PyArray_DATA(a);
 }
 
 static PyObject *setup(PyObject *self, PyObject *objs)
@@ -94,45 +94,38 @@ class _Objects:
 
 def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target."""
-    import numpy as np
-
     nin, nout = len(graph.inputs), len(graph.outputs)
-    empty = objs.index("empty", np.empty)
     fb = objs.index(fallback_key, None)
     L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
-         f"    Py_buffer in[{nin or 1}], ob[{nout}];", f"    double s[{nin or 1}], so[{nout}];",
-         f"    const void *p[{nin or 1}];", f"    void *q[{nout}];", f"    PyObject *o[{nout}];",
-         "    PyObject *result = NULL;", "    int got = 0, ogot = 0, i;", "    void *w = NULL;",
+         f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
+         f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i;", "    void *w = NULL;",
          "    (void)self; (void)s; (void)so; (void)p;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
          f"    if (nargs != {nin}) goto slow;"]
     for i, v in enumerate(graph.inputs):
         t = v.type
-        fmts, size = _FORMATS[t.dtype]
         shape = "{" + ", ".join(str(d) for d in t.shape) + "}" if t.shape else "{0}"
         L.append("    {")
-        L.append(f"        static const Py_ssize_t shape[] = {shape};")
+        L.append(f"        static const npy_intp shape[] = {shape};")
+        get = f"p[{i}] = array_data(args[{i}], {t.np_dtype.num}, {t.ndim}, shape)"
         if t.shape == () and t.dtype == "f64":
             L.append(f"        if (PyFloat_Check(args[{i}])) {{ s[{i}] = PyFloat_AS_DOUBLE(args[{i}]); "
                      f"p[{i}] = &s[{i}]; }}")
-            L.append(f"        else if (get_in(args[{i}], &in[got], \"{fmts}\", {size}, 0, shape)) "
-                     f"p[{i}] = in[got++].buf;")
+            L.append(f"        else if (({get}) == NULL) goto slow;")
         else:
-            L.append(f"        if (get_in(args[{i}], &in[got], \"{fmts}\", {size}, {t.ndim}, shape)) "
-                     f"p[{i}] = in[got++].buf;")
-        L.append("        else goto slow;")
+            L.append(f"        if (({get}) == NULL) goto slow;")
         L.append("    }")
     for j, out in enumerate(graph.outputs):
         t = out.type
         if t.shape == ():
             L.append(f"    q[{j}] = &so[{j}];")
             continue
-        shp = objs.index(("shape", t.shape), tuple(t.shape))
-        dt = objs.index(("dtype", t.dtype), t.np_dtype)
-        L.append(f"    o[{j}] = PyObject_CallFunctionObjArgs(g_obj[{empty}], g_obj[{shp}], g_obj[{dt}], NULL);")
-        L.append(f"    if (o[{j}] == NULL || PyObject_GetBuffer(o[{j}], &ob[ogot], PyBUF_WRITABLE | "
-                 "PyBUF_C_CONTIGUOUS) < 0) goto fail;")
-        L.append(f"    q[{j}] = ob[ogot++].buf;")
+        L.append("    {")
+        L.append(f"        static const npy_intp shape[] = {{{', '.join(str(d) for d in t.shape)}}};")
+        L.append(f"        o[{j}] = PyArray_SimpleNew({t.ndim}, (npy_intp *)shape, {t.np_dtype.num});")
+        L.append(f"        if (o[{j}] == NULL) goto fail;")
+        L.append(f"        q[{j}] = PyArray_DATA((PyArrayObject *)o[{j}]);")
+        L.append("    }")
     if work:
         L.append(f"    w = PyMem_Malloc({work});")
         L.append("    if (w == NULL) { PyErr_NoMemory(); goto fail; }")
@@ -159,18 +152,15 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     else:
         L.append("    {")
         for k, part in enumerate(structure):
-            L.append(f"        PyObject *part{k} = {build(part) if not isinstance(part, int) else f'o[{part}]'};")
+            L.append(f"        PyObject *part{k} = {build(part)};")
         L.append(f"        result = PyTuple_Pack({len(structure)}, "
                  f"{', '.join(f'part{k}' for k in range(len(structure)))});")
         for k, part in enumerate(structure):
             if not isinstance(part, int):
                 L.append(f"        Py_XDECREF(part{k});")
         L.append("    }")
-    L += ["fail:", "    for (i = 0; i < got; ++i) PyBuffer_Release(&in[i]);",
-          "    for (i = 0; i < ogot; ++i) PyBuffer_Release(&ob[i]);",
-          f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
-          "slow:", "    for (i = 0; i < got; ++i) PyBuffer_Release(&in[i]);",
-          f"    return PyObject_Vectorcall(g_obj[{fb}], args, (size_t)nargs, NULL);", "}"]
+    L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
+          "slow:", f"    return PyObject_Vectorcall(g_obj[{fb}], args, (size_t)nargs, NULL);", "}"]
     return "\n".join(L)
 
 
@@ -179,10 +169,7 @@ def glue_source(module_name, entries, prototypes):
 
     The source is returned alone when ``entries`` is empty (used by the doctest).
     """
-    import numpy as np
-
     objs = _Objects()
-    objs.index("empty", np.empty)
     bodies = [_entry(objs, e, cf, g, st, w, ("fallback", e)) for e, cf, g, st, w in entries]
     methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL, NULL}},' for e, *_ in entries]
     text = "\n".join(
@@ -191,7 +178,8 @@ def glue_source(module_name, entries, prototypes):
             '    {"setup", (PyCFunction)setup, METH_O, NULL},', *methods, "    {NULL, NULL, 0, NULL}", "};",
             f'static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{module_name}", NULL, -1, methods, '
             "NULL, NULL, NULL, NULL};",
-            f"PyMODINIT_FUNC PyInit_{module_name}(void)", "{", "    return PyModule_Create(&module);", "}", ""])
+            f"PyMODINIT_FUNC PyInit_{module_name}(void)", "{", "    import_array();",
+            "    return PyModule_Create(&module);", "}", ""])
     if not entries:
         return text
     return text, objs
