@@ -215,6 +215,12 @@ def _operations(expr: ast.expr) -> int:
                or isinstance(node, ast.Attribute) and node.attr == "T" for node in ast.walk(expr))
 
 
+def _occurrences(expr: ast.expr, result) -> int:
+    """How many times the node ``expr`` itself occurs in a spelling's result (an expression or statements)."""
+    trees = result if isinstance(result, list) else [result]
+    return sum(node is expr for tree in trees for node in ast.walk(tree))
+
+
 def single_use_values(graph: Graph) -> set:
     """Ids of values read once, not outputs: they are written inline, where short.
 
@@ -301,12 +307,18 @@ class _FunctionEmitter:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         args = [self.atom(a) for a in eqn.inputs]
         result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
+        before = []
+        for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
+            if id(a) in self.sources and id(a) not in self.elided and _occurrences(arg, result) > 1:
+                before.append(spell.assign(a.name, self.sources.pop(id(a))))
+        if before:
+            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, eqn.out.name)
         if isinstance(result, list):
-            return result
+            return before + result
         if id(eqn.out) in self.inlined and (self.state.math_mode or _operations(result) <= _MAX_INLINE_OPS):
             self.sources[id(eqn.out)] = result
-            return []
-        return [spell.assign(eqn.out.name, result)]
+            return before
+        return before + [spell.assign(eqn.out.name, result)]
 
     def body(self) -> list:
         stmts = self.checks()
