@@ -258,3 +258,34 @@ def test_nan_and_inf_as_numpy(case):
         expected = gradc.compile(f, x, y, wrt=(0, 1))(x, y)
         got = gradc.compile(f, x, y, wrt=(0, 1), target="c")(x, y)
     _close(got, expected)
+
+
+def _example(name):
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_c_example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _example_cases():
+    r = np.random.default_rng(7)
+    t = np.linspace(0.0, 3.0, 20)
+    x2 = r.normal(size=(12, 2))
+    return {
+        "curve_fit.sse": ("curve_fit", "sse", (t, np.exp(-t), 1.2, 0.7, 0.1), ("a", "k", "c")),
+        "logistic.loss": ("logistic", "loss", (A, (r.random(3) > 0.5).astype(float), V, 0.1), ("w", "b")),
+        "mlp_train.loss": ("mlp_train", "loss", (x2, r.integers(0, 3, 12), r.normal(size=(2, 5)), r.normal(size=5),
+                                                 r.normal(size=(5, 3)), r.normal(size=3)), ("w1", "b1", "w2", "b2")),
+        "rosenbrock_scipy.rosenbrock": ("rosenbrock_scipy", "rosenbrock", (r.normal(size=6),), 0),
+    }
+
+
+@needs_cc
+@pytest.mark.parametrize("case", sorted(_example_cases()))
+def test_examples_agree_with_numpy(case):
+    module, fn, args, wrt = _example_cases()[case]
+    f = getattr(_example(module), fn)
+    _close(gradc.compile(f, *args, wrt=wrt, target="c")(*args), gradc.compile(f, *args, wrt=wrt)(*args))

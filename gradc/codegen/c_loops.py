@@ -58,6 +58,10 @@ class LoopLowerings:
         axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
         self.emit(f"/* {eqn_text(e)} */")
+        result = None
+        if out.shape == () and not out.local:  # accumulate in a local, store once
+            result, out = out, Loc("acc", (), local=True, dtype=out.dtype)
+            self.open(["{"])
         if out.local:
             self.emit(f"{C_TYPES[out.dtype]} {out.name} = {init};")
         else:
@@ -77,6 +81,9 @@ class LoopLowerings:
                 self.emit(f"{out.name} /= {e.params['count']};")
             else:
                 self.each(out, f"@ /= {e.params['count']};")
+        if result is not None:
+            self.emit(f"{result.at(())} = acc;")
+            self.close(1)
 
     def op_argreduce(self, e):
         x = self.atom_loc(e.inputs[0])

@@ -42,11 +42,14 @@ void tutorial_loss(const double *x, const double *y, const double *w, const doub
         t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(exp(-fabs(q0)));
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
-    value[0] = 0;
-    for (long i0 = 0; i0 < 5; ++i0) {
-        value[0] += t11[i0];
+    {
+        double acc = 0;
+        for (long i0 = 0; i0 < 5; ++i0) {
+            acc += t11[i0];
+        }
+        acc /= 5;
+        value[0] = acc;
     }
-    value[0] /= 5;
 }
 
 size_t tutorial_loss_work_size(void)
@@ -87,11 +90,14 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
         t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(q1);
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
-    value[0] = 0;
-    for (long i0 = 0; i0 < 5; ++i0) {
-        value[0] += t11[i0];
+    {
+        double acc = 0;
+        for (long i0 = 0; i0 < 5; ++i0) {
+            acc += t11[i0];
+        }
+        acc /= 5;
+        value[0] = acc;
     }
-    value[0] /= 5;
     /* t17 = add t9 t16
      * t32 = div t9 t17
      * t21 = sign t2
@@ -107,9 +113,12 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
         t2_bar[k] = -0.20000000000000001*t9[k]*(q2 ? t2[k] : (q3 ? 1 : (q4 ? -1 : 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q2 ? t2[k] : (q3 ? 1.0 : (q4 ? 0.0 : 0.5)));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
-    b_bar[0] = 0;
-    for (long i0 = 0; i0 < 5; ++i0) {
-        b_bar[0] += t2_bar[i0];
+    {
+        double acc = 0;
+        for (long i0 = 0; i0 < 5; ++i0) {
+            acc += t2_bar[i0];
+        }
+        b_bar[0] = acc;
     }
     /* w_bar = matmul t31 t2_bar */
     for (long i0 = 0; i0 < 3; ++i0) {
