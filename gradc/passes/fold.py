@@ -35,6 +35,8 @@ from gradc.ir.graph import Const, Eqn, Graph, Var
 from gradc.ops.registry import OPS
 
 _MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
+_HEAVISIDE_SIZE = 2048  # heaviside(x, 0.5) becomes 0.5 * sign(x) + 0.5 from this size (sign(x) not needed anyway)
+_HEAVISIDE_SHARED_SIZE = 256  # ... and from this size when sign(x) is computed anyway
 
 
 class _Folder:
@@ -45,6 +47,7 @@ class _Folder:
         self.defs: dict = {}
         self.eqns: list = []
         self.uses = uses or {}  # id(var) -> number of reads in the input graph (outputs count)
+        self.signed: set = set()  # ids of values whose sign the graph computes
 
     # ---- helpers
     def fresh_var(self, type):
@@ -190,7 +193,28 @@ class _Folder:
         elif op == "sum":
             if out.type.shape == () and self.dottable(x[0]):
                 return self.sum_as_dots(x[0], out)
+        elif op == "heaviside":
+            return self.heaviside_as_sign(eqn)
         return None
+
+    def heaviside_as_sign(self, eqn: Eqn):
+        """``heaviside(x, 0.5) -> 0.5 * sign(x) + 0.5``: equal for every x (NaN, inf and -0.0 included).
+
+        ``np.heaviside`` costs about three times ``np.sign`` per element, and the sign
+        is often computed anyway (the derivative of ``abs``), so CSE shares it. For small
+        arrays the one call is cheaper than three, so only large ones are rewritten.
+        """
+        x, out = eqn.inputs[0], eqn.out
+        limit = _HEAVISIDE_SHARED_SIZE if id(x) in self.signed else _HEAVISIDE_SIZE
+        if eqn.params["at_zero"] != 0.5 or not out.type.is_float or out.type.size < limit:
+            return None
+        sign = self.fresh_var(out.type)
+        self.emit(Eqn("sign", (x,), {}, sign))
+        half = self.scaled(sign, 0.5, self.fresh_var(out.type))
+        self.emit(half)
+        offset = self.fresh_var(out.type)
+        self.constant(0.5, offset)
+        return Eqn("add", (half.out, offset), {}, out)
 
     # ---- sums of products as dot products: sum(100 * a * a + b * b) -> 100 * (a @ a) + b @ b
     def dottable(self, atom) -> bool:
@@ -344,6 +368,7 @@ def fold(graph: Graph) -> Graph:
     for atom in [a for e in graph.eqns for a in e.inputs] + list(graph.outputs):
         uses[id(atom)] = uses.get(id(atom), 0) + 1
     folder = _Folder(taken, next_index(graph), uses)
+    folder.signed = {id(e.inputs[0]) for e in graph.eqns if e.op == "sign"}
     for eqn in graph.eqns:
         folder.visit(eqn)
     eqns = [e for e in folder.eqns]
