@@ -189,6 +189,20 @@ def accumulations(graph: Graph):
     ``out = np.zeros(...)``, ``out[s1] = a``, ``out[s2] += b``: one buffer instead of
     one per term plus a sum of whole arrays. Chains of such sums make one buffer.
     Returns ``({id(outermost sum): [index_grad equations]}, ids of the values folded in)``.
+
+    >>> from gradc import ad
+    >>> from gradc.passes import optimize
+    >>> from gradc.trace import trace
+    >>> g = optimize(ad.grad_graph(trace(lambda x: np.sum(x[1:] * x[:-1]), np.ones(4)), ["x"], name="g"))
+    >>> print(emit_module([Function("g", g, "g.")]))
+    import numpy as np
+    ...
+        x_bar = np.empty((4,))
+        x_bar[3] = 0.0
+        x_bar[:-1] = x[1:]
+        x_bar[1:] += x[:-1]
+        return x_bar
+    ...
     """
     uses: dict = {}
     for atom in [a for e in graph.eqns for a in e.inputs] + list(graph.outputs):

@@ -25,6 +25,24 @@ def lambda_(x: f64[2]) -> f64[2]:
   t4: f64[2] = broadcast_to 6.0 shape=(2,)
   t5: f64[2] = mul x t4
   return t5
+>>> from gradc.passes import optimize
+>>> print(optimize(trace(lambda x: np.sum(100.0 * x ** 2 + (1.0 - x) ** 2), np.ones(3))))
+def lambda_(x: f64[3]) -> f64[]:
+  t4: f64[3] = broadcast_to 1.0 shape=(3,)
+  t5: f64[3] = sub t4 x
+  t10: f64[] = matmul x x
+  t11: f64[] = mul 100.0 t10
+  t12: f64[] = matmul t5 t5
+  t9: f64[] = add t11 t12
+  return t9
+>>> print(optimize(trace(lambda a, b: (2.0 * a) * b + 2.0 * np.sin(b), np.ones(2), np.ones(2))))
+def lambda_(a: f64[2], b: f64[2]) -> f64[2]:
+  t0: f64[2] = broadcast_to 2.0 shape=(2,)
+  t7: f64[2] = mul a b
+  t3: f64[2] = sin b
+  t9: f64[2] = add t7 t3
+  t6: f64[2] = mul t0 t9
+  return t6
 """
 from __future__ import annotations
 
