@@ -128,7 +128,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="smoke run: short runs, 3 repeats, 1 compile")
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--check-floors", action="store_true",
-                    help=f"exit 1 unless every ratio <= {FLOOR_RATIO} and compile <= {FLOOR_COMPILE_MS} ms")
+                    help=f"exit 1 unless every ratio <= {FLOOR_RATIO} and compile <= {FLOOR_COMPILE_MS} ms "
+                         "(meaningful on full runs, not with --quick)")
     a = ap.parse_args(argv)
     if a.quick:
         a.min_time, a.repeat, a.compiles = 0.002, 3, 1
