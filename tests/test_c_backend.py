@@ -289,3 +289,10 @@ def test_examples_agree_with_numpy(case):
     module, fn, args, wrt = _example_cases()[case]
     f = getattr(_example(module), fn)
     _close(gradc.compile(f, *args, wrt=wrt, target="c")(*args), gradc.compile(f, *args, wrt=wrt)(*args))
+
+
+@needs_cc
+def test_intermediate_named_like_an_output_parameter():
+    x = np.arange(6.0).reshape(2, 3)
+    f = lambda x: np.sum(np.sin(x.reshape(3, 2).T.reshape(2, 3)))  # noqa: E731
+    _close(gradc.compile(f, x, target="c")(x), gradc.compile(f, x)(x))

@@ -82,11 +82,14 @@ class FunctionEmitter(LoopLowerings):
         t = var.type
         if id(var) in self.direct_out:
             loc = Loc(self.direct_out[id(var)], t.shape, dtype=t.dtype)
-        elif t.shape == ():
-            loc = Loc(c_name(var.name), (), local=True, dtype=t.dtype)
         else:
-            loc = Loc(c_name(var.name), t.shape, dtype=t.dtype)
-            self.arrays.append((loc.name, C_TYPES[t.dtype], size(t.shape)))
+            name = c_name(var.name)
+            while name in self.taken:  # e.g. an intermediate x_bar when the output parameter is x_bar
+                name += "_"
+            self.taken.add(name)
+            loc = Loc(name, t.shape, local=t.shape == (), dtype=t.dtype)
+            if t.shape != ():
+                self.arrays.append((loc.name, C_TYPES[t.dtype], size(t.shape)))
         self.loc[id(var)] = loc
         return loc
 
@@ -99,6 +102,7 @@ class FunctionEmitter(LoopLowerings):
     def plan(self):
         g = self.graph
         self.input_ids = {id(v) for v in g.inputs}
+        self.taken = {c_name(v.name) for v in g.inputs} | set(self.out_params)
         for v in g.inputs:
             self.loc[id(v)] = Loc(c_name(v.name), v.type.shape, dtype=v.type.dtype)
         produced = {id(e.out): e for e in g.eqns}
