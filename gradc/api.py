@@ -146,6 +146,9 @@ def _check_grad_signature(f, graph, wrt):
     return names, as_tuple
 
 
+_ndarray = np.ndarray
+
+
 def _arg_key(value):
     t = type(value)
     if t is np.ndarray:
@@ -179,7 +182,9 @@ class _Transform:
         if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
             bound = bind_arguments(self.fun, args, kwargs)
             args = tuple(bound.values())
-        key = tuple(_arg_key(a) for a in args)
+        # the signature key, inlined for the common argument types (this is the per-call cost)
+        key = tuple([(a.shape, a.dtype) if type(a) is _ndarray else float if type(a) is float else _arg_key(a)
+                     for a in args])
         entry = self.cache.get(key)
         if entry is None:
             return self._first_call(args, key)
