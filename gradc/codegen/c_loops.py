@@ -39,12 +39,16 @@ class LoopLowerings:
                     sp.Symbol(src.name, real=True), 0)
         else:  # basic index
             loc = index_view(src, e.params["spec"], shape)
+        if src.value is None and not src.local:
+            self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
         self.loc[id(e.out)] = loc
 
     def op_reshape(self, e):
         src = self.atom_loc(e.inputs[0])
         shape = e.out.type.shape
         if src.standard or src.value is not None:
+            if src.value is None and not src.local:
+                self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
             self.loc[id(e.out)] = Loc(src.name, shape, src.offset, None, src.value, src.local, src.dtype)
             if src.local and shape != ():
                 self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, sp.Symbol(src.name, real=True)

@@ -28,6 +28,7 @@ void tutorial_loss(const double *x, const double *y, const double *w, const doub
         }
         t0[i0] = acc;
     }
+    /* t1 = broadcast_to b shape=(5,): no code, read in place from b */
     /* t2 = add t0 t1
      * t4 = maximum t2 t3
      * t5 = mul t2 y
@@ -73,6 +74,7 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
         }
         t0[i0] = acc;
     }
+    /* t1 = broadcast_to b shape=(5,): no code, read in place from b */
     /* t2 = add t0 t1
      * t4 = maximum t2 t3
      * t5 = mul t2 y
@@ -120,6 +122,7 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
         }
         b_bar[0] = acc;
     }
+    /* t31 = transpose x perm=(1, 0): no code, read in place from x */
     /* w_bar = matmul t31 t2_bar */
     for (long i0 = 0; i0 < 3; ++i0) {
         double acc = 0;
