@@ -294,3 +294,15 @@ def test_intermediate_named_like_an_output_parameter():
     x = np.arange(6.0).reshape(2, 3)
     f = lambda x: np.sum(np.sin(x.reshape(3, 2).T.reshape(2, 3)))  # noqa: E731
     _close(gradc.compile(f, x, target="c")(x), gradc.compile(f, x)(x))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_reentrant_no_heap_no_mutable_statics(case):
+    import re
+
+    f, args, wrt = CASES[case]
+    source, header = c_build.emit_sources_for(f, *args, wrt=wrt)
+    assert not re.search(r"\b(malloc|calloc|realloc|free|alloca)\s*\(", source)
+    statics = [line for line in source.splitlines() if line.startswith("static")]
+    assert all(line.startswith("static const ") for line in statics), statics
+    assert "#include" in header and all(inc in source for inc in ("<math.h>", "<stdint.h>"))
