@@ -36,6 +36,12 @@ class _Printer(C99CodePrinter):
             text = f"({self._print(c)} ? {self._print(e)} : {text})"
         return text
 
+    def _print_Pow(self, expr):
+        if expr.exp == 2 and expr.base.is_Symbol:  # x*x: exact, as pow(x, 2), and reads better
+            base = self._print(expr.base)
+            return f"({base}*{base})"  # bracketed: SymPy places a Pow anywhere a call can go
+        return super()._print_Pow(expr)
+
     def _print_ite(self, expr):
         cond, a, b = (self._print(arg) for arg in expr.args)
         return f"({cond} ? {a} : {b})"
