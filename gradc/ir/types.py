@@ -79,8 +79,19 @@ def type_of_array(value) -> TensorType:
     >>> type_of_array(np.zeros((2, 2), np.float32))
     f32[2,2]
     """
+    if type(value) is np.ndarray:  # fast path: the shape is already a tuple of ints
+        t = _TYPES.get((value.shape, value.dtype))
+        if t is not None:
+            return t
     arr = np.asarray(value)
-    return TensorType(tuple(int(d) for d in arr.shape), dtype_name(arr.dtype))
+    shape = tuple(int(d) for d in arr.shape)
+    t = TensorType(shape, dtype_name(arr.dtype))
+    if len(_TYPES) < 4096:
+        _TYPES[(shape, arr.dtype)] = t
+    return t
+
+
+_TYPES: dict = {}  # (shape, np.dtype) -> TensorType, for concrete arrays
 
 
 def parse_type(text: str) -> TensorType:

@@ -51,7 +51,42 @@ def coerce(x, dtype: str, shape: tuple, like=None):
     return x
 
 
+# Concrete operand types whose ``.dtype``/``.shape`` an eager op can read directly.
+_CONCRETE = frozenset({np.ndarray, np.float64, np.float32, np.int64, np.int32, np.bool_})
+_FAST_DTYPES = frozenset(NP_DTYPES.values())
+_FLOAT_NP = frozenset({np.dtype(np.float64), np.dtype(np.float32)})
+
+
+def _fast(name, xs, float_only, params):
+    """``_apply`` for concrete operands that need no promotion or broadcast of arrays, else None.
+
+    Arrays (and NumPy scalars) of one shape and dtype, with Python floats/ints next to
+    float arrays (weak scalars: converted to the arrays' dtype and broadcast, as ``coerce`` does).
+    """
+    dt = shape = None
+    weak = False
+    for x in xs:
+        tx = type(x)
+        if tx in _CONCRETE:
+            if dt is None:
+                dt, shape = x.dtype, x.shape
+            elif x.dtype != dt or x.shape != shape:
+                return None
+        elif tx is float or tx is int:
+            weak = True
+        else:
+            return None
+    if dt is None or dt not in _FAST_DTYPES or ((weak or float_only) and dt not in _FLOAT_NP):
+        return None
+    if weak:
+        xs = [x if type(x) in _CONCRETE else shape_ops.broadcast_to(np.asarray(x, dtype=dt), shape) for x in xs]
+    return bind(name, *xs, **params)
+
+
 def _apply(name, *xs, float_only=False, **params):
+    out = _fast(name, xs, float_only, params)
+    if out is not None:
+        return out
     dtype = result_dtype(*xs)
     if float_only and dtype not in ("f32", "f64"):
         dtype = "f64"

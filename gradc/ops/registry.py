@@ -20,6 +20,10 @@ from typing import Callable
 
 OPS: dict[str, "Op"] = {}
 
+# When a list, ``bind`` appends ``(op, args, params, out)`` for each op computed on concrete
+# values: the eager facade's tape of one recorded node (see ``gradc.runtime.record``).
+TAPE = None
+
 
 @dataclass
 class Op:
@@ -73,4 +77,7 @@ def bind(name: str, *args, **params):
         hook = getattr(type(a), "__gradc_bind__", None)
         if hook is not None:
             return hook(op, args, params)
-    return op.impl(*args, **params)
+    out = op.impl(*args, **params)
+    if TAPE is not None:
+        TAPE.append((op, args, params, out))
+    return out

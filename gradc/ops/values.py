@@ -16,9 +16,13 @@ import numpy as np
 from gradc.errors import ShapeError
 from gradc.ir.types import TensorType, dtype_name, type_of_array
 
+_NDARRAY = np.ndarray
+
 
 def aval(x) -> TensorType:
     """The shape and dtype of an op operand (weak dtype None for Python scalars)."""
+    if type(x) is _NDARRAY:
+        return type_of_array(x)
     t = getattr(x, "aval", None)
     if t is not None:
         return t

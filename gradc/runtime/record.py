@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.ir.types import TensorType, dtype_name
+import gradc.ops.elementwise as ew
+from gradc.ir.types import TensorType, type_of_array
+from gradc.ops import registry
 from gradc.runtime import grad_fn as gf
 from gradc.runtime import grad_mode
 
@@ -31,7 +33,7 @@ def Tensor():  # noqa: N802 - late import of the class
 
 
 def aval_of(t) -> TensorType:
-    return TensorType(tuple(t._data.shape), dtype_name(t._data.dtype))
+    return type_of_array(t._data)
 
 
 def tracking(operands) -> bool:
@@ -46,24 +48,36 @@ def values(operands):
 def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=False, wrap=None):
     """Apply ``fn`` to ``operands`` (Tensors, arrays, numbers) and record node ``name``."""
     T = Tensor()
-    prev = grad_mode._STATE["enabled"]
+    vals = values(operands)
+    track = not nondiff and tracking(operands)
+    # the primitive steps of the forward, kept for the backward (unless an array is passed twice)
+    tape = [] if track and _distinct(vals) else None
+    prev, prev_tape = grad_mode._STATE["enabled"], registry.TAPE
     grad_mode._STATE["enabled"] = False
+    registry.TAPE = tape
     try:
-        data = fn(*values(operands))
+        data = fn(*vals)
     finally:
         grad_mode._STATE["enabled"] = prev
+        registry.TAPE = prev_tape
     out = T._wrap(np.asarray(data))
-    if nondiff or not tracking(operands):
+    if not track:
         return out
     edges = [gf.edge(o) if isinstance(o, T) else None for o in operands]
     node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)], saves=saves)
-    node._vjp = _vjp_by_replay(fn, operands, node)
+    taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
+    node._vjp = _vjp_by_replay(fn, operands, node, taped)
     node._operands = tuple(operands)
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
         node._saved.append((out, out._version, node))
         node._saves = True
     return out
+
+
+def _distinct(vals):
+    ids = [id(v) for v in vals if type(v) is np.ndarray]
+    return len(set(ids)) == len(ids)
 
 
 def alias(data, edge):
@@ -74,11 +88,13 @@ def alias(data, edge):
     return t
 
 
-def _vjp_by_replay(fn, operands, node):
+def _vjp_by_replay(fn, operands, node, taped=None):
     T = Tensor()
 
     def vjp(ct):
         cg = gf.STATE["create_graph"]
+        if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
+            return _vjp_by_tape(taped[0], taped[1], taped[2], node._edges, ct)
         args, stand_ins = [], []
         for o, e in zip(operands, node._edges):
             if isinstance(o, T) and e is not None:
@@ -100,6 +116,32 @@ def _vjp_by_replay(fn, operands, node):
                           capture=[a.grad_fn for a in stand_ins]))
         return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, node._edges)]
     return vjp
+
+
+def _vjp_by_tape(tape, vals, root, edges, ct):
+    """The replay's result, from the forward's own primitive steps: the registry's VJP rules on arrays."""
+    live = {id(v) for v, e in zip(vals, edges) if e is not None}
+    for op, args, _params, out in tape:
+        if not op.nondiff:
+            for a in args:
+                if id(a) in live:
+                    live.add(id(out))
+                    break
+    if id(root) not in live:  # zero derivative (floor, round, sign, ...)
+        return [np.zeros_like(v) if e is not None else None for v, e in zip(vals, edges)]
+    cts = {id(root): ct}
+    for op, args, params, out in reversed(tape):
+        g = cts.pop(id(out), None)
+        if g is None or op.nondiff:
+            continue
+        needs = tuple(id(a) in live for a in args)
+        res = op.vjp(g, out, *args, needs=needs, **params)
+        for a, need, r in zip(args, needs, res):
+            if need and r is not None:
+                k = id(a)
+                have = cts.get(k)
+                cts[k] = r if have is None else ew.add(have, r)
+    return [cts.get(id(v)) if e is not None else None for v, e in zip(vals, edges)]
 
 
 def bind_hook(op, args, params):
