@@ -89,9 +89,22 @@ class FunctionEmitter(LoopLowerings):
             self.taken.add(name)
             loc = Loc(name, t.shape, local=t.shape == (), dtype=t.dtype)
             if t.shape != ():
-                self.arrays.append((loc.name, C_TYPES[t.dtype], size(t.shape)))
+                self.place(var, loc)
         self.loc[id(var)] = loc
         return loc
+
+    def place(self, var, loc):
+        """Give ``loc`` an array: a new one, or one whose values are all dead by now (declared as an alias)."""
+        ctype, n = C_TYPES[var.type.dtype], size(var.type.shape)
+        free = [slot for slot in self.slots if slot[1] == ctype and slot[2] >= n
+                and all(self.last.get(o, -1) < self.segment for o in slot[3])]
+        if free:
+            slot = min(free, key=lambda sl: sl[2])  # the smallest that fits (first of equals: deterministic)
+            slot[3].append(id(var))
+            self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
+            return
+        self.slots.append((loc.name, ctype, n, [id(var)]))
+        self.arrays.append((loc.name, ctype, n))
 
     def target(self, loc, idx, declare=False) -> str:
         if loc.local:
@@ -143,11 +156,22 @@ class FunctionEmitter(LoopLowerings):
         outs = {id(o) for o in g.outputs}
         self.materialize = {i for i in group_ids
                             if i in outs or any(n != group_of[i] for n in uses.get(i, ()))}
+        # last segment reading each value; a view keeps the value it reads from alive as long as itself
+        self.last = {i: max(ns) for i, ns in uses.items()}
+        for _, out in self.copies:
+            self.last[id(out)] = len(segments)
+        for e in reversed(g.eqns):
+            if C_LOWERING[e.op][0] in ("view", "reshape"):
+                src = id(e.inputs[0])
+                self.last[src] = max(self.last.get(src, -1), self.last.get(id(e.out), -1))
+        self.slots: list = []  # (name, ctype, size, ids of the values stored there over time)
+        self.segment = 0
 
     # ---------------------------------------------------------------- lowering
     def body(self) -> list:
         self.plan()
-        for kind, item in self.segments:
+        for n, (kind, item) in enumerate(self.segments):
+            self.segment = n
             if kind == "group":
                 self.group(item)
             else:

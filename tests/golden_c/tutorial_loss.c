@@ -65,7 +65,6 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
     double t2[5];
     double t9[5];
     double t11[5];
-    double t2_bar[5];
     /* t0 = matmul x w */
     for (long i0 = 0; i0 < 5; ++i0) {
         double acc = 0;
@@ -100,6 +99,7 @@ void tutorial_loss_grad(const double *x, const double *y, const double *w, const
         acc /= 5;
         value[0] = acc;
     }
+    double *const t2_bar = t0;  /* t0 is dead from here: reuse it */
     /* t17 = add t9 t16
      * t32 = div t9 t17
      * t21 = sign t2
