@@ -10,6 +10,7 @@ array([2., 2., 2.])
 from __future__ import annotations
 
 import ast
+import math
 
 import numpy as np
 
@@ -79,8 +80,25 @@ def _fast(name, xs, float_only, params):
     if dt is None or dt not in _FAST_DTYPES or ((weak or float_only) and dt not in _FLOAT_NP):
         return None
     if weak:
-        xs = [x if type(x) in _CONCRETE else shape_ops.broadcast_to(np.asarray(x, dtype=dt), shape) for x in xs]
+        xs = [x if type(x) in _CONCRETE else _constant(x, dt, shape) for x in xs]
     return bind(name, *xs, **params)
+
+
+_CONSTANTS: dict = {}
+
+
+def _constant(value, dt, shape):
+    """``broadcast_to(asarray(value, dt), shape)`` for concrete code, cached (a read-only view)."""
+    sign = math.copysign(1.0, value) if type(value) is float else 0  # -0.0 and 0.0 are different constants
+    key = (type(value), value, sign, dt, shape)
+    c = _CONSTANTS.get(key)
+    if c is None:
+        c = shape_ops.broadcast_to(np.asarray(value, dtype=dt), shape)
+        if type(c) is np.ndarray and not c.flags.writeable:
+            if len(_CONSTANTS) > 1024:
+                _CONSTANTS.clear()
+            _CONSTANTS[key] = c
+    return c
 
 
 def _apply(name, *xs, float_only=False, **params):
@@ -97,6 +115,8 @@ def _apply(name, *xs, float_only=False, **params):
 
 def full_like(x, value):
     """A constant with ``x``'s shape and dtype (recorded as a broadcast scalar)."""
+    if type(x) is np.ndarray and type(value) in (int, float) and x.dtype in _FAST_DTYPES:
+        return _constant(value, x.dtype, x.shape)
     t = aval(x)
     return shape_ops.broadcast_to(lift(np.asarray(value, dtype=t.np_dtype), first_traced([x])), t.shape)
 
@@ -331,6 +351,9 @@ def heaviside(x, at_zero):
 
 
 def where(cond, x, y):
+    if (type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray and cond.dtype == np.bool_
+            and x.dtype == y.dtype and x.dtype in _FAST_DTYPES and cond.shape == x.shape == y.shape):
+        return bind("where", cond, x, y)
     dtype = result_dtype(x, y)
     shape = broadcast_shapes(aval(cond).shape, aval(x).shape, aval(y).shape, what="np.where operands")
     like = first_traced([cond, x, y])

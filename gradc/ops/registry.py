@@ -18,11 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy
+
 OPS: dict[str, "Op"] = {}
 
 # When a list, ``bind`` appends ``(op, args, params, out)`` for each op computed on concrete
 # values: the eager facade's tape of one recorded node (see ``gradc.runtime.record``).
 TAPE = None
+# Operand types that never record (checked before looking for ``__gradc_bind__``).
+_PLAIN = frozenset({float, int, bool, tuple, list, type(None), numpy.ndarray, numpy.float64, numpy.float32,
+                    numpy.int64, numpy.int32, numpy.bool_})
 
 
 @dataclass
@@ -74,6 +79,8 @@ def bind(name: str, *args, **params):
     """
     op = OPS[name]
     for a in args:
+        if type(a) in _PLAIN:
+            continue
         hook = getattr(type(a), "__gradc_bind__", None)
         if hook is not None:
             return hook(op, args, params)
