@@ -306,3 +306,27 @@ def test_reentrant_no_heap_no_mutable_statics(case):
     statics = [line for line in source.splitlines() if line.startswith("static")]
     assert all(line.startswith("static const ") for line in statics), statics
     assert "#include" in header and all(inc in source for inc in ("<math.h>", "<stdint.h>"))
+
+
+@needs_cc
+def test_dead_arrays_are_reused_and_threads_agree():
+    import re
+    from concurrent.futures import ThreadPoolExecutor
+
+    m = rng.normal(size=(6, 6)) / 3.0
+
+    def chain(a):
+        for _ in range(5):
+            a = np.tanh(a @ m)
+        return np.sum(a)
+
+    x = rng.normal(size=(6, 6))
+    c = gradc.compile(chain, x, target="c")
+    body = c.c_source[c.c_source.index("void chain_grad("):]
+    assert len(re.findall(r"^    double \w+\[36\];", body, re.M)) < 10 and "is dead from here" in body
+    n = gradc.compile(chain, x)
+    inputs = [x + 0.01 * k for k in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda a: c(a), inputs))
+    for a, got in zip(inputs, results):
+        _close(got, n(a))
