@@ -330,3 +330,17 @@ def test_dead_arrays_are_reused_and_threads_agree():
         results = list(pool.map(lambda a: c(a), inputs))
     for a, got in zip(inputs, results):
         _close(got, n(a))
+
+
+@needs_cc
+def test_ctypes_path_without_python_headers(monkeypatch):
+    from gradc.codegen import c_pyglue
+
+    monkeypatch.setattr(c_pyglue, "python_include", lambda: None)
+    f, args, wrt = CASES["tutorial"]
+    c = gradc.compile(f, *args, wrt=wrt, target="c")
+    assert not c.fast
+    n = gradc.compile(f, *args, wrt=wrt)
+    _close(c(*args), n(*args))
+    _close(c.forward(*args), n.forward(*args))
+    _close(c.grad(*args), n.grad(*args))
