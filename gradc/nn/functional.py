@@ -15,6 +15,7 @@ import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.runtime import functional as fn
+from gradc.runtime import grad_mode
 from gradc.runtime.record import record
 from gradc.runtime.traceable import traceable
 
@@ -49,18 +50,60 @@ def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     return record("LogSoftmaxBackward0", lambda x: _log_softmax(x, d), [input], saves=True, out_saved=True)
 
 
+def _bce_logits_terms(z, y):
+    # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|
+    pos = ew.where(ew.greater(z, 0), z, ew.zeros_like(z))
+    return ew.add(ew.sub(pos, ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
 
     def f(z, y):
-        # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|
-        pos = ew.where(ew.greater(z, 0), z, ew.zeros_like(z))
-        loss = ew.add(ew.sub(pos, ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
+        loss = _bce_logits_terms(z, y)
         if weight is not None:
             loss = ew.mul(loss, _data(weight))
         return _reduce(loss, reduction)
+    if weight is None and reduction in ("mean", "sum"):
+        out = _bce_logits_compiled(f, input, target, reduction)
+        if out is not None:
+            return out
     return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+_BCE_LOGITS: dict = {}  # (reduction, wrt) -> gradc.value_and_grad of the loss written with gradc ops
+
+
+def _bce_logits_compiled(f, input, target, reduction):  # noqa: A002
+    """The loss node with its gradient from code the compiler generates from the same VJP rules.
+
+    Used when grad is recorded for same-dtype float Tensors and the loss is a scalar: one call
+    of the generated NumPy function gives the value and the gradient, which the node scales by
+    the incoming cotangent. Under ``create_graph`` the node replays ``f`` like any recorded op.
+    """
+    T = fn.T()
+    if not (isinstance(input, T) and isinstance(target, T) and grad_mode.is_grad_enabled()):
+        return None
+    zd, yd = input._data, target._data
+    if zd.dtype != yd.dtype or zd.dtype not in (np.float32, np.float64):
+        return None
+    needs = (input.requires_grad, target.requires_grad)
+    if not any(needs):
+        return None
+    wrt = (0, 1) if all(needs) else (0 if needs[0] else 1)
+    vg = _BCE_LOGITS.get((reduction, wrt))
+    if vg is None:
+        from gradc.api import value_and_grad
+
+        def loss(z, y):
+            return _reduce(_bce_logits_terms(z, y), reduction)
+        vg = _BCE_LOGITS[(reduction, wrt)] = value_and_grad(loss, wrt=wrt)
+    value, grads = vg(zd, yd)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    grads = grads if all(needs) else (grads[0], None) if needs[0] else (None, grads[0])
+    return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target],
+                  precomputed=(value, grads))
 
 
 def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002

@@ -45,28 +45,37 @@ def values(operands):
     return [o._data if isinstance(o, T) else o for o in operands]
 
 
-def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=False, wrap=None):
-    """Apply ``fn`` to ``operands`` (Tensors, arrays, numbers) and record node ``name``."""
+def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=False, wrap=None, precomputed=None):
+    """Apply ``fn`` to ``operands`` (Tensors, arrays, numbers) and record node ``name``.
+
+    ``precomputed``, ``(value, grads)``: ``fn``'s value and the gradient of a scalar ``fn`` for
+    each operand (None where not wanted), from code compiled from the same VJP rules; the node
+    then scales ``grads`` by its cotangent instead of differentiating ``fn`` (except under
+    ``create_graph``).
+    """
     T = Tensor()
     vals = values(operands)
     track = not nondiff and tracking(operands)
-    # the primitive steps of the forward, kept for the backward (unless an array is passed twice)
-    tape = [] if track and _distinct(vals) else None
-    prev, prev_tape = grad_mode._STATE["enabled"], registry.TAPE
-    grad_mode._STATE["enabled"] = False
-    registry.TAPE = tape
-    try:
-        data = fn(*vals)
-    finally:
-        grad_mode._STATE["enabled"] = prev
-        registry.TAPE = prev_tape
+    if precomputed is not None:
+        data, tape = precomputed[0], None
+    else:
+        # the primitive steps of the forward, kept for the backward (unless an array is passed twice)
+        tape = [] if track and _distinct(vals) else None
+        prev, prev_tape = grad_mode._STATE["enabled"], registry.TAPE
+        grad_mode._STATE["enabled"] = False
+        registry.TAPE = tape
+        try:
+            data = fn(*vals)
+        finally:
+            grad_mode._STATE["enabled"] = prev
+            registry.TAPE = prev_tape
     out = T._wrap(np.asarray(data))
     if not track:
         return out
     edges = [gf.edge(o) if isinstance(o, T) else None for o in operands]
     node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)], saves=saves)
     taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
-    node._vjp = _vjp_by_replay(fn, operands, node, taped)
+    node._vjp = _vjp_by_replay(fn, operands, node, taped, precomputed and precomputed[1])
     node._operands = tuple(operands)
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
@@ -88,11 +97,13 @@ def alias(data, edge):
     return t
 
 
-def _vjp_by_replay(fn, operands, node, taped=None):
+def _vjp_by_replay(fn, operands, node, taped=None, grads=None):
     T = Tensor()
 
     def vjp(ct):
         cg = gf.STATE["create_graph"]
+        if grads is not None and not cg:
+            return [None if g is None else g * ct for g in grads]
         if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
             return _vjp_by_tape(taped[0], taped[1], taped[2], node._edges, ct)
         args, stand_ins = [], []
