@@ -94,7 +94,8 @@ def emit_sources(graph, value_and_grad_graph, wrt_names):
               "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
               "65536 bytes per function live on the stack; beyond that the function takes a last argument",
               "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
-              "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in graph.inputs)]
+              "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in graph.inputs),
+              "Outputs: " + ", ".join(f"{p}: {o.type}" for p, o in zip([value] + bars, value_and_grad_graph.outputs))]
     functions = [(graph, name, [value], f"Value of {graph.name}."),
                  (value_and_grad_graph, f"{name}_grad", [value] + bars,
                   f"Value and gradient of {graph.name} with respect to ({wrt_text}).")]

@@ -9,6 +9,7 @@
  * 65536 bytes per function live on the stack; beyond that the function takes a last argument
  * `double *work` of NAME_work_size() bytes (0 when no such argument exists).
  * Inputs: x: f64[5,3], y: f64[5], w: f64[3], b: f64[]
+ * Outputs: value: f64[], w_bar: f64[3], b_bar: f64[]
  */
 
 #ifndef GRADC_TUTORIAL_LOSS_H
