@@ -67,3 +67,21 @@ def test_every_example_is_listed_and_tested():
     for script in scripts:
         assert f"`{script}`" in listing, script
         assert f'"{script}"' in tested, script
+
+
+def test_torch_style_tutorial_runs_on_the_facade():
+    out = run_example("torch_tutorial.py")
+    assert "Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0x" in out
+    assert "compiled gradient agrees with backward(): True" in out
+    assert out.splitlines()[-2] == "False"  # z.requires_grad under no_grad
+
+
+def test_c_gradient_example_calls_the_generated_c():
+    out = run_example("c_gradient.py")
+    assert "wrote ['loss.c', 'loss.h']" in out
+    if "no C compiler found" in out:
+        pytest.skip("no C compiler on this machine: the example only wrote the sources")
+    assert "C agrees with the NumPy target: True" in out
+    in_process = numbers(r"in-process C: loss = (\d+\.\d+)", out)[0]
+    from_main = numbers(r"from C main: loss = (\d+\.\d+)", out)[0]
+    assert in_process == from_main
