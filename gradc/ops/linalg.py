@@ -95,8 +95,14 @@ defop("outer", infer=_outer_infer, impl=np.multiply.outer,
 
 
 # ---------------------------------------------------------------- functions
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
 def matmul(a, b):
     """NumPy's ``a @ b``: promotes dtypes and broadcasts batch dimensions explicitly."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.dtype == b.dtype and a.dtype in _FLOATS
+            and 0 < a.ndim <= 2 and 0 < b.ndim <= 2):
+        return bind("matmul", a, b)  # concrete, one float dtype, no batch dimensions: nothing to convert
     ta, tb = aval(a), aval(b)
     if ta.ndim == 0 or tb.ndim == 0:
         raise ShapeError(f"matmul of {ta} and {tb}: operands must be at least 1-D", hint="use * for scaling")

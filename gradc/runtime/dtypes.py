@@ -34,6 +34,7 @@ bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
 ALL = (float16, float32, float64, int32, int64, bool_)
 _BY_NP = {d.np: d for d in ALL}
 DEFAULT = [float32]
+_NP_DTYPE_TYPES = frozenset(type(d.np) for d in ALL)  # np.dtype subclasses (Float64DType, ...)
 
 
 def _by_name(name):
@@ -42,6 +43,10 @@ def _by_name(name):
 
 def from_np(np_dtype) -> dtype:
     """The facade dtype of a NumPy dtype (other ints become int64, other floats float64)."""
+    if type(np_dtype) in _NP_DTYPE_TYPES:
+        d = _BY_NP.get(np_dtype)
+        if d is not None:
+            return d
     nd = np.dtype(np_dtype)
     if nd in _BY_NP:
         return _BY_NP[nd]

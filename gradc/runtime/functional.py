@@ -12,15 +12,14 @@ import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.runtime import dtypes
+from gradc.runtime import record as _record
 from gradc.runtime.record import record
 
 SAVES = {"mul", "div", "pow", "maximum", "minimum"}
 
 
 def T():  # noqa: N802
-    from gradc.runtime.tensor import Tensor
-
-    return Tensor
+    return _record.Tensor()
 
 
 def as_tensor_operand(x):
@@ -39,11 +38,17 @@ def cast(x, dt):
     return ew.astype(x, dtype_key(dt))
 
 
+_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}
+
+
 def dtype_key(dt):
-    return {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}[dt.name]
+    return _KEYS[dt.name]
 
 
 def check_broadcast(a, b):
+    data_a, data_b = getattr(a, "_data", None), getattr(b, "_data", None)
+    if data_a is not None and data_b is not None and data_a.shape == data_b.shape:
+        return
     sa = tuple(getattr(a, "shape", ()))
     sb = tuple(getattr(b, "shape", ()))
     for i in range(1, min(len(sa), len(sb)) + 1):
@@ -54,14 +59,17 @@ def check_broadcast(a, b):
                                f"at non-singleton dimension {dim}")
 
 
+_BINARY = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.power,
+           "maximum": ew.maximum, "minimum": ew.minimum}
+
+
 def binary(op, a, b, name, out_dtype=None, slots=None):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     check_broadcast(a, b)
     dt = dtypes.promote(a, b)
     if op in ("div", "pow") and out_dtype is None and dt.kind < 2 and (op == "div" or _is_float(b)):
         dt = dtypes.DEFAULT[0]
-    gfn = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.power,
-           "maximum": ew.maximum, "minimum": ew.minimum}[op]
+    gfn = _BINARY[op]
 
     def fn(x, y):
         return gfn(cast(x, dt), cast(y, dt))

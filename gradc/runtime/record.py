@@ -26,9 +26,15 @@ HOOK_NAMES = {"broadcast_to": "ExpandBackward0", "reshape": "ViewBackward0", "as
               "minimum": "MinimumBackward0", "outer": "MmBackward0"}
 
 
+_TENSOR = []
+
+
 def Tensor():  # noqa: N802 - late import of the class
+    if _TENSOR:
+        return _TENSOR[0]
     from gradc.runtime.tensor import Tensor as T
 
+    _TENSOR.append(T)
     return T
 
 
@@ -53,9 +59,10 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     then scales ``grads`` by its cotangent instead of differentiating ``fn`` (except under
     ``create_graph``).
     """
-    T = Tensor()
-    vals = values(operands)
-    track = not nondiff and tracking(operands)
+    T = _TENSOR[0] if _TENSOR else Tensor()
+    vals = [o._data if isinstance(o, T) else o for o in operands]
+    track = not nondiff and grad_mode._STATE["enabled"] and any(
+        o._requires_grad if isinstance(o, T) else getattr(o, "requires_grad", False) for o in operands)
     if precomputed is not None:
         data, tape = precomputed[0], None
     else:
@@ -69,10 +76,11 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         finally:
             grad_mode._STATE["enabled"] = prev
             registry.TAPE = prev_tape
-    out = T._wrap(np.asarray(data))
+    out = T._wrap(data if type(data) is np.ndarray else np.asarray(data))
     if not track:
         return out
-    edges = [gf.edge(o) if isinstance(o, T) else None for o in operands]
+    edges = [(o._grad_fn or gf.edge(o) if o._requires_grad else None) if isinstance(o, T) else None
+             for o in operands]
     node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)], saves=saves)
     taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
     node._vjp = _vjp_by_replay(fn, operands, node, taped, precomputed and precomputed[1])
@@ -131,6 +139,11 @@ def _vjp_by_replay(fn, operands, node, taped=None, grads=None):
 
 def _vjp_by_tape(tape, vals, root, edges, ct):
     """The replay's result, from the forward's own primitive steps: the registry's VJP rules on arrays."""
+    if len(tape) == 1:  # one primitive applied to the operands themselves (add, reshape, matmul, ...)
+        op, args, params, out = tape[0]
+        if out is root and not op.nondiff and len(args) == len(vals) and all(a is v for a, v in zip(args, vals)):
+            needs = tuple([e is not None for e in edges])
+            return [r if need else None for r, need in zip(op.vjp(ct, out, *args, needs=needs, **params), needs)]
     live = {id(v) for v, e in zip(vals, edges) if e is not None}
     for op, args, _params, out in tape:
         if not op.nondiff:

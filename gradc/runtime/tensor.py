@@ -72,6 +72,9 @@ class _Handle:
             self._hooks.remove(self._hook)
 
 
+_STORED = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, np.int32, np.int64, np.bool_))
+
+
 class Tensor:
     """An n-dimensional array that can record the ops applied to it (see the module docstring)."""
 
@@ -95,8 +98,9 @@ class Tensor:
     @classmethod
     def _wrap(cls, data, requires_grad=False):
         t = cls.__new__(cls)
-        data = np.asarray(data)
-        if data.dtype not in (np.float16, np.float32, np.float64, np.int32, np.int64, np.bool_):
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        if data.dtype not in _STORED:
             data = data.astype(dtypes.from_np(data.dtype).np)
         t._data = data
         t._init_meta(requires_grad)
