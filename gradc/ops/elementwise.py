@@ -65,23 +65,46 @@ def _fast(name, xs, float_only, params):
     float arrays (weak scalars: converted to the arrays' dtype and broadcast, as ``coerce`` does).
     """
     dt = shape = None
-    weak = False
+    weak = mixed = False
     for x in xs:
         tx = type(x)
         if tx in _CONCRETE:
             if dt is None:
                 dt, shape = x.dtype, x.shape
-            elif x.dtype != dt or x.shape != shape:
+            elif x.dtype != dt:
                 return None
+            elif x.shape != shape:
+                mixed = True
         elif tx is float or tx is int:
             weak = True
         else:
             return None
     if dt is None or dt not in _FAST_DTYPES or ((weak or float_only) and dt not in _FLOAT_NP):
         return None
+    if mixed:
+        shape = _joint_shape([x.shape for x in xs if type(x) in _CONCRETE])
+        if shape is None:
+            return None  # the general path words the error
+        xs = [shape_ops.broadcast_to(x, shape) if type(x) in _CONCRETE and x.shape != shape else x for x in xs]
     if weak:
         xs = [x if type(x) in _CONCRETE else _constant(x, dt, shape) for x in xs]
     return bind(name, *xs, **params)
+
+
+def _joint_shape(shapes):
+    """NumPy's broadcast of ``shapes``, or None if they do not broadcast."""
+    n = max(len(s) for s in shapes)
+    dims = [1] * n
+    for s in shapes:
+        off = n - len(s)
+        for i, d in enumerate(s):
+            cur = dims[off + i]
+            if d != cur:
+                if cur == 1:
+                    dims[off + i] = d
+                elif d != 1:
+                    return None
+    return tuple(dims)
 
 
 _CONSTANTS: dict = {}

@@ -60,14 +60,21 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     ``create_graph``).
     """
     T = _TENSOR[0] if _TENSOR else Tensor()
-    vals = [o._data if isinstance(o, T) else o for o in operands]
-    track = not nondiff and grad_mode._STATE["enabled"] and any(
-        o._requires_grad if isinstance(o, T) else getattr(o, "requires_grad", False) for o in operands)
+    vals = []
+    track = False
+    for o in operands:
+        if isinstance(o, T):
+            vals.append(o._data)
+            track = track or o._requires_grad
+        else:
+            vals.append(o)
+            track = track or getattr(o, "requires_grad", False)
+    track = track and not nondiff and grad_mode._STATE["enabled"]
     if precomputed is not None:
         data, tape = precomputed[0], None
     else:
         # the primitive steps of the forward, kept for the backward (unless an array is passed twice)
-        tape = [] if track and _distinct(vals) else None
+        tape = [] if track and (len(vals) == 1 or _distinct(vals)) else None
         prev, prev_tape = grad_mode._STATE["enabled"], registry.TAPE
         grad_mode._STATE["enabled"] = False
         registry.TAPE = tape
