@@ -342,3 +342,19 @@ def test_compile_target_c_check(tmp_path):
                "-o", "loss.c", cwd=tmp_path, check_status=0)
     assert "check: ok" in proc.stderr
     assert (tmp_path / "loss.c").exists() and (tmp_path / "loss.h").exists()
+
+
+def test_installed_console_script_compiles_and_reports_errors(tmp_path):
+    """The `gradc` command pip installs (pyproject's [project.scripts]) behaves as `python -m gradc`."""
+    script = os.path.join(os.path.dirname(sys.executable), "gradc")
+    if not os.path.exists(script):
+        pytest.skip("gradc is not installed as a console script next to this Python (make test installs it)")
+    (tmp_path / "model.py").write_text('import numpy as np\n\n\ndef loss(x: "f64[3]"):\n    return np.sum(x ** 2)\n')
+    ok = subprocess.run([script, "compile", "model.py:loss", "-o", "out.py"], cwd=tmp_path, capture_output=True,
+                        text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    assert "def loss_grad(x):" in (tmp_path / "out.py").read_text()
+    bad = subprocess.run([script, "compile", "model.py:nope", "-o", "bad.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("gradc: error: ") and len(bad.stderr.splitlines()) == 1
+    assert not (tmp_path / "bad.py").exists()
