@@ -42,18 +42,7 @@ def write_output(text: str, out: str | None):
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(directory):
-        raise CliError(f"cannot write {out}: directory {os.path.dirname(out) or '.'} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_output_bytes(text.encode("utf-8"), out)
 
 
 def _display(path):
@@ -183,7 +172,10 @@ def cmd_graph(args):
 
 
 def write_output_bytes(data: bytes, out: str):
+    """Write ``data`` to the file ``out`` atomically: a temp file in the same directory, then a rename."""
     directory = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(directory):
+        raise CliError(f"cannot write {out}: directory {os.path.dirname(out) or '.'} does not exist")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(out) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
