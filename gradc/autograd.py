@@ -38,6 +38,10 @@ def _roots(outputs, grads, create_graph):
         if g is None:
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not create_graph:
+                nodes.append(gf.edge(t))
+                cts.append(np.ones(t._data.shape, t._data.dtype))
+                continue
             g = Tensor._wrap(np.ones(t._data.shape, t._data.dtype))
         elif tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "

@@ -72,7 +72,7 @@ def binary(op, a, b, name, out_dtype=None, slots=None):
     gfn = _BINARY[op]
 
     def fn(x, y):
-        return gfn(cast(x, dt), cast(y, dt))
+        return gfn(_cast_fast(x, dt), _cast_fast(y, dt))
     return record(name, fn, [a, b], saves=op in SAVES, saved=_saved_by(op, a, b))
 
 
@@ -262,15 +262,20 @@ def _mm_error(a, b):
 
 
 def _mm_fn(dt):
-    return lambda x, y: la.matmul(cast(x, dt), cast(y, dt))
+    return lambda x, y: la.matmul(_cast_fast(x, dt), _cast_fast(y, dt))
+
+
+def _cast_fast(x, dt):
+    return x if type(x) is np.ndarray and x.dtype is dt.np else cast(x, dt)
 
 
 def mm(a, b):
-    if a.dim() != 2:
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) != 2:
         raise RuntimeError("self must be a matrix")
-    if b.dim() != 2:
+    if len(sb) != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
+    if sa[1] != sb[0]:
         _mm_error(a, b)
     return record("MmBackward0", _mm_fn(dtypes.promote(a, b)), [a, b], saves=True, saved=[a, b])
 
@@ -305,7 +310,7 @@ def bmm(a, b):
 
 # ---------------------------------------------------------------- shape
 def squeeze(a, dim=None, name=None):
-    shape = tuple(a.shape)
+    shape = a._data.shape
     if dim is None:
         new = tuple(d for d in shape if d != 1)
     else:
@@ -316,8 +321,9 @@ def squeeze(a, dim=None, name=None):
 
 
 def unsqueeze(a, dim):
-    d = int(dim) % (a.dim() + 1)
-    new = tuple(a.shape[:d]) + (1,) + tuple(a.shape[d:])
+    shape = a._data.shape
+    d = int(dim) % (len(shape) + 1)
+    new = shape[:d] + (1,) + shape[d:]
     return record("UnsqueezeBackward0", lambda x: sh.reshape(x, new), [a])
 
 
