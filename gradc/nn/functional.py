@@ -57,7 +57,7 @@ def _bce_logits_terms(z, y):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
-    if tuple(target.shape) != tuple(input.shape):
+    if _data(target).shape != _data(input).shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
 
     def f(z, y):

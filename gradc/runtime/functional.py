@@ -283,6 +283,12 @@ def mm(a, b):
 def matmul(a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     da, db = a.dim(), b.dim()
+    if da == 1 and db == 2:
+        if a._data.shape[0] != b._data.shape[0]:
+            _mm_error(a, b)
+        return squeeze(mm(a.unsqueeze(0), b), 0, name="SqueezeBackward4")
+    if da == 2 and db == 2:
+        return mm(a, b)
     dt = dtypes.promote(a, b)
     if da == 1 and db == 1:
         if a.shape[0] != b.shape[0]:
@@ -290,16 +296,10 @@ def matmul(a, b):
                                f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                                "respectively")
         return record("DotBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
-    if da == 1 and db == 2:
-        if a.shape[0] != b.shape[0]:
-            _mm_error(a, b)
-        return squeeze(mm(a.unsqueeze(0), b), 0, name="SqueezeBackward4")
     if da == 2 and db == 1:
         if a.shape[1] != b.shape[0]:
             _mm_error(a, b)
         return record("MvBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
-    if da == 2 and db == 2:
-        return mm(a, b)
     name = "CloneBackward0" if da == 2 and db > 2 else "UnsafeViewBackward0"
     return record(name, _mm_fn(dt), [a, b], saves=True, saved=[a, b])
 

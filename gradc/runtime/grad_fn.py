@@ -31,7 +31,7 @@ class Node:
     def __init__(self, edges, vjp=None, saved=(), saves=False):
         self._edges = tuple(edges)
         self._vjp = vjp
-        self._saved = [(t, t._version, None) for t in saved]
+        self._saved = [(t, t._vc[0], None) for t in saved] if saved else []
         self._saves = bool(saves or saved)
         self._freed = False
         self._retained = []
@@ -73,7 +73,7 @@ class Node:
         if self._freed:
             raise RuntimeError(SECOND_TIME)
         for t, version, producer in self._saved:
-            if t._version != version:
+            if t._vc[0] != version:
                 raise RuntimeError(version_message(t, version, producer))
 
     def _apply(self, ct):
@@ -124,17 +124,17 @@ def edge(t):
 
 
 def _toposort(roots):
-    order, seen = [], set()
+    order, seen = [], {None}  # nodes hash by identity
     for root in roots:
-        if root is None or id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        seen.add(root)
         stack = [(root, iter(root._edges))]
         while stack:
             node, it = stack[-1]
             for child in it:
-                if child is not None and id(child) not in seen:
-                    seen.add(id(child))
+                if child not in seen:
+                    seen.add(child)
                     stack.append((child, iter(child._edges)))
                     break
             else:
@@ -165,18 +165,20 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
     grad_mode._STATE["enabled"] = create_graph
     try:
         for node in _toposort(roots):
-            g = buffer.pop(id(node), None)
+            k = id(node)
+            g = buffer.pop(k, None)
             if g is None:
                 continue
-            if id(node) in stop:
-                got[id(node)] = g
+            if stop and k in stop:
+                got[k] = g
                 continue
-            for t in node._retained:
-                if t._hooks:
-                    g = _run_hooks(t, g)
-                if t._retains_grad:
-                    _accumulate(t, g, create_graph)
-            if isinstance(node, AccumulateGrad):
+            if node._retained:
+                for t in node._retained:
+                    if t._hooks:
+                        g = _run_hooks(t, g)
+                    if t._retains_grad:
+                        _accumulate(t, g, create_graph)
+            if type(node) is AccumulateGrad:
                 if node.variable._hooks:
                     g = _run_hooks(node.variable, g)
                 if capture is None:
@@ -187,7 +189,9 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 node._freed = True
             for child, ct in zip(node._edges, cts):
                 if child is not None and ct is not None:
-                    buffer[id(child)] = _plus(buffer.get(id(child)), ct)
+                    k = id(child)
+                    have = buffer.get(k)
+                    buffer[k] = ct if have is None else ew.add(have, ct)
     finally:
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
@@ -215,7 +219,7 @@ def _accumulate(t, g, create_graph):
         else:
             t._grad = t._grad + g
         return
-    g = g.astype(t.dtype.np, copy=False)
+    g = g.astype(t._data.dtype, copy=False)  # the stored dtype is the facade dtype's NumPy dtype
     if t._grad is None:
         t._grad = Tensor._wrap(g.copy())
     elif t._grad.requires_grad and not create_graph:

@@ -88,7 +88,8 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         return out
     edges = [(o._grad_fn or gf.edge(o) if o._requires_grad else None) if isinstance(o, T) else None
              for o in operands]
-    node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)], saves=saves)
+    node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)] if saved else (),
+                               saves=saves)
     taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
     node._vjp = _vjp_by_replay(fn, operands, node, taped, precomputed and precomputed[1])
     node._operands = tuple(operands)
