@@ -72,6 +72,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target])
 
 
+_FLOAT_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _BCE_LOGITS: dict = {}  # (reduction, wrt) -> gradc.value_and_grad of the loss written with gradc ops
 
 
@@ -86,7 +87,7 @@ def _bce_logits_compiled(f, input, target, reduction):  # noqa: A002
     if not (isinstance(input, T) and isinstance(target, T) and grad_mode.is_grad_enabled()):
         return None
     zd, yd = input._data, target._data
-    if zd.dtype != yd.dtype or zd.dtype not in (np.float32, np.float64):
+    if zd.dtype != yd.dtype or zd.dtype not in _FLOAT_DTYPES:
         return None
     needs = (input.requires_grad, target.requires_grad)
     if not any(needs):

@@ -82,7 +82,8 @@ def traceable(name, f):
 
     @functools.wraps(f)
     def call(*args, **kwargs):
-        if any(isinstance(a, Traced) for a in args):
-            return rule(*args, **kwargs)
+        for a in args:
+            if isinstance(a, Traced):
+                return rule(*args, **kwargs)
         return f(*args, **kwargs)
     return call
