@@ -48,6 +48,8 @@ def _matmul_infer(types, params):
 
 
 def swap_last(x):
+    if type(x) is np.ndarray and x.ndim == 2:
+        return bind("transpose", x, perm=(1, 0))
     nd = aval(x).ndim
     return shape_ops.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 

@@ -149,7 +149,7 @@ def _vjp_by_tape(tape, vals, root, edges, ct):
     """The replay's result, from the forward's own primitive steps: the registry's VJP rules on arrays."""
     if len(tape) == 1:  # one primitive applied to the operands themselves (add, reshape, matmul, ...)
         op, args, params, out = tape[0]
-        if out is root and not op.nondiff and len(args) == len(vals) and all(a is v for a, v in zip(args, vals)):
+        if out is root and not op.nondiff and len(args) == len(vals) and _same(args, vals):
             needs = tuple([e is not None for e in edges])
             return [r if need else None for r, need in zip(op.vjp(ct, out, *args, needs=needs, **params), needs)]
     live = {id(v) for v, e in zip(vals, edges) if e is not None}
@@ -174,6 +174,13 @@ def _vjp_by_tape(tape, vals, root, edges, ct):
                 have = cts.get(k)
                 cts[k] = r if have is None else ew.add(have, r)
     return [cts.get(id(v)) if e is not None else None for v, e in zip(vals, edges)]
+
+
+def _same(xs, ys):
+    for x, y in zip(xs, ys):
+        if x is not y:
+            return False
+    return True
 
 
 def bind_hook(op, args, params):
