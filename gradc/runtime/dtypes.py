@@ -91,6 +91,10 @@ def promote(*operands) -> dtype:
     ``operands`` are facade Tensors or Python numbers. A higher category (bool < int < float) always wins;
     a Python float meeting only integers gives the default float dtype.
     """
+    if len(operands) == 2:  # two tensors of one dtype (the common case)
+        da, db = getattr(operands[0], "_data", None), getattr(operands[1], "_data", None)
+        if da is not None and db is not None and da.dtype == db.dtype:
+            return from_np(da.dtype)
     dims = zero = None
     scal_kind = -1
     for x in operands:
