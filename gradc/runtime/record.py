@@ -91,7 +91,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)] if saved else (),
                                saves=saves)
     taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
-    node._vjp = _vjp_by_replay(fn, operands, node, taped, precomputed and precomputed[1])
+    node._vjp = _vjp_by_replay(fn, operands, node._edges, taped, precomputed and precomputed[1])
     node._operands = tuple(operands)
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
@@ -113,7 +113,8 @@ def alias(data, edge):
     return t
 
 
-def _vjp_by_replay(fn, operands, node, taped=None, grads=None):
+def _vjp_by_replay(fn, operands, edges, taped=None, grads=None):
+    """The VJP of a recorded node (``edges``: the node's edges; the closure holds no reference to the node)."""
     T = Tensor()
 
     def vjp(ct):
@@ -121,9 +122,9 @@ def _vjp_by_replay(fn, operands, node, taped=None, grads=None):
         if grads is not None and not cg:
             return [None if g is None else g * ct for g in grads]
         if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
-            return _vjp_by_tape(taped[0], taped[1], taped[2], node._edges, ct)
+            return _vjp_by_tape(taped[0], taped[1], taped[2], edges, ct)
         args, stand_ins = [], []
-        for o, e in zip(operands, node._edges):
+        for o, e in zip(operands, edges):
             if isinstance(o, T) and e is not None:
                 a = alias(o._data, e if cg else None)
                 stand_ins.append(a)
@@ -138,10 +139,10 @@ def _vjp_by_replay(fn, operands, node, taped=None, grads=None):
             grad_mode._STATE["enabled"] = prev
         if not isinstance(out, T) or out.grad_fn is None:  # zero derivative (floor, round, sign, ...)
             return [np.zeros_like(o._data) if isinstance(o, T) and e is not None else None
-                    for o, e in zip(operands, node._edges)]
+                    for o, e in zip(operands, edges)]
         got = iter(gf.run([out.grad_fn], [ct], retain_graph=False, create_graph=cg,
                           capture=[a.grad_fn for a in stand_ins]))
-        return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, node._edges)]
+        return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, edges)]
     return vjp
 
 
