@@ -57,7 +57,8 @@ def _reshape_spell(args, params, out, target):
     return spell.method_call(args[0], "reshape", spell.literal(params["shape"]))
 
 
-defop("reshape", infer=_reshape_infer, impl=lambda x, shape: np.reshape(x, shape),
+defop("reshape", infer=_reshape_infer,
+      impl=lambda x, shape: x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape),
       vjp=lambda ct, out, x, needs, shape: (reshape(ct, aval(x).shape),), linear=True,
       doc="x_bar = reshape(ct, x.shape)", np=_reshape_spell)
 
@@ -76,7 +77,8 @@ def _transpose_spell(args, params, out, target):
     return spell.method_call(args[0], "transpose", spell.literal(params["perm"]))
 
 
-defop("transpose", infer=_transpose_infer, impl=lambda x, perm: np.transpose(x, perm),
+defop("transpose", infer=_transpose_infer,
+      impl=lambda x, perm: x.transpose(perm) if type(x) is np.ndarray else np.transpose(x, perm),
       vjp=lambda ct, out, x, needs, perm: (transpose(ct, tuple(np.argsort(perm).tolist())),), linear=True,
       doc="x_bar = transpose(ct, inverse(perm))", np=_transpose_spell)
 
@@ -249,12 +251,12 @@ defop("gather_grad", infer=lambda types, params: types[0].with_shape(params["sha
 
 # ---------------------------------------------------------------- functions
 def broadcast_to(x, shape):
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(map(int, shape))
     return x if aval(x).shape == shape else bind("broadcast_to", x, shape=shape)
 
 
 def reshape(x, shape):
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(map(int, shape))
     return x if aval(x).shape == shape else bind("reshape", x, shape=shape)
 
 
