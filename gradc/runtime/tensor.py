@@ -72,6 +72,7 @@ class _Handle:
             self._hooks.remove(self._hook)
 
 
+_AUTOGRAD: dict = {}  # gradc.autograd's functions, imported on first use
 _STORED = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, np.int32, np.int64, np.bool_))
 
 
@@ -221,8 +222,11 @@ class Tensor:
         self._data = value._data
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from gradc.autograd import backward
+        backward = _AUTOGRAD.get("backward")
+        if backward is None:
+            from gradc.autograd import backward
 
+            _AUTOGRAD["backward"] = backward
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
 
     # ------------------------------------------------------------ conversions
