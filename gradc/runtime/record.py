@@ -84,6 +84,11 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
             grad_mode._STATE["enabled"] = prev
             registry.TAPE = prev_tape
     out = T._wrap(data if type(data) is np.ndarray else np.asarray(data))
+    if type(data) is np.ndarray and data.base is not None:
+        for o in operands:  # a NumPy view of an operand shares its version counter, as torch views do
+            if isinstance(o, T) and np.may_share_memory(data, o._data):
+                out._vc = o._vc
+                break
     if not track:
         return out
     edges = [(o._grad_fn or gf.edge(o) if o._requires_grad else None) if isinstance(o, T) else None

@@ -1,0 +1,36 @@
+"""Views share their base's version counter, so an in-place change through any view of a
+saved tensor makes backward fail loudly (as in torch) instead of giving a wrong gradient."""
+import pytest
+
+import gradc as torch
+
+VIEWS = {
+    "view": lambda y: y.view(-1),
+    "reshape": lambda y: y.reshape(6),
+    "t": lambda y: y.t(),
+    "transpose": lambda y: y.transpose(0, 1),
+    "unsqueeze": lambda y: y.unsqueeze(0),
+    "index": lambda y: y[0],
+}
+
+
+@pytest.mark.parametrize("make_view", list(VIEWS.values()), ids=list(VIEWS))
+def test_inplace_change_through_a_view_of_a_saved_output_is_an_error(make_view):
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x.exp()  # ExpBackward0 saves its result
+    view = make_view(y)
+    assert view._version == y._version
+    view.add_(1)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_a_computed_result_does_not_share_the_counter():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    z = y + 1
+    z.add_(1)  # z is new memory: y's saved state is untouched
+    assert y._version == 0
+    (y * y).sum().backward()
+    assert x.grad.tolist() == [8.0, 8.0, 8.0]
