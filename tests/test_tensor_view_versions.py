@@ -1,5 +1,6 @@
-"""Views share their base's version counter, so an in-place change through any view of a
-saved tensor makes backward fail loudly (as in torch) instead of giving a wrong gradient."""
+"""Facade regressions that would otherwise give wrong gradients silently: views share their
+base's version counter (an in-place change through any view of a saved tensor makes backward
+fail loudly, as in torch), and BCE-with-logits is exact at a zero logit."""
 import pytest
 
 import gradc as torch
@@ -34,3 +35,12 @@ def test_a_computed_result_does_not_share_the_counter():
     assert y._version == 0
     (y * y).sum().backward()
     assert x.grad.tolist() == [8.0, 8.0, 8.0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_bce_with_logits_gradient_at_a_zero_logit_is_sigmoid_minus_target(dtype):
+    # the loss is smooth at z = 0: d/dz = sigmoid(0) - y = 0.5 - y (torch gives the same)
+    z = torch.zeros(3, dtype=dtype, requires_grad=True)
+    y = torch.tensor([0.0, 1.0, 0.5], dtype=dtype)
+    torch.nn.functional.binary_cross_entropy_with_logits(z, y).backward()
+    assert z.grad.tolist() == pytest.approx([0.5 / 3, -0.5 / 3, 0.0], abs=1e-7)

@@ -51,9 +51,9 @@ def log_softmax(input, dim=None, dtype=None):  # noqa: A002
 
 
 def _bce_logits_terms(z, y):
-    # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|
-    pos = ew.where(ew.greater(z, 0), z, ew.zeros_like(z))
-    return ew.add(ew.sub(pos, ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
+    # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|; `maximum` splits its derivative
+    # evenly at z == 0, which with abs'(0) = 0 gives the true derivative sigmoid(0) - y = 0.5 - y there
+    return ew.add(ew.sub(ew.maximum(z, 0.0), ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
