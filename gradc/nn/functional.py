@@ -17,7 +17,7 @@ import gradc.ops.shape as sh
 from gradc.runtime import functional as fn
 from gradc.runtime import grad_mode
 from gradc.runtime.record import record
-from gradc.runtime.traceable import traceable
+from gradc.runtime.traceable import bce_logits_terms, traceable
 
 relu, sigmoid, tanh = fn.relu, fn.sigmoid, lambda x: fn.unary("tanh", x)
 
@@ -50,22 +50,16 @@ def log_softmax(input, dim=None, dtype=None):  # noqa: A002
     return record("LogSoftmaxBackward0", lambda x: _log_softmax(x, d), [input], saves=True, out_saved=True)
 
 
-def _bce_logits_terms(z, y):
-    # max(z, 0) - z*y + log(1 + exp(-|z|)), stable for large |z|; `maximum` splits its derivative
-    # evenly at z == 0, which with abs'(0) = 0 gives the true derivative sigmoid(0) - y = 0.5 - y there
-    return ew.add(ew.sub(ew.maximum(z, 0.0), ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
-
-
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
     if _data(target).shape != _data(input).shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
 
     def f(z, y):
-        loss = _bce_logits_terms(z, y)
+        loss = bce_logits_terms(z, y, None if pos_weight is None else _data(pos_weight))
         if weight is not None:
             loss = ew.mul(loss, _data(weight))
         return _reduce(loss, reduction)
-    if weight is None and reduction in ("mean", "sum"):
+    if weight is None and pos_weight is None and reduction in ("mean", "sum"):
         out = _bce_logits_compiled(f, input, target, reduction)
         if out is not None:
             return out
@@ -98,7 +92,7 @@ def _bce_logits_compiled(f, input, target, reduction):  # noqa: A002
         from gradc.api import value_and_grad
 
         def loss(z, y):
-            return _reduce(_bce_logits_terms(z, y), reduction)
+            return _reduce(bce_logits_terms(z, y), reduction)
         vg = _BCE_LOGITS[(reduction, wrt)] = value_and_grad(loss, wrt=wrt)
     value, grads = vg(zd, yd)
     grads = grads if isinstance(grads, tuple) else (grads,)

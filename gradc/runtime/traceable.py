@@ -46,8 +46,24 @@ def _mean_or_sum(loss, reduction):
     return rd.mean(loss) if reduction == "mean" else (rd.sum_(loss) if reduction == "sum" else loss)
 
 
+def bce_logits_terms(z, y, pos_weight=None):
+    """Elementwise BCE-with-logits in gradc ops, the one formula the eager and traced paths share.
+
+    Without ``pos_weight``: ``max(z, 0) - z*y + log1p(exp(-|z|))``, stable for large ``|z|``;
+    ``maximum`` splits its derivative evenly at ``z == 0``, which with ``abs'(0) = 0`` gives the
+    true derivative ``sigmoid(0) - y`` there. With it: ``(1 - y)*z + (1 + (pos_weight - 1)*y) *
+    softplus(-z)``, torch's weighting of the positive term.
+    """
+    softplus_neg = ew.log1p(ew.exp(ew.neg(ew.abs_(z))))
+    if pos_weight is None:
+        return ew.add(ew.sub(ew.maximum(z, 0.0), ew.mul(z, y)), softplus_neg)
+    softplus_neg = ew.add(softplus_neg, ew.maximum(ew.neg(z), 0.0))
+    scale = ew.add(ew.mul(ew.sub(pos_weight, 1.0), y), 1.0)
+    return ew.add(ew.mul(ew.sub(1.0, y), z), ew.mul(scale, softplus_neg))
+
+
 def _bce_logits(z, y, weight=None, reduction="mean", pos_weight=None):
-    loss = ew.add(ew.sub(_relu(z), ew.mul(z, y)), ew.log1p(ew.exp(ew.neg(ew.abs_(z)))))
+    loss = bce_logits_terms(z, y, pos_weight)
     return _mean_or_sum(loss if weight is None else ew.mul(loss, weight), reduction)
 
 
