@@ -180,7 +180,7 @@ def test_float32_and_bad_arguments():
     x = rng.normal(size=5).astype(np.float32)
     f = lambda a: np.sum(np.exp(a) * a)  # noqa: E731
     c = gradc.compile(f, x, target="c")
-    assert "const float *a" in c.c_source
+    assert "const float *restrict a" in c.c_source
     np.testing.assert_allclose(c.grad(x), gradc.compile(f, x).grad(x), rtol=1e-5)
     with pytest.raises(ValueError, match="argument 'a'"):
         c.grad(np.ones(4, np.float32))

@@ -14,7 +14,7 @@ stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
 >>> import numpy as np
 >>> from gradc.trace import trace
 >>> print(emit_function(trace(lambda x: np.sin(x) * 2.0, np.ones(3)), "f", ["value"])[1])
-void f(const double *x, double *value)
+void f(const double *restrict x, double *restrict value)
 {
     /* t0 = sin x
      * t2 = mul t0 t1 */
@@ -251,13 +251,14 @@ def emit_function(graph, fname, out_params, module=None):
     em = FunctionEmitter(graph, fname, out_params, module)
     body = em.body()
     work = sum(8 * ((n * np.dtype(_NP[ct]).itemsize + 7) // 8) for _, ct, n in em.arrays)
-    params = [f"const {C_TYPES[v.type.dtype]} *{c_name(v.name)}" for v in graph.inputs]
-    params += [f"{C_TYPES[o.type.dtype]} *{p}" for p, o in zip(out_params, graph.outputs)]
+    # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
+    params = [f"const {C_TYPES[v.type.dtype]} *restrict {c_name(v.name)}" for v in graph.inputs]
+    params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
     decls, heap = [], work > STACK_LIMIT
     offset = 0
     for name, ctype, n_elems in em.arrays:
         if heap:
-            decls.append(f"    {ctype} *{name} = ({ctype} *)(work + {offset});")
+            decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {offset});")
             offset += (n_elems * np.dtype(_NP[ctype]).itemsize + 7) // 8
         else:
             decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* Value of tutorial_loss. */
-void tutorial_loss(const double *x, const double *y, const double *w, const double *b, double *value)
+void tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value)
 {
     double t0[5];
     double t11[5];
@@ -60,7 +60,7 @@ size_t tutorial_loss_work_size(void)
 }
 
 /* Value and gradient of tutorial_loss with respect to (w, b). */
-void tutorial_loss_grad(const double *x, const double *y, const double *w, const double *b, double *value, double *w_bar, double *b_bar)
+void tutorial_loss_grad(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value, double *restrict w_bar, double *restrict b_bar)
 {
     double t0[5];
     double t2[5];

@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 /* Value of tutorial_loss. */
-void tutorial_loss(const double *x, const double *y, const double *w, const double *b, double *value);
+void tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value);
 size_t tutorial_loss_work_size(void);
 
 /* Value and gradient of tutorial_loss with respect to (w, b). */
-void tutorial_loss_grad(const double *x, const double *y, const double *w, const double *b, double *value, double *w_bar, double *b_bar);
+void tutorial_loss_grad(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value, double *restrict w_bar, double *restrict b_bar);
 size_t tutorial_loss_grad_work_size(void);
 
 #endif /* GRADC_TUTORIAL_LOSS_H */
