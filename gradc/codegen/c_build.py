@@ -2,7 +2,12 @@
 
 The compiler is ``$CC``, else ``cc``, else ``gcc``. Shared objects are cached
 under ``$GRADC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/gradc/c`` or
-``~/.cache/gradc/c``), keyed by the hash of the source, compiler and flags.
+``~/.cache/gradc/c``), keyed by the hash of the source, compiler, flags and CPU.
+
+The cached objects are built for this machine: ``-march=native`` (when the
+compiler takes it) plus ``-fno-math-errno``, so loops over ``sqrt`` and friends
+vectorise. Set ``$GRADC_CFLAGS`` to replace those tuning flags (``""`` for none);
+the emitted source itself is portable C99 and never depends on them.
 
 >>> find_compiler() is None or isinstance(find_compiler(), str)
 True
@@ -10,6 +15,7 @@ True
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -28,6 +34,47 @@ from gradc.errors import EmitError
 from gradc.passes import optimize
 
 FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
+
+
+def tuning_flags(cc: str) -> tuple:
+    """Machine-specific flags for the in-process build (``$GRADC_CFLAGS`` overrides).
+
+    >>> os.environ["GRADC_CFLAGS"] = "-O2"; tuning_flags("cc"); del os.environ["GRADC_CFLAGS"]
+    ('-O2',)
+    """
+    override = os.environ.get("GRADC_CFLAGS")
+    if override is not None:
+        return tuple(override.split())
+    return _default_tuning(cc)
+
+
+@functools.lru_cache(maxsize=None)
+def _default_tuning(cc: str) -> tuple:
+    flags = ("-fno-math-errno",)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.c")
+        with open(probe, "w") as fh:
+            fh.write("int main(void) { return 0; }\n")
+        try:
+            ok = subprocess.run([cc, "-march=native", "-o", os.path.join(tmp, "probe"), probe],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+    return (("-march=native",) if ok else ()) + flags
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_identity() -> str:
+    """What ``-march=native`` depends on: the CPU's model and feature flags (so a shared cache stays safe)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            text = fh.read()
+        wanted = [line for line in text.splitlines() if line.startswith(("model name", "flags", "Features"))]
+        return "\n".join(sorted(set(wanted)))
+    except OSError:
+        import platform
+
+        return platform.machine() + platform.processor()
 
 
 def find_compiler() -> str | None:
@@ -55,7 +102,8 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     if cc is None:
         raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
                         hint="the source is still available from gradc.codegen.c_build.emit_sources")
-    key = hashlib.sha256("\0".join((source, glue or "", cc) + FLAGS).encode()).hexdigest()[:20]
+    flags = FLAGS + tuning_flags(cc)
+    key = hashlib.sha256("\0".join((source, glue or "", cc, cpu_identity()) + flags).encode()).hexdigest()[:20]
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
     if os.path.exists(so_path):
@@ -65,7 +113,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
         with open(c_path, "w") as fh:
             fh.write(source)
         tmp_so = os.path.join(tmp, "module.so")
-        command = [cc, *FLAGS, "-o", tmp_so, c_path]
+        command = [cc, *flags, "-o", tmp_so, c_path]
         if glue is not None:
             glue_path = os.path.join(tmp, "glue.c")
             with open(glue_path, "w") as fh:
