@@ -17,7 +17,7 @@ import numpy as np
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
 from gradc.ir.types import NP_DTYPES
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, result_dtype
 
@@ -149,25 +149,25 @@ def zeros_like(x):
 
 
 # ---------------------------------------------------------------- definitions
-def _unary(name, impl, vjp, *, np_name, math_name=None, doc="", nondiff=False):
+def _unary(name, impl, vjp, *, np_name, math_name=None, doc="", nondiff=False, c=None):
     defop(name, infer=_same_types, impl=impl, vjp=vjp, nondiff=nondiff, elementwise=True, doc=doc,
-          np=spell.fn(np_name), math=spell.fn(math_name) if math_name else None)
+          np=spell.fn(np_name), math=spell.fn(math_name) if math_name else None, c=c or c_spell.unary(name))
 
 
-def _binary(name, impl, vjp, *, symbol=None, np_name=None, math_name=None, doc="", linear=False):
+def _binary(name, impl, vjp, *, c, symbol=None, np_name=None, math_name=None, doc="", linear=False):
     np_spell = spell.binop(symbol) if symbol else spell.fn(np_name)
     math_spell = np_spell if symbol else (spell.fn(math_name) if math_name else None)
     defop(name, infer=_same_types, impl=impl, vjp=vjp, elementwise=True, doc=doc, linear=linear,
-          np=np_spell, math=math_spell)
+          np=np_spell, math=math_spell, c=c)
 
 
 _binary("add", np.add, lambda ct, out, x, y, needs: (ct, ct), symbol="+", linear=True,
-        doc="x_bar = ct; y_bar = ct")
+        doc="x_bar = ct; y_bar = ct", c=c_spell.binary(lambda s, x, y: x + y))
 _binary("sub", np.subtract, lambda ct, out, x, y, needs: (ct, neg(ct) if needs[1] else None),
-        symbol="-", linear=True, doc="x_bar = ct; y_bar = -ct")
+        symbol="-", linear=True, doc="x_bar = ct; y_bar = -ct", c=c_spell.binary(lambda s, x, y: x - y))
 _binary("mul", np.multiply,
         lambda ct, out, x, y, needs: (mul(ct, y) if needs[0] else None, mul(ct, x) if needs[1] else None),
-        symbol="*", doc="x_bar = ct * y; y_bar = ct * x")
+        symbol="*", doc="x_bar = ct * y; y_bar = ct * x", c=c_spell.binary(lambda s, x, y: x * y))
 
 
 def _div_vjp(ct, out, x, y, needs):
@@ -176,7 +176,8 @@ def _div_vjp(ct, out, x, y, needs):
     return x_bar, y_bar
 
 
-_binary("div", np.true_divide, _div_vjp, symbol="/", doc="x_bar = ct / y; y_bar = -ct * out / y")
+_binary("div", np.true_divide, _div_vjp, symbol="/", doc="x_bar = ct / y; y_bar = -ct * out / y",
+        c=c_spell.binary(lambda s, x, y: x / y))
 
 
 def _pow_vjp(ct, out, x, y, needs):
@@ -199,7 +200,8 @@ def _pow_spell(args, params, out, target):
 
 
 defop("pow", infer=_same_types, impl=np.power, vjp=_pow_vjp, elementwise=True,
-      doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)", np=_pow_spell, math=_pow_spell)
+      doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)", np=_pow_spell, math=_pow_spell,
+      c=c_spell.binary(lambda s, x, y: x ** y))
 
 
 def _max_vjp(ct, out, x, y, needs):
@@ -218,9 +220,11 @@ def _min_vjp(ct, out, x, y, needs):
 
 
 _binary("maximum", np.maximum, _max_vjp, np_name="np.maximum", math_name="max",
-        doc="x_bar = ct * [x > y] (half at ties); y_bar = ct - x_bar")
+        doc="x_bar = ct * [x > y] (half at ties); y_bar = ct - x_bar",
+        c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().maximum(a[0], a[1], ti[0].is_float)))
 _binary("minimum", np.minimum, _min_vjp, np_name="np.minimum", math_name="min",
-        doc="x_bar = ct * [x < y] (half at ties); y_bar = ct - x_bar")
+        doc="x_bar = ct * [x < y] (half at ties); y_bar = ct - x_bar",
+        c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().minimum(a[0], a[1], ti[0].is_float)))
 
 
 def _logaddexp_vjp(ct, out, x, y, needs):
@@ -228,11 +232,16 @@ def _logaddexp_vjp(ct, out, x, y, needs):
             mul(ct, exp(sub(y, out))) if needs[1] else None)
 
 
+def _logaddexp_c(s, x, y):  # as NumPy: equal arguments (also infinities) give x + log(2)
+    return s.ite(s.sp.Eq(x, y), x + s.sp.Float(float(np.log(2.0))),
+                 s.maximum(x, y) + s.log1p(s.exp(-s.abs(x - y))))
+
+
 _binary("logaddexp", np.logaddexp, _logaddexp_vjp, np_name="np.logaddexp",
-        doc="x_bar = ct * exp(x - out); y_bar = ct * exp(y - out)")
+        doc="x_bar = ct * exp(x - out); y_bar = ct * exp(y - out)", c=c_spell.binary(_logaddexp_c))
 
 defop("neg", infer=_same_types, impl=np.negative, vjp=lambda ct, out, x, needs: (neg(ct),), elementwise=True,
-      doc="x_bar = -ct", np=spell.unary_minus, math=spell.unary_minus)
+      doc="x_bar = -ct", np=spell.unary_minus, math=spell.unary_minus, c=c_spell.scalar(lambda a, p, ti, to: -a[0]))
 _unary("abs", np.abs, lambda ct, out, x, needs: (mul(ct, sign(x)),), np_name="np.abs", math_name="abs",
        doc="x_bar = ct * sign(x)")
 _unary("exp", np.exp, lambda ct, out, x, needs: (mul(ct, out),), np_name="np.exp", math_name="math.exp",
@@ -259,23 +268,38 @@ _unary("sinh", np.sinh, lambda ct, out, x, needs: (mul(ct, cosh(x)),), np_name="
        math_name="math.sinh", doc="x_bar = ct * cosh(x)")
 _unary("cosh", np.cosh, lambda ct, out, x, needs: (mul(ct, sinh(x)),), np_name="np.cosh",
        math_name="math.cosh", doc="x_bar = ct * sinh(x)")
-_unary("sign", np.sign, None, np_name="np.sign", nondiff=True, doc="zero almost everywhere")
+def _sign_c(a, p, ti, to):
+    s, x = c_spell.sym(), a[0]
+    signs = s.ite(x > 0, s.sp.Integer(1), s.ite(x < 0, s.sp.Integer(-1), s.sp.Integer(0)))
+    return s.ite(s.isnan(x), x, signs) if ti[0].is_float else signs  # NaN stays NaN
+
+
+_unary("sign", np.sign, None, np_name="np.sign", nondiff=True, doc="zero almost everywhere",
+       c=c_spell.scalar(_sign_c))
 _unary("floor", np.floor, None, np_name="np.floor", math_name="math.floor", nondiff=True,
        doc="zero almost everywhere")
+def _heaviside_c(a, p, ti, to):
+    s, x, f = c_spell.sym(), a[0], c_spell.sym().sp.Float  # NaN stays NaN
+    return s.ite(s.isnan(x), x, s.ite(x > 0, f(1.0), s.ite(x < 0, f(0.0), f(p["at_zero"]))))
+
+
 defop("heaviside", infer=_same_types, impl=lambda x, at_zero: np.heaviside(x, at_zero), nondiff=True,
       elementwise=True, doc="step function (1 above 0, at_zero at 0); zero derivative",
-      np=lambda args, params, out, target: spell.call("np.heaviside", args[0], spell.literal(params["at_zero"])))
+      np=lambda args, params, out, target: spell.call("np.heaviside", args[0], spell.literal(params["at_zero"])),
+      c=c_spell.scalar(_heaviside_c))
 
-for _name, _impl, _sym in [("less", np.less, "<"), ("less_equal", np.less_equal, "<="),
-                           ("greater", np.greater, ">"), ("greater_equal", np.greater_equal, ">="),
-                           ("equal", np.equal, "=="), ("not_equal", np.not_equal, "!=")]:
+for _name, _impl, _sym, _rel in [("less", np.less, "<", "Lt"), ("less_equal", np.less_equal, "<=", "Le"),
+                                 ("greater", np.greater, ">", "Gt"), ("greater_equal", np.greater_equal, ">=", "Ge"),
+                                 ("equal", np.equal, "==", "Eq"), ("not_equal", np.not_equal, "!=", "Ne")]:
     defop(_name, infer=_bool_result, impl=_impl, nondiff=True, elementwise=True, doc="comparison",
-          np=spell.compare(_sym), math=spell.compare(_sym))
-for _name, _impl in [("logical_and", np.logical_and), ("logical_or", np.logical_or)]:
+          np=spell.compare(_sym), math=spell.compare(_sym),
+          c=c_spell.binary(lambda s, x, y, rel=_rel: getattr(s.sp, rel)(x, y)))
+for _name, _impl, _logic in [("logical_and", np.logical_and, "And"), ("logical_or", np.logical_or, "Or")]:
     defop(_name, infer=_same_types, impl=_impl, nondiff=True, elementwise=True, doc="boolean logic",
-          np=spell.fn(f"np.{_name}"))
+          np=spell.fn(f"np.{_name}"), c=c_spell.binary(lambda s, x, y, logic=_logic: getattr(s.sp, logic)(x, y)))
 defop("logical_not", infer=_same_types, impl=np.logical_not, nondiff=True, elementwise=True,
-      doc="boolean logic", np=spell.fn("np.logical_not"))
+      doc="boolean logic", np=spell.fn("np.logical_not"),
+      c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().sp.Not(a[0])))
 
 
 def _where_infer(types, params):
@@ -296,7 +320,8 @@ def _where_spell(args, params, out, target):
 
 
 defop("where", infer=_where_infer, impl=np.where, vjp=_where_vjp, elementwise=True,
-      doc="x_bar = where(cond, ct, 0); y_bar = where(cond, 0, ct)", np=_where_spell)
+      doc="x_bar = where(cond, ct, 0); y_bar = where(cond, 0, ct)", np=_where_spell,
+      c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().ite(a[0], a[1], a[2])))
 
 
 def _clip_vjp(ct, out, x, needs, lo, hi):
@@ -313,8 +338,17 @@ def _clip_spell(args, params, out, target):
     return spell.call("np.clip", args[0], spell.literal(params["lo"]), spell.literal(params["hi"]))
 
 
+def _clip_c(a, p, ti, to):
+    s, x = c_spell.sym(), a[0]
+    if p["lo"] is not None:
+        x = s.maximum(x, s.sp.Float(p["lo"]))
+    if p["hi"] is not None:
+        x = s.minimum(x, s.sp.Float(p["hi"]))
+    return x
+
+
 defop("clip", infer=_same_types, impl=lambda x, lo, hi: np.clip(x, lo, hi), vjp=_clip_vjp, elementwise=True,
-      doc="x_bar = ct where lo <= x <= hi, else 0", np=_clip_spell)
+      doc="x_bar = ct where lo <= x <= hi, else 0", np=_clip_spell, c=c_spell.scalar(_clip_c))
 
 
 def _astype_infer(types, params):
@@ -331,9 +365,21 @@ def _astype_spell(args, params, out, target):
     return spell.method_call(args[0], "astype", spell.dotted(f"np.{NP_DTYPES[params['dtype']].name}"))
 
 
+def _astype_c(a, p, ti, to):
+    s, x = c_spell.sym(), a[0]
+    src, dst = ti[0].dtype, to.dtype
+    if dst == "bool":
+        return x if src == "bool" else s.sp.Ne(x, 0)
+    if src == "bool":
+        return s.ite(x, s.sp.Integer(1), s.sp.Integer(0))
+    if dst.startswith("i") and src.startswith("f"):
+        return s.trunc(x)  # C's conversion truncates too; explicit so fused uses see it
+    return x
+
+
 defop("astype", infer=_astype_infer, impl=lambda x, dtype: np.asarray(x).astype(NP_DTYPES[dtype]),
       vjp=_astype_vjp, elementwise=True, linear=True, doc="x_bar = ct converted back to x's dtype",
-      np=_astype_spell)
+      np=_astype_spell, c=c_spell.scalar(_astype_c))
 
 
 # ---------------------------------------------------------------- the functions rules and tracers call

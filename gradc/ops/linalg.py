@@ -16,7 +16,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval, broadcast_shapes, result_dtype
 
@@ -79,7 +79,7 @@ def _matmul_spell(args, params, out, target):
 
 
 defop("matmul", infer=_matmul_infer, impl=np.matmul, vjp=_matmul_vjp, np=_matmul_spell,
-      doc="a_bar = ct @ b.T; b_bar = a.T @ ct (outer products for 1-D operands)")
+      doc="a_bar = ct @ b.T; b_bar = a.T @ ct (outer products for 1-D operands)", c=c_spell.loop("matmul"))
 
 
 def _outer_infer(types, params):
@@ -93,7 +93,7 @@ def _outer_infer(types, params):
 defop("outer", infer=_outer_infer, impl=np.multiply.outer,
       vjp=lambda ct, out, a, b, needs: (matmul(ct, b) if needs[0] else None,
                                          matmul(a, ct) if needs[1] else None),
-      np=spell.fn("np.multiply.outer"), doc="a_bar = ct @ b; b_bar = a @ ct")
+      np=spell.fn("np.multiply.outer"), doc="a_bar = ct @ b; b_bar = a @ ct", c=c_spell.loop("outer"))
 
 
 # ---------------------------------------------------------------- functions

@@ -16,7 +16,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval, normalize_axes
 
@@ -60,7 +60,7 @@ def expand_to(ct, x, axes, keepdims):
 
 defop("sum", infer=_reduce_infer, impl=lambda x, axes, keepdims: np.add.reduce(x, axes, keepdims=keepdims),
       vjp=lambda ct, out, x, needs, axes, keepdims: (expand_to(ct, x, axes, keepdims),), linear=True,
-      doc="x_bar = broadcast(ct) over the summed axes", np=_ufunc_reduce_spell("add"))
+      doc="x_bar = broadcast(ct) over the summed axes", np=_ufunc_reduce_spell("add"), c=c_spell.loop("reduce"))
 
 
 def _mean_impl(x, axes, keepdims):
@@ -77,7 +77,8 @@ def _mean_vjp(ct, out, x, needs, axes, keepdims, count):
 
 
 defop("mean", infer=_reduce_infer, impl=lambda x, axes, keepdims, count: _mean_impl(x, axes, keepdims),
-      vjp=_mean_vjp, linear=True, doc="x_bar = broadcast(ct / n) over the averaged axes", np=_mean_spell)
+      vjp=_mean_vjp, linear=True, doc="x_bar = broadcast(ct / n) over the averaged axes", np=_mean_spell,
+      c=c_spell.loop("reduce"))
 
 
 def _extremum_vjp(ct, out, x, needs, axes, keepdims):
@@ -91,11 +92,11 @@ def _extremum_vjp(ct, out, x, needs, axes, keepdims):
 defop("max", infer=_reduce_infer,
       impl=lambda x, axes, keepdims: np.maximum.reduce(x, axes, keepdims=keepdims), vjp=_extremum_vjp,
       doc="x_bar = ct where x attains the max (shared evenly among ties), else 0",
-      np=_ufunc_reduce_spell("maximum"))
+      np=_ufunc_reduce_spell("maximum"), c=c_spell.loop("reduce"))
 defop("min", infer=_reduce_infer,
       impl=lambda x, axes, keepdims: np.minimum.reduce(x, axes, keepdims=keepdims), vjp=_extremum_vjp,
       doc="x_bar = ct where x attains the min (shared evenly among ties), else 0",
-      np=_ufunc_reduce_spell("minimum"))
+      np=_ufunc_reduce_spell("minimum"), c=c_spell.loop("reduce"))
 
 
 def _prod_vjp(ct, out, x, needs, axes, keepdims):
@@ -115,7 +116,8 @@ def _prod_vjp(ct, out, x, needs, axes, keepdims):
 
 defop("prod", infer=_reduce_infer,
       impl=lambda x, axes, keepdims: np.multiply.reduce(x, axes, keepdims=keepdims), vjp=_prod_vjp,
-      doc="x_bar = ct * (product of the other factors, without division)", np=_ufunc_reduce_spell("multiply"))
+      doc="x_bar = ct * (product of the other factors, without division)", np=_ufunc_reduce_spell("multiply"),
+      c=c_spell.loop("reduce"))
 
 
 def _arg_infer(types, params):
@@ -132,9 +134,9 @@ def _arg_spell(name):
 
 
 defop("argmax", infer=_arg_infer, impl=lambda x, axis: np.argmax(x, axis=axis).astype(np.int64), nondiff=True,
-      doc="integer-valued: no derivative", np=_arg_spell("argmax"))
+      doc="integer-valued: no derivative", np=_arg_spell("argmax"), c=c_spell.loop("argreduce"))
 defop("argmin", infer=_arg_infer, impl=lambda x, axis: np.argmin(x, axis=axis).astype(np.int64), nondiff=True,
-      doc="integer-valued: no derivative", np=_arg_spell("argmin"))
+      doc="integer-valued: no derivative", np=_arg_spell("argmin"), c=c_spell.loop("argreduce"))
 
 
 # ---------------------------------------------------------------- functions

@@ -36,9 +36,10 @@ class Op:
 
     ``vjp(ct, out, *inputs, needs=..., **params)`` returns one cotangent (or
     None) per input; ``needs[i]`` says whether input ``i`` wants one.
-    ``np``/``math``/``c`` are callables from the codegen spelling tables (or
-    None where the target has no spelling); ``elementwise`` ops broadcast
-    implicitly in emitted NumPy code.
+    ``np``/``math`` are ``ast`` builders (``gradc.ops.spell``; None where the
+    target has no spelling), ``c`` is a C spelling (``gradc.ops.c_spell``:
+    ``scalar(...)``, ``loop(...)`` or ``None`` for "no C lowering");
+    ``elementwise`` ops broadcast implicitly in emitted NumPy code.
     """
 
     name: str
@@ -51,12 +52,12 @@ class Op:
     doc: str = ""
     np: Callable | None = None
     math: Callable | None = None
-    c: object = None
+    c: object = "missing"
 
 
 def defop(name: str, *, infer, impl, vjp=None, nondiff=False, elementwise=False, linear=False,
-          doc="", np=None, math=None, c=None) -> Op:
-    """Register an op; its name must be new.
+          doc="", np=None, math=None, c="missing") -> Op:
+    """Register an op; its name must be new. ``c`` must be said (``c=None``: no C lowering).
 
     >>> "add" in OPS
     True

@@ -18,7 +18,7 @@ import numpy as np
 import gradc.ops.reduce as reduce_ops
 from gradc.errors import ShapeError
 from gradc.ir.types import NP_DTYPES
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval
 
@@ -41,7 +41,7 @@ def _broadcast_vjp(ct, out, x, needs, shape):
 defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast_to(x, shape),
       vjp=_broadcast_vjp, linear=True, doc="x_bar = sum_to(ct, x.shape)",
       np=lambda args, params, out, target: spell.call("np.broadcast_to", spell.typed(args[0], out.np_dtype),
-                                                      spell.literal(params["shape"])))
+                                                      spell.literal(params["shape"])), c=c_spell.loop("view"))
 
 
 def _reshape_infer(types, params):
@@ -60,7 +60,7 @@ def _reshape_spell(args, params, out, target):
 defop("reshape", infer=_reshape_infer,
       impl=lambda x, shape: x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape),
       vjp=lambda ct, out, x, needs, shape: (reshape(ct, aval(x).shape),), linear=True,
-      doc="x_bar = reshape(ct, x.shape)", np=_reshape_spell)
+      doc="x_bar = reshape(ct, x.shape)", np=_reshape_spell, c=c_spell.loop("reshape"))
 
 
 def _transpose_infer(types, params):
@@ -80,7 +80,7 @@ def _transpose_spell(args, params, out, target):
 defop("transpose", infer=_transpose_infer,
       impl=lambda x, perm: x.transpose(perm) if type(x) is np.ndarray else np.transpose(x, perm),
       vjp=lambda ct, out, x, needs, perm: (transpose(ct, tuple(np.argsort(perm).tolist())),), linear=True,
-      doc="x_bar = transpose(ct, inverse(perm))", np=_transpose_spell)
+      doc="x_bar = transpose(ct, inverse(perm))", np=_transpose_spell, c=c_spell.loop("view"))
 
 
 # ---------------------------------------------------------------- concatenate
@@ -110,7 +110,8 @@ def _concat_vjp(ct, out, *xs, needs, axis):
 defop("concatenate", infer=_concat_infer, impl=lambda *xs, axis: np.concatenate(xs, axis=axis),
       vjp=_concat_vjp, linear=True, doc="x_i_bar = the slice of ct where x_i was",
       np=lambda args, params, out, target: spell.call(
-          "np.concatenate", ast.Tuple(list(args), ast.Load()), axis=spell.literal(params["axis"])))
+          "np.concatenate", ast.Tuple(list(args), ast.Load()), axis=spell.literal(params["axis"])),
+      c=c_spell.loop("concatenate"))
 
 
 # ---------------------------------------------------------------- basic indexing
@@ -176,7 +177,7 @@ def _index_spell(args, params, out, target):
 
 defop("index", infer=_index_infer, impl=lambda x, spec: np.asarray(x)[spec_to_numpy(spec)],
       vjp=lambda ct, out, x, needs, spec: (index_grad(ct, spec, aval(x).shape),), linear=True,
-      doc="x_bar = zeros(x.shape) with ct written at [index]", np=_index_spell)
+      doc="x_bar = zeros(x.shape) with ct written at [index]", np=_index_spell, c=c_spell.loop("view"))
 
 
 def _index_grad_infer(types, params):
@@ -202,7 +203,7 @@ def _index_grad_spell(args, params, out, target):
 
 defop("index_grad", infer=_index_grad_infer, impl=_index_grad_impl,
       vjp=lambda ct, out, x, needs, spec, shape: (index(ct, spec),), linear=True,
-      doc="transpose of index: ct_bar = ct[index]", np=_index_grad_spell)
+      doc="transpose of index: ct_bar = ct[index]", np=_index_grad_spell, c=c_spell.loop("index_grad"))
 
 
 # ---------------------------------------------------------------- gather (integer-array indexing)
@@ -215,7 +216,8 @@ def _gather_vjp(ct, out, x, *arrays, needs, spec):
 
 
 defop("gather", infer=_index_infer, impl=_gather_impl, vjp=_gather_vjp, linear=True,
-      doc="x_bar = zeros(x.shape) with ct added at [index] (repeats accumulate)", np=_index_spell)
+      doc="x_bar = zeros(x.shape) with ct added at [index] (repeats accumulate)", np=_index_spell,
+      c=c_spell.loop("gather"))
 
 
 def _gather_grad_impl(ct, *arrays, spec, shape):
@@ -246,7 +248,7 @@ def _gather_grad_vjp(ct, out, g, *arrays, needs, spec, shape):
 
 defop("gather_grad", infer=lambda types, params: types[0].with_shape(params["shape"]),
       impl=_gather_grad_impl, vjp=_gather_grad_vjp, linear=True,
-      doc="transpose of gather: ct_bar = ct[index]", np=_gather_grad_spell)
+      doc="transpose of gather: ct_bar = ct[index]", np=_gather_grad_spell, c=c_spell.loop("gather_grad"))
 
 
 # ---------------------------------------------------------------- functions

@@ -1,0 +1,121 @@
+"""C spellings: the ``c=`` facet of an op, as its ``defop`` gives it.
+
+A C spelling is either
+
+* ``scalar(fn)``: an elementwise op. ``fn(args, params, in_types, out_type)``
+  returns a SymPy expression of SymPy operands (booleans are SymPy relations).
+  The C emitter fuses runs of such ops into one loop, runs ``sympy.cse`` and
+  prints the result with SymPy's C99 printer.
+* ``loop(kind)``: a tensor op the C emitter writes as plain loops of that kind
+  (``view``, ``reshape``, ``reduce``, ``matmul``, ...).
+* ``None`` (spelled ``c=NONE`` at the op): the op has no C lowering, and the
+  emitter lists every such op of a graph at once.
+
+SymPy is imported on first use, not when ``gradc`` is imported: ``sym()`` gives
+the namespace the scalar spellings build with (SymPy plus ``ite``, ``isnan``,
+``log1p``, ``expm1``, ``trunc`` and NumPy-faithful ``maximum``/``minimum``).
+
+>>> kind, fn = unary("sin")
+>>> kind, fn([sym().sp.Symbol("x")], {}, None, None)
+('scalar', sin(x))
+>>> loop("matmul")
+('matmul',)
+"""
+from __future__ import annotations
+
+import functools
+
+NONE = None  # "this op has no C lowering", said at the op (the emitter reports it)
+MISSING = "missing"  # the default of ``defop(c=...)``: the completeness test rejects it
+
+
+def scalar(fn):
+    """The spelling of an elementwise op whose scalar formula ``fn`` builds (see the module docstring).
+
+    >>> scalar(lambda a, p, ti, to: a[0])[0]
+    'scalar'
+    """
+    return ("scalar", fn)
+
+
+def loop(kind: str):
+    """The spelling of a tensor op the C emitter lowers as loops of ``kind``.
+
+    >>> loop("reduce")
+    ('reduce',)
+    """
+    return (kind,)
+
+
+def unary(name: str):
+    """``name(x)`` with the SymPy function of that name in ``sym()`` (printed as C99's function).
+
+    >>> unary("exp")[1]([sym().sp.Symbol("x")], {}, None, None)
+    exp(x)
+    """
+    return scalar(lambda a, p, ti, to: getattr(sym(), name)(a[0]))
+
+
+def binary(fn):
+    """An elementwise op of two operands: ``fn(x, y)`` on SymPy operands (see ``sym()`` for its names).
+
+    >>> binary(lambda s, x, y: x + y)[1]([sym().sp.Symbol("x"), sym().sp.Symbol("y")], {}, None, None)
+    x + y
+    """
+    return scalar(lambda a, p, ti, to: fn(sym(), a[0], a[1]))
+
+
+@functools.lru_cache(maxsize=None)
+def sym():
+    """The SymPy namespace for scalar spellings (built once, on first use).
+
+    >>> s = sym(); x = s.sp.Symbol("x", real=True)
+    >>> s.ite(s.sp.true, x, 0)
+    x
+    """
+    import sympy as sp
+    from sympy.codegen.cfunctions import expm1, log1p
+
+    class isnan(sp.logic.boolalg.BooleanFunction):  # noqa: N801 (printed as C99's isnan)
+        """C99's ``isnan`` as a SymPy boolean (SymPy's real symbols are never NaN, so it cannot say this itself)."""
+
+        nargs = 1
+
+        @classmethod
+        def eval(cls, x):
+            if x.is_number:
+                return sp.true if x is sp.nan else sp.false
+            return None
+
+    class ite(sp.Function):  # noqa: N801 (printed as C's ternary)
+        """``cond ? a : b``. Not SymPy's Piecewise, which reasons about conditions (and drops a NaN branch)."""
+
+        nargs = 3
+
+        @classmethod
+        def eval(cls, cond, a, b):
+            if cond is sp.true:
+                return a
+            if cond is sp.false:
+                return b
+            return None
+
+    def maximum(x, y, is_float=True):
+        """NumPy's ``maximum``: NaN if either is NaN (C's ``fmax`` would drop the NaN)."""
+        return ite(sp.Or(x > y, isnan(x)) if is_float else x > y, x, y)
+
+    def minimum(x, y, is_float=True):
+        return ite(sp.Or(x < y, isnan(x)) if is_float else x < y, x, y)
+
+    class Namespace:
+        pass
+
+    ns = Namespace()
+    ns.sp, ns.isnan, ns.ite, ns.maximum, ns.minimum = sp, isnan, ite, maximum, minimum
+    ns.log1p, ns.expm1 = log1p, expm1
+    ns.trunc = sp.Function("trunc")
+    for name, fn in [("exp", sp.exp), ("log", sp.log), ("sqrt", sp.sqrt), ("sin", sp.sin), ("cos", sp.cos),
+                     ("tan", sp.tan), ("tanh", sp.tanh), ("arctan", sp.atan), ("sinh", sp.sinh),
+                     ("cosh", sp.cosh), ("abs", sp.Abs), ("floor", sp.floor)]:
+        setattr(ns, name, fn)
+    return ns
