@@ -44,7 +44,13 @@ _HELPERS = r"""
 #include <numpy/arrayobject.h>
 #include <stdint.h>
 
-static PyObject *g_obj[%(nobj)d];
+/* The Python objects the entry points need (the ctypes fallbacks), set once by setup() and kept in
+   the module's own state: no static mutable data, and each loaded module object has its own. */
+#define NOBJ %(nobj)d
+static PyObject **objects(PyObject *module)
+{
+    return (PyObject **)PyModule_GetState(module);
+}
 
 /* The data of an exact ndarray of this type and shape, native byte order, aligned, C-contiguous; else NULL. */
 static void *array_data(PyObject *obj, int typenum, int ndim, const npy_intp *shape)
@@ -64,17 +70,33 @@ static void *array_data(PyObject *obj, int typenum, int ndim, const npy_intp *sh
 static PyObject *setup(PyObject *self, PyObject *objs)
 {
     Py_ssize_t i;
-    (void)self;
-    if (!PyTuple_Check(objs) || PyTuple_GET_SIZE(objs) != %(nobj)d) {
+    if (!PyTuple_Check(objs) || PyTuple_GET_SIZE(objs) != NOBJ) {
         PyErr_SetString(PyExc_TypeError, "setup takes a tuple of the glue's objects");
         return NULL;
     }
-    for (i = 0; i < %(nobj)d; ++i) {
-        Py_XDECREF(g_obj[i]);
-        g_obj[i] = PyTuple_GET_ITEM(objs, i);
-        Py_INCREF(g_obj[i]);
+    for (i = 0; i < NOBJ; ++i) {
+        PyObject *old = objects(self)[i];
+        objects(self)[i] = PyTuple_GET_ITEM(objs, i);
+        Py_INCREF(objects(self)[i]);
+        Py_XDECREF(old);
     }
     Py_RETURN_NONE;
+}
+
+static int traverse(PyObject *module, visitproc visit, void *arg)
+{
+    int i;
+    for (i = 0; i < NOBJ; ++i)
+        Py_VISIT(objects(module)[i]);
+    return 0;
+}
+
+static int clear(PyObject *module)
+{
+    int i;
+    for (i = 0; i < NOBJ; ++i)
+        Py_CLEAR(objects(module)[i]);
+    return 0;
 }
 """
 
@@ -99,7 +121,7 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
          f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i;", "    void *w = NULL;",
-         "    (void)self; (void)s; (void)so; (void)p;",
+         "    (void)s; (void)so; (void)p;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
          f"    if (nargs != {nin}) goto slow;"]
     for i, v in enumerate(graph.inputs):
@@ -160,7 +182,7 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
                 L.append(f"        Py_XDECREF(part{k});")
         L.append("    }")
     L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
-          "slow:", f"    return PyObject_Vectorcall(g_obj[{fb}], args, (size_t)nargs, NULL);", "}"]
+          "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, NULL);", "}"]
     return "\n".join(L)
 
 
@@ -176,8 +198,8 @@ def glue_source(module_name, entries, prototypes):
         [_HELPERS % {"nobj": max(len(objs.keys), 1)}] + [p + ";" for p in prototypes] + [""] + bodies + [
             "static PyMethodDef methods[] = {",
             '    {"setup", (PyCFunction)setup, METH_O, NULL},', *methods, "    {NULL, NULL, 0, NULL}", "};",
-            f'static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{module_name}", NULL, -1, methods, '
-            "NULL, NULL, NULL, NULL};",
+            f'static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{module_name}", NULL, '
+            "NOBJ * sizeof(PyObject *), methods, NULL, traverse, clear, NULL};",
             f"PyMODINIT_FUNC PyInit_{module_name}(void)", "{", "    import_array();",
             "    return PyModule_Create(&module);", "}", ""])
     if not entries:
