@@ -11,6 +11,64 @@ import sympy as sp
 from gradc.codegen.c_values import C_TYPES, Loc, eqn_text, index_view, loops, size
 from gradc.ops.shape import spec_to_numpy
 
+BLOCKED_MIN = 4096  # multiply-adds from which a matmul goes by register blocks (below: plain loops)
+
+
+def _lin(offset, terms) -> str:
+    """``offset + s*i + ...`` as short C: no zero terms, no ``1*``."""
+    parts = [str(offset)] if offset else []
+    for s, i in terms:
+        if s == 0 or i == "0":
+            continue
+        if i.isdigit():
+            parts.append(str(s * int(i)))
+        else:
+            parts.append(i if s == 1 else f"{s}*{i}")
+    return " + ".join(parts) or "0"
+
+
+def _ptr(name, offset, terms) -> str:
+    """``name + offset + ...``, or ``name`` alone."""
+    at = _lin(offset, terms)
+    return name if at == "0" else f"{name} + {at}"
+
+
+def _name(atom):
+    return getattr(atom, "name", "a constant")
+
+
+def _spans(total, step):
+    """``(start, length)`` of the full blocks (as one span) and of the remainder."""
+    full = total // step * step
+    return [(0, step)] * (full > 0) + [(full, total - full)] * (total > full)
+
+
+def _kernel_text(name, ctype, fma, mr, nr) -> str:
+    """The C of one block kernel: ``c[r*cr + q] = sum over k of p[r*pr + k*pk] * v[k*vk + q]``.
+
+    Every statement is written out (no loops over ``r`` or ``q``), so the block stays in local
+    variables and gcc's straight-line vectoriser packs each row's ``nr`` multiply-adds into SIMD.
+    """
+    lines = [f"/* c[r*cr + q] = sum over k < n of p[r*pr + k*pk] * v[k*vk + q], for r < {mr}, q < {nr}.",
+             " * Written out so the block stays in registers and each row's updates become SIMD. */",
+             f"static void {name}(long n, const {ctype} *restrict p, long pr, long pk,",
+             f"{' ' * (13 + len(name))}const {ctype} *restrict v, long vk, {ctype} *restrict c, long cr)",
+             "{"]
+    if mr == 1:
+        lines.append("    (void)pr; (void)cr;  /* one row */")
+    lines += [f"    {ctype} " + ", ".join(f"c{r}_{q} = 0" for q in range(nr)) + ";" for r in range(mr)]
+    lines += ["    for (long k = 0; k < n; ++k) {", f"        const {ctype} *restrict vrow = v + k*vk;"]
+    for r in range(mr):
+        lines.append(f"        const {ctype} p{r} = p[{_lin(0, [(r, 'pr'), (1, 'k*pk')])}];")
+    for r in range(mr):
+        for q in range(nr):
+            lines.append(f"        c{r}_{q} = {fma}(p{r}, vrow[{q}], c{r}_{q});")
+    lines.append("    }")
+    for r in range(mr):
+        lines.append("    " + " ".join(f"c[{_lin(0, [(r, 'cr'), (1, str(q))])}] = c{r}_{q};" for q in range(nr)))
+    lines.append("}")
+    return "\n".join(lines)
+
 
 class LoopLowerings:
     """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
@@ -115,6 +173,9 @@ class LoopLowerings:
         out = self.storage(e.out)
         na, nb = len(a.shape), len(b.shape)
         kdim = a.shape[-1]
+        if na <= 2 and nb <= 2 and a.value is None and b.value is None and not out.local \
+                and size(out.shape) * kdim >= BLOCKED_MIN:
+            return self.matmul_blocked(e, a, b, out)
         if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and out.shape[-1] > 1:
             return self.matmul_rows(e, a, b, out, kdim)
         lines, idx = loops(out.shape)
@@ -136,6 +197,68 @@ class LoopLowerings:
         self.close(1)
         self.emit(f"{self.target(out, idx)} = acc;")
         self.close(len(lines) or 1)
+
+    def matmul_blocked(self, e, a, b, out):
+        """``out = a @ b`` (at most 2-D each) by register blocks: one call of a block kernel per block of ``out``.
+
+        A kernel (``mm_kernel``) keeps an ``mr`` x ``nr`` block of ``out`` in local variables while it runs
+        over ``k``, reading ``nr`` consecutive elements of a row of ``b`` per step, which the compiler turns
+        into SIMD multiply-adds; ``a`` may have any strides (a transposed ``a`` costs nothing). A ``b`` whose
+        rows are not contiguous (a transposed ``b``) is first copied row-major into a work array.
+        """
+        m, kdim, n = (a.shape[0] if len(a.shape) == 2 else 1), a.shape[-1], (b.shape[1] if len(b.shape) == 2 else 1)
+        ar, ak = (a.strides[0], a.strides[1]) if len(a.shape) == 2 else (0, a.strides[0])  # a as m x k
+        bk, bc = (b.strides[0], b.strides[1]) if len(b.shape) == 2 else (b.strides[0], 1)  # b as k x n
+        ctype = C_TYPES[out.dtype]
+        self.emit(f"/* {eqn_text(e)} */")
+        bname, boff = b.name, b.offset
+        if bc != 1 and n > 1:
+            bname, boff = self.pack_name(out.name + "_rhs"), 0
+            self.arrays.append((bname, ctype, kdim * n))
+            self.emit(f"/* {bname}: {_name(e.inputs[1])} copied row-major, so that its rows are contiguous */")
+            self.open([f"for (long k = 0; k < {kdim}; ++k) {{", f"for (long j = 0; j < {n}; ++j) {{"])
+            self.emit(f"{bname}[{_lin(0, [(n, 'k'), (1, 'j')])}] = {b.name}[{_lin(b.offset, [(bk, 'k'), (bc, 'j')])}];")
+            self.close(2)
+            bk = n
+        nr = n if n <= 8 else (16 if n >= 16 else 8)
+        mr = m if m <= 8 else (8 if nr <= 8 else 6)
+        self.emit(f"/* {mr}x{nr} blocks of {out.name}, each summed over k ({kdim} terms) in registers */")
+        for j0, nq in _spans(n, nr):
+            for i0, nrows in _spans(m, mr):
+                i = "i" if nrows == mr and m // mr > 1 else str(i0)
+                j = "j" if nq == nr and n // nr > 1 else str(j0)
+                opened = [f"for (long j = 0; j < {n // nr * nr}; j += {nr}) {{"] * (j == "j")
+                opened += [f"for (long i = 0; i < {m // mr * mr}; i += {mr}) {{"] * (i == "i")
+                self.open(opened)
+                kernel = self.mm_kernel(ctype, nrows, nq)
+                lhs, rhs = _ptr(a.name, a.offset, [(ar, i)]), _ptr(bname, boff, [(1, j)])
+                self.emit(f"{kernel}({kdim}, {lhs}, {ar}, {ak}, {rhs}, {bk}, "
+                          f"{_ptr(out.name, out.offset, [(n, i), (1, j)])}, {n});")
+                self.close(len(opened))
+
+    def pack_name(self, name):
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+    def mm_kernel(self, ctype, mr, nr):
+        """The name of the ``mr`` x ``nr`` block kernel (defined once per translation unit)."""
+        suffix = "f" if ctype == "float" else ""
+        fma = "GRADC_FMAF" if ctype == "float" else "GRADC_FMA"
+        name = f"gradc_mm{suffix}_{mr}x{nr}"
+        statics = self.module.statics
+        if ("gradc_fma", fma) not in statics:
+            fn = "fmaf" if ctype == "float" else "fma"
+            macro = "FP_FAST_FMAF" if ctype == "float" else "FP_FAST_FMA"
+            statics[("gradc_fma", fma)] = (fma, "\n".join([
+                f"/* a*b + c, one rounding where the machine has a fast {fn} */",
+                f"#ifdef {macro}", f"#define {fma}(a, b, c) {fn}(a, b, c)", "#else",
+                f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
+        key = ("gradc_mm", ctype, mr, nr)
+        if key not in statics:
+            statics[key] = (name, _kernel_text(name, ctype, fma, mr, nr))
+        return name
 
     def matmul_rows(self, e, a, b, out, kdim):
         """``out[i, :] = sum_k a[i, k] * b[k, :]``: the inner loop runs along rows of ``b`` and ``out``."""
