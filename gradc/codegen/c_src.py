@@ -30,7 +30,7 @@ import sympy as sp
 
 from gradc.codegen.c_loops import LoopLowerings
 from gradc.codegen.c_ops import C_LOWERING, unsupported_ops
-from gradc.codegen.c_values import C_TYPES, PRINTER, STACK_LIMIT, Loc, Module, c_name, eqn_text, loops, size, sym_const
+from gradc.codegen.c_values import C_TYPES, STACK_LIMIT, Loc, Module, c_name, eqn_text, loops, printer, size, sym_const
 from gradc.errors import EmitError
 from gradc.ir.graph import Const, Var
 
@@ -225,14 +225,17 @@ class FunctionEmitter(LoopLowerings):
         names = sp.numbered_symbols("q", start=self.temps)
         temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
         self.temps += len(temps)
+        # float where every float value of the run is float32, else double; inside a loop the vectorisable math
+        dtype = _compute_dtype(eqns)
+        pr = printer(dtype, vector=shape != ())
         for sym, expr in temps:
-            ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else "double"
-            self.emit(f"const {ctype} {sym} = {PRINTER.doprint(expr)};")
+            ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else C_TYPES[dtype]
+            self.emit(f"const {ctype} {sym} = {self.module.note_calls(pr.doprint(expr))};")
         for (_, loc), expr in zip(stores, reduced):
             where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
             if loc.local:
                 where = "const " + where
-            self.emit(f"{where} = {PRINTER.doprint(expr)};")
+            self.emit(f"{where} = {self.module.note_calls(pr.doprint(expr))};")
         self.close(opened)
 
     def sym_flat(self, loc):
@@ -243,6 +246,12 @@ class FunctionEmitter(LoopLowerings):
 
 def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"
+
+
+def _compute_dtype(eqns) -> str:
+    """``"f32"`` when the float values a run of elementwise equations reads and writes are all float32."""
+    floats = {a.type.dtype for e in eqns for a in [*e.inputs, e.out] if a.type.dtype in ("f32", "f64")}
+    return "f32" if floats == {"f32"} else "f64"
 
 
 
@@ -281,9 +290,13 @@ def emit_c(functions, header_lines, guard):
         protos.append((proto, doc, fname, work))
         defs.append(f"/* {doc} */\n{text}\n\nsize_t {fname}_work_size(void)\n{{\n    return {work};\n}}")
     comment = ["/* " + header_lines[0]] + [" * " + line if line else " *" for line in header_lines[1:]] + [" */"]
+    library = module.library()
     includes = ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
+    includes += ["#include <string.h>"] if library else []
     statics = module.definitions()
-    source = "\n".join(comment + [""] + includes + [""] + statics + ([""] if statics else []) + ["\n\n".join(defs)])
+    library_text = ["\n\n".join(library), ""] if library else []
+    source = "\n".join(comment + [""] + includes + [""] + library_text + statics + ([""] if statics else [])
+                       + ["\n\n".join(defs)])
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", ""]
     for proto, doc, fname, _ in protos:
         hdr += [f"/* {doc} */", proto + ";", f"size_t {fname}_work_size(void);", ""]

@@ -7,12 +7,15 @@
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 import sympy as sp
+from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
 
+from gradc.codegen import c_mathlib
 from gradc.ir.graph import Var
 
 C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
@@ -24,10 +27,26 @@ _GENERATED = re.compile(r"^(i|q|C|G|a)\d+$")
 
 
 class _Printer(C99CodePrinter):
-    """SymPy's C99 printer, with ternaries on one line and booleans as 0/1."""
+    """SymPy's C99 printer, with ternaries on one line and booleans as 0/1.
 
-    def __init__(self):
-        super().__init__({"user_functions": {"trunc": "trunc"}})
+    ``dtype="f32"`` computes in ``float`` (``expf``, ``1.5F``); ``vector=True`` calls
+    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's.
+    """
+
+    def __init__(self, dtype="f64", vector=False):
+        settings = {"user_functions": {"trunc": "trunc"}}
+        if dtype == "f32":
+            settings["type_aliases"] = {real: float32}
+        super().__init__(settings)
+        self.vector_names = c_mathlib.VECTOR_NAMES[dtype] if vector else {}
+
+    def _print_vectorisable(self, expr):
+        name = self.vector_names.get(type(expr).__name__)
+        if name is None:
+            return self._print_math_func(expr)
+        return f"{name}({self._print(expr.args[0])})"
+
+    _print_exp = _print_log = _print_log1p = _print_expm1 = _print_tanh = _print_vectorisable
 
     def _print_Piecewise(self, expr):
         *cases, last = expr.args
@@ -57,6 +76,17 @@ class _Printer(C99CodePrinter):
 
 
 PRINTER = _Printer()
+
+
+@functools.lru_cache(maxsize=None)
+def printer(dtype: str = "f64", vector: bool = False) -> _Printer:
+    """The printer computing in ``dtype`` (``"f32"`` for float, else double), calling gradc's vector math or libm.
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> printer("f32", vector=True).doprint(sp.exp(-x) + 0.5), printer().doprint(sp.exp(-x) + 0.5)
+    ('0.5F + gradc_expf(-x)', '0.5 + exp(-x)')
+    """
+    return _Printer("f32" if dtype == "f32" else "f64", vector)
 
 
 def c_name(name: str) -> str:
@@ -90,7 +120,7 @@ class Loc:
 
     def at(self, idx) -> str:
         if self.value is not None:
-            return PRINTER.doprint(self.value)
+            return printer(self.dtype).doprint(self.value)
         if self.local:
             return self.name
         terms = [str(self.offset)] if self.offset else []
@@ -154,6 +184,17 @@ class Module:
 
     def __init__(self):
         self.statics: dict = {}  # key -> (name, definition line)
+        self.math: dict = {}  # c_mathlib functions called (an ordered set)
+
+    def note_calls(self, text: str) -> str:
+        """Remember the c_mathlib functions C ``text`` calls (their definitions go into the unit); returns ``text``."""
+        for name in c_mathlib.called(text):
+            self.math[name] = None
+        return text
+
+    def library(self) -> list:
+        """Definitions of the c_mathlib functions called, callees first, in a fixed order."""
+        return c_mathlib.definitions(self.math)
 
     def static(self, prefix, ctype, values, key_extra=()) -> str:
         key = (prefix, ctype, tuple(values), key_extra)

@@ -1,0 +1,323 @@
+"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1`` and ``tanh``.
+
+A loop that calls libm cannot be vectorised: each element pays a call. These
+are ``static inline`` functions, emitted into a translation unit only when
+used, written so an optimising compiler inlines them and vectorises the loop:
+no branches (special cases are selects, ``c ? a : b``), no tables, no
+integer/float conversions (the exponent goes in and out through the bits, read
+and written with ``memcpy``, and round-to-integer is the ``1.5 * 2**52`` shift),
+only unsigned integer arithmetic (wrap-around is defined, so NaN and infinity
+inputs are harmless before the final selects).
+
+Method (the classic one of fdlibm and musl): ``exp`` reduces ``x = k ln2 + r``
+with ``|r| <= ln2/2`` (Cody-Waite, no FMA needed) and sums the Taylor series of
+``expm1(r)`` to the term below half an ulp, then scales by ``2**k`` as two
+normal factors, so overflow, gradual underflow and subnormal results come out
+right; ``expm1`` is ``2**k (expm1(r) + 1) - 1`` arranged so it never cancels;
+``tanh(x) = expm1(2x) / (expm1(2x) + 2)``; ``log`` and ``log1p`` split
+``x = 2**k m`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` and use fdlibm's minimax
+series in ``s = f / (2 + f)``, ``f = m - 1``, ``log1p`` adding the rounding error
+of ``1 + x`` as a correction. Each has a ``float`` twin (suffix ``f``) computed
+in ``float`` with shorter series. Measured errors against mpmath are in
+``tests/test_c_mathlib.py`` (all within 2 ulp); NaN, infinities, signed zeros,
+overflow, underflow and subnormals follow C99 Annex F like libm.
+
+>>> VECTOR_NAMES["f32"]["exp"]
+'gradc_expf'
+>>> print(definitions(["gradc_tanh"])[-1].splitlines()[1])
+static inline double gradc_tanh(double x)
+"""
+from __future__ import annotations
+
+import re
+
+VECTOR_NAMES = {
+    "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
+            "tanh": "gradc_tanh"},
+    "f32": {"exp": "gradc_expf", "log": "gradc_logf", "log1p": "gradc_log1pf", "expm1": "gradc_expm1f",
+            "tanh": "gradc_tanhf"},
+}
+
+_BITS = """\
+static inline uint64_t gradc_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}"""
+
+_FROM_BITS = """\
+static inline double gradc_from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}"""
+
+_BITSF = """\
+static inline uint32_t gradc_bitsf(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}"""
+
+_FROM_BITSF = """\
+static inline float gradc_from_bitsf(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}"""
+
+_EXPM1_SERIES = """\
+/* expm1(r) for |r| <= ln(2)/2: Taylor series to r**13 (the rest is below 2**-56 relative) */
+static inline double gradc_expm1_series(double r)
+{
+    double p = 0x1.6124613a86d09p-33;
+    p = 0x1.1eed8eff8d898p-29 + r * p;
+    p = 0x1.ae64567f544e4p-26 + r * p;
+    p = 0x1.27e4fb7789f5cp-22 + r * p;
+    p = 0x1.71de3a556c734p-19 + r * p;
+    p = 0x1.a01a01a01a01ap-16 + r * p;
+    p = 0x1.a01a01a01a01ap-13 + r * p;
+    p = 0x1.6c16c16c16c17p-10 + r * p;
+    p = 0x1.1111111111111p-7 + r * p;
+    p = 0x1.5555555555555p-5 + r * p;
+    p = 0x1.5555555555555p-3 + r * p;
+    p = 0.5 + r * p;
+    return r + r * r * p;
+}"""
+
+_EXPM1_SERIESF = """\
+/* expm1(r) for |r| <= ln(2)/2 in float: Taylor series to r**7 */
+static inline float gradc_expm1_seriesf(float r)
+{
+    float p = 0x1.a01a02p-13F;
+    p = 0x1.6c16c2p-10F + r * p;
+    p = 0x1.111112p-7F + r * p;
+    p = 0x1.555556p-5F + r * p;
+    p = 0x1.555556p-3F + r * p;
+    p = 0.5F + r * p;
+    return r + r * r * p;
+}"""
+
+_EXP = """\
+/* exp(x): x = k*ln2 + r, exp(x) = 2**h * 2**(k-h) * exp(r) with h = k/2 rounded, both factors normal */
+static inline double gradc_exp(double x)
+{
+    const double shift = 0x1.8p52;  /* adding it rounds to an integer, left in the low bits */
+    const double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);  /* NaN passes */
+    const double ks = xc * 0x1.71547652b82fep0 + shift;
+    const double k = ks - shift;
+    const double hs = k * 0.5 + shift;
+    const double r = (xc - k * 0x1.62e42feep-1) - k * 0x1.a39ef35793c76p-33;
+    const uint64_t one = UINT64_C(0x3ff0000000000000);
+    const double s1 = gradc_from_bits((gradc_bits(hs) << 52) + one);
+    const double s2 = gradc_from_bits(((gradc_bits(ks) - gradc_bits(hs)) << 52) + one);
+    return (1.0 + gradc_expm1_series(r)) * s1 * s2;
+}"""
+
+_EXPF = """\
+/* expf(x): as gradc_exp, in float */
+static inline float gradc_expf(float x)
+{
+    const float shift = 0x1.8p23F;
+    const float xc = x < -104.0F ? -104.0F : (x > 89.0F ? 89.0F : x);
+    const float ks = xc * 0x1.715476p0F + shift;
+    const float k = ks - shift;
+    const float hs = k * 0.5F + shift;
+    const float r = (xc - k * 0x1.62e4p-1F) - k * 0x1.7f7d1cp-20F;
+    const uint32_t one = UINT32_C(0x3f800000);
+    const float s1 = gradc_from_bitsf((gradc_bitsf(hs) << 23) + one);
+    const float s2 = gradc_from_bitsf(((gradc_bitsf(ks) - gradc_bitsf(hs)) << 23) + one);
+    return (1.0F + gradc_expm1_seriesf(r)) * s1 * s2;
+}"""
+
+_EXPM1 = """\
+/* expm1(x) = 2 * ((t - 1/2) + t*expm1(r)) with t = 2**(k-1): no cancellation, no overflow before the end */
+static inline double gradc_expm1(double x)
+{
+    const double shift = 0x1.8p52;
+    const double xc = x < -40.0 ? -40.0 : (x > 710.0 ? 710.0 : x);  /* expm1(-40) is -1 to double precision */
+    const double ks = xc * 0x1.71547652b82fep0 + shift;
+    const double k = ks - shift;
+    const double r = (xc - k * 0x1.62e42feep-1) - k * 0x1.a39ef35793c76p-33;
+    const double t = gradc_from_bits(((gradc_bits(ks) - 1) << 52) + UINT64_C(0x3ff0000000000000));
+    const double y = 2.0 * ((t - 0.5) + t * gradc_expm1_series(r));
+    return fabs(x) < 0x1p-54 ? x : y;  /* keeps -0.0 and subnormals exact */
+}"""
+
+_EXPM1F = """\
+/* expm1f(x): as gradc_expm1, in float */
+static inline float gradc_expm1f(float x)
+{
+    const float shift = 0x1.8p23F;
+    const float xc = x < -18.0F ? -18.0F : (x > 89.0F ? 89.0F : x);
+    const float ks = xc * 0x1.715476p0F + shift;
+    const float k = ks - shift;
+    const float r = (xc - k * 0x1.62e4p-1F) - k * 0x1.7f7d1cp-20F;
+    const float t = gradc_from_bitsf(((gradc_bitsf(ks) - 1) << 23) + UINT32_C(0x3f800000));
+    const float y = 2.0F * ((t - 0.5F) + t * gradc_expm1_seriesf(r));
+    return fabsf(x) < 0x1p-25F ? x : y;
+}"""
+
+_TANH = """\
+/* tanh(x) = sign(x) * e / (e + 2) with e = expm1(2|x|); 1 from |x| = 22 on */
+static inline double gradc_tanh(double x)
+{
+    const double a = fabs(x) > 22.0 ? 22.0 : fabs(x);
+    const double e = gradc_expm1(2.0 * a);
+    const double t = e / (e + 2.0);
+    return fabs(x) < 0x1p-55 ? x : (x < 0.0 ? -t : t);
+}"""
+
+_TANHF = """\
+/* tanhf(x): as gradc_tanh, in float */
+static inline float gradc_tanhf(float x)
+{
+    const float a = fabsf(x) > 10.0F ? 10.0F : fabsf(x);
+    const float e = gradc_expm1f(2.0F * a);
+    const float t = e / (e + 2.0F);
+    return fabsf(x) < 0x1p-25F ? x : (x < 0.0F ? -t : t);
+}"""
+
+_LOG_SERIES = """\
+/* k*ln2 + log(1 + f) + c for |f| <= 1 - sqrt(1/2) (fdlibm's series in s = f/(2+f); c a small correction) */
+static inline double gradc_log_series(double f, double k, double c)
+{
+    const double s = f / (2.0 + f);
+    const double z = s * s;
+    const double w = z * z;
+    const double t1 = w * (0x1.999999997fa04p-2 + w * (0x1.c71c51d8e78afp-3 + w * 0x1.39a09d078c69fp-3));
+    const double t2 = z * (0x1.5555555555593p-1 + w * (0x1.2492494229359p-2
+                                                       + w * (0x1.7466496cb03dep-3 + w * 0x1.2f112df3e5244p-3)));
+    const double hfsq = 0.5 * f * f;
+    return s * (hfsq + t1 + t2) + (k * 0x1.a39ef35793c76p-33 + c) - hfsq + f + k * 0x1.62e42feep-1;
+}"""
+
+_LOG_SERIESF = """\
+/* gradc_log_series in float (musl's shorter series) */
+static inline float gradc_log_seriesf(float f, float k, float c)
+{
+    const float s = f / (2.0F + f);
+    const float z = s * s;
+    const float w = z * z;
+    const float t1 = w * (0x1.999c26p-2F + w * 0x1.f13c4cp-3F);
+    const float t2 = z * (0x1.555554p-1F + w * 0x1.23d3dcp-2F);
+    const float hfsq = 0.5F * f * f;
+    return s * (hfsq + t1 + t2) + (k * 0x1.7f7d1cp-20F + c) - hfsq + f + k * 0x1.62e4p-1F;
+}"""
+
+_LOG = """\
+/* log(x): x = 2**k * m with m in [sqrt(1/2), sqrt(2)), read from the bits (subnormals scaled by 2**54 first) */
+static inline double gradc_log(double x)
+{
+    const double xs = x < 0x1p-1022 ? x * 0x1p54 : x;
+    const uint64_t u = gradc_bits(xs) + UINT64_C(0x00095f619980c433);  /* bits of 1.0 - bits of sqrt(1/2) */
+    const double k = gradc_from_bits((u >> 52) | UINT64_C(0x4330000000000000)) - (0x1p52 + 1023.0)
+                     - (x < 0x1p-1022 ? 54.0 : 0.0);
+    const double m = gradc_from_bits((u & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
+    const double y = gradc_log_series(m - 1.0, k, 0.0);
+    return x > 0.0 ? (x < INFINITY ? y : x) : (x == 0.0 ? -INFINITY : (x < 0.0 ? NAN : x));
+}"""
+
+_LOGF = """\
+/* logf(x): as gradc_log, in float */
+static inline float gradc_logf(float x)
+{
+    const float xs = x < 0x1p-126F ? x * 0x1p25F : x;
+    const uint32_t u = gradc_bitsf(xs) + UINT32_C(0x004afb0d);  /* bits of 1.0F - bits of sqrt(1/2) */
+    const float k = gradc_from_bitsf((u >> 23) | UINT32_C(0x4b000000)) - (0x1p23F + 127.0F)
+                    - (x < 0x1p-126F ? 25.0F : 0.0F);
+    const float m = gradc_from_bitsf((u & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
+    const float y = gradc_log_seriesf(m - 1.0F, k, 0.0F);
+    return x > 0.0F ? (x < INFINITY ? y : x) : (x == 0.0F ? -INFINITY : (x < 0.0F ? NAN : x));
+}"""
+
+_LOG1P = """\
+/* log1p(x): u = 1 + x = 2**k * m; log(u) plus the rounding error of u over u; f = x itself when k = 0 */
+static inline double gradc_log1p(double x)
+{
+    const double u = 1.0 + x;
+    const uint64_t v = gradc_bits(u) + UINT64_C(0x00095f619980c433);
+    const double k = gradc_from_bits((v >> 52) | UINT64_C(0x4330000000000000)) - (0x1p52 + 1023.0);
+    const double m = gradc_from_bits((v & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
+    const double c = (k >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
+    const double y = gradc_log_series(k == 0.0 ? x : m - 1.0, k, k == 0.0 ? 0.0 : c);
+    return x > -1.0 ? (x < INFINITY ? (fabs(x) < 0x1p-60 ? x : y) : x)
+                    : (x == -1.0 ? -INFINITY : (x < -1.0 ? NAN : x));
+}"""
+
+_LOG1PF = """\
+/* log1pf(x): as gradc_log1p, in float */
+static inline float gradc_log1pf(float x)
+{
+    const float u = 1.0F + x;
+    const uint32_t v = gradc_bitsf(u) + UINT32_C(0x004afb0d);
+    const float k = gradc_from_bitsf((v >> 23) | UINT32_C(0x4b000000)) - (0x1p23F + 127.0F);
+    const float m = gradc_from_bitsf((v & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
+    const float c = (k >= 2.0F ? 1.0F - (u - x) : x - (u - 1.0F)) / u;
+    const float y = gradc_log_seriesf(k == 0.0F ? x : m - 1.0F, k, k == 0.0F ? 0.0F : c);
+    return x > -1.0F ? (x < INFINITY ? (fabsf(x) < 0x1p-30F ? x : y) : x)
+                     : (x == -1.0F ? -INFINITY : (x < -1.0F ? NAN : x));
+}"""
+
+# name -> (C text, the names it calls); listed in definition order (callees first)
+_LIBRARY = {
+    "gradc_bits": (_BITS, ()),
+    "gradc_from_bits": (_FROM_BITS, ()),
+    "gradc_bitsf": (_BITSF, ()),
+    "gradc_from_bitsf": (_FROM_BITSF, ()),
+    "gradc_expm1_series": (_EXPM1_SERIES, ()),
+    "gradc_expm1_seriesf": (_EXPM1_SERIESF, ()),
+    "gradc_log_series": (_LOG_SERIES, ()),
+    "gradc_log_seriesf": (_LOG_SERIESF, ()),
+    "gradc_exp": (_EXP, ("gradc_bits", "gradc_from_bits", "gradc_expm1_series")),
+    "gradc_expf": (_EXPF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_expm1_seriesf")),
+    "gradc_expm1": (_EXPM1, ("gradc_bits", "gradc_from_bits", "gradc_expm1_series")),
+    "gradc_expm1f": (_EXPM1F, ("gradc_bitsf", "gradc_from_bitsf", "gradc_expm1_seriesf")),
+    "gradc_tanh": (_TANH, ("gradc_expm1",)),
+    "gradc_tanhf": (_TANHF, ("gradc_expm1f",)),
+    "gradc_log": (_LOG, ("gradc_bits", "gradc_from_bits", "gradc_log_series")),
+    "gradc_logf": (_LOGF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_log_seriesf")),
+    "gradc_log1p": (_LOG1P, ("gradc_bits", "gradc_from_bits", "gradc_log_series")),
+    "gradc_log1pf": (_LOG1PF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_log_seriesf")),
+}
+
+_CALL = re.compile(r"\b(gradc_\w+)\(")
+
+
+def called(text: str) -> list:
+    """The library functions that C ``text`` calls, in order of first call.
+
+    >>> called("y[k] = gradc_log1p(gradc_exp(-fabs(x[k])));")
+    ['gradc_log1p', 'gradc_exp']
+    """
+    return list(dict.fromkeys(name for name in _CALL.findall(text) if name in _LIBRARY))
+
+
+def definitions(names) -> list:
+    """C definitions of ``names`` and everything they call, callees first, in one fixed order.
+
+    >>> [d.splitlines()[-2].strip() for d in definitions(["gradc_bits"])]
+    ['return u;']
+    """
+    wanted: set = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(_LIBRARY[name][1])
+    return [text for name, (text, _) in _LIBRARY.items() if name in wanted]
+
+
+def source(names) -> str:
+    """One C text of :func:`definitions` (with the includes they need), for tests and drivers.
+
+    >>> source(["gradc_expf"]).count("static inline")
+    4
+    """
+    return "\n".join(["#include <math.h>", "#include <stdint.h>", "#include <string.h>", ""]
+                     + ["\n\n".join(definitions(names)), ""])
