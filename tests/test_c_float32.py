@@ -47,6 +47,8 @@ CASES = {
     "exp_log": (lambda x, p: np.sum(np.exp(x) * np.log(p) + np.expm1(x * 0.5) - np.log1p(p)), (A, P), (0, 1)),
     "tanh": (lambda x: np.sum(np.tanh(x) ** 2 + np.tanh(2.0 * x)), (A,), 0),
     "broadcast": (lambda a, v: np.sum(np.exp(-np.abs(a * v + v[None, :])) * a), (A, V), (0, 1)),
+    "two_broadcasts": (lambda a, v, u: np.sum(np.exp(a * v) * np.log1p(np.abs(u[:, None] * a + v))),
+                       (A, V, V[:6] if V.size >= 6 else np.linspace(0.1, 0.6, 6)), (0, 1, 2)),
     "trig_sqrt": (lambda x, p: np.sum(np.sin(x) * np.sqrt(p) + np.cos(x) / p + np.arctan(x)), (A, P), (0, 1)),
     "where": (lambda x, p: np.sum(np.where(x > 0.0, np.exp(-x), p * x) + np.maximum(x, 0.25)), (A, P), (0, 1)),
     "scalar": (lambda x, y: np.exp(x) * np.tanh(y) + np.log(x * x + 1.0), (0.7, -0.3), (0, 1)),
@@ -75,6 +77,16 @@ def test_float32_agrees_with_numpy_target(case):
         assert g.dtype == np.float32 == w.dtype
         scale = np.max(np.abs(w), initial=1.0)  # sums: a few ulps of the largest term, not of a cancelled total
         np.testing.assert_allclose(g, w, rtol=8 * np.finfo(np.float32).eps, atol=8 * np.finfo(np.float32).eps * scale)
+
+
+@needs_cc
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_float64_agrees_with_numpy_target(case):
+    f, args, wrt = CASES[case]
+    c = gradc.compile(f, *args, wrt=wrt, target="c")
+    n = gradc.compile(f, *args, wrt=wrt)
+    for g, w in zip(_flat(c.value_and_grad(*args)), _flat(n.value_and_grad(*args))):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14 * np.max(np.abs(w), initial=1.0))
 
 
 @needs_cc

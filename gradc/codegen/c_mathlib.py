@@ -3,7 +3,7 @@
 A loop that calls libm cannot be vectorised: each element pays a call. These
 are ``static inline`` functions, emitted into a translation unit only when
 used, written so an optimising compiler inlines them and vectorises the loop:
-no branches (special cases are selects, ``c ? a : b``), no tables, no
+no branches (special cases are selects of bits: ``gradc_select``), no tables, no
 integer/float conversions (the exponent goes in and out through the bits, read
 and written with ``memcpy``, and round-to-integer is the ``1.5 * 2**52`` shift),
 only unsigned integer arithmetic (wrap-around is defined, so NaN and infinity
@@ -70,22 +70,58 @@ static inline float gradc_from_bitsf(uint32_t u)
     return x;
 }"""
 
+_SELECT = """\
+/* c ? a : b with a and b both computed: a select of bits, which compilers vectorise where a branch stays one */
+static inline double gradc_select(int c, double a, double b)
+{
+    const uint64_t mask = (uint64_t)0 - (uint64_t)(c != 0);
+    return gradc_from_bits((gradc_bits(a) & mask) | (gradc_bits(b) & ~mask));
+}"""
+
+_SELECTF = """\
+static inline float gradc_selectf(int c, float a, float b)
+{
+    const uint32_t mask = (uint32_t)0 - (uint32_t)(c != 0);
+    return gradc_from_bitsf((gradc_bitsf(a) & mask) | (gradc_bitsf(b) & ~mask));
+}"""
+
+_MUL_ADD = """\
+/* a*b + c: one fused operation where the machine has a fast one (C99's FP_FAST_FMA), else two */
+static inline double gradc_mul_add(double a, double b, double c)
+{
+#ifdef FP_FAST_FMA
+    return fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}"""
+
+_MUL_ADDF = """\
+static inline float gradc_mul_addf(float a, float b, float c)
+{
+#ifdef FP_FAST_FMAF
+    return fmaf(a, b, c);
+#else
+    return a * b + c;
+#endif
+}"""
+
 _EXPM1_SERIES = """\
 /* expm1(r) for |r| <= ln(2)/2: Taylor series to r**13 (the rest is below 2**-56 relative) */
 static inline double gradc_expm1_series(double r)
 {
     double p = 0x1.6124613a86d09p-33;
-    p = 0x1.1eed8eff8d898p-29 + r * p;
-    p = 0x1.ae64567f544e4p-26 + r * p;
-    p = 0x1.27e4fb7789f5cp-22 + r * p;
-    p = 0x1.71de3a556c734p-19 + r * p;
-    p = 0x1.a01a01a01a01ap-16 + r * p;
-    p = 0x1.a01a01a01a01ap-13 + r * p;
-    p = 0x1.6c16c16c16c17p-10 + r * p;
-    p = 0x1.1111111111111p-7 + r * p;
-    p = 0x1.5555555555555p-5 + r * p;
-    p = 0x1.5555555555555p-3 + r * p;
-    p = 0.5 + r * p;
+    p = gradc_mul_add(r, p, 0x1.1eed8eff8d898p-29);
+    p = gradc_mul_add(r, p, 0x1.ae64567f544e4p-26);
+    p = gradc_mul_add(r, p, 0x1.27e4fb7789f5cp-22);
+    p = gradc_mul_add(r, p, 0x1.71de3a556c734p-19);
+    p = gradc_mul_add(r, p, 0x1.a01a01a01a01ap-16);
+    p = gradc_mul_add(r, p, 0x1.a01a01a01a01ap-13);
+    p = gradc_mul_add(r, p, 0x1.6c16c16c16c17p-10);
+    p = gradc_mul_add(r, p, 0x1.1111111111111p-7);
+    p = gradc_mul_add(r, p, 0x1.5555555555555p-5);
+    p = gradc_mul_add(r, p, 0x1.5555555555555p-3);
+    p = gradc_mul_add(r, p, 0.5);
     return r + r * r * p;
 }"""
 
@@ -94,11 +130,11 @@ _EXPM1_SERIESF = """\
 static inline float gradc_expm1_seriesf(float r)
 {
     float p = 0x1.a01a02p-13F;
-    p = 0x1.6c16c2p-10F + r * p;
-    p = 0x1.111112p-7F + r * p;
-    p = 0x1.555556p-5F + r * p;
-    p = 0x1.555556p-3F + r * p;
-    p = 0.5F + r * p;
+    p = gradc_mul_addf(r, p, 0x1.6c16c2p-10F);
+    p = gradc_mul_addf(r, p, 0x1.111112p-7F);
+    p = gradc_mul_addf(r, p, 0x1.555556p-5F);
+    p = gradc_mul_addf(r, p, 0x1.555556p-3F);
+    p = gradc_mul_addf(r, p, 0.5F);
     return r + r * r * p;
 }"""
 
@@ -107,7 +143,7 @@ _EXP = """\
 static inline double gradc_exp(double x)
 {
     const double shift = 0x1.8p52;  /* adding it rounds to an integer, left in the low bits */
-    const double xc = x < -746.0 ? -746.0 : (x > 710.0 ? 710.0 : x);  /* NaN passes */
+    const double xc = gradc_select(x < -746.0, -746.0, gradc_select(x > 710.0, 710.0, x));  /* NaN passes */
     const double ks = xc * 0x1.71547652b82fep0 + shift;
     const double k = ks - shift;
     const double hs = k * 0.5 + shift;
@@ -123,7 +159,7 @@ _EXPF = """\
 static inline float gradc_expf(float x)
 {
     const float shift = 0x1.8p23F;
-    const float xc = x < -104.0F ? -104.0F : (x > 89.0F ? 89.0F : x);
+    const float xc = gradc_selectf(x < -104.0F, -104.0F, gradc_selectf(x > 89.0F, 89.0F, x));
     const float ks = xc * 0x1.715476p0F + shift;
     const float k = ks - shift;
     const float hs = k * 0.5F + shift;
@@ -139,13 +175,14 @@ _EXPM1 = """\
 static inline double gradc_expm1(double x)
 {
     const double shift = 0x1.8p52;
-    const double xc = x < -40.0 ? -40.0 : (x > 710.0 ? 710.0 : x);  /* expm1(-40) is -1 to double precision */
+    /* expm1(-40) is -1 to double precision */
+    const double xc = gradc_select(x < -40.0, -40.0, gradc_select(x > 710.0, 710.0, x));
     const double ks = xc * 0x1.71547652b82fep0 + shift;
     const double k = ks - shift;
     const double r = (xc - k * 0x1.62e42feep-1) - k * 0x1.a39ef35793c76p-33;
     const double t = gradc_from_bits(((gradc_bits(ks) - 1) << 52) + UINT64_C(0x3ff0000000000000));
     const double y = 2.0 * ((t - 0.5) + t * gradc_expm1_series(r));
-    return fabs(x) < 0x1p-54 ? x : y;  /* keeps -0.0 and subnormals exact */
+    return gradc_select(fabs(x) < 0x1p-54, x, y);  /* keeps -0.0 and subnormals exact */
 }"""
 
 _EXPM1F = """\
@@ -153,33 +190,33 @@ _EXPM1F = """\
 static inline float gradc_expm1f(float x)
 {
     const float shift = 0x1.8p23F;
-    const float xc = x < -18.0F ? -18.0F : (x > 89.0F ? 89.0F : x);
+    const float xc = gradc_selectf(x < -18.0F, -18.0F, gradc_selectf(x > 89.0F, 89.0F, x));
     const float ks = xc * 0x1.715476p0F + shift;
     const float k = ks - shift;
     const float r = (xc - k * 0x1.62e4p-1F) - k * 0x1.7f7d1cp-20F;
     const float t = gradc_from_bitsf(((gradc_bitsf(ks) - 1) << 23) + UINT32_C(0x3f800000));
     const float y = 2.0F * ((t - 0.5F) + t * gradc_expm1_seriesf(r));
-    return fabsf(x) < 0x1p-25F ? x : y;
+    return gradc_selectf(fabsf(x) < 0x1p-25F, x, y);
 }"""
 
 _TANH = """\
 /* tanh(x) = sign(x) * e / (e + 2) with e = expm1(2|x|); 1 from |x| = 22 on */
 static inline double gradc_tanh(double x)
 {
-    const double a = fabs(x) > 22.0 ? 22.0 : fabs(x);
+    const double a = gradc_select(fabs(x) > 22.0, 22.0, fabs(x));
     const double e = gradc_expm1(2.0 * a);
     const double t = e / (e + 2.0);
-    return fabs(x) < 0x1p-55 ? x : (x < 0.0 ? -t : t);
+    return gradc_select(fabs(x) < 0x1p-55, x, gradc_select(x < 0.0, -t, t));
 }"""
 
 _TANHF = """\
 /* tanhf(x): as gradc_tanh, in float */
 static inline float gradc_tanhf(float x)
 {
-    const float a = fabsf(x) > 10.0F ? 10.0F : fabsf(x);
+    const float a = gradc_selectf(fabsf(x) > 10.0F, 10.0F, fabsf(x));
     const float e = gradc_expm1f(2.0F * a);
     const float t = e / (e + 2.0F);
-    return fabsf(x) < 0x1p-25F ? x : (x < 0.0F ? -t : t);
+    return gradc_selectf(fabsf(x) < 0x1p-25F, x, gradc_selectf(x < 0.0F, -t, t));
 }"""
 
 _LOG_SERIES = """\
@@ -213,26 +250,28 @@ _LOG = """\
 /* log(x): x = 2**k * m with m in [sqrt(1/2), sqrt(2)), read from the bits (subnormals scaled by 2**54 first) */
 static inline double gradc_log(double x)
 {
-    const double xs = x < 0x1p-1022 ? x * 0x1p54 : x;
+    const double xs = gradc_select(x < 0x1p-1022, x * 0x1p54, x);
     const uint64_t u = gradc_bits(xs) + UINT64_C(0x00095f619980c433);  /* bits of 1.0 - bits of sqrt(1/2) */
     const double k = gradc_from_bits((u >> 52) | UINT64_C(0x4330000000000000)) - (0x1p52 + 1023.0)
-                     - (x < 0x1p-1022 ? 54.0 : 0.0);
+                     - gradc_select(x < 0x1p-1022, 54.0, 0.0);
     const double m = gradc_from_bits((u & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
     const double y = gradc_log_series(m - 1.0, k, 0.0);
-    return x > 0.0 ? (x < INFINITY ? y : x) : (x == 0.0 ? -INFINITY : (x < 0.0 ? NAN : x));
+    const double edge = gradc_select(x == 0.0, -INFINITY, gradc_select(x < 0.0, NAN, x));  /* and +inf, NaN */
+    return gradc_select((x > 0.0) & (x < INFINITY), y, edge);
 }"""
 
 _LOGF = """\
 /* logf(x): as gradc_log, in float */
 static inline float gradc_logf(float x)
 {
-    const float xs = x < 0x1p-126F ? x * 0x1p25F : x;
+    const float xs = gradc_selectf(x < 0x1p-126F, x * 0x1p25F, x);
     const uint32_t u = gradc_bitsf(xs) + UINT32_C(0x004afb0d);  /* bits of 1.0F - bits of sqrt(1/2) */
     const float k = gradc_from_bitsf((u >> 23) | UINT32_C(0x4b000000)) - (0x1p23F + 127.0F)
-                    - (x < 0x1p-126F ? 25.0F : 0.0F);
+                    - gradc_selectf(x < 0x1p-126F, 25.0F, 0.0F);
     const float m = gradc_from_bitsf((u & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
     const float y = gradc_log_seriesf(m - 1.0F, k, 0.0F);
-    return x > 0.0F ? (x < INFINITY ? y : x) : (x == 0.0F ? -INFINITY : (x < 0.0F ? NAN : x));
+    const float edge = gradc_selectf(x == 0.0F, -INFINITY, gradc_selectf(x < 0.0F, NAN, x));
+    return gradc_selectf((x > 0.0F) & (x < INFINITY), y, edge);
 }"""
 
 _LOG1P = """\
@@ -243,10 +282,10 @@ static inline double gradc_log1p(double x)
     const uint64_t v = gradc_bits(u) + UINT64_C(0x00095f619980c433);
     const double k = gradc_from_bits((v >> 52) | UINT64_C(0x4330000000000000)) - (0x1p52 + 1023.0);
     const double m = gradc_from_bits((v & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
-    const double c = (k >= 2.0 ? 1.0 - (u - x) : x - (u - 1.0)) / u;
-    const double y = gradc_log_series(k == 0.0 ? x : m - 1.0, k, k == 0.0 ? 0.0 : c);
-    return x > -1.0 ? (x < INFINITY ? (fabs(x) < 0x1p-60 ? x : y) : x)
-                    : (x == -1.0 ? -INFINITY : (x < -1.0 ? NAN : x));
+    const double c = gradc_select(k >= 2.0, 1.0 - (u - x), x - (u - 1.0)) / u;
+    const double y = gradc_log_series(gradc_select(k == 0.0, x, m - 1.0), k, gradc_select(k == 0.0, 0.0, c));
+    const double edge = gradc_select(x == -1.0, -INFINITY, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
+    return gradc_select((x > -1.0) & (x < INFINITY), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
 }"""
 
 _LOG1PF = """\
@@ -257,10 +296,10 @@ static inline float gradc_log1pf(float x)
     const uint32_t v = gradc_bitsf(u) + UINT32_C(0x004afb0d);
     const float k = gradc_from_bitsf((v >> 23) | UINT32_C(0x4b000000)) - (0x1p23F + 127.0F);
     const float m = gradc_from_bitsf((v & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
-    const float c = (k >= 2.0F ? 1.0F - (u - x) : x - (u - 1.0F)) / u;
-    const float y = gradc_log_seriesf(k == 0.0F ? x : m - 1.0F, k, k == 0.0F ? 0.0F : c);
-    return x > -1.0F ? (x < INFINITY ? (fabsf(x) < 0x1p-30F ? x : y) : x)
-                     : (x == -1.0F ? -INFINITY : (x < -1.0F ? NAN : x));
+    const float c = gradc_selectf(k >= 2.0F, 1.0F - (u - x), x - (u - 1.0F)) / u;
+    const float y = gradc_log_seriesf(gradc_selectf(k == 0.0F, x, m - 1.0F), k, gradc_selectf(k == 0.0F, 0.0F, c));
+    const float edge = gradc_selectf(x == -1.0F, -INFINITY, gradc_selectf(x < -1.0F, NAN, x));
+    return gradc_selectf((x > -1.0F) & (x < INFINITY), gradc_selectf(fabsf(x) < 0x1p-30F, x, y), edge);
 }"""
 
 # name -> (C text, the names it calls); listed in definition order (callees first)
@@ -269,20 +308,24 @@ _LIBRARY = {
     "gradc_from_bits": (_FROM_BITS, ()),
     "gradc_bitsf": (_BITSF, ()),
     "gradc_from_bitsf": (_FROM_BITSF, ()),
-    "gradc_expm1_series": (_EXPM1_SERIES, ()),
-    "gradc_expm1_seriesf": (_EXPM1_SERIESF, ()),
+    "gradc_select": (_SELECT, ("gradc_bits", "gradc_from_bits")),
+    "gradc_selectf": (_SELECTF, ("gradc_bitsf", "gradc_from_bitsf")),
+    "gradc_mul_add": (_MUL_ADD, ()),
+    "gradc_mul_addf": (_MUL_ADDF, ()),
+    "gradc_expm1_series": (_EXPM1_SERIES, ("gradc_mul_add",)),
+    "gradc_expm1_seriesf": (_EXPM1_SERIESF, ("gradc_mul_addf",)),
     "gradc_log_series": (_LOG_SERIES, ()),
     "gradc_log_seriesf": (_LOG_SERIESF, ()),
-    "gradc_exp": (_EXP, ("gradc_bits", "gradc_from_bits", "gradc_expm1_series")),
-    "gradc_expf": (_EXPF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_expm1_seriesf")),
-    "gradc_expm1": (_EXPM1, ("gradc_bits", "gradc_from_bits", "gradc_expm1_series")),
-    "gradc_expm1f": (_EXPM1F, ("gradc_bitsf", "gradc_from_bitsf", "gradc_expm1_seriesf")),
-    "gradc_tanh": (_TANH, ("gradc_expm1",)),
-    "gradc_tanhf": (_TANHF, ("gradc_expm1f",)),
-    "gradc_log": (_LOG, ("gradc_bits", "gradc_from_bits", "gradc_log_series")),
-    "gradc_logf": (_LOGF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_log_seriesf")),
-    "gradc_log1p": (_LOG1P, ("gradc_bits", "gradc_from_bits", "gradc_log_series")),
-    "gradc_log1pf": (_LOG1PF, ("gradc_bitsf", "gradc_from_bitsf", "gradc_log_seriesf")),
+    "gradc_exp": (_EXP, ("gradc_select", "gradc_expm1_series")),
+    "gradc_expf": (_EXPF, ("gradc_selectf", "gradc_expm1_seriesf")),
+    "gradc_expm1": (_EXPM1, ("gradc_select", "gradc_expm1_series")),
+    "gradc_expm1f": (_EXPM1F, ("gradc_selectf", "gradc_expm1_seriesf")),
+    "gradc_tanh": (_TANH, ("gradc_select", "gradc_expm1")),
+    "gradc_tanhf": (_TANHF, ("gradc_selectf", "gradc_expm1f")),
+    "gradc_log": (_LOG, ("gradc_select", "gradc_log_series")),
+    "gradc_logf": (_LOGF, ("gradc_selectf", "gradc_log_seriesf")),
+    "gradc_log1p": (_LOG1P, ("gradc_select", "gradc_log_series")),
+    "gradc_log1pf": (_LOG1PF, ("gradc_selectf", "gradc_log_seriesf")),
 }
 
 _CALL = re.compile(r"\b(gradc_\w+)\(")
@@ -317,7 +360,7 @@ def source(names) -> str:
     """One C text of :func:`definitions` (with the includes they need), for tests and drivers.
 
     >>> source(["gradc_expf"]).count("static inline")
-    4
+    6
     """
     return "\n".join(["#include <math.h>", "#include <stdint.h>", "#include <string.h>", ""]
                      + ["\n\n".join(definitions(names)), ""])

@@ -28,11 +28,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from gradc.codegen import c_mathlib
 from gradc.codegen.c_loops import LoopLowerings
 from gradc.codegen.c_ops import C_LOWERING, unsupported_ops
 from gradc.codegen.c_values import C_TYPES, STACK_LIMIT, Loc, Module, c_name, eqn_text, loops, printer, size, sym_const
 from gradc.errors import EmitError
 from gradc.ir.graph import Const, Var
+from gradc.ir.types import TensorType
 
 
 class FunctionEmitter(LoopLowerings):
@@ -51,6 +53,7 @@ class FunctionEmitter(LoopLowerings):
         self.loc: dict = {}
         self.used_inputs: set = set()
         self.temps = 0  # cse temporaries q0, q1, ... numbered across the whole function
+        self.copy_holders: list = []
 
     # ---------------------------------------------------------------- helpers
     def emit(self, line):
@@ -196,6 +199,12 @@ class FunctionEmitter(LoopLowerings):
                 stores.append((e.out, self.storage(e.out)))
         reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
+        if not flat and _short_rows(shape) and any(e.op in _VECTOR_MATH for e in eqns):
+            # rows too short to vectorise well around vector math: read contiguous copies, loop once
+            for key, loc in reads.items():
+                if not (loc.standard or loc.value is not None or loc.local):
+                    reads[key] = self.contiguous_copy(loc)
+            flat = True
         texts = [eqn_text(e) for e in eqns]
         self.emit("/* " + texts[0] + (" */" if len(texts) == 1 else ""))
         for n, text in enumerate(texts[1:], 2):
@@ -238,6 +247,20 @@ class FunctionEmitter(LoopLowerings):
             self.emit(f"{where} = {self.module.note_calls(pr.doprint(expr))};")
         self.close(opened)
 
+    def contiguous_copy(self, loc) -> Loc:
+        """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
+        name = loc.name + "_rows"
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        copy = Loc(name, loc.shape, dtype=loc.dtype)
+        holder = _Copy(TensorType(loc.shape, loc.dtype))
+        self.copy_holders.append(holder)  # alive while the emitter is: place() tracks it by id
+        self.last[id(holder)] = self.segment  # read in this segment only
+        self.place(holder, copy)
+        self.copy(copy, loc, f"{name}: {loc.name} read in row-major order, so the loop below is one flat loop")
+        return copy
+
     def sym_flat(self, loc):
         if loc.value is not None:
             return loc.value
@@ -246,6 +269,21 @@ class FunctionEmitter(LoopLowerings):
 
 def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"
+
+
+_VECTOR_MATH = frozenset(c_mathlib.VECTOR_NAMES["f64"]) | {"logaddexp"}
+_SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of its elements outside full vectors
+
+
+class _Copy:
+    """The value of a contiguous copy, for the work-array planner (which knows values by ``type`` and ``id``)."""
+
+    def __init__(self, type_):
+        self.type = type_
+
+
+def _short_rows(shape) -> bool:
+    return len(shape) >= 2 and shape[-1] < _SHORT_ROW
 
 
 def _compute_dtype(eqns) -> str:
