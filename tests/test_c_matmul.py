@@ -70,8 +70,10 @@ def _check(f, args, blocked=True):
     return c
 
 
-# (m, k, n): ragged against the 8- and 16-wide blocks, one side of 1, and the logreg shapes
-SHAPES = [(17, 33, 9), (9, 7, 67), (1, 3, 1400), (33, 17, 16), (1, 64, 70), (70, 64, 1), (3, 40, 35), (256, 100, 10)]
+# (m, k, n): ragged against the 8-, 16- and 24-wide blocks, one side of 1, and the logreg shapes; with a
+# transposed left operand and at most 10 columns, out is computed by blocks of its transpose
+SHAPES = [(17, 33, 9), (50, 20, 7), (9, 7, 67), (1, 3, 1400), (33, 17, 16),
+          (1, 64, 70), (70, 64, 1), (3, 40, 35), (256, 100, 10)]
 
 
 @pytest.mark.parametrize("ta", [False, True], ids=["a", "aT"])
@@ -143,11 +145,14 @@ def test_deterministic_source():
 def test_kernels_compile_without_warnings(tmp_path):
     cc = shutil.which("gcc") or c_build.find_compiler()
     rng = np.random.default_rng(2)
-    # row vector (a one-row kernel), transposed right operand (copied), float32 and float64 in one unit
-    v, a, b = rng.normal(size=300), rng.normal(size=(33, 40)), rng.normal(size=(17, 40))
-    f = lambda v, a, b: np.sum(np.sin(v[:40] @ a.T)) + np.sum(a @ b.T) + np.sum(v @ np.ones((300, 20)))  # noqa: E731
-    source, _ = c_build.emit_sources_for(f, v, a, b, wrt=(0, 1, 2))
-    assert "gradc_mm_1x" in source and "_rhs" in source
+    # row vector (a one-row kernel), transposed right operand (copied), blocks of the transpose (one-row too)
+    v, a, b, d = rng.normal(size=300), rng.normal(size=(33, 40)), rng.normal(size=(17, 40)), rng.normal(size=(33, 7))
+    e = rng.normal(size=(300, 30))
+    f = lambda v, a, b, d, e: (np.sum(np.sin(v[:40] @ a.T)) + np.sum(a @ b.T)  # noqa: E731
+                               + np.sum(v @ np.ones((300, 20))) + np.sum(np.cos(a.T @ d)) + np.sum(e.T @ v))
+    source, _ = c_build.emit_sources_for(f, v, a, b, d, e, wrt=(0, 1, 2, 3, 4))
+    for kernel in ("gradc_mm_1x", "gradc_mmt_7x24", "gradc_mmt_1x24", "_rhs"):
+        assert kernel in source
     path = tmp_path / "m.c"
     path.write_text(source)
     proc = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", str(path), "-o",

@@ -12,19 +12,18 @@ from gradc.codegen.c_values import C_TYPES, Loc, eqn_text, index_view, loops, si
 from gradc.ops.shape import spec_to_numpy
 
 BLOCKED_MIN = 4096  # multiply-adds from which a matmul goes by register blocks (below: plain loops)
+T_ROWS, T_LANES = 10, 24  # transposed blocks (see matmul_blocked): up to 10 x 24, 30 AVX-512 registers
 
 
 def _lin(offset, terms) -> str:
-    """``offset + s*i + ...`` as short C: no zero terms, no ``1*``."""
-    parts = [str(offset)] if offset else []
+    """``offset + s*i + ...`` as short C: constants summed, no zero terms, no ``1*``."""
+    const, parts = offset, []
     for s, i in terms:
-        if s == 0 or i == "0":
-            continue
         if i.isdigit():
-            parts.append(str(s * int(i)))
-        else:
+            const += s * int(i)
+        elif s:
             parts.append(i if s == 1 else f"{s}*{i}")
-    return " + ".join(parts) or "0"
+    return " + ".join(parts + [str(const)] * (const != 0)) or "0"
 
 
 def _ptr(name, offset, terms) -> str:
@@ -43,19 +42,22 @@ def _spans(total, step):
     return [(0, step)] * (full > 0) + [(full, total - full)] * (total > full)
 
 
-def _kernel_text(name, ctype, fma, mr, nr) -> str:
+def _kernel_text(name, ctype, fma, mr, nr, strided_out=False) -> str:
     """The C of one block kernel: ``c[r*cr + q] = sum over k of p[r*pr + k*pk] * v[k*vk + q]``.
 
     Every statement is written out (no loops over ``r`` or ``q``), so the block stays in local
     variables and gcc's straight-line vectoriser packs each row's ``nr`` multiply-adds into SIMD.
+    With ``strided_out`` the block goes to ``c[r*cr + q*cq]`` through a local tile (stored row by
+    row first, which keeps gcc vectorising along ``q``).
     """
-    lines = [f"/* c[r*cr + q] = sum over k < n of p[r*pr + k*pk] * v[k*vk + q], for r < {mr}, q < {nr}.",
+    cq, at = (", long cq", "c[r*cr + q*cq]") if strided_out else ("", "c[r*cr + q]")
+    lines = [f"/* {at} = sum over k < n of p[r*pr + k*pk] * v[k*vk + q], for r < {mr}, q < {nr}.",
              " * Written out so the block stays in registers and each row's updates become SIMD. */",
              f"static void {name}(long n, const {ctype} *restrict p, long pr, long pk,",
-             f"{' ' * (13 + len(name))}const {ctype} *restrict v, long vk, {ctype} *restrict c, long cr)",
+             f"{' ' * (13 + len(name))}const {ctype} *restrict v, long vk, {ctype} *restrict c, long cr{cq})",
              "{"]
     if mr == 1:
-        lines.append("    (void)pr; (void)cr;  /* one row */")
+        lines.append("    (void)pr;  /* one row */" if strided_out else "    (void)pr; (void)cr;  /* one row */")
     lines += [f"    {ctype} " + ", ".join(f"c{r}_{q} = 0" for q in range(nr)) + ";" for r in range(mr)]
     lines += ["    for (long k = 0; k < n; ++k) {", f"        const {ctype} *restrict vrow = v + k*vk;"]
     for r in range(mr):
@@ -64,6 +66,13 @@ def _kernel_text(name, ctype, fma, mr, nr) -> str:
         for q in range(nr):
             lines.append(f"        c{r}_{q} = {fma}(p{r}, vrow[{q}], c{r}_{q});")
     lines.append("    }")
+    if strided_out:
+        lines.append(f"    {ctype} tile[{mr}][{nr}];")
+        for r in range(mr):
+            lines.append("    " + " ".join(f"tile[{r}][{q}] = c{r}_{q};" for q in range(nr)))
+        lines += [f"    for (long r = 0; r < {mr}; ++r) {{", f"        for (long q = 0; q < {nr}; ++q) {{",
+                  "            c[r*cr + q*cq] = tile[r][q];", "        }", "    }", "}"]
+        return "\n".join(lines)
     for r in range(mr):
         lines.append("    " + " ".join(f"c[{_lin(0, [(r, 'cr'), (1, str(q))])}] = c{r}_{q};" for q in range(nr)))
     lines.append("}")
@@ -203,14 +212,29 @@ class LoopLowerings:
 
         A kernel (``mm_kernel``) keeps an ``mr`` x ``nr`` block of ``out`` in local variables while it runs
         over ``k``, reading ``nr`` consecutive elements of a row of ``b`` per step, which the compiler turns
-        into SIMD multiply-adds; ``a`` may have any strides (a transposed ``a`` costs nothing). A ``b`` whose
-        rows are not contiguous (a transposed ``b``) is first copied row-major into a work array.
+        into SIMD multiply-adds; ``a`` may have any strides. A ``b`` whose rows are not contiguous (a
+        transposed ``b``) is first copied row-major into a work array. When ``a`` is a transposed view and
+        ``out`` has at most ``T_ROWS`` columns (``x.T @ dz`` of a gradient), blocks of ``T_LANES`` rows of
+        ``out`` are computed as blocks of ``out.T = b.T @ a.T`` instead: the vectors run along columns of
+        ``a``, whole SIMD registers even when ``out`` is narrow.
         """
         m, kdim, n = (a.shape[0] if len(a.shape) == 2 else 1), a.shape[-1], (b.shape[1] if len(b.shape) == 2 else 1)
         ar, ak = (a.strides[0], a.strides[1]) if len(a.shape) == 2 else (0, a.strides[0])  # a as m x k
         bk, bc = (b.strides[0], b.strides[1]) if len(b.shape) == 2 else (b.strides[0], 1)  # b as k x n
         ctype = C_TYPES[out.dtype]
         self.emit(f"/* {eqn_text(e)} */")
+        row0 = m // T_LANES * T_LANES if ar == 1 and n <= T_ROWS else 0  # rows done as out.T blocks
+        if row0:
+            kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
+            self.emit(f"/* rows 0..{row0 - 1}: {n}x{T_LANES} blocks of the transpose of {out.name} in registers, "
+                      f"each summed over k ({kdim} terms) */")
+            self.open([f"for (long i = 0; i < {row0}; i += {T_LANES}) {{"] if row0 > T_LANES else [])
+            i = "i" if row0 > T_LANES else "0"
+            self.emit(f"{kernel}({kdim}, {_ptr(b.name, b.offset, [])}, {bc}, {bk}, {_ptr(a.name, a.offset, [(1, i)])}, "
+                      f"{ak}, {_ptr(out.name, out.offset, [(n, i)])}, 1, {n});")
+            self.close(1 if row0 > T_LANES else 0)
+        if row0 == m:
+            return
         bname, boff = b.name, b.offset
         if bc != 1 and n > 1:
             bname, boff = self.pack_name(out.name + "_rhs"), 0
@@ -220,15 +244,17 @@ class LoopLowerings:
             self.emit(f"{bname}[{_lin(0, [(n, 'k'), (1, 'j')])}] = {b.name}[{_lin(b.offset, [(bk, 'k'), (bc, 'j')])}];")
             self.close(2)
             bk = n
+        rows = m - row0
         nr = n if n <= 8 else (16 if n >= 16 else 8)
-        mr = m if m <= 8 else (8 if nr <= 8 else 6)
-        self.emit(f"/* {mr}x{nr} blocks of {out.name}, each summed over k ({kdim} terms) in registers */")
+        mr = rows if rows <= 8 else (8 if nr <= 8 else 6)
+        self.emit(f"/* {'rows ' + str(row0) + '.. in ' if row0 else ''}{mr}x{nr} blocks of {out.name}, "
+                  f"each summed over k ({kdim} terms) in registers */")
         for j0, nq in _spans(n, nr):
-            for i0, nrows in _spans(m, mr):
-                i = "i" if nrows == mr and m // mr > 1 else str(i0)
+            for i0, nrows in _spans(rows, mr):
+                i = "i" if nrows == mr and rows // mr > 1 else str(row0 + i0)
                 j = "j" if nq == nr and n // nr > 1 else str(j0)
                 opened = [f"for (long j = 0; j < {n // nr * nr}; j += {nr}) {{"] * (j == "j")
-                opened += [f"for (long i = 0; i < {m // mr * mr}; i += {mr}) {{"] * (i == "i")
+                opened += [f"for (long i = {row0}; i < {row0 + rows // mr * mr}; i += {mr}) {{"] * (i == "i")
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
                 lhs, rhs = _ptr(a.name, a.offset, [(ar, i)]), _ptr(bname, boff, [(1, j)])
@@ -242,11 +268,11 @@ class LoopLowerings:
         self.taken.add(name)
         return name
 
-    def mm_kernel(self, ctype, mr, nr):
+    def mm_kernel(self, ctype, mr, nr, strided_out=False):
         """The name of the ``mr`` x ``nr`` block kernel (defined once per translation unit)."""
         suffix = "f" if ctype == "float" else ""
         fma = "GRADC_FMAF" if ctype == "float" else "GRADC_FMA"
-        name = f"gradc_mm{suffix}_{mr}x{nr}"
+        name = f"gradc_mm{'t' if strided_out else ''}{suffix}_{mr}x{nr}"
         statics = self.module.statics
         if ("gradc_fma", fma) not in statics:
             fn = "fmaf" if ctype == "float" else "fma"
@@ -255,9 +281,9 @@ class LoopLowerings:
                 f"/* a*b + c, one rounding where the machine has a fast {fn} */",
                 f"#ifdef {macro}", f"#define {fma}(a, b, c) {fn}(a, b, c)", "#else",
                 f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
-        key = ("gradc_mm", ctype, mr, nr)
+        key = ("gradc_mm", ctype, mr, nr, strided_out)
         if key not in statics:
-            statics[key] = (name, _kernel_text(name, ctype, fma, mr, nr))
+            statics[key] = (name, _kernel_text(name, ctype, fma, mr, nr, strided_out))
         return name
 
     def matmul_rows(self, e, a, b, out, kdim):
