@@ -243,3 +243,38 @@ if __name__ == "__main__":  # the table of measured errors
     for fn in FUNCS:
         print(f"| {fn} | {table['f64', fn][0]:.3f} (x={table['f64', fn][1]!r}) "
               f"| {table['f32', fn][0]:.3f} (x={table['f32', fn][1]!r}) |")
+
+
+@needs_cc
+@pytest.mark.parametrize("machine", ["tuned", "avx2"])
+def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
+    """The loops gradc emits around its math (logistic loss and gradient, float64 and float32) vectorise."""
+    import re
+
+    import gradc
+
+    if "gcc" not in os.path.basename(CC) and b"Free Software Foundation" not in subprocess.run(
+            [CC, "--version"], capture_output=True).stdout:
+        pytest.skip("the vectoriser report is gcc's")
+    if machine == "avx2" and platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("x86-64 only")
+
+    def loss(x, y, w, b):
+        z = x @ w + b
+        return np.mean(np.maximum(z, 0.0) - z * y + np.log1p(np.exp(-np.abs(z))) + np.tanh(z) * np.expm1(-z * z))
+
+    r = np.random.default_rng(0)
+    tuning = ["-mavx2", "-mfma", "-fno-math-errno"] if machine == "avx2" else list(c_build.tuning_flags(CC))
+    for dt in (np.float64, np.float32):
+        args = [r.normal(size=(64, 7)), r.normal(size=(64, 3)), r.normal(size=(7, 3)), r.normal(size=3)]
+        src = gradc.compile(loss, *[a.astype(dt) for a in args], wrt=(2, 3), target="c").c_source
+        path = tmp_path / f"loss_{np.dtype(dt).name}.c"
+        path.write_text(src)
+        out = subprocess.run([CC, *c_build.FLAGS, *tuning, "-fopt-info-vec-optimized", str(path), "-o",
+                              str(tmp_path / "loss.so")], capture_output=True, text=True, check=True).stderr
+        lines = src.splitlines()
+        loops = [n for n, line in enumerate(lines, 1)
+                 if line.lstrip().startswith("for (long k = 0;") and re.search(r"gradc_(exp|log|tanh)", lines[n + 1]
+                                                                               + lines[n] + lines[n + 2])]
+        vectorised = {int(line.split(":")[1]) for line in out.splitlines() if "loop vectorized" in line}
+        assert len(loops) >= 2 and set(loops) <= vectorised, (dt, loops, sorted(vectorised))

@@ -236,7 +236,7 @@ class FunctionEmitter(LoopLowerings):
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = _compute_dtype(eqns)
-        pr = printer(dtype, vector=shape != ())
+        pr = printer(dtype, vector=shape != (), selects=shape != () and _float_only(eqns))
         for sym, expr in temps:
             ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else C_TYPES[dtype]
             self.emit(f"const {ctype} {sym} = {self.module.note_calls(pr.doprint(expr))};")
@@ -284,6 +284,11 @@ class _Copy:
 
 def _short_rows(shape) -> bool:
     return len(shape) >= 2 and shape[-1] < _SHORT_ROW
+
+
+def _float_only(eqns) -> bool:
+    """Whether a run's values are all floats or booleans (so a select may go through a float)."""
+    return all(a.type.dtype in ("f32", "f64", "bool") for e in eqns for a in [*e.inputs, e.out])
 
 
 def _compute_dtype(eqns) -> str:

@@ -30,15 +30,17 @@ class _Printer(C99CodePrinter):
     """SymPy's C99 printer, with ternaries on one line and booleans as 0/1.
 
     ``dtype="f32"`` computes in ``float`` (``expf``, ``1.5F``); ``vector=True`` calls
-    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's.
+    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's;
+    ``selects=True`` prints ``cond ? a : b`` as ``gradc_select(cond, a, b)`` (float values only).
     """
 
-    def __init__(self, dtype="f64", vector=False):
+    def __init__(self, dtype="f64", vector=False, selects=False):
         settings = {"user_functions": {"trunc": "trunc"}}
         if dtype == "f32":
             settings["type_aliases"] = {real: float32}
         super().__init__(settings)
         self.vector_names = c_mathlib.VECTOR_NAMES[dtype] if vector else {}
+        self.select_name = ("gradc_selectf" if dtype == "f32" else "gradc_select") if selects else None
 
     def _print_vectorisable(self, expr):
         name = self.vector_names.get(type(expr).__name__)
@@ -63,6 +65,8 @@ class _Printer(C99CodePrinter):
 
     def _print_ite(self, expr):
         cond, a, b = (self._print(arg) for arg in expr.args)
+        if self.select_name:  # both computed, then chosen: no branch to stop a vectoriser
+            return f"{self.select_name}({cond}, {a}, {b})"
         return f"({cond} ? {a} : {b})"
 
     def _print_isnan(self, expr):
@@ -79,14 +83,14 @@ PRINTER = _Printer()
 
 
 @functools.lru_cache(maxsize=None)
-def printer(dtype: str = "f64", vector: bool = False) -> _Printer:
+def printer(dtype: str = "f64", vector: bool = False, selects: bool = False) -> _Printer:
     """The printer computing in ``dtype`` (``"f32"`` for float, else double), calling gradc's vector math or libm.
 
     >>> x = sp.Symbol("x", real=True)
     >>> printer("f32", vector=True).doprint(sp.exp(-x) + 0.5), printer().doprint(sp.exp(-x) + 0.5)
     ('0.5F + gradc_expf(-x)', '0.5 + exp(-x)')
     """
-    return _Printer("f32" if dtype == "f32" else "f64", vector)
+    return _Printer("f32" if dtype == "f32" else "f64", vector, selects)
 
 
 def c_name(name: str) -> str:

@@ -132,7 +132,7 @@ void tutorial_loss(const double *restrict x, const double *restrict y, const dou
      * t11 = add t6 t10 */
     for (long i0 = 0; i0 < 5; ++i0) {
         const double q0 = b[0] + t0[i0];
-        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + gradc_log1p(gradc_exp(-fabs(q0)));
+        t11[i0] = -q0*y[i0] + gradc_select(q0 > 0.0 || isnan(q0), q0, 0.0) + gradc_log1p(gradc_exp(-fabs(q0)));
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -180,7 +180,7 @@ void tutorial_loss_grad(const double *restrict x, const double *restrict y, cons
         const double q1 = gradc_exp(-fabs(q0));
         t2[i0] = q0;
         t9[i0] = q1;
-        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + gradc_log1p(q1);
+        t11[i0] = -q0*y[i0] + gradc_select(q0 > 0.0 || isnan(q0), q0, 0.0) + gradc_log1p(q1);
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -204,7 +204,7 @@ void tutorial_loss_grad(const double *restrict x, const double *restrict y, cons
         const int q2 = isnan(t2[k]);
         const int q3 = t2[k] > 0;
         const int q4 = t2[k] < 0;
-        t2_bar[k] = -0.20000000000000001*t9[k]*(q2 ? t2[k] : (q3 ? 1 : (q4 ? -1 : 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q2 ? t2[k] : (q3 ? 1.0 : (q4 ? 0.0 : 0.5)));
+        t2_bar[k] = -0.20000000000000001*t9[k]*gradc_select(q2, t2[k], gradc_select(q3, 1, gradc_select(q4, -1, 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*gradc_select(q2, t2[k], gradc_select(q3, 1.0, gradc_select(q4, 0.0, 0.5)));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     {
