@@ -278,3 +278,17 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
                                                                                + lines[n] + lines[n + 2])]
         vectorised = {int(line.split(":")[1]) for line in out.splitlines() if "loop vectorized" in line}
         assert len(loops) >= 2 and set(loops) <= vectorised, (dt, loops, sorted(vectorised))
+
+
+def test_loops_call_gradc_math_only_where_they_vectorise():
+    """A loop that also calls libm's sin stays scalar: there libm's exp is the faster; scalars keep libm."""
+    from gradc.codegen.c_src import emit_c
+    from gradc.trace import trace
+
+    x = np.linspace(0.1, 1.0, 12).reshape(3, 4)
+    src = emit_c([(trace(lambda x: np.exp(x) * np.log1p(x), x), "f", ["value"], "vector")], ["t"], "T_H")[0]
+    assert "gradc_exp(x[k])*gradc_log1p(x[k])" in src and "static inline double gradc_exp(double x)" in src
+    src = emit_c([(trace(lambda x: np.exp(x) * np.sin(x), x), "f", ["value"], "libm")], ["t"], "T_H")[0]
+    assert "exp(x[k])*sin(x[k])" in src and "gradc_" not in src
+    src = emit_c([(trace(lambda x: np.exp(x) * 2.0, np.float64(0.5)), "f", ["value"], "scalar")], ["t"], "T_H")[0]
+    assert "2.0*exp(x[0])" in src and "gradc_" not in src

@@ -4,8 +4,12 @@ Arrays are row-major and contiguous at the ABI; inside a function a value may
 be a *view* (offset and strides into another value's storage) so transposes,
 broadcasts and basic slices cost no code. Runs of elementwise equations of one
 shape become one loop whose body is SymPy expressions, shared subexpressions
-taken out by ``sympy.cse``, printed by SymPy's C99 printer. Reductions,
-matmul, concatenation and indexing are plain loops written here.
+taken out by ``sympy.cse``, printed by SymPy's C99 printer, in ``float`` where
+all its float values are float32, else in ``double``. Inside such loops exp, log,
+log1p, expm1 and tanh are gradc's vectorisable versions (``c_mathlib``) unless
+the loop calls libm anyway; a loop of short rows around them reads row-major
+copies of its broadcast operands and runs flat. Reductions, matmul,
+concatenation and indexing are plain loops (``c_loops``).
 
 No heap allocation and no mutable static state: work arrays live on the
 stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
@@ -24,6 +28,8 @@ void f(const double *restrict x, double *restrict value)
 }
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import sympy as sp
@@ -199,7 +205,8 @@ class FunctionEmitter(LoopLowerings):
                 stores.append((e.out, self.storage(e.out)))
         reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
-        if not flat and _short_rows(shape) and any(e.op in _VECTOR_MATH for e in eqns):
+        if not flat and _short_rows(shape) and any(e.op in _VECTOR_MATH for e in eqns) \
+                and not any(e.op in _LIBM_MATH for e in eqns):
             # rows too short to vectorise well around vector math: read contiguous copies, loop once
             for key, loc in reads.items():
                 if not (loc.standard or loc.value is not None or loc.local):
@@ -236,16 +243,27 @@ class FunctionEmitter(LoopLowerings):
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = _compute_dtype(eqns)
-        pr = printer(dtype, vector=shape != (), selects=shape != () and _float_only(eqns))
+        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=shape != (), selects=_float_only(eqns))
+        if shape != () and not all(_vectorises(line) for line in lines):
+            # a libm call (sin, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
+            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
+        for line in lines:
+            self.emit(self.module.note_calls(line))
+        self.close(opened)
+
+    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects):
+        """The statements of a fused loop body: cse temporaries, then stores."""
+        pr = printer(dtype, vector=vector, selects=vector and selects)
+        lines = []
         for sym, expr in temps:
             ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else C_TYPES[dtype]
-            self.emit(f"const {ctype} {sym} = {self.module.note_calls(pr.doprint(expr))};")
+            lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
         for (_, loc), expr in zip(stores, reduced):
             where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
             if loc.local:
                 where = "const " + where
-            self.emit(f"{where} = {self.module.note_calls(pr.doprint(expr))};")
-        self.close(opened)
+            lines.append(f"{where} = {pr.doprint(expr)};")
+        return lines
 
     def contiguous_copy(self, loc) -> Loc:
         """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
@@ -272,6 +290,7 @@ def _name(atom):
 
 
 _VECTOR_MATH = frozenset(c_mathlib.VECTOR_NAMES["f64"]) | {"logaddexp"}
+_LIBM_MATH = frozenset({"sin", "cos", "tan", "arctan", "sinh", "cosh"})  # libm calls: the loop stays scalar
 _SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of its elements outside full vectors
 
 
@@ -284,6 +303,15 @@ class _Copy:
 
 def _short_rows(shape) -> bool:
     return len(shape) >= 2 and shape[-1] < _SHORT_ROW
+
+
+# calls a loop can contain and still vectorise (gcc, -fno-math-errno): besides gradc's own functions
+_VECTOR_CALLS = frozenset("sqrt sqrtf fabs fabsf floor floorf ceil ceilf trunc truncf isnan".split())
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
+
+
+def _vectorises(line: str) -> bool:
+    return all(name in _VECTOR_CALLS or name.startswith("gradc_") for name in _CALL.findall(line))
 
 
 def _float_only(eqns) -> bool:
