@@ -256,8 +256,8 @@ static inline double gradc_log(double x)
                      - gradc_select(x < 0x1p-1022, 54.0, 0.0);
     const double m = gradc_from_bits((u & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
     const double y = gradc_log_series(m - 1.0, k, 0.0);
-    const double edge = gradc_select(x == 0.0, -INFINITY, gradc_select(x < 0.0, NAN, x));  /* and +inf, NaN */
-    return gradc_select((x > 0.0) & (x < INFINITY), y, edge);
+    const double edge = gradc_select(x == 0.0, -HUGE_VAL, gradc_select(x < 0.0, NAN, x));  /* and +inf, NaN */
+    return gradc_select((x > 0.0) & (x < HUGE_VAL), y, edge);
 }"""
 
 _LOGF = """\
@@ -270,8 +270,8 @@ static inline float gradc_logf(float x)
                     - gradc_selectf(x < 0x1p-126F, 25.0F, 0.0F);
     const float m = gradc_from_bitsf((u & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
     const float y = gradc_log_seriesf(m - 1.0F, k, 0.0F);
-    const float edge = gradc_selectf(x == 0.0F, -INFINITY, gradc_selectf(x < 0.0F, NAN, x));
-    return gradc_selectf((x > 0.0F) & (x < INFINITY), y, edge);
+    const float edge = gradc_selectf(x == 0.0F, -HUGE_VALF, gradc_selectf(x < 0.0F, NAN, x));
+    return gradc_selectf((x > 0.0F) & (x < HUGE_VALF), y, edge);
 }"""
 
 _LOG1P = """\
@@ -284,8 +284,8 @@ static inline double gradc_log1p(double x)
     const double m = gradc_from_bits((v & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
     const double c = gradc_select(k >= 2.0, 1.0 - (u - x), x - (u - 1.0)) / u;
     const double y = gradc_log_series(gradc_select(k == 0.0, x, m - 1.0), k, gradc_select(k == 0.0, 0.0, c));
-    const double edge = gradc_select(x == -1.0, -INFINITY, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
-    return gradc_select((x > -1.0) & (x < INFINITY), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
+    const double edge = gradc_select(x == -1.0, -HUGE_VAL, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
+    return gradc_select((x > -1.0) & (x < HUGE_VAL), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
 }"""
 
 _LOG1PF = """\
@@ -298,8 +298,8 @@ static inline float gradc_log1pf(float x)
     const float m = gradc_from_bitsf((v & UINT32_C(0x007fffff)) + UINT32_C(0x3f3504f3));
     const float c = gradc_selectf(k >= 2.0F, 1.0F - (u - x), x - (u - 1.0F)) / u;
     const float y = gradc_log_seriesf(gradc_selectf(k == 0.0F, x, m - 1.0F), k, gradc_selectf(k == 0.0F, 0.0F, c));
-    const float edge = gradc_selectf(x == -1.0F, -INFINITY, gradc_selectf(x < -1.0F, NAN, x));
-    return gradc_selectf((x > -1.0F) & (x < INFINITY), gradc_selectf(fabsf(x) < 0x1p-30F, x, y), edge);
+    const float edge = gradc_selectf(x == -1.0F, -HUGE_VALF, gradc_selectf(x < -1.0F, NAN, x));
+    return gradc_selectf((x > -1.0F) & (x < HUGE_VALF), gradc_selectf(fabsf(x) < 0x1p-30F, x, y), edge);
 }"""
 
 # name -> (C text, the names it calls); listed in definition order (callees first)

@@ -103,8 +103,8 @@ static inline double gradc_log1p(double x)
     const double m = gradc_from_bits((v & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
     const double c = gradc_select(k >= 2.0, 1.0 - (u - x), x - (u - 1.0)) / u;
     const double y = gradc_log_series(gradc_select(k == 0.0, x, m - 1.0), k, gradc_select(k == 0.0, 0.0, c));
-    const double edge = gradc_select(x == -1.0, -INFINITY, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
-    return gradc_select((x > -1.0) & (x < INFINITY), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
+    const double edge = gradc_select(x == -1.0, -HUGE_VAL, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
+    return gradc_select((x > -1.0) & (x < HUGE_VAL), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
 }
 
 /* Value of tutorial_loss. */
