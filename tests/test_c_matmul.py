@@ -158,3 +158,15 @@ def test_kernels_compile_without_warnings(tmp_path):
     proc = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", str(path), "-o",
                            str(tmp_path / "m.o")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_integer_and_mixed_operands():
+    a, b = np.arange(40 * 30).reshape(40, 30) % 7 - 3, np.arange(30 * 20).reshape(30, 20) % 5 - 2
+    x = np.linspace(0.5, 1.5, 800).reshape(40, 20)
+    f = lambda x, a, b: np.sum(x * (a @ b))  # noqa: E731
+    c, n = gradc.compile(f, x, a, b, target="c"), gradc.compile(f, x, a, b)
+    _close(c.forward(x, a, b), n.forward(x, a, b))
+    _close(c.grad(x, a, b), n.grad(x, a, b))
+    x32, w = np.linspace(-1, 1, 1200, dtype=np.float32).reshape(40, 30), np.linspace(0, 1, 600).reshape(30, 20)
+    g = lambda x, w: np.sum(np.sin(x @ w))  # noqa: E731
+    _close(gradc.compile(g, x32, w, wrt=1, target="c").grad(x32, w), gradc.compile(g, x32, w, wrt=1).grad(x32, w))

@@ -183,6 +183,7 @@ class LoopLowerings:
         na, nb = len(a.shape), len(b.shape)
         kdim = a.shape[-1]
         if na <= 2 and nb <= 2 and a.value is None and b.value is None and not out.local \
+                and a.dtype == b.dtype == out.dtype and out.dtype in ("f64", "f32") \
                 and size(out.shape) * kdim >= BLOCKED_MIN:
             return self.matmul_blocked(e, a, b, out)
         if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and out.shape[-1] > 1:
