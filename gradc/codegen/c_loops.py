@@ -227,8 +227,8 @@ class LoopLowerings:
         row0 = m // T_LANES * T_LANES if ar == 1 and n <= T_ROWS else 0  # rows done as out.T blocks
         if row0:
             kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
-            self.emit(f"/* rows 0..{row0 - 1}: {n}x{T_LANES} blocks of the transpose of {out.name} in registers, "
-                      f"each summed over k ({kdim} terms) */")
+            self.emit(f"/* {out.name} up to row {row0} by {n}x{T_LANES} blocks of its transpose, vectors along "
+                      f"{a.name}, each summed over k ({kdim} terms) in registers */")
             self.open([f"for (long i = 0; i < {row0}; i += {T_LANES}) {{"] if row0 > T_LANES else [])
             i = "i" if row0 > T_LANES else "0"
             self.emit(f"{kernel}({kdim}, {_ptr(b.name, b.offset, [])}, {bc}, {bk}, {_ptr(a.name, a.offset, [(1, i)])}, "
@@ -248,7 +248,9 @@ class LoopLowerings:
         rows = m - row0
         nr = n if n <= 8 else (16 if n >= 16 else 8)
         mr = rows if rows <= 8 else (8 if nr <= 8 else 6)
-        self.emit(f"/* {'rows ' + str(row0) + '.. in ' if row0 else ''}{mr}x{nr} blocks of {out.name}, "
+        shapes = [f"{nrows}x{nq}" for _, nq in _spans(n, nr) for _, nrows in _spans(rows, mr)]
+        self.emit(f"/* {out.name}{' from row ' + str(row0) if row0 else ''} by blocks of "
+                  f"{', '.join(shapes[:-1]) + ' and ' if len(shapes) > 1 else ''}{shapes[-1]}, "
                   f"each summed over k ({kdim} terms) in registers */")
         for j0, nq in _spans(n, nr):
             for i0, nrows in _spans(rows, mr):
@@ -284,7 +286,7 @@ class LoopLowerings:
                 f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
         key = ("gradc_mm", ctype, mr, nr, strided_out)
         if key not in statics:
-            statics[key] = (name, _kernel_text(name, ctype, fma, mr, nr, strided_out))
+            statics[key] = (name, "\n" + _kernel_text(name, ctype, fma, mr, nr, strided_out))
         return name
 
     def matmul_rows(self, e, a, b, out, kdim):
