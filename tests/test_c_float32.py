@@ -137,3 +137,18 @@ def test_float64_gradients_match_finite_differences(case):
     analytic = sum(float(np.sum(np.asarray(g) * d)) for g, d in zip(grads, dirs))
     assert abs(fd - analytic) <= 1e-6 * max(1.0, abs(analytic)), (fd, analytic)
     assert np.isclose(float(value), at(0.0), rtol=0, atol=0)
+
+
+@needs_cc
+def test_a_run_with_integers_stays_in_double():
+    """Integer values in a float32 run: computed in double (a float temporary would keep 24 bits only)."""
+    def f(x, n):
+        return np.sum(np.exp(x) * (n * 3 + 16777217).astype(np.float32))
+
+    x = np.asarray(A * 0.1, np.float32)
+    n = np.arange(30, dtype=np.int64).reshape(6, 5)
+    c = gradc.compile(f, x, n, wrt=0, target="c")
+    want = gradc.compile(f, x, n, wrt=0).value_and_grad(x, n)
+    for g, w in zip(_flat(c.value_and_grad(x, n)), _flat(want)):
+        np.testing.assert_allclose(g, w, rtol=8 * np.finfo(np.float32).eps)
+    assert "gradc_exp(x[k])" in c.c_source and "gradc_expf" not in c.c_source

@@ -320,9 +320,12 @@ def _float_only(eqns) -> bool:
 
 
 def _compute_dtype(eqns) -> str:
-    """``"f32"`` when the float values a run of elementwise equations reads and writes are all float32."""
-    floats = {a.type.dtype for e in eqns for a in [*e.inputs, e.out] if a.type.dtype in ("f32", "f64")}
-    return "f32" if floats == {"f32"} else "f64"
+    """``"f32"`` when a run of elementwise equations reads and writes float32 (and booleans) only.
+
+    Integers keep the run in double: a temporary may hold one, and a float holds only 24 bits.
+    """
+    dtypes = {a.type.dtype for e in eqns for a in [*e.inputs, e.out]}
+    return "f32" if "f32" in dtypes and dtypes <= {"f32", "bool"} else "f64"
 
 
 
