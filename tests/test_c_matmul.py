@@ -170,3 +170,16 @@ def test_integer_and_mixed_operands():
     x32, w = np.linspace(-1, 1, 1200, dtype=np.float32).reshape(40, 30), np.linspace(0, 1, 600).reshape(30, 20)
     g = lambda x, w: np.sum(np.sin(x @ w))  # noqa: E731
     _close(gradc.compile(g, x32, w, wrt=1, target="c").grad(x32, w), gradc.compile(g, x32, w, wrt=1).grad(x32, w))
+
+
+@pytest.mark.parametrize("n", [64, 67, 1000])
+def test_full_sums_in_running_sums(n):
+    """A contiguous array summed to a scalar (also lowered in c_loops) goes by 8 running sums."""
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(n, 3))
+    f = lambda x: np.mean(np.sin(x)) + np.sum(x[1:] * 2.0) + np.sum(np.cos(x).reshape(-1)[5:])  # noqa: E731
+    c = _check(f, (x,), blocked=False)
+    assert "8 running sums" in c.c_source
+    x32 = x.astype(np.float32)
+    g = lambda x: np.sum(np.tanh(x))  # noqa: E731
+    np.testing.assert_allclose(gradc.compile(g, x32, target="c").forward(x32), np.sum(np.tanh(x32)), rtol=1e-5)

@@ -128,6 +128,9 @@ class LoopLowerings:
         out = self.storage(e.out)
         axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
+        if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
+                and x.value is None and not x.local and x.standard and size(x.shape) >= 64:
+            return self.reduce_all(e, x, out)
         self.emit(f"/* {eqn_text(e)} */")
         result = None
         if out.shape == () and not out.local:  # accumulate in a local, store once
@@ -155,6 +158,28 @@ class LoopLowerings:
         if result is not None:
             self.emit(f"{result.at(())} = acc;")
             self.close(1)
+
+    def reduce_all(self, e, x, out):
+        """A contiguous array summed to a scalar in 8 running sums (independent, so the loop vectorises)."""
+        ctype, n = C_TYPES[out.dtype], size(x.shape)
+        self.emit(f"/* {eqn_text(e)}: in 8 running sums, added pairwise */")
+        if out.local:
+            self.emit(f"{ctype} {out.name};")
+        self.open(["{"])
+        self.emit(f"{ctype} acc[8] = {{0, 0, 0, 0, 0, 0, 0, 0}};")
+        self.open([f"for (long k = 0; k < {n // 8 * 8}; k += 8) {{"])
+        for half in (range(4), range(4, 8)):
+            self.emit(" ".join(f"acc[{j}] += {x.flat(f'k + {j}' if j else 'k')};" for j in half))
+        self.close(1)
+        if n % 8:
+            self.open([f"for (long k = {n // 8 * 8}; k < {n}; ++k) {{"])
+            self.emit(f"acc[0] += {x.flat('k')};")
+            self.close(1)
+        total = "((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))"
+        if e.op == "mean":
+            total = f"({total}) / {e.params['count']}"
+        self.emit(f"{out.name if out.local else out.at(())} = {total};")
+        self.close(1)
 
     def op_argreduce(self, e):
         x = self.atom_loc(e.inputs[0])
