@@ -32,15 +32,18 @@ from gradc.codegen import c_build, c_mathlib  # noqa: E402
 CC = c_build.find_compiler()
 needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler found ($CC, cc or gcc)")
 
-FUNCS = ("exp", "log", "log1p", "expm1", "tanh")
+FUNCS = ("exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh")
 DTYPES = {"f64": np.float64, "f32": np.float32}
 CTYPE = {"f64": "double", "f32": "float"}
-MP = {"exp": mpmath.exp, "log": mpmath.log, "log1p": mpmath.log1p, "expm1": mpmath.expm1, "tanh": mpmath.tanh}
-NP = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh}
+MP = {"exp": mpmath.exp, "log": mpmath.log, "log1p": mpmath.log1p, "expm1": mpmath.expm1, "tanh": mpmath.tanh,
+      "sinh": mpmath.sinh, "cosh": mpmath.cosh}
+NP = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh, "sinh": np.sinh,
+      "cosh": np.cosh}
 # largest error allowed, in ulps of the correctly rounded result (measured maxima are a little below)
 MAX_ULP = {("f64", "exp"): 1.0, ("f64", "log"): 1.0, ("f64", "log1p"): 1.0, ("f64", "expm1"): 2.0,
            ("f64", "tanh"): 2.5, ("f32", "exp"): 1.0, ("f32", "log"): 1.0, ("f32", "log1p"): 1.0,
-           ("f32", "expm1"): 2.0, ("f32", "tanh"): 2.5}
+           ("f32", "expm1"): 2.0, ("f32", "tanh"): 2.5, ("f64", "sinh"): 2.5, ("f64", "cosh"): 2.5,
+           ("f32", "sinh"): 2.5, ("f32", "cosh"): 2.5}
 
 
 def _source() -> str:
@@ -83,7 +86,8 @@ def sweep(dtype, fn, n=4000):
     """Dense points over the function's whole finite range, both signs, all magnitudes."""
     rng = np.random.default_rng(7)
     f32 = dtype == "f32"
-    big = {"exp": (104.0 if f32 else 746.0), "expm1": (104.0 if f32 else 746.0), "tanh": (12.0 if f32 else 25.0)}
+    big = {"exp": (104.0 if f32 else 746.0), "expm1": (104.0 if f32 else 746.0), "tanh": (12.0 if f32 else 25.0),
+           "sinh": (90.0 if f32 else 711.0), "cosh": (90.0 if f32 else 711.0)}
     if fn in ("log", "log1p"):
         tiny, huge = (1e-45, 3e38) if f32 else (5e-324, 1.7e308)
         mags = np.exp(rng.uniform(np.log(tiny), np.log(huge), n))
@@ -165,10 +169,13 @@ def special_values(dtype):
             1e-30, -1e-30, 1e-8, -1e-8, 20.0, -20.0, 25.0, -25.0, 40.0, -40.0, 50.0, -50.0]
     if dtype == "f64":
         vals += [709.782712893384, 709.7827128933841, 709.78, 709.79, 710.0, -708.39641853226408, -708.4,
-                 -745.1332191019411, -745.1332191019412, -745.2, -746.0, -744.0, -720.0, -37.5, -38.0, 22.0, -22.0]
+                 -745.1332191019411, -745.1332191019412, -745.2, -746.0, -744.0, -720.0, -37.5, -38.0, 22.0, -22.0,
+                 710.4758600739439, 710.475860073944, -710.4758600739439, -710.475860073944, 711.0, 1.0, -1.0,
+                 0.34657359027997264, 0.3465735902799727, 21.999999999999996]
     else:
         vals += [88.72283, 88.72284, 88.8, 89.0, -87.33654, -87.4, -103.27893, -103.97208, -104.0, -100.0,
-                 -95.0, -17.0, -18.0, 9.0, -9.0, 10.0, -10.0]
+                 -95.0, -17.0, -18.0, 9.0, -9.0, 10.0, -10.0, 89.41598, 89.41599, -89.41598, -89.41599, 90.0,
+                 0.34657359, 8.999999]
     with np.errstate(over="ignore"):
         x = np.array(vals, dtype=dt)
     return np.concatenate([x, fi.smallest_subnormal * np.arange(1, 40, dtype=dt),
@@ -200,7 +207,8 @@ def test_exact_identities(lib):
         one = np.array([0.0, -0.0, 1.0], dtype=dt)
         assert call(lib, dtype, "exp", one[:2]).tolist() == [1.0, 1.0]
         assert call(lib, dtype, "log", one[2:]).tolist() == [0.0]
-        for fn in ("log1p", "expm1", "tanh"):  # odd at zero: the sign of zero kept, tiny x returned as is
+        assert call(lib, dtype, "cosh", one[:2]).tolist() == [1.0, 1.0]
+        for fn in ("log1p", "expm1", "tanh", "sinh"):  # odd at zero: the sign of zero kept, tiny x returned as is
             y = call(lib, dtype, fn, one[:2])
             assert y.tolist() == [0.0, 0.0] and np.signbit(y).tolist() == [False, True]
 
@@ -222,7 +230,7 @@ def test_loops_vectorise(tmp_path, machine):
                          capture_output=True, text=True, check=True).stderr
     loops = [n for n, line in enumerate(src.read_text().splitlines(), 1) if line.startswith("    for (long i")]
     vectorised = {int(line.split(":")[1]) for line in out.splitlines() if "loop vectorized" in line}
-    assert len(loops) == 10 and set(loops) <= vectorised, (loops, sorted(vectorised))
+    assert len(loops) == 2 * len(FUNCS) and set(loops) <= vectorised, (loops, sorted(vectorised))
 
 
 @needs_cc

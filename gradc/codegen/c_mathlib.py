@@ -1,4 +1,4 @@
-"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1`` and ``tanh``.
+"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1``, ``tanh``, ``sinh`` and ``cosh``.
 
 A loop that calls libm cannot be vectorised: each element pays a call. These
 are ``static inline`` functions, emitted into a translation unit only when
@@ -14,11 +14,13 @@ with ``|r| <= ln2/2`` (Cody-Waite, no FMA needed) and sums the Taylor series of
 ``expm1(r)`` to the term below half an ulp, then scales by ``2**k`` as two
 normal factors, so overflow, gradual underflow and subnormal results come out
 right; ``expm1`` is ``2**k (expm1(r) + 1) - 1`` arranged so it never cancels;
-``tanh(x) = expm1(2x) / (expm1(2x) + 2)``; ``log`` and ``log1p`` split
+``tanh(x) = expm1(2x) / (expm1(2x) + 2)``; ``sinh`` and ``cosh`` are fdlibm's
+formulas in ``expm1(|x|)``, and ``exp(|x|)/2`` beyond; ``log`` and ``log1p`` split
 ``x = 2**k m`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` and use fdlibm's minimax
 series in ``s = f / (2 + f)``, ``f = m - 1``, ``log1p`` adding the rounding error
 of ``1 + x`` as a correction. Each has a ``float`` twin (suffix ``f``) computed
-in ``float`` with shorter series. Measured errors against mpmath are in
+in ``float`` with shorter series. Horner steps use ``fma`` where C99's
+``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in accuracy). Measured errors against mpmath are in
 ``tests/test_c_mathlib.py`` (all within 2 ulp); NaN, infinities, signed zeros,
 overflow, underflow and subnormals follow C99 Annex F like libm.
 
@@ -33,9 +35,9 @@ import re
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
-            "tanh": "gradc_tanh"},
+            "tanh": "gradc_tanh", "sinh": "gradc_sinh", "cosh": "gradc_cosh"},
     "f32": {"exp": "gradc_expf", "log": "gradc_logf", "log1p": "gradc_log1pf", "expm1": "gradc_expm1f",
-            "tanh": "gradc_tanhf"},
+            "tanh": "gradc_tanhf", "sinh": "gradc_sinhf", "cosh": "gradc_coshf"},
 }
 
 _BITS = """\
@@ -219,6 +221,84 @@ static inline float gradc_tanhf(float x)
     return gradc_selectf(fabsf(x) < 0x1p-25F, x, gradc_selectf(x < 0.0F, -t, t));
 }"""
 
+_EXP_HALF = """\
+/* exp(x)/2, exactly halved before the last rounding, so it stays finite up to where sinh and cosh overflow */
+static inline double gradc_exp_half(double x)
+{
+    const double shift = 0x1.8p52;
+    const double xc = gradc_select(x < -746.0, -746.0, gradc_select(x > 711.0, 711.0, x));
+    const double ks = xc * 0x1.71547652b82fep0 + shift;
+    const double k = ks - shift;
+    const double hs = k * 0.5 + shift;
+    const double r = (xc - k * 0x1.62e42feep-1) - k * 0x1.a39ef35793c76p-33;
+    const double s1 = gradc_from_bits((gradc_bits(hs) << 52) + UINT64_C(0x3ff0000000000000));
+    const double s2 = gradc_from_bits(((gradc_bits(ks) - gradc_bits(hs)) << 52) + UINT64_C(0x3fe0000000000000));
+    return (1.0 + gradc_expm1_series(r)) * s1 * s2;
+}"""
+
+_EXP_HALFF = """\
+/* expf(x)/2: as gradc_exp_half, in float */
+static inline float gradc_exp_halff(float x)
+{
+    const float shift = 0x1.8p23F;
+    const float xc = gradc_selectf(x < -104.0F, -104.0F, gradc_selectf(x > 90.0F, 90.0F, x));
+    const float ks = xc * 0x1.715476p0F + shift;
+    const float k = ks - shift;
+    const float hs = k * 0.5F + shift;
+    const float r = (xc - k * 0x1.62e4p-1F) - k * 0x1.7f7d1cp-20F;
+    const float s1 = gradc_from_bitsf((gradc_bitsf(hs) << 23) + UINT32_C(0x3f800000));
+    const float s2 = gradc_from_bitsf(((gradc_bitsf(ks) - gradc_bitsf(hs)) << 23) + UINT32_C(0x3f000000));
+    return (1.0F + gradc_expm1_seriesf(r)) * s1 * s2;
+}"""
+
+_SINH = """\
+/* sinh(x) = sign(x) (t + t/(t+1))/2 with t = expm1(|x|) (2t - t*t/(t+1) below 1, as fdlibm), exp(|x|)/2 from 22 */
+static inline double gradc_sinh(double x)
+{
+    const double a = fabs(x);
+    const double t = gradc_expm1(gradc_select(a > 22.0, 22.0, a));
+    const double u = t / (t + 1.0);
+    const double mid = 0.5 * gradc_select(a < 1.0, 2.0 * t - t * u, t + u);
+    const double y = gradc_select(a < 22.0, mid, gradc_exp_half(a));
+    return gradc_select(a < 0x1p-28, x, gradc_select(x < 0.0, -y, y));
+}"""
+
+_SINHF = """\
+/* sinhf(x): as gradc_sinh, in float (exp(|x|)/2 from 9) */
+static inline float gradc_sinhf(float x)
+{
+    const float a = fabsf(x);
+    const float t = gradc_expm1f(gradc_selectf(a > 9.0F, 9.0F, a));
+    const float u = t / (t + 1.0F);
+    const float mid = 0.5F * gradc_selectf(a < 1.0F, 2.0F * t - t * u, t + u);
+    const float y = gradc_selectf(a < 9.0F, mid, gradc_exp_halff(a));
+    return gradc_selectf(a < 0x1p-12F, x, gradc_selectf(x < 0.0F, -y, y));
+}"""
+
+_COSH = """\
+/* cosh(x) = 1 + t*t/(2(1+t)) with t = expm1(|x|) below ln(2)/2, (e + 1/e)/2 with e = 1 + t below 22, exp(|x|)/2 */
+static inline double gradc_cosh(double x)
+{
+    const double a = fabs(x);
+    const double t = gradc_expm1(gradc_select(a > 22.0, 22.0, a));
+    const double e = 1.0 + t;
+    const double small = 1.0 + (t * t) / (e + e);
+    const double mid = 0.5 * e + 0.5 / e;
+    return gradc_select(a < 0x1.62e42fefa39efp-2, small, gradc_select(a < 22.0, mid, gradc_exp_half(a)));
+}"""
+
+_COSHF = """\
+/* coshf(x): as gradc_cosh, in float (exp(|x|)/2 from 9) */
+static inline float gradc_coshf(float x)
+{
+    const float a = fabsf(x);
+    const float t = gradc_expm1f(gradc_selectf(a > 9.0F, 9.0F, a));
+    const float e = 1.0F + t;
+    const float small = 1.0F + (t * t) / (e + e);
+    const float mid = 0.5F * e + 0.5F / e;
+    return gradc_selectf(a < 0x1.62e430p-2F, small, gradc_selectf(a < 9.0F, mid, gradc_exp_halff(a)));
+}"""
+
 _LOG_SERIES = """\
 /* k*ln2 + log(1 + f) + c for |f| <= 1 - sqrt(1/2) (fdlibm's series in s = f/(2+f); c a small correction) */
 static inline double gradc_log_series(double f, double k, double c)
@@ -322,6 +402,12 @@ _LIBRARY = {
     "gradc_expm1f": (_EXPM1F, ("gradc_selectf", "gradc_expm1_seriesf")),
     "gradc_tanh": (_TANH, ("gradc_select", "gradc_expm1")),
     "gradc_tanhf": (_TANHF, ("gradc_selectf", "gradc_expm1f")),
+    "gradc_exp_half": (_EXP_HALF, ("gradc_select", "gradc_expm1_series")),
+    "gradc_exp_halff": (_EXP_HALFF, ("gradc_selectf", "gradc_expm1_seriesf")),
+    "gradc_sinh": (_SINH, ("gradc_exp_half", "gradc_expm1")),
+    "gradc_sinhf": (_SINHF, ("gradc_exp_halff", "gradc_expm1f")),
+    "gradc_cosh": (_COSH, ("gradc_exp_half", "gradc_expm1")),
+    "gradc_coshf": (_COSHF, ("gradc_exp_halff", "gradc_expm1f")),
     "gradc_log": (_LOG, ("gradc_select", "gradc_log_series")),
     "gradc_logf": (_LOGF, ("gradc_selectf", "gradc_log_seriesf")),
     "gradc_log1p": (_LOG1P, ("gradc_select", "gradc_log_series")),

@@ -6,7 +6,7 @@ broadcasts and basic slices cost no code. Runs of elementwise equations of one
 shape become one loop whose body is SymPy expressions, shared subexpressions
 taken out by ``sympy.cse``, printed by SymPy's C99 printer, in ``float`` where
 all its float values are float32, else in ``double``. Inside such loops exp, log,
-log1p, expm1 and tanh are gradc's vectorisable versions (``c_mathlib``) unless
+log1p, expm1, tanh, sinh and cosh are gradc's vectorisable versions (``c_mathlib``) unless
 the loop calls libm anyway; a loop of short rows around them reads row-major
 copies of its broadcast operands and runs flat. Reductions, matmul,
 concatenation and indexing are plain loops (``c_loops``).
@@ -290,7 +290,7 @@ def _name(atom):
 
 
 _VECTOR_MATH = frozenset(c_mathlib.VECTOR_NAMES["f64"]) | {"logaddexp"}
-_LIBM_MATH = frozenset({"sin", "cos", "tan", "arctan", "sinh", "cosh"})  # libm calls: the loop stays scalar
+_LIBM_MATH = frozenset({"sin", "cos", "tan", "arctan"})  # libm calls: the loop stays scalar
 _SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of its elements outside full vectors
 
 

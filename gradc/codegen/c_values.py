@@ -49,6 +49,7 @@ class _Printer(C99CodePrinter):
         return f"{name}({self._print(expr.args[0])})"
 
     _print_exp = _print_log = _print_log1p = _print_expm1 = _print_tanh = _print_vectorisable
+    _print_sinh = _print_cosh = _print_vectorisable
 
     def _print_Piecewise(self, expr):
         *cases, last = expr.args
