@@ -205,7 +205,7 @@ class FunctionEmitter(LoopLowerings):
                 stores.append((e.out, self.storage(e.out)))
         reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
-        if not flat and _short_rows(shape) and any(e.op in _VECTOR_MATH for e in eqns) \
+        if not flat and _short_rows(shape) and size(shape) >= _VECTOR_MIN and any(e.op in _VECTOR_MATH for e in eqns) \
                 and not any(e.op in _LIBM_MATH for e in eqns):
             # rows too short to vectorise well around vector math: read contiguous copies, loop once
             for key, loc in reads.items():
@@ -243,8 +243,9 @@ class FunctionEmitter(LoopLowerings):
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = _compute_dtype(eqns)
-        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=shape != (), selects=_float_only(eqns))
-        if shape != () and not all(_vectorises(line) for line in lines):
+        vector = size(shape) >= _VECTOR_MIN
+        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=_float_only(eqns))
+        if vector and not all(_vectorises(line) for line in lines):
             # a libm call (sin, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
             lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
         for line in lines:
@@ -291,6 +292,7 @@ def _name(atom):
 
 _VECTOR_MATH = frozenset(c_mathlib.VECTOR_NAMES["f64"]) | {"logaddexp"}
 _LIBM_MATH = frozenset({"sin", "cos", "tan", "arctan"})  # libm calls: the loop stays scalar
+_VECTOR_MIN = 8  # elements: below, a loop runs scalar, where libm's exp and log are the faster (seed: 3)
 _SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of its elements outside full vectors
 
 

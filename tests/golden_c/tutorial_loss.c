@@ -15,97 +15,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
-
-static inline uint64_t gradc_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline double gradc_from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* c ? a : b with a and b both computed: a select of bits, which compilers vectorise where a branch stays one */
-static inline double gradc_select(int c, double a, double b)
-{
-    const uint64_t mask = (uint64_t)0 - (uint64_t)(c != 0);
-    return gradc_from_bits((gradc_bits(a) & mask) | (gradc_bits(b) & ~mask));
-}
-
-/* a*b + c: one fused operation where the machine has a fast one (C99's FP_FAST_FMA), else two */
-static inline double gradc_mul_add(double a, double b, double c)
-{
-#ifdef FP_FAST_FMA
-    return fma(a, b, c);
-#else
-    return a * b + c;
-#endif
-}
-
-/* expm1(r) for |r| <= ln(2)/2: Taylor series to r**13 (the rest is below 2**-56 relative) */
-static inline double gradc_expm1_series(double r)
-{
-    double p = 0x1.6124613a86d09p-33;
-    p = gradc_mul_add(r, p, 0x1.1eed8eff8d898p-29);
-    p = gradc_mul_add(r, p, 0x1.ae64567f544e4p-26);
-    p = gradc_mul_add(r, p, 0x1.27e4fb7789f5cp-22);
-    p = gradc_mul_add(r, p, 0x1.71de3a556c734p-19);
-    p = gradc_mul_add(r, p, 0x1.a01a01a01a01ap-16);
-    p = gradc_mul_add(r, p, 0x1.a01a01a01a01ap-13);
-    p = gradc_mul_add(r, p, 0x1.6c16c16c16c17p-10);
-    p = gradc_mul_add(r, p, 0x1.1111111111111p-7);
-    p = gradc_mul_add(r, p, 0x1.5555555555555p-5);
-    p = gradc_mul_add(r, p, 0x1.5555555555555p-3);
-    p = gradc_mul_add(r, p, 0.5);
-    return r + r * r * p;
-}
-
-/* k*ln2 + log(1 + f) + c for |f| <= 1 - sqrt(1/2) (fdlibm's series in s = f/(2+f); c a small correction) */
-static inline double gradc_log_series(double f, double k, double c)
-{
-    const double s = f / (2.0 + f);
-    const double z = s * s;
-    const double w = z * z;
-    const double t1 = w * (0x1.999999997fa04p-2 + w * (0x1.c71c51d8e78afp-3 + w * 0x1.39a09d078c69fp-3));
-    const double t2 = z * (0x1.5555555555593p-1 + w * (0x1.2492494229359p-2
-                                                       + w * (0x1.7466496cb03dep-3 + w * 0x1.2f112df3e5244p-3)));
-    const double hfsq = 0.5 * f * f;
-    return s * (hfsq + t1 + t2) + (k * 0x1.a39ef35793c76p-33 + c) - hfsq + f + k * 0x1.62e42feep-1;
-}
-
-/* exp(x): x = k*ln2 + r, exp(x) = 2**h * 2**(k-h) * exp(r) with h = k/2 rounded, both factors normal */
-static inline double gradc_exp(double x)
-{
-    const double shift = 0x1.8p52;  /* adding it rounds to an integer, left in the low bits */
-    const double xc = gradc_select(x < -746.0, -746.0, gradc_select(x > 710.0, 710.0, x));  /* NaN passes */
-    const double ks = xc * 0x1.71547652b82fep0 + shift;
-    const double k = ks - shift;
-    const double hs = k * 0.5 + shift;
-    const double r = (xc - k * 0x1.62e42feep-1) - k * 0x1.a39ef35793c76p-33;
-    const uint64_t one = UINT64_C(0x3ff0000000000000);
-    const double s1 = gradc_from_bits((gradc_bits(hs) << 52) + one);
-    const double s2 = gradc_from_bits(((gradc_bits(ks) - gradc_bits(hs)) << 52) + one);
-    return (1.0 + gradc_expm1_series(r)) * s1 * s2;
-}
-
-/* log1p(x): u = 1 + x = 2**k * m; log(u) plus the rounding error of u over u; f = x itself when k = 0 */
-static inline double gradc_log1p(double x)
-{
-    const double u = 1.0 + x;
-    const uint64_t v = gradc_bits(u) + UINT64_C(0x00095f619980c433);
-    const double k = gradc_from_bits((v >> 52) | UINT64_C(0x4330000000000000)) - (0x1p52 + 1023.0);
-    const double m = gradc_from_bits((v & UINT64_C(0x000fffffffffffff)) + UINT64_C(0x3fe6a09e667f3bcd));
-    const double c = gradc_select(k >= 2.0, 1.0 - (u - x), x - (u - 1.0)) / u;
-    const double y = gradc_log_series(gradc_select(k == 0.0, x, m - 1.0), k, gradc_select(k == 0.0, 0.0, c));
-    const double edge = gradc_select(x == -1.0, -HUGE_VAL, gradc_select(x < -1.0, NAN, x));  /* and +inf, NaN */
-    return gradc_select((x > -1.0) & (x < HUGE_VAL), gradc_select(fabs(x) < 0x1p-60, x, y), edge);
-}
 
 /* Value of tutorial_loss. */
 void tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value)
@@ -132,7 +41,7 @@ void tutorial_loss(const double *restrict x, const double *restrict y, const dou
      * t11 = add t6 t10 */
     for (long i0 = 0; i0 < 5; ++i0) {
         const double q0 = b[0] + t0[i0];
-        t11[i0] = -q0*y[i0] + gradc_select(q0 > 0.0 || isnan(q0), q0, 0.0) + gradc_log1p(gradc_exp(-fabs(q0)));
+        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(exp(-fabs(q0)));
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -177,10 +86,10 @@ void tutorial_loss_grad(const double *restrict x, const double *restrict y, cons
      * t11 = add t6 t10 */
     for (long i0 = 0; i0 < 5; ++i0) {
         const double q0 = b[0] + t0[i0];
-        const double q1 = gradc_exp(-fabs(q0));
+        const double q1 = exp(-fabs(q0));
         t2[i0] = q0;
         t9[i0] = q1;
-        t11[i0] = -q0*y[i0] + gradc_select(q0 > 0.0 || isnan(q0), q0, 0.0) + gradc_log1p(q1);
+        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(q1);
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -204,7 +113,7 @@ void tutorial_loss_grad(const double *restrict x, const double *restrict y, cons
         const int q2 = isnan(t2[k]);
         const int q3 = t2[k] > 0;
         const int q4 = t2[k] < 0;
-        t2_bar[k] = -0.20000000000000001*t9[k]*gradc_select(q2, t2[k], gradc_select(q3, 1, gradc_select(q4, -1, 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*gradc_select(q2, t2[k], gradc_select(q3, 1.0, gradc_select(q4, 0.0, 0.5)));
+        t2_bar[k] = -0.20000000000000001*t9[k]*(q2 ? t2[k] : (q3 ? 1 : (q4 ? -1 : 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q2 ? t2[k] : (q3 ? 1.0 : (q4 ? 0.0 : 0.5)));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     {
