@@ -183,3 +183,19 @@ def test_full_sums_in_running_sums(n):
     x32 = x.astype(np.float32)
     g = lambda x: np.sum(np.tanh(x))  # noqa: E731
     np.testing.assert_allclose(gradc.compile(g, x32, target="c").forward(x32), np.sum(np.tanh(x32)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("ta", [False, True], ids=["a", "aT"])
+@pytest.mark.parametrize("tb", [False, True], ids=["b", "bT"])
+def test_batched(ta, tb):
+    """Leading axes: one blocked product per index (the tracer broadcasts a 2-D operand first)."""
+    rng = np.random.default_rng(11)
+    a = rng.normal(size=(3, 140, 30) if ta else (3, 30, 140))
+    b = rng.normal(size=(2, 1, 9, 140) if tb else (2, 1, 140, 9))
+    at = (lambda x: np.transpose(x, (0, 2, 1))) if ta else (lambda x: x)  # noqa: E731
+    bt = (lambda x: np.transpose(x, (0, 1, 3, 2))) if tb else (lambda x: x)  # noqa: E731
+    _check(lambda a, b: np.sum(np.sin(at(a) @ bt(b))), (a, b))
+    w = rng.normal(size=(20, 140) if tb else (140, 20))
+    _check(lambda a, w: np.sum(np.cos(at(a) @ (w.T if tb else w))), (a, w))
+    v = rng.normal(size=140)
+    _check(lambda a, v: np.sum(np.cos(at(a) @ v)), (a, v))

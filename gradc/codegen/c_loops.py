@@ -207,10 +207,19 @@ class LoopLowerings:
         out = self.storage(e.out)
         na, nb = len(a.shape), len(b.shape)
         kdim = a.shape[-1]
-        if na <= 2 and nb <= 2 and a.value is None and b.value is None and not out.local \
+        batched = na == nb == len(out.shape) >= 3 and a.shape[:-2] == b.shape[:-2]  # the tracer broadcasts
+        if (na <= 2 and nb <= 2 or batched) and a.value is None and b.value is None and not out.local \
                 and a.dtype == b.dtype == out.dtype and out.dtype in ("f64", "f32") \
-                and size(out.shape) * kdim >= BLOCKED_MIN:
-            return self.matmul_blocked(e, a, b, out)
+                and size(out.shape[-2:] if batched else out.shape) * kdim >= BLOCKED_MIN:
+            if not batched:
+                return self.matmul_blocked(e, a, b, out)
+            self.emit(f"/* {eqn_text(e)}: one matrix product per index of the leading axes */")
+            lines, idx = loops(out.shape[:-2])
+            self.open(lines)
+            views = [Loc(x.name, x.shape[-2:], x.offset, x.strides[-2:], dtype=x.dtype) for x in (a, b, out)]
+            self.matmul_blocked(e, *views, [list(zip(x.strides[:-2], idx)) for x in (a, b, out)])
+            self.close(len(lines))
+            return
         if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and out.shape[-1] > 1:
             return self.matmul_rows(e, a, b, out, kdim)
         lines, idx = loops(out.shape)
@@ -233,7 +242,7 @@ class LoopLowerings:
         self.emit(f"{self.target(out, idx)} = acc;")
         self.close(len(lines) or 1)
 
-    def matmul_blocked(self, e, a, b, out):
+    def matmul_blocked(self, e, a, b, out, batch=([], [], [])):
         """``out = a @ b`` (at most 2-D each) by register blocks: one call of a block kernel per block of ``out``.
 
         A kernel (``mm_kernel``) keeps an ``mr`` x ``nr`` block of ``out`` in local variables while it runs
@@ -248,7 +257,9 @@ class LoopLowerings:
         ar, ak = (a.strides[0], a.strides[1]) if len(a.shape) == 2 else (0, a.strides[0])  # a as m x k
         bk, bc = (b.strides[0], b.strides[1]) if len(b.shape) == 2 else (b.strides[0], 1)  # b as k x n
         ctype = C_TYPES[out.dtype]
-        self.emit(f"/* {eqn_text(e)} */")
+        ba, bb, bo = batch  # (stride, index) of the leading axes of a batched matmul
+        if not bo:
+            self.emit(f"/* {eqn_text(e)} */")
         row0 = m // T_LANES * T_LANES if ar == 1 and n <= T_ROWS else 0  # rows done as out.T blocks
         if row0:
             kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
@@ -256,8 +267,9 @@ class LoopLowerings:
                       f"{a.name}, each summed over k ({kdim} terms) in registers */")
             self.open([f"for (long i = 0; i < {row0}; i += {T_LANES}) {{"] if row0 > T_LANES else [])
             i = "i" if row0 > T_LANES else "0"
-            self.emit(f"{kernel}({kdim}, {_ptr(b.name, b.offset, [])}, {bc}, {bk}, {_ptr(a.name, a.offset, [(1, i)])}, "
-                      f"{ak}, {_ptr(out.name, out.offset, [(n, i)])}, 1, {n});")
+            lhs, rhs = _ptr(b.name, b.offset, bb), _ptr(a.name, a.offset, ba + [(1, i)])
+            self.emit(f"{kernel}({kdim}, {lhs}, {bc}, {bk}, {rhs}, {ak}, {_ptr(out.name, out.offset, bo + [(n, i)])}, "
+                      f"1, {n});")
             self.close(1 if row0 > T_LANES else 0)
         if row0 == m:
             return
@@ -267,9 +279,10 @@ class LoopLowerings:
             self.arrays.append((bname, ctype, kdim * n))
             self.emit(f"/* {bname}: {_name(e.inputs[1])} copied row-major, so that its rows are contiguous */")
             self.open([f"for (long k = 0; k < {kdim}; ++k) {{", f"for (long j = 0; j < {n}; ++j) {{"])
-            self.emit(f"{bname}[{_lin(0, [(n, 'k'), (1, 'j')])}] = {b.name}[{_lin(b.offset, [(bk, 'k'), (bc, 'j')])}];")
+            self.emit(f"{bname}[{_lin(0, [(n, 'k'), (1, 'j')])}] = "
+                      f"{b.name}[{_lin(b.offset, bb + [(bk, 'k'), (bc, 'j')])}];")
             self.close(2)
-            bk = n
+            bk, bb = n, []
         rows = m - row0
         nr = n if n <= 8 else (16 if n >= 16 else 8)
         mr = rows if rows <= 8 else (8 if nr <= 8 else 6)
@@ -285,9 +298,9 @@ class LoopLowerings:
                 opened += [f"for (long i = {row0}; i < {row0 + rows // mr * mr}; i += {mr}) {{"] * (i == "i")
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
-                lhs, rhs = _ptr(a.name, a.offset, [(ar, i)]), _ptr(bname, boff, [(1, j)])
+                lhs, rhs = _ptr(a.name, a.offset, ba + [(ar, i)]), _ptr(bname, boff, bb + [(1, j)])
                 self.emit(f"{kernel}({kdim}, {lhs}, {ar}, {ak}, {rhs}, {bk}, "
-                          f"{_ptr(out.name, out.offset, [(n, i), (1, j)])}, {n});")
+                          f"{_ptr(out.name, out.offset, bo + [(n, i), (1, j)])}, {n});")
                 self.close(len(opened))
 
     def pack_name(self, name):
