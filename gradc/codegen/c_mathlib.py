@@ -20,9 +20,10 @@ formulas in ``expm1(|x|)``, and ``exp(|x|)/2`` beyond; ``log`` and ``log1p`` spl
 series in ``s = f / (2 + f)``, ``f = m - 1``, ``log1p`` adding the rounding error
 of ``1 + x`` as a correction. Each has a ``float`` twin (suffix ``f``) computed
 in ``float`` with shorter series. Horner steps use ``fma`` where C99's
-``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in accuracy). Measured errors against mpmath are in
-``tests/test_c_mathlib.py`` (all within 2 ulp); NaN, infinities, signed zeros,
-overflow, underflow and subnormals follow C99 Annex F like libm.
+``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in
+accuracy). Measured errors against mpmath are in ``tests/test_c_mathlib.py``
+(all within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and
+subnormals follow C99 Annex F like libm.
 
 >>> VECTOR_NAMES["f32"]["exp"]
 'gradc_expf'
