@@ -199,3 +199,15 @@ def test_batched(ta, tb):
     _check(lambda a, w: np.sum(np.cos(at(a) @ (w.T if tb else w))), (a, w))
     v = rng.normal(size=140)
     _check(lambda a, v: np.sum(np.cos(at(a) @ v)), (a, v))
+
+
+def test_arrays_named_like_loop_indices():
+    """Arrays called ``i``, ``j``, ``n``, ``p``, ``v``, ``c`` read right in every matmul and argmax loop."""
+    rng = np.random.default_rng(4)
+    i, j = rng.normal(size=(30, 40)), rng.normal(size=(40, 20))
+    p, v = rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
+
+    def f(i, j, p, v):
+        return (np.sum(np.sin(i @ j)) + np.sum(np.cos(i.T @ i[:, :7])) + np.sum(p @ v) + np.sum(p @ j[:4, :3])
+                + np.sum(np.argmax(p, axis=1) * p[:, 0]))
+    _check(f, (i, j, p, v))

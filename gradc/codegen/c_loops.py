@@ -193,11 +193,12 @@ class LoopLowerings:
             self.emit(f"{C_TYPES[out.dtype]} {out.name};")
         self.open(lines or ["{"])
         full = list(idx[:axis]) + ["best"] + list(idx[axis:])
-        probe = list(idx[:axis]) + ["j"] + list(idx[axis:])
+        j = f"i{len(idx)}"  # the probe index: a name no array can take
+        probe = list(idx[:axis]) + [j] + list(idx[axis:])
         self.emit("long best = 0;")
-        self.open([f"for (long j = 1; j < {x.shape[axis]}; ++j) {{"])
+        self.open([f"for (long {j} = 1; {j} < {x.shape[axis]}; ++{j}) {{"])
         nan = f" || (isnan({x.at(probe)}) && !isnan({x.at(full)}))" if x.dtype in ("f32", "f64") else ""
-        self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}{nan}) best = j;")  # the first NaN, as in NumPy
+        self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}{nan}) best = {j};")  # the first NaN, as in NumPy
         self.close(1)
         self.emit(f"{self.target(out, idx)} = best;")
         self.close(len(lines) or 1)
@@ -243,7 +244,8 @@ class LoopLowerings:
         self.close(len(lines) or 1)
 
     def matmul_blocked(self, e, a, b, out, batch=([], [], [])):
-        """``out = a @ b`` (at most 2-D each) by register blocks: one call of a block kernel per block of ``out``.
+        """``out = a @ b`` (2-D or 1-D views; ``batch`` adds the leading axes) by register blocks, one call of
+        a block kernel per block of ``out``.
 
         A kernel (``mm_kernel``) keeps an ``mr`` x ``nr`` block of ``out`` in local variables while it runs
         over ``k``, reading ``nr`` consecutive elements of a row of ``b`` per step, which the compiler turns
@@ -251,13 +253,15 @@ class LoopLowerings:
         transposed ``b``) is first copied row-major into a work array. When ``a`` is a transposed view and
         ``out`` has at most ``T_ROWS`` columns (``x.T @ dz`` of a gradient), blocks of ``T_LANES`` rows of
         ``out`` are computed as blocks of ``out.T = b.T @ a.T`` instead: the vectors run along columns of
-        ``a``, whole SIMD registers even when ``out`` is narrow.
+        ``a``, whole SIMD registers even when ``out`` is narrow. Loop indices are ``i<d>`` (names no array
+        can take), after those of the leading axes.
         """
         m, kdim, n = (a.shape[0] if len(a.shape) == 2 else 1), a.shape[-1], (b.shape[1] if len(b.shape) == 2 else 1)
         ar, ak = (a.strides[0], a.strides[1]) if len(a.shape) == 2 else (0, a.strides[0])  # a as m x k
         bk, bc = (b.strides[0], b.strides[1]) if len(b.shape) == 2 else (b.strides[0], 1)  # b as k x n
         ctype = C_TYPES[out.dtype]
         ba, bb, bo = batch  # (stride, index) of the leading axes of a batched matmul
+        ri, ci = f"i{len(bo)}", f"i{len(bo) + 1}"  # block row and column indices
         if not bo:
             self.emit(f"/* {eqn_text(e)} */")
         row0 = m // T_LANES * T_LANES if ar == 1 and n <= T_ROWS else 0  # rows done as out.T blocks
@@ -265,8 +269,8 @@ class LoopLowerings:
             kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
             self.emit(f"/* {out.name} up to row {row0} by {n}x{T_LANES} blocks of its transpose, vectors along "
                       f"{a.name}, each summed over k ({kdim} terms) in registers */")
-            self.open([f"for (long i = 0; i < {row0}; i += {T_LANES}) {{"] if row0 > T_LANES else [])
-            i = "i" if row0 > T_LANES else "0"
+            self.open([f"for (long {ri} = 0; {ri} < {row0}; {ri} += {T_LANES}) {{"] if row0 > T_LANES else [])
+            i = ri if row0 > T_LANES else "0"
             lhs, rhs = _ptr(b.name, b.offset, bb), _ptr(a.name, a.offset, ba + [(1, i)])
             self.emit(f"{kernel}({kdim}, {lhs}, {bc}, {bk}, {rhs}, {ak}, {_ptr(out.name, out.offset, bo + [(n, i)])}, "
                       f"1, {n});")
@@ -278,9 +282,9 @@ class LoopLowerings:
             bname, boff = self.pack_name(out.name + "_rhs"), 0
             self.arrays.append((bname, ctype, kdim * n))
             self.emit(f"/* {bname}: {_name(e.inputs[1])} copied row-major, so that its rows are contiguous */")
-            self.open([f"for (long k = 0; k < {kdim}; ++k) {{", f"for (long j = 0; j < {n}; ++j) {{"])
-            self.emit(f"{bname}[{_lin(0, [(n, 'k'), (1, 'j')])}] = "
-                      f"{b.name}[{_lin(b.offset, bb + [(bk, 'k'), (bc, 'j')])}];")
+            self.open([f"for (long {ri} = 0; {ri} < {kdim}; ++{ri}) {{", f"for (long {ci} = 0; {ci} < {n}; ++{ci}) {{"])
+            src = _lin(b.offset, bb + [(bk, ri), (bc, ci)])
+            self.emit(f"{bname}[{_lin(0, [(n, ri), (1, ci)])}] = {b.name}[{src}];")
             self.close(2)
             bk, bb = n, []
         rows = m - row0
@@ -292,10 +296,10 @@ class LoopLowerings:
                   f"each summed over k ({kdim} terms) in registers */")
         for j0, nq in _spans(n, nr):
             for i0, nrows in _spans(rows, mr):
-                i = "i" if nrows == mr and rows // mr > 1 else str(row0 + i0)
-                j = "j" if nq == nr and n // nr > 1 else str(j0)
-                opened = [f"for (long j = 0; j < {n // nr * nr}; j += {nr}) {{"] * (j == "j")
-                opened += [f"for (long i = {row0}; i < {row0 + rows // mr * mr}; i += {mr}) {{"] * (i == "i")
+                i = ri if nrows == mr and rows // mr > 1 else str(row0 + i0)
+                j = ci if nq == nr and n // nr > 1 else str(j0)
+                opened = [f"for (long {j} = 0; {j} < {n // nr * nr}; {j} += {nr}) {{"] * (j == ci)
+                opened += [f"for (long {i} = {row0}; {i} < {row0 + rows // mr * mr}; {i} += {mr}) {{"] * (i == ri)
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
                 lhs, rhs = _ptr(a.name, a.offset, ba + [(ar, i)]), _ptr(bname, boff, bb + [(1, j)])
@@ -330,18 +334,19 @@ class LoopLowerings:
     def matmul_rows(self, e, a, b, out, kdim):
         """``out[i, :] = sum_k a[i, k] * b[k, :]``: the inner loop runs along rows of ``b`` and ``out``."""
         lines, idx = loops(out.shape[:-1])
+        j = f"i{len(idx)}"  # the column index: a name no array can take
         ia = idx + ["k"] if len(a.shape) >= 2 else ["k"]
-        ib = (idx[:-1] if len(a.shape) >= 2 else []) + ["k", "j"]
+        ib = (idx[:-1] if len(a.shape) >= 2 else []) + ["k", j]
         n = out.shape[-1]
         self.emit(f"/* {eqn_text(e)} (row by row) */")
         self.open(lines or ["{"])
-        self.open([f"for (long j = 0; j < {n}; ++j) {{"])
-        self.emit(f"{out.at(idx + ['j'])} = 0;")
+        self.open([f"for (long {j} = 0; {j} < {n}; ++{j}) {{"])
+        self.emit(f"{out.at(idx + [j])} = 0;")
         self.close(1)
         self.open([f"for (long k = 0; k < {kdim}; ++k) {{"])
         self.emit(f"const {C_TYPES[out.dtype]} aik = {a.at(ia)};")
-        self.open([f"for (long j = 0; j < {n}; ++j) {{"])
-        self.emit(f"{out.at(idx + ['j'])} += aik * {b.at(ib)};")
+        self.open([f"for (long {j} = 0; {j} < {n}; ++{j}) {{"])
+        self.emit(f"{out.at(idx + [j])} += aik * {b.at(ib)};")
         self.close(2)
         self.close(len(lines) or 1)
 
