@@ -23,7 +23,9 @@ in ``float`` with shorter series. Horner steps use ``fma`` where C99's
 ``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in
 accuracy). Measured errors against mpmath are in ``tests/test_c_mathlib.py``
 (all within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and
-subnormals follow C99 Annex F like libm.
+subnormals follow C99 Annex F like libm. The bit manipulations assume what
+Annex F and NumPy do: IEEE 754 binary64 and binary32, integers and floats of
+one byte order.
 
 >>> VECTOR_NAMES["f32"]["exp"]
 'gradc_expf'
