@@ -250,6 +250,34 @@ def test_header_abi_from_plain_c(tmp_path):
     assert "size_t tutorial_loss_grad_work_size(void);" in header
 
 
+@needs_cc
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler (g++) found")
+def test_header_from_cplusplus(tmp_path):
+    """A C++ program includes the header (C linkage, no `restrict`) and links the C unit."""
+    f, args, wrt = CASES["tutorial"]
+    source, header = c_build.emit_sources_for(f, *args, wrt=wrt)
+    (tmp_path / "loss.c").write_text(source)
+    (tmp_path / "loss.h").write_text(header)
+    x, y, w, b = (np.ravel(a).tolist() for a in args)
+    main = "\n".join(['#include <cstdio>', '#include <vector>', '#include "loss.h"', "int main()", "{",
+                      f"    std::vector<double> x{{{', '.join(map(repr, x))}}}, y{{{', '.join(map(repr, y))}}};",
+                      f"    std::vector<double> w{{{', '.join(map(repr, w))}}}, b{{{', '.join(map(repr, b))}}};",
+                      "    double value, w_bar[4], b_bar;",
+                      "    tutorial_loss_grad(x.data(), y.data(), w.data(), b.data(), &value, w_bar, &b_bar);",
+                      '    std::printf("%.17g %.17g\\n", value, b_bar);', "    return 0;", "}", ""])
+    (tmp_path / "main.cpp").write_text(main)
+    cc = c_build.find_compiler()
+    subprocess.run([cc, "-std=c99", "-O2", "-c", "-o", str(tmp_path / "loss.o"), str(tmp_path / "loss.c")],
+                   check=True, capture_output=True)
+    exe = tmp_path / "main"
+    subprocess.run(["g++", "-Wall", "-Wextra", "-Werror", "-O2", "-o", str(exe), str(tmp_path / "main.cpp"),
+                    str(tmp_path / "loss.o"), "-lm"], check=True, capture_output=True)
+    got = [float(v) for v in subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()]
+    value, (_, b_bar) = gradc.compile(f, *args, wrt=wrt)(*args)
+    np.testing.assert_allclose(got, [value, b_bar], rtol=1e-12, atol=1e-14)
+    assert 'extern "C"' in header and "restrict" not in header
+
+
 NAN_CASES = {
     # (not maximum + minimum: SymPy simplifies the gradient 1 - h + h to 1, which differs only at NaN)
     "maximum": lambda x, y: np.sum(np.maximum(x, y) * 2.0 + np.minimum(y, x) * 3.0),

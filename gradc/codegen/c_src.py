@@ -373,8 +373,11 @@ def emit_c(functions, header_lines, guard):
     library_text = ["\n\n".join(library), ""] if library else []
     source = "\n".join(comment + [""] + includes + [""] + library_text + statics + ([""] if statics else [])
                        + ["\n\n".join(defs)])
-    hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", ""]
+    # C and C++ callers alike: C linkage, and no `restrict` (not C++; top-level qualifiers of parameters
+    # do not change a function's type, so these declarations match the restrict-qualified definitions)
+    hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
+                     "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
     for proto, doc, fname, _ in protos:
-        hdr += [f"/* {doc} */", proto + ";", f"size_t {fname}_work_size(void);", ""]
-    hdr += [f"#endif /* {guard} */"]
+        hdr += [f"/* {doc} */", proto.replace(" *restrict ", " *") + ";", f"size_t {fname}_work_size(void);", ""]
+    hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
     return source + "\n", "\n".join(hdr) + "\n"

@@ -18,12 +18,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Value of tutorial_loss. */
-void tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value);
+void tutorial_loss(const double *x, const double *y, const double *w, const double *b, double *value);
 size_t tutorial_loss_work_size(void);
 
 /* Value and gradient of tutorial_loss with respect to (w, b). */
-void tutorial_loss_grad(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value, double *restrict w_bar, double *restrict b_bar);
+void tutorial_loss_grad(const double *x, const double *y, const double *w, const double *b, double *value, double *w_bar, double *b_bar);
 size_t tutorial_loss_grad_work_size(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GRADC_TUTORIAL_LOSS_H */
