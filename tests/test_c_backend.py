@@ -223,6 +223,26 @@ def test_fast_entry_points_and_fallbacks():
 
 
 @needs_cc
+def test_float32_scalars_take_the_fast_entry_points():
+    from gradc.codegen import c_pyglue
+
+    def f(x, s):
+        return np.sum(np.exp(x)) * s
+
+    x, s = np.linspace(-1, 1, 5).astype(np.float32), np.float32(2.0)
+    c = gradc.compile(f, x, s, wrt=(0, 1), target="c")
+    n = gradc.compile(f, x, s, wrt=(0, 1))
+    assert c.fast == (c_pyglue.python_include() is not None)
+    if c.fast:
+        assert type(c.value_and_grad).__name__ == "builtin_function_or_method"
+    for got in (c.value_and_grad(x, s), c._slow_value_and_grad(x, s), c.value_and_grad(x, 2.0)):
+        (value, (x_bar, s_bar)), (ev, (ex, es)) = got, n.value_and_grad(x, s)
+        assert type(value) is np.float32 and type(s_bar) is np.float32 and x_bar.dtype == np.float32
+        np.testing.assert_allclose([value, s_bar], [ev, es], rtol=1e-6)
+        np.testing.assert_allclose(x_bar, ex, rtol=1e-6)
+
+
+@needs_cc
 def test_header_abi_from_plain_c(tmp_path):
     """A C program includes the header, links the unit, and gets the NumPy target's numbers."""
     f, args, wrt = CASES["tutorial"]

@@ -33,8 +33,8 @@ def numpy_include() -> str:
 
 
 def supported(graph) -> bool:
-    """Graphs the glue handles: no static parameters, scalar outputs only float64."""
-    return not graph.static and all(o.type.shape != () or o.type.dtype == "f64" for o in graph.outputs)
+    """Graphs the glue handles: those without static (compile-time constant) parameters."""
+    return not graph.static
 
 
 _HELPERS = r"""
@@ -50,6 +50,38 @@ _HELPERS = r"""
 static PyObject **objects(PyObject *module)
 {
     return (PyObject **)PyModule_GetState(module);
+}
+
+/* A NumPy scalar of exactly this type copied into *slot (8 bytes, enough for any supported dtype); else NULL. */
+static void *scalar_data(PyObject *obj, int typenum, double *slot)
+{
+    PyArray_Descr *d;
+    int same;
+    if (!PyArray_IsScalar(obj, Generic))
+        return NULL;
+    d = PyArray_DescrFromScalar(obj);
+    if (d == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    same = d->type_num == typenum && PyArray_ISNBO(d->byteorder);
+    Py_DECREF(d);
+    if (!same)
+        return NULL;
+    PyArray_ScalarAsCtype(obj, slot);
+    return slot;
+}
+
+/* A 0-d result as a NumPy scalar of its dtype (float64 results are Python floats). */
+static PyObject *scalar_result(void *data, int typenum)
+{
+    PyArray_Descr *d = PyArray_DescrFromType(typenum);
+    PyObject *r;
+    if (d == NULL)
+        return NULL;
+    r = PyArray_Scalar(data, d, NULL);
+    Py_DECREF(d);
+    return r;
 }
 
 /* The data of an exact ndarray of this type and shape, native byte order, aligned, C-contiguous; else NULL. */
@@ -134,6 +166,9 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
             L.append(f"        if (PyFloat_Check(args[{i}])) {{ s[{i}] = PyFloat_AS_DOUBLE(args[{i}]); "
                      f"p[{i}] = &s[{i}]; }}")
             L.append(f"        else if (({get}) == NULL) goto slow;")
+        elif t.shape == ():
+            L.append(f"        if ((p[{i}] = scalar_data(args[{i}], {t.np_dtype.num}, &s[{i}])) == NULL && "
+                     f"({get}) == NULL) goto slow;")
         else:
             L.append(f"        if (({get}) == NULL) goto slow;")
         L.append("    }")
@@ -159,8 +194,11 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     L.append(f"    {cfunc}({', '.join(args)});")
     L.append("    Py_END_ALLOW_THREADS" if work else "    }")
     for j, out in enumerate(graph.outputs):
-        if out.type.shape == ():
+        if out.type.shape == () and out.type.dtype == "f64":
             L.append(f"    o[{j}] = PyFloat_FromDouble(so[{j}]);")
+            L.append(f"    if (o[{j}] == NULL) goto fail;")
+        elif out.type.shape == ():
+            L.append(f"    o[{j}] = scalar_result(&so[{j}], {out.type.np_dtype.num});")
             L.append(f"    if (o[{j}] == NULL) goto fail;")
 
     def build(node):
