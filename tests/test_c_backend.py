@@ -408,3 +408,17 @@ def test_ctypes_path_without_python_headers(monkeypatch):
     _close(c(*args), n(*args))
     _close(c.forward(*args), n.forward(*args))
     _close(c.grad(*args), n.grad(*args))
+
+
+@needs_cc
+def test_astype_to_float32_rounds_inside_a_double_loop():
+    # x -> float32 -> float64 in one fused loop: NumPy rounds at the astype, so must the C code
+    def f(x, k):
+        return np.sum(x.astype(np.float32).astype(np.float64) * 3.0 + k.astype(np.float32) * 0.5)
+
+    x = np.array([1.0 + 2.0 ** -30, 2.0, 1.0 / 3.0])
+    k = np.array([2 ** 24 + 1, 3, 2 ** 25 + 3], dtype=np.int64)
+    n = gradc.compile(f, x, k)
+    c = gradc.compile(f, x, k, target="c")
+    assert c.forward(x, k) == n.forward(x, k)
+    np.testing.assert_array_equal(c.grad(x, k), n.grad(x, k))

@@ -35,7 +35,7 @@ class _Printer(C99CodePrinter):
     """
 
     def __init__(self, dtype="f64", vector=False, selects=False):
-        settings = {"user_functions": {"trunc": "trunc"}}
+        settings = {"user_functions": {"trunc": "trunc", "to_float32": "(float)"}}  # a cast reads as a call
         if dtype == "f32":
             settings["type_aliases"] = {real: float32}
         super().__init__(settings)

@@ -114,6 +114,7 @@ def sym():
     ns.sp, ns.isnan, ns.ite, ns.maximum, ns.minimum = sp, isnan, ite, maximum, minimum
     ns.log1p, ns.expm1 = log1p, expm1
     ns.trunc = sp.Function("trunc")
+    ns.to_float32 = sp.Function("to_float32")  # printed as the cast (float)(x): rounds to float32
     for name, fn in [("exp", sp.exp), ("log", sp.log), ("sqrt", sp.sqrt), ("sin", sp.sin), ("cos", sp.cos),
                      ("tan", sp.tan), ("tanh", sp.tanh), ("arctan", sp.atan), ("sinh", sp.sinh),
                      ("cosh", sp.cosh), ("abs", sp.Abs), ("floor", sp.floor)]:

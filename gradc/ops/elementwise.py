@@ -374,6 +374,8 @@ def _astype_c(a, p, ti, to):
         return s.ite(x, s.sp.Integer(1), s.sp.Integer(0))
     if dst.startswith("i") and src.startswith("f"):
         return s.trunc(x)  # C's conversion truncates too; explicit so fused uses see it
+    if dst == "f32" and src != "f32":
+        return s.to_float32(x)  # rounds here, even where the fused loop computes in double
     return x
 
 
