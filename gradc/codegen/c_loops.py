@@ -318,18 +318,14 @@ class LoopLowerings:
         suffix = "f" if ctype == "float" else ""
         fma = "GRADC_FMAF" if ctype == "float" else "GRADC_FMA"
         name = f"gradc_mm{'t' if strided_out else ''}{suffix}_{mr}x{nr}"
-        statics = self.module.statics
-        if ("gradc_fma", fma) not in statics:
-            fn = "fmaf" if ctype == "float" else "fma"
-            macro = "FP_FAST_FMAF" if ctype == "float" else "FP_FAST_FMA"
-            statics[("gradc_fma", fma)] = (fma, "\n".join([
-                f"/* a*b + c, one rounding where the machine has a fast {fn} */",
-                f"#ifdef {macro}", f"#define {fma}(a, b, c) {fn}(a, b, c)", "#else",
-                f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
-        key = ("gradc_mm", ctype, mr, nr, strided_out)
-        if key not in statics:
-            statics[key] = (name, "\n" + _kernel_text(name, ctype, fma, mr, nr, strided_out))
-        return name
+        fn = "fmaf" if ctype == "float" else "fma"
+        macro = "FP_FAST_FMAF" if ctype == "float" else "FP_FAST_FMA"
+        self.module.helper(("gradc_fma", fma), fma, lambda: "\n".join([
+            f"/* a*b + c, one rounding where the machine has a fast {fn} */",
+            f"#ifdef {macro}", f"#define {fma}(a, b, c) {fn}(a, b, c)", "#else",
+            f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
+        return self.module.helper(("gradc_mm", ctype, mr, nr, strided_out), name,
+                                  lambda: "\n" + _kernel_text(name, ctype, fma, mr, nr, strided_out))
 
     def matmul_rows(self, e, a, b, out, kdim):
         """``out[i, :] = sum_k a[i, k] * b[k, :]``: the inner loop runs along rows of ``b`` and ``out``."""

@@ -210,6 +210,18 @@ class Module:
             self.statics[key] = (name, f"static const {ctype} {name}[{max(len(values), 1)}] = {{{body}}};")
         return self.statics[key][0]
 
+    def helper(self, key, name: str, make_text) -> str:
+        """Define the helper ``name`` (a kernel, a macro) once per unit: ``make_text()`` is called on first use.
+
+        >>> m = Module(); m.helper(("k", 1), "gradc_k", lambda: "#define gradc_k 1")
+        'gradc_k'
+        >>> m.helper(("k", 1), "gradc_k", lambda: 1 / 0), m.definitions()
+        ('gradc_k', ['#define gradc_k 1'])
+        """
+        if key not in self.statics:
+            self.statics[key] = (name, make_text())
+        return self.statics[key][0]
+
     def definitions(self) -> list:
         return [line for _, line in self.statics.values()]
 
