@@ -1,7 +1,9 @@
 """What `make demo` runs: the tutorial loss traced, differentiated, emitted and run.
 
 It prints the IR, the emitted NumPy gradient module, and the gradient it
-computes next to a finite-difference check.
+computes next to a finite-difference check; then the same gradient as C
+(its header, built with the system compiler and run in process), next to
+the NumPy target's numbers.
 """
 import os
 import sys
@@ -12,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from logistic import loss  # noqa: E402
 
 import gradc  # noqa: E402
+from gradc.codegen.c_build import emit_sources_for, find_compiler  # noqa: E402
 
 
 def main():
@@ -31,6 +34,24 @@ def main():
     e[0] = h
     fd = (loss(x, y, w, b + e) - loss(x, y, w, b - e)) / (2 * h)
     print(f"finite difference d loss / d b[0] = {fd:.10f}, gradc: {b_bar[0]:.10f}")
+    run_c(x, y, w, b, value, w_bar, b_bar)
+
+
+def run_c(x, y, w, b, value, w_bar, b_bar):
+    if find_compiler() is None:
+        source, header = emit_sources_for(loss, x, y, w, b, wrt=("w", "b"))
+        print("\n== C target: no C compiler found (set $CC or install gcc); the emitted header is:")
+        print(header)
+        return
+    c = gradc.compile(loss, x, y, w, b, wrt=("w", "b"), target="c")
+    print("\n== the C header (gradc.compile(..., target='c').header)")
+    print(c.header)
+    c_value, (c_w_bar, c_b_bar) = c(x, y, w, b)
+    print("== running the C gradient in process")
+    print("loss  =", c_value)
+    print("b_bar =", c_b_bar)
+    worst = max(abs(c_value - value), np.max(abs(c_w_bar - w_bar)), np.max(abs(c_b_bar - b_bar)))
+    print(f"C and NumPy targets differ by at most {worst:.1e}")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ import sys
 
 import pytest
 
+from gradc.codegen.c_build import find_compiler
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(REPO, "examples")
 
 
-def run_example(name, *args):
-    env = dict(os.environ, PYTHONPATH=REPO)
+def run_example(name, *args, **env_overrides):
+    env = dict(os.environ, PYTHONPATH=REPO, **env_overrides)
     proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -31,8 +33,19 @@ def test_logistic():
 def test_demo_gradient_agrees_with_finite_difference():
     out = run_example("demo.py")
     assert "== IR of loss" in out and "def loss_grad(" in out
-    fd, ours = numbers(r"(-?\d+\.\d{6,})", out.splitlines()[-1])
+    line = next(line for line in out.splitlines() if line.startswith("finite difference"))
+    fd, ours = numbers(r"(-?\d+\.\d{6,})", line)
     assert abs(fd - ours) < 1e-6
+    if find_compiler() is not None:
+        assert "void loss_grad(const double *x" in out
+        assert numbers(r"C and NumPy targets differ by at most (\S+)", out)[0] < 1e-12
+    else:
+        assert "no C compiler found" in out
+
+
+def test_demo_without_a_c_compiler_still_shows_the_c_header():
+    out = run_example("demo.py", CC="", PATH=os.path.dirname(sys.executable))
+    assert "no C compiler found (set $CC or install gcc)" in out and "void loss_grad(const double *x" in out
 
 
 @pytest.mark.parametrize("flags, method", [((), "BFGS"), (("--no-scipy",), "gradient descent")])
