@@ -22,8 +22,9 @@ test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
 	$(PY) -m pytest -q tests gradc --doctest-modules
 	$(PY) -m ruff check .
 
-bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed)
+bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed): NumPy target, then C target
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/c_target.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
