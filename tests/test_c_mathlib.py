@@ -32,24 +32,31 @@ from gradc.codegen import c_build, c_mathlib  # noqa: E402
 CC = c_build.find_compiler()
 needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler found ($CC, cc or gcc)")
 
-FUNCS = ("exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh")
+# sin and cos: the branch-free versions over their range |x| <= c_mathlib.LIMITS, the scalar ones everywhere
+FUNCS = ("exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh", "sin", "cos", "sin_scalar", "cos_scalar")
+VECTOR_FUNCS = FUNCS[:-2]
 DTYPES = {"f64": np.float64, "f32": np.float32}
 CTYPE = {"f64": "double", "f32": "float"}
+NAMES = {dtype: {**c_mathlib.VECTOR_NAMES[dtype], **c_mathlib.LIMITED_NAMES[dtype],
+                 **{fn + "_scalar": name for fn, name in c_mathlib.SCALAR_NAMES[dtype].items()}} for dtype in DTYPES}
 MP = {"exp": mpmath.exp, "log": mpmath.log, "log1p": mpmath.log1p, "expm1": mpmath.expm1, "tanh": mpmath.tanh,
-      "sinh": mpmath.sinh, "cosh": mpmath.cosh}
+      "sinh": mpmath.sinh, "cosh": mpmath.cosh, "sin": mpmath.sin, "cos": mpmath.cos, "sin_scalar": mpmath.sin,
+      "cos_scalar": mpmath.cos}
 NP = {"exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh, "sinh": np.sinh,
-      "cosh": np.cosh}
+      "cosh": np.cosh, "sin": np.sin, "cos": np.cos, "sin_scalar": np.sin, "cos_scalar": np.cos}
 # largest error allowed, in ulps of the correctly rounded result (measured maxima are a little below)
 MAX_ULP = {("f64", "exp"): 1.0, ("f64", "log"): 1.0, ("f64", "log1p"): 1.0, ("f64", "expm1"): 2.0,
            ("f64", "tanh"): 2.5, ("f32", "exp"): 1.0, ("f32", "log"): 1.0, ("f32", "log1p"): 1.0,
            ("f32", "expm1"): 2.0, ("f32", "tanh"): 2.5, ("f64", "sinh"): 2.5, ("f64", "cosh"): 2.5,
-           ("f32", "sinh"): 2.5, ("f32", "cosh"): 2.5}
+           ("f32", "sinh"): 2.5, ("f32", "cosh"): 2.5, ("f64", "sin"): 1.0, ("f64", "cos"): 1.0,
+           ("f32", "sin"): 1.0, ("f32", "cos"): 1.0, ("f64", "sin_scalar"): 1.0, ("f64", "cos_scalar"): 1.0,
+           ("f32", "sin_scalar"): 1.0, ("f32", "cos_scalar"): 1.0}
 
 
 def _source() -> str:
-    names = [name for table in c_mathlib.VECTOR_NAMES.values() for name in table.values()]
+    names = [name for table in NAMES.values() for name in table.values()]
     parts = [c_mathlib.source(names)]
-    for dtype, table in c_mathlib.VECTOR_NAMES.items():
+    for dtype, table in NAMES.items():
         t = CTYPE[dtype]
         for name in table.values():
             parts.append(f"void loop_{name}(const {t} *restrict x, {t} *restrict y, long n)\n{{\n"
@@ -77,7 +84,7 @@ def _build(tmp):
 def call(lib, dtype, fn, x):
     x = np.ascontiguousarray(x, dtype=DTYPES[dtype])
     y = np.empty_like(x)
-    getattr(lib, "loop_" + c_mathlib.VECTOR_NAMES[dtype][fn])(
+    getattr(lib, "loop_" + NAMES[dtype][fn])(
         x.ctypes.data_as(ctypes.c_void_p), y.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(x.size))
     return y
 
@@ -87,7 +94,9 @@ def sweep(dtype, fn, n=4000):
     rng = np.random.default_rng(7)
     f32 = dtype == "f32"
     big = {"exp": (104.0 if f32 else 746.0), "expm1": (104.0 if f32 else 746.0), "tanh": (12.0 if f32 else 25.0),
-           "sinh": (90.0 if f32 else 711.0), "cosh": (90.0 if f32 else 711.0)}
+           "sinh": (90.0 if f32 else 711.0), "cosh": (90.0 if f32 else 711.0),
+           "sin": c_mathlib.LIMITS[dtype], "cos": c_mathlib.LIMITS[dtype], "sin_scalar": (3e38 if f32 else 1e300),
+           "cos_scalar": (3e38 if f32 else 1e300)}
     if fn in ("log", "log1p"):
         tiny, huge = (1e-45, 3e38) if f32 else (5e-324, 1.7e308)
         mags = np.exp(rng.uniform(np.log(tiny), np.log(huge), n))
@@ -99,6 +108,11 @@ def sweep(dtype, fn, n=4000):
         lim = big[fn]
         mags = np.exp(rng.uniform(np.log(1e-40 if f32 else 1e-300), np.log(lim), n))
         x = np.concatenate([mags, -mags, rng.uniform(-lim, lim, n), rng.uniform(-1.5, 1.5, n)])
+        if fn in ("sin", "cos", "sin_scalar", "cos_scalar"):  # around the multiples of pi/2, where reduction cancels
+            k = rng.integers(1, int(min(lim, c_mathlib.LIMITS[dtype])), n)
+            near = (k * (np.pi / 2)).astype(DTYPES[dtype])
+            at_limit = 4 * c_mathlib.LIMITS[dtype] * rng.uniform(-1, 1, n if "scalar" in fn else 0)
+            x = np.concatenate([x, near, -near, at_limit])
     return np.unique(x.astype(DTYPES[dtype]))
 
 
@@ -159,7 +173,7 @@ def test_float32_agrees_with_numpy(lib, fn):
     np.testing.assert_allclose(y, ref, rtol=4 * np.finfo(np.float32).eps, atol=4 * tiny)
 
 
-def special_values(dtype):
+def special_values(dtype, fn=""):
     dt = DTYPES[dtype]
     fi = np.finfo(dt)
     vals = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 2.0, 0.5, -0.5,
@@ -176,6 +190,12 @@ def special_values(dtype):
         vals += [88.72283, 88.72284, 88.8, 89.0, -87.33654, -87.4, -103.27893, -103.97208, -104.0, -100.0,
                  -95.0, -17.0, -18.0, 9.0, -9.0, 10.0, -10.0, 89.41598, 89.41599, -89.41598, -89.41599, 90.0,
                  0.34657359, 8.999999]
+    if fn in ("sin", "cos", "sin_scalar", "cos_scalar"):  # multiples of pi/2, the range limits, large arguments
+        lim = c_mathlib.LIMITS[dtype]
+        vals += [np.pi / 4, np.nextafter(np.pi / 4, 1), np.pi / 2, np.pi, 3 * np.pi / 2, 2 * np.pi, 1e5, 1e10, 1e20,
+                 1e300, -1e10, 355.0, 103993.0, 710.0, 1e6, lim, -lim, float(np.nextafter(dt(lim), dt(np.inf))),
+                 float(np.nextafter(dt(lim), dt(0))), 2.0 ** 1023, 6381956970095103 * 2.0 ** 797, 5.0e22]
+        vals += [k * np.pi / 2 for k in (3, 5, 7, 100, 1000, 12345, 123456, 654321)]
     with np.errstate(over="ignore"):
         x = np.array(vals, dtype=dt)
     return np.concatenate([x, fi.smallest_subnormal * np.arange(1, 40, dtype=dt),
@@ -186,7 +206,9 @@ def special_values(dtype):
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("fn", FUNCS)
 def test_special_values_as_numpy(lib, dtype, fn):
-    x = special_values(dtype)
+    x = special_values(dtype, fn)
+    if fn in ("sin", "cos"):  # the branch-free versions: NaN and infinities, and finite values in range
+        x = x[~np.isfinite(x) | (np.abs(x) <= c_mathlib.LIMITS[dtype])]
     y = call(lib, dtype, fn, x)
     with np.errstate(all="ignore"):
         ref = NP[fn](x)
@@ -208,7 +230,10 @@ def test_exact_identities(lib):
         assert call(lib, dtype, "exp", one[:2]).tolist() == [1.0, 1.0]
         assert call(lib, dtype, "log", one[2:]).tolist() == [0.0]
         assert call(lib, dtype, "cosh", one[:2]).tolist() == [1.0, 1.0]
-        for fn in ("log1p", "expm1", "tanh", "sinh"):  # odd at zero: the sign of zero kept, tiny x returned as is
+        assert call(lib, dtype, "cos", one[:2]).tolist() == [1.0, 1.0]
+        assert call(lib, dtype, "cos_scalar", one[:2]).tolist() == [1.0, 1.0]
+        # odd at zero: the sign of zero kept, tiny x returned as is
+        for fn in ("log1p", "expm1", "tanh", "sinh", "sin", "sin_scalar"):
             y = call(lib, dtype, fn, one[:2])
             assert y.tolist() == [0.0, 0.0] and np.signbit(y).tolist() == [False, True]
 
@@ -232,7 +257,9 @@ def test_loops_vectorise(tmp_path, machine):
                          capture_output=True, text=True, check=True).stderr
     loops = [n for n, line in enumerate(src.read_text().splitlines(), 1) if line.startswith("    for (long i")]
     vectorised = {int(line.split(":")[1]) for line in out.splitlines() if "loop vectorized" in line}
-    assert len(loops) == 2 * len(FUNCS) and set(loops) <= vectorised, (loops, sorted(vectorised))
+    lines = src.read_text().splitlines()
+    loops = [n for n in loops if "_scalar(" not in lines[n]]  # the scalar versions branch: they stay scalar
+    assert len(loops) == 2 * len(VECTOR_FUNCS) and set(loops) <= vectorised, (loops, sorted(vectorised))
 
 
 @needs_cc
@@ -293,7 +320,8 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
 
 
 def test_loops_call_gradc_math_only_where_they_vectorise():
-    """A loop that also calls libm's sin stays scalar: there libm's exp is the faster; scalars keep libm."""
+    """A loop that also calls sin stays scalar: there libm's exp is the faster, sin gradc's scalar one; scalars
+    keep libm's exp."""
     from gradc.codegen.c_src import emit_c
     from gradc.trace import trace
 
@@ -301,6 +329,26 @@ def test_loops_call_gradc_math_only_where_they_vectorise():
     src = emit_c([(trace(lambda x: np.exp(x) * np.log1p(x), x), "f", ["value"], "vector")], ["t"], "T_H")[0]
     assert "gradc_exp(x[k])*gradc_log1p(x[k])" in src and "static inline double gradc_exp(double x)" in src
     src = emit_c([(trace(lambda x: np.exp(x) * np.sin(x), x), "f", ["value"], "libm")], ["t"], "T_H")[0]
-    assert "exp(x[k])*sin(x[k])" in src and "gradc_" not in src
+    assert "exp(x[k])*gradc_sin_scalar(x[k])" in src and "gradc_exp" not in src
     src = emit_c([(trace(lambda x: np.exp(x) * 2.0, np.float64(0.5)), "f", ["value"], "scalar")], ["t"], "T_H")[0]
     assert "2.0*exp(x[0])" in src and "gradc_" not in src
+
+
+@needs_cc
+def test_scalar_workload_uses_gradc_sin_cos():
+    """The benchmark's scalar workload (sin(x)*exp(y) + x*y**2 and its gradient) calls gradc's scalar sin and cos,
+    which agree with NumPy's everywhere: small, reduced, past the range of the reduction (libm's), ±0, ±inf, NaN."""
+    import gradc
+
+    def f(x, y):
+        return np.sin(x) * np.exp(y) + x * y ** 2
+
+    c = gradc.compile(f, 0.7, -0.3, wrt=(0, 1), target="c")
+    assert "gradc_sin_scalar(x[0])" in c.c_source and "gradc_cos_scalar(x[0])" in c.c_source
+    for x in [0.7, -0.0, 0.0, 2.5, -100.0, 1e5, 2.0 ** 20, 1048576.5, 1e10, -1e300, 1e300, np.pi / 2, np.inf, np.nan]:
+        value, (gx, gy) = c.value_and_grad(x, -0.3)
+        with np.errstate(invalid="ignore"):
+            ref = (np.sin(x) * np.exp(-0.3) + x * 0.09, np.cos(x) * np.exp(-0.3) + 0.09)
+        np.testing.assert_allclose([value, gx], ref, rtol=1e-12, atol=0)
+        if x == 0.0:
+            assert value == 0.0 and gx == np.exp(-0.3) + 0.09

@@ -1,4 +1,5 @@
-"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1``, ``tanh``, ``sinh`` and ``cosh``.
+"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1``, ``tanh``, ``sinh``, ``cosh``, ``sin``
+and ``cos``.
 
 A loop that calls libm cannot be vectorised: each element pays a call. These
 are ``static inline`` functions, emitted into a translation unit only when
@@ -18,8 +19,19 @@ right; ``expm1`` is ``2**k (expm1(r) + 1) - 1`` arranged so it never cancels;
 formulas in ``expm1(|x|)``, and ``exp(|x|)/2`` beyond; ``log`` and ``log1p`` split
 ``x = 2**k m`` with ``m`` in ``[sqrt(1/2), sqrt(2))`` and use fdlibm's minimax
 series in ``s = f / (2 + f)``, ``f = m - 1``, ``log1p`` adding the rounding error
-of ``1 + x`` as a correction. Each has a ``float`` twin (suffix ``f``) computed
-in ``float`` with shorter series. Horner steps use ``fma`` where C99's
+of ``1 + x`` as a correction. ``sin`` and ``cos`` reduce ``x = n pi/2 + r`` by
+Cody-Waite with pi/2 in four parts (three of 33 bits, so ``n * part`` is exact for
+``|n| < 2**20``) keeping each step's rounding error, so ``r`` is a head and a tail good
+to about ``2**-110`` even next to the multiples of pi/2; fdlibm's kernel polynomials
+give ``sin(r)`` and ``cos(r)``, picked and signed by ``n mod 4`` with masks. That holds
+for ``|x| <= 2**20`` (``LIMITS``); beyond, the result is wrong, so code calls them
+through ``gradc_sin_scalar`` and ``gradc_cos_scalar`` (``SCALAR_NAMES``), which branch
+to libm's beyond the limit and for infinities and NaN, skip the reduction below pi/4
+and take fdlibm's two-part one where it is exact enough: about twice as fast as
+glibc's ``sin``, ``cos`` and ``sincos`` (measured 3.5 against 8.5 ns at 0.7, 4.7
+against 9.2 ns at 100; 0.5 ns slower beyond ``2**20``). The ``float`` ones compute in
+``double`` (musl's ``__rem_pio2f``, ``__sindf``, ``__cosdf``) up to ``2**28``. The others
+have a ``float`` twin (suffix ``f``) computed in ``float`` with shorter series. Horner steps use ``fma`` where C99's
 ``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in
 accuracy). Measured errors against mpmath are in ``tests/test_c_mathlib.py``
 (all within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and
@@ -41,6 +53,16 @@ VECTOR_NAMES = {
             "tanh": "gradc_tanh", "sinh": "gradc_sinh", "cosh": "gradc_cosh"},
     "f32": {"exp": "gradc_expf", "log": "gradc_logf", "log1p": "gradc_log1pf", "expm1": "gradc_expm1f",
             "tanh": "gradc_tanhf", "sinh": "gradc_sinhf", "cosh": "gradc_coshf"},
+}
+
+# right for |x| <= LIMITS only (the reduction by pi/2 is Cody-Waite's): the scalar versions below wrap them
+LIMITED_NAMES = {"f64": {"sin": "gradc_sin", "cos": "gradc_cos"}, "f32": {"sin": "gradc_sinf", "cos": "gradc_cosf"}}
+LIMITS = {"f64": 2.0 ** 20, "f32": 2.0 ** 28}
+
+# in scalar code (a call per element anyway): a branch to libm's for large and non-finite arguments
+SCALAR_NAMES = {
+    "f64": {"sin": "gradc_sin_scalar", "cos": "gradc_cos_scalar"},
+    "f32": {"sin": "gradc_sinf_scalar", "cos": "gradc_cosf_scalar"},
 }
 
 _BITS = """\
@@ -385,6 +407,200 @@ static inline float gradc_log1pf(float x)
     return gradc_selectf((x > -1.0F) & (x < HUGE_VALF), gradc_selectf(fabsf(x) < 0x1p-30F, x, y), edge);
 }"""
 
+_PIO2_REDUCE = """\
+/* x = n*pi/2 + (*hi + *lo) with |*hi + *lo| <= pi/4 (a little more where x*2/pi rounds up), for |x| <= 2**20;
+ * returns n (an integer in a double) and leaves n mod 4 in the low bits of *q.  Cody-Waite with pi/2 in four
+ * parts, the first three of 33 bits (n*part exact for |n| < 2**20) and each difference's rounding error kept
+ * (two-sum), so the reduced argument is good to about 2**-110 absolute: near the multiples of pi/2 too */
+static inline double gradc_pio2_reduce(double x, double *hi, double *lo, uint64_t *q)
+{
+    const double shift = 0x1.8p52;
+    const double ks = x * 0x1.45f306dc9c883p-1 + shift;
+    const double n = ks - shift;
+    const double r1 = x - n * 0x1.921fb544p+0;  /* exact */
+    const double p2 = n * 0x1.0b4611a6p-34;
+    const double s = r1 - p2;
+    const double sb = s - r1;
+    const double e2 = (r1 - (s - sb)) - (p2 + sb);
+    const double p3 = n * 0x1.3198a2ep-69;
+    const double t = s - p3;
+    const double tb = t - s;
+    const double e3 = (s - (t - tb)) - (p3 + tb);
+    const double l = (e2 + e3) - n * 0x1.b839a252049c1p-104;
+    *hi = t + l;
+    *lo = l - (*hi - t);
+    *q = gradc_bits(ks);
+    return n;
+}"""
+
+_SIN_KERNEL = """\
+/* sin(x + y) for |x + y| <= pi/4 and |y| below half an ulp of x (fdlibm's __kernel_sin: error below 2**-58) */
+static inline double gradc_sin_kernel(double x, double y)
+{
+    const double z = x * x;
+    const double w = z * z;
+    const double r = 0x1.111111110f8a6p-7 + z * (-0x1.a01a019c161d5p-13 + z * 0x1.71de357b1fe7dp-19)
+                     + z * w * (-0x1.ae5e68a2b9cebp-26 + z * 0x1.5d93a5acfd57cp-33);
+    const double v = z * x;
+    return x - ((z * (0.5 * y - v * r) - y) - v * -0x1.5555555555549p-3);
+}"""
+
+_COS_KERNEL = """\
+/* cos(x + y) for |x + y| <= pi/4 and |y| below half an ulp of x (fdlibm's __kernel_cos, musl's form) */
+static inline double gradc_cos_kernel(double x, double y)
+{
+    const double z = x * x;
+    const double w = z * z;
+    const double r = z * (0x1.555555555554cp-5 + z * (-0x1.6c16c16c15177p-10 + z * 0x1.a01a019cb1590p-16))
+                     + w * w * (-0x1.27e4f809c52adp-22 + z * (0x1.1ee9ebdb4b1c4p-29 + z * -0x1.8fae9be8838d4p-37));
+    const double hz = 0.5 * z;
+    const double u = 1.0 - hz;
+    return u + (((1.0 - u) - hz) + (z * r - x * y));
+}"""
+
+_SIN = """\
+/* sin(x) for |x| <= 2**20 (and NaN for NaN): sin or cos of the reduced argument by the quadrant, by masks.
+ * Beyond 2**20 the result is wrong: the callers take libm's there (gradc_sin_scalar, the fix-up loops) */
+static inline double gradc_sin(double x)
+{
+    double hi, lo;
+    uint64_t q;
+    (void)gradc_pio2_reduce(x, &hi, &lo, &q);
+    const double y = gradc_select((int)(q & 1), gradc_cos_kernel(hi, lo), gradc_sin_kernel(hi, lo));
+    const double r = gradc_from_bits(gradc_bits(y) ^ ((q & 2) << 62));
+    return gradc_select(fabs(x) < 0x1p-26, x, r);  /* keeps -0.0 and subnormals exact */
+}"""
+
+_COS = """\
+/* cos(x) for |x| <= 2**20 (and NaN for NaN): as gradc_sin */
+static inline double gradc_cos(double x)
+{
+    double hi, lo;
+    uint64_t q;
+    (void)gradc_pio2_reduce(x, &hi, &lo, &q);
+    const double y = gradc_select((int)(q & 1), gradc_sin_kernel(hi, lo), gradc_cos_kernel(hi, lo));
+    return gradc_from_bits(gradc_bits(y) ^ (((q + 1) & 2) << 62));
+}"""
+
+_PIO2_REDUCE_SCALAR = """\
+/* gradc_pio2_reduce with branches, for scalar code: nothing to do below pi/4, pi/2 in two parts (fdlibm's
+ * first step) unless the result is below 2**-10, where the two parts' error would show, then the full one */
+static inline void gradc_pio2_reduce_scalar(double x, double *hi, double *lo, uint64_t *q)
+{
+    if (fabs(x) <= 0x1.921fb54442d18p-1) {
+        *hi = x;
+        *lo = 0.0;
+        *q = 0;
+        return;
+    }
+    const double shift = 0x1.8p52;
+    const double ks = x * 0x1.45f306dc9c883p-1 + shift;
+    const double n = ks - shift;
+    const double r = x - n * 0x1.921fb544p+0;  /* exact */
+    const double w = n * 0x1.0b4611a626331p-34;
+    const double h = r - w;
+    if (fabs(h) >= 0x1p-10) {
+        *hi = h;
+        *lo = (r - h) - w;
+        *q = gradc_bits(ks);
+        return;
+    }
+    (void)gradc_pio2_reduce(x, hi, lo, q);
+}"""
+
+_SIN_SCALAR = """\
+/* sin(x) in scalar code: gradc_sin's method up to |x| = 2**20, libm's sin beyond and for infinities and NaN */
+static inline double gradc_sin_scalar(double x)
+{
+    if (!(fabs(x) <= 0x1p20)) {
+        return sin(x);
+    }
+    double hi, lo;
+    uint64_t q;
+    gradc_pio2_reduce_scalar(x, &hi, &lo, &q);
+    const double y = (q & 1) ? gradc_cos_kernel(hi, lo) : gradc_sin_kernel(hi, lo);
+    return (q & 2) ? -y : y;
+}"""
+
+_COS_SCALAR = """\
+/* cos(x) in scalar code: as gradc_sin_scalar */
+static inline double gradc_cos_scalar(double x)
+{
+    if (!(fabs(x) <= 0x1p20)) {
+        return cos(x);
+    }
+    double hi, lo;
+    uint64_t q;
+    gradc_pio2_reduce_scalar(x, &hi, &lo, &q);
+    const double y = (q & 1) ? gradc_sin_kernel(hi, lo) : gradc_cos_kernel(hi, lo);
+    return ((q + 1) & 2) ? -y : y;
+}"""
+
+_PIO2_REDUCEF = """\
+/* float x = n*pi/2 + r in double, |r| <= pi/4 (a little more), for |x| <= 2**28: pi/2 in a 25-bit part
+ * (n*part exact) and a 53-bit one (musl's __rem_pio2f): r good to 2**-60 relative, near multiples of pi/2 too */
+static inline double gradc_pio2_reducef(float x, uint64_t *q)
+{
+    const double shift = 0x1.8p52;
+    const double ks = (double)x * 0x1.45f306dc9c883p-1 + shift;
+    const double n = ks - shift;
+    *q = gradc_bits(ks);
+    return ((double)x - n * 0x1.921fb5p+0) - n * 0x1.110b4611a6263p-26;
+}"""
+
+_SIN_KERNELF = """\
+/* sin(x) for |x| <= pi/4, in double for a float result (musl's __sindf: error below 2**-37) */
+static inline double gradc_sin_kernelf(double x)
+{
+    const double z = x * x;
+    const double s = z * x;
+    return (x + s * (-0x1.5555554cbac77p-3 + z * 0x1.11110896efbb2p-7))
+           + s * (z * z) * (-0x1.a00f9e2cae774p-13 + z * 0x1.6cd878c3b46a7p-19);
+}"""
+
+_COS_KERNELF = """\
+/* cos(x) for |x| <= pi/4, in double for a float result (musl's __cosdf) */
+static inline double gradc_cos_kernelf(double x)
+{
+    const double z = x * x;
+    const double w = z * z;
+    return ((1.0 + z * -0x1.ffffffd0c5e81p-2) + w * 0x1.55553e1053a42p-5)
+           + (w * z) * (-0x1.6c087e80f1e27p-10 + z * 0x1.99342e0ee5069p-16);
+}"""
+
+_SINF = """\
+/* sinf(x) for |x| <= 2**28 (and NaN for NaN), computed in double and rounded once */
+static inline float gradc_sinf(float x)
+{
+    uint64_t q;
+    const double r = gradc_pio2_reducef(x, &q);
+    const double y = gradc_select((int)(q & 1), gradc_cos_kernelf(r), gradc_sin_kernelf(r));
+    const float f = (float)gradc_from_bits(gradc_bits(y) ^ ((q & 2) << 62));
+    return gradc_selectf(fabsf(x) < 0x1p-12F, x, f);
+}"""
+
+_COSF = """\
+/* cosf(x) for |x| <= 2**28 (and NaN for NaN): as gradc_sinf */
+static inline float gradc_cosf(float x)
+{
+    uint64_t q;
+    const double r = gradc_pio2_reducef(x, &q);
+    const double y = gradc_select((int)(q & 1), gradc_sin_kernelf(r), gradc_cos_kernelf(r));
+    return (float)gradc_from_bits(gradc_bits(y) ^ (((q + 1) & 2) << 62));
+}"""
+
+_SINF_SCALAR = """\
+static inline float gradc_sinf_scalar(float x)
+{
+    return fabsf(x) <= 0x1p28F ? gradc_sinf(x) : sinf(x);
+}"""
+
+_COSF_SCALAR = """\
+static inline float gradc_cosf_scalar(float x)
+{
+    return fabsf(x) <= 0x1p28F ? gradc_cosf(x) : cosf(x);
+}"""
+
 # name -> (C text, the names it calls); listed in definition order (callees first)
 _LIBRARY = {
     "gradc_bits": (_BITS, ()),
@@ -415,6 +631,22 @@ _LIBRARY = {
     "gradc_logf": (_LOGF, ("gradc_selectf", "gradc_log_seriesf")),
     "gradc_log1p": (_LOG1P, ("gradc_select", "gradc_log_series")),
     "gradc_log1pf": (_LOG1PF, ("gradc_selectf", "gradc_log_seriesf")),
+    "gradc_pio2_reduce": (_PIO2_REDUCE, ("gradc_bits",)),
+    "gradc_sin_kernel": (_SIN_KERNEL, ()),
+    "gradc_cos_kernel": (_COS_KERNEL, ()),
+    "gradc_sin": (_SIN, ("gradc_select", "gradc_pio2_reduce", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_cos": (_COS, ("gradc_select", "gradc_pio2_reduce", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_pio2_reduce_scalar": (_PIO2_REDUCE_SCALAR, ("gradc_pio2_reduce",)),
+    "gradc_sin_scalar": (_SIN_SCALAR, ("gradc_pio2_reduce_scalar", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_cos_scalar": (_COS_SCALAR, ("gradc_pio2_reduce_scalar", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_pio2_reducef": (_PIO2_REDUCEF, ("gradc_bits",)),
+    "gradc_sin_kernelf": (_SIN_KERNELF, ()),
+    "gradc_cos_kernelf": (_COS_KERNELF, ()),
+    "gradc_sinf": (_SINF, ("gradc_select", "gradc_selectf", "gradc_pio2_reducef", "gradc_sin_kernelf",
+                           "gradc_cos_kernelf")),
+    "gradc_cosf": (_COSF, ("gradc_select", "gradc_pio2_reducef", "gradc_sin_kernelf", "gradc_cos_kernelf")),
+    "gradc_sinf_scalar": (_SINF_SCALAR, ("gradc_sinf",)),
+    "gradc_cosf_scalar": (_COSF_SCALAR, ("gradc_cosf",)),
 }
 
 _CALL = re.compile(r"\b(gradc_\w+)\(")
