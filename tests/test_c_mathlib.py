@@ -300,7 +300,8 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
 
     def loss(x, y, w, b):
         z = x @ w + b
-        return np.mean(np.maximum(z, 0.0) - z * y + np.log1p(np.exp(-np.abs(z))) + np.tanh(z) * np.expm1(-z * z))
+        return np.mean(np.maximum(z, 0.0) - z * y + np.log1p(np.exp(-np.abs(z))) + np.tanh(z) * np.expm1(-z * z)
+                       + np.sin(z) * np.cos(2.0 * z))
 
     r = np.random.default_rng(0)
     tuning = ["-mavx2", "-mfma", "-fno-math-errno"] if machine == "avx2" else list(c_build.tuning_flags(CC))
@@ -312,26 +313,67 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
         out = subprocess.run([CC, *c_build.FLAGS, *tuning, "-fopt-info-vec-optimized", str(path), "-o",
                               str(tmp_path / "loss.so")], capture_output=True, text=True, check=True).stderr
         lines = src.splitlines()
+        # the loops calling gradc's math (not the fix-up loops after them: those run scalar, rarely)
         loops = [n for n, line in enumerate(lines, 1)
-                 if line.lstrip().startswith("for (long k = 0;") and re.search(r"gradc_(exp|log|tanh)", lines[n + 1]
-                                                                               + lines[n] + lines[n + 2])]
+                 if line.lstrip().startswith("for (long k = 0;") and not lines[n].lstrip().startswith("if (")
+                 and re.search(r"gradc_(exp|log|tanh|sin|cos)", lines[n + 1] + lines[n] + lines[n + 2])]
         vectorised = {int(line.split(":")[1]) for line in out.splitlines() if "loop vectorized" in line}
         assert len(loops) >= 2 and set(loops) <= vectorised, (dt, loops, sorted(vectorised))
 
 
 def test_loops_call_gradc_math_only_where_they_vectorise():
-    """A loop that also calls sin stays scalar: there libm's exp is the faster, sin gradc's scalar one; scalars
-    keep libm's exp."""
+    """A loop that also calls libm's tan stays scalar: there libm's exp is the faster, sin gradc's scalar one (a
+    branch to libm's for large arguments); scalars keep libm's exp. A loop with sin and cos vectorises: it notes
+    arguments beyond gradc_sin's range, and a second loop recomputes just those elements, only if there are any."""
     from gradc.codegen.c_src import emit_c
     from gradc.trace import trace
 
     x = np.linspace(0.1, 1.0, 12).reshape(3, 4)
     src = emit_c([(trace(lambda x: np.exp(x) * np.log1p(x), x), "f", ["value"], "vector")], ["t"], "T_H")[0]
     assert "gradc_exp(x[k])*gradc_log1p(x[k])" in src and "static inline double gradc_exp(double x)" in src
-    src = emit_c([(trace(lambda x: np.exp(x) * np.sin(x), x), "f", ["value"], "libm")], ["t"], "T_H")[0]
-    assert "exp(x[k])*gradc_sin_scalar(x[k])" in src and "gradc_exp" not in src
+    src = emit_c([(trace(lambda x: np.exp(x) * np.tan(x) + np.sin(x), x), "f", ["value"], "libm")], ["t"], "T_H")[0]
+    assert "exp(x[k])*tan(x[k]) + gradc_sin_scalar(x[k])" in src and "gradc_exp" not in src
     src = emit_c([(trace(lambda x: np.exp(x) * 2.0, np.float64(0.5)), "f", ["value"], "scalar")], ["t"], "T_H")[0]
     assert "2.0*exp(x[0])" in src and "gradc_" not in src
+    src = emit_c([(trace(lambda x: np.exp(x) * np.sin(x), x), "f", ["value"], "sin")], ["t"], "T_H")[0]
+    body = src[src.index("void f("):]
+    assert "int q0 = 0;" in body and "value[k] = gradc_exp(x[k])*gradc_sin(x[k]);" in body
+    assert "q0 |= (fabs(x[k]) > 0x1p20);" in body and "if (q0) {" in body and "if ((fabs(x[k]) > 0x1p20)) {" in body
+    assert "value[k] = exp(x[k])*gradc_sin_scalar(x[k]);" in body
+    src = emit_c([(trace(lambda x: np.cos(x * x), x.astype(np.float32)), "f", ["value"], "cos")], ["t"], "T_H")[0]
+    assert "(fabsf((x[k]*x[k])) > 0x1p28F)" in src and "gradc_cosf(" in src and "gradc_cosf_scalar(" in src
+
+
+@needs_cc
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_sin_cos_loops_agree_with_numpy_everywhere(dt):
+    """Arrays with some arguments beyond gradc_sin's range (and ±0, ±inf, NaN): the fix-up loop gives libm's."""
+    import gradc
+
+    def g(x, b):
+        return np.sin(x * 2.0 + b) * np.exp(-x * x * 1e-12) + np.cos(x) * np.tanh(x)
+
+    def f(x, b, w):  # the gradient with respect to w is g(x, b)
+        return np.sum(g(x, b) * w)
+
+    rng = np.random.default_rng(3)
+    special = [0.0, -0.0, 1e5, 1e10, -1e300 if dt == np.float64 else -1e30, -2.0 ** 20, 2.0 ** 20 + 1, 3e8,
+               np.pi / 2 * 12345, np.inf, -np.inf, np.nan, 2.0 ** 28, 5e8]
+    x = np.concatenate([rng.uniform(-10, 10, 64 - len(special)), special]).astype(dt).reshape(8, 8)
+    b = rng.uniform(-1, 1, 8).astype(dt)
+    w = np.ones((8, 8), dt)
+    c = gradc.compile(f, x, b, w, wrt="w", target="c")
+    sfx = "f" if dt == np.float32 else ""
+    assert f"gradc_sin{sfx}(" in c.c_source and f"gradc_sin{sfx}_scalar(" in c.c_source
+    with np.errstate(all="ignore"):
+        ref = g(x, b)  # in float32 for float32: 2x + b rounds as the C code rounds it
+        y = c.grad(x, b, w)
+    assert np.array_equal(np.isnan(y), np.isnan(ref))
+    ok = ~np.isnan(ref)
+    np.testing.assert_allclose(y[ok], ref[ok], rtol=1e-12 if dt == np.float64 else 1e-5,
+                               atol=0 if dt == np.float64 else 1e-6)
+    zero = c.grad(np.full((8, 8), -0.0, dt), np.full(8, -0.0, dt), w)  # sin(-0) = -0, cos(-0) * tanh(-0) = -0
+    assert zero.tolist() == np.zeros((8, 8)).tolist() and np.signbit(zero).all()
 
 
 @needs_cc

@@ -30,8 +30,9 @@ class _Printer(C99CodePrinter):
     """SymPy's C99 printer, with ternaries on one line and booleans as 0/1.
 
     ``dtype="f32"`` computes in ``float`` (``expf``, ``1.5F``); ``vector=True`` calls
-    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's, ``vector=False``
-    its scalar sin and cos (a branch to libm's beyond ``|x| = 2**20``, faster than glibc's below);
+    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's (sin and cos: right
+    up to ``|x| = 2**20`` only, the caller fixes larger arguments up), ``vector=False`` its scalar sin and
+    cos (a branch to libm's beyond ``|x| = 2**20``, faster than glibc's below);
     ``selects=True`` prints ``cond ? a : b`` as ``gradc_select(cond, a, b)`` (float values only).
     """
 
@@ -40,7 +41,8 @@ class _Printer(C99CodePrinter):
         if dtype == "f32":
             settings["type_aliases"] = {real: float32}
         super().__init__(settings)
-        self.vector_names = (c_mathlib.VECTOR_NAMES if vector else c_mathlib.SCALAR_NAMES)[dtype]
+        self.vector_names = ({**c_mathlib.VECTOR_NAMES[dtype], **c_mathlib.LIMITED_NAMES[dtype]} if vector
+                             else c_mathlib.SCALAR_NAMES[dtype])
         self.select_name = ("gradc_selectf" if dtype == "f32" else "gradc_select") if selects else None
 
     def _print_vectorisable(self, expr):
