@@ -1,5 +1,5 @@
-"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1``, ``tanh``, ``sinh``, ``cosh``, ``sin``
-and ``cos``.
+"""Vectorisable C99 versions of libm's ``exp``, ``log``, ``log1p``, ``expm1``, ``tanh``, ``sinh``, ``cosh``, ``sin``,
+``cos`` and ``tan``.
 
 A loop that calls libm cannot be vectorised: each element pays a call. These
 are ``static inline`` functions, emitted into a translation unit only when
@@ -21,23 +21,24 @@ formulas in ``expm1(|x|)``, and ``exp(|x|)/2`` beyond; ``log`` and ``log1p`` spl
 series in ``s = f / (2 + f)``, ``f = m - 1``, ``log1p`` adding the rounding error
 of ``1 + x`` as a correction. ``sin`` and ``cos`` reduce ``x = n pi/2 + r`` by
 Cody-Waite with pi/2 in four parts (three of 33 bits, so ``n * part`` is exact for
-``|n| < 2**20``) keeping each step's rounding error, so ``r`` is a head and a tail good
-to about ``2**-110`` even next to the multiples of pi/2; fdlibm's kernel polynomials
-give ``sin(r)`` and ``cos(r)``, picked and signed by ``n mod 4`` with masks. That holds
-for ``|x| <= 2**20`` (``LIMITS``); beyond, the result is wrong, so code calls them
-through ``gradc_sin_scalar`` and ``gradc_cos_scalar`` (``SCALAR_NAMES``), which branch
-to libm's beyond the limit and for infinities and NaN, skip the reduction below pi/4
-and take fdlibm's two-part one where it is exact enough: about twice as fast as
-glibc's ``sin``, ``cos`` and ``sincos`` (measured 3.5 against 8.5 ns at 0.7, 4.7
-against 9.2 ns at 100; 0.5 ns slower beyond ``2**20``). The ``float`` ones compute in
-``double`` (musl's ``__rem_pio2f``, ``__sindf``, ``__cosdf``) up to ``2**28``. The others
-have a ``float`` twin (suffix ``f``) computed in ``float`` with shorter series. Horner steps use ``fma`` where C99's
+``|n| < 2**20``) keeping each step's rounding error, so ``r`` is a head and a tail
+good to about ``2**-110`` even next to the multiples of pi/2; fdlibm's kernel
+polynomials give ``sin(r)`` and ``cos(r)``, picked and signed by ``n mod 4`` with
+masks (``tan`` is ``sin(r)/cos(r)`` or ``-cos(r)/sin(r)``). That holds for ``|x| <=
+2**20`` (``LIMITS``); beyond, the result is wrong, so code calls them through
+``gradc_sin_scalar`` and the like (``SCALAR_NAMES``), which branch to libm's beyond
+the limit and for infinities and NaN, skip the reduction below pi/4 and take
+fdlibm's two-part one where it is exact enough: about twice as fast as glibc's
+``sin``, ``cos`` and ``sincos`` (measured 3.5 against 8.5 ns at 0.7, 4.7 against 9.2
+ns at 100; 0.5 ns slower beyond ``2**20``; tan 5.3 against 8.7 ns at 0.7). The
+``float`` ones compute in ``double`` (musl's ``__rem_pio2f``, ``__sindf``,
+``__cosdf``) up to ``2**28``. The others have a ``float`` twin (suffix ``f``)
+computed in ``float`` with shorter series. Horner steps use ``fma`` where C99's
 ``FP_FAST_FMA`` says it is fast (results then differ in the last bit, not in
-accuracy). Measured errors against mpmath are in ``tests/test_c_mathlib.py``
-(all within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and
-subnormals follow C99 Annex F like libm. The bit manipulations assume what
-Annex F and NumPy do: IEEE 754 binary64 and binary32, integers and floats of
-one byte order.
+accuracy). Measured errors against mpmath are in ``tests/test_c_mathlib.py`` (all
+within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and subnormals
+follow C99 Annex F like libm. The bit manipulations assume what Annex F and NumPy
+do: IEEE 754 binary64 and binary32, integers and floats of one byte order.
 
 >>> VECTOR_NAMES["f32"]["exp"]
 'gradc_expf'
@@ -56,13 +57,14 @@ VECTOR_NAMES = {
 }
 
 # right for |x| <= LIMITS only (the reduction by pi/2 is Cody-Waite's): the scalar versions below wrap them
-LIMITED_NAMES = {"f64": {"sin": "gradc_sin", "cos": "gradc_cos"}, "f32": {"sin": "gradc_sinf", "cos": "gradc_cosf"}}
+LIMITED_NAMES = {"f64": {"sin": "gradc_sin", "cos": "gradc_cos", "tan": "gradc_tan"},
+                 "f32": {"sin": "gradc_sinf", "cos": "gradc_cosf", "tan": "gradc_tanf"}}
 LIMITS = {"f64": 2.0 ** 20, "f32": 2.0 ** 28}
 
 # in scalar code (a call per element anyway): a branch to libm's for large and non-finite arguments
 SCALAR_NAMES = {
-    "f64": {"sin": "gradc_sin_scalar", "cos": "gradc_cos_scalar"},
-    "f32": {"sin": "gradc_sinf_scalar", "cos": "gradc_cosf_scalar"},
+    "f64": {"sin": "gradc_sin_scalar", "cos": "gradc_cos_scalar", "tan": "gradc_tan_scalar"},
+    "f32": {"sin": "gradc_sinf_scalar", "cos": "gradc_cosf_scalar", "tan": "gradc_tanf_scalar"},
 }
 
 _BITS = """\
@@ -508,6 +510,20 @@ static inline void gradc_pio2_reduce_scalar(double x, double *hi, double *lo, ui
     (void)gradc_pio2_reduce(x, hi, lo, q);
 }"""
 
+_TAN = """\
+/* tan(x) for |x| <= 2**20 (and NaN for NaN): sin(r)/cos(r), or -cos(r)/sin(r) in the odd quadrants */
+static inline double gradc_tan(double x)
+{
+    double hi, lo;
+    uint64_t q;
+    (void)gradc_pio2_reduce(x, &hi, &lo, &q);
+    const double s = gradc_sin_kernel(hi, lo);
+    const double c = gradc_cos_kernel(hi, lo);
+    const int odd = (int)(q & 1);
+    const double y = gradc_select(odd, -c, s) / gradc_select(odd, s, c);
+    return gradc_select(fabs(x) < 0x1p-27, x, y);  /* keeps -0.0 and subnormals exact */
+}"""
+
 _SIN_SCALAR = """\
 /* sin(x) in scalar code: gradc_sin's method up to |x| = 2**20, libm's sin beyond and for infinities and NaN */
 static inline double gradc_sin_scalar(double x)
@@ -534,6 +550,21 @@ static inline double gradc_cos_scalar(double x)
     gradc_pio2_reduce_scalar(x, &hi, &lo, &q);
     const double y = (q & 1) ? gradc_sin_kernel(hi, lo) : gradc_cos_kernel(hi, lo);
     return ((q + 1) & 2) ? -y : y;
+}"""
+
+_TAN_SCALAR = """\
+/* tan(x) in scalar code: as gradc_sin_scalar */
+static inline double gradc_tan_scalar(double x)
+{
+    if (!(fabs(x) <= 0x1p20)) {
+        return tan(x);
+    }
+    double hi, lo;
+    uint64_t q;
+    gradc_pio2_reduce_scalar(x, &hi, &lo, &q);
+    const double s = gradc_sin_kernel(hi, lo);
+    const double c = gradc_cos_kernel(hi, lo);
+    return (q & 1) ? -c / s : s / c;
 }"""
 
 _PIO2_REDUCEF = """\
@@ -589,6 +620,19 @@ static inline float gradc_cosf(float x)
     return (float)gradc_from_bits(gradc_bits(y) ^ (((q + 1) & 2) << 62));
 }"""
 
+_TANF = """\
+/* tanf(x) for |x| <= 2**28 (and NaN for NaN): as gradc_tan, in double, rounded once */
+static inline float gradc_tanf(float x)
+{
+    uint64_t q;
+    const double r = gradc_pio2_reducef(x, &q);
+    const double s = gradc_sin_kernelf(r);
+    const double c = gradc_cos_kernelf(r);
+    const int odd = (int)(q & 1);
+    const float y = (float)(gradc_select(odd, -c, s) / gradc_select(odd, s, c));
+    return gradc_selectf(fabsf(x) < 0x1p-12F, x, y);
+}"""
+
 _SINF_SCALAR = """\
 static inline float gradc_sinf_scalar(float x)
 {
@@ -599,6 +643,12 @@ _COSF_SCALAR = """\
 static inline float gradc_cosf_scalar(float x)
 {
     return fabsf(x) <= 0x1p28F ? gradc_cosf(x) : cosf(x);
+}"""
+
+_TANF_SCALAR = """\
+static inline float gradc_tanf_scalar(float x)
+{
+    return fabsf(x) <= 0x1p28F ? gradc_tanf(x) : tanf(x);
 }"""
 
 # name -> (C text, the names it calls); listed in definition order (callees first)
@@ -645,6 +695,11 @@ _LIBRARY = {
     "gradc_sinf": (_SINF, ("gradc_select", "gradc_selectf", "gradc_pio2_reducef", "gradc_sin_kernelf",
                            "gradc_cos_kernelf")),
     "gradc_cosf": (_COSF, ("gradc_select", "gradc_pio2_reducef", "gradc_sin_kernelf", "gradc_cos_kernelf")),
+    "gradc_tan": (_TAN, ("gradc_select", "gradc_pio2_reduce", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_tan_scalar": (_TAN_SCALAR, ("gradc_pio2_reduce_scalar", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_tanf": (_TANF, ("gradc_select", "gradc_selectf", "gradc_pio2_reducef", "gradc_sin_kernelf",
+                           "gradc_cos_kernelf")),
+    "gradc_tanf_scalar": (_TANF_SCALAR, ("gradc_tanf",)),
     "gradc_sinf_scalar": (_SINF_SCALAR, ("gradc_sinf",)),
     "gradc_cosf_scalar": (_COSF_SCALAR, ("gradc_cosf",)),
 }

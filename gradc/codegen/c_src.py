@@ -6,10 +6,10 @@ broadcasts and basic slices cost no code. Runs of elementwise equations of one
 shape become one loop whose body is SymPy expressions, shared subexpressions
 taken out by ``sympy.cse``, printed by SymPy's C99 printer, in ``float`` where
 all its float values are float32, else in ``double``. Inside such loops exp, log,
-log1p, expm1, tanh, sinh, cosh, sin and cos are gradc's vectorisable versions (``c_mathlib``)
-unless the loop calls libm anyway (sin and cos are right up to ``|x| = 2**20``: the loop notes
+log1p, expm1, tanh, sinh, cosh, sin, cos and tan are gradc's vectorisable versions (``c_mathlib``)
+unless the loop calls libm anyway (sin, cos and tan are right up to ``|x| = 2**20``: the loop notes
 larger arguments, and a second loop, only then, recomputes those elements with libm's); in
-scalar code and loops that stay scalar, sin and cos are gradc's scalar ones (a branch to libm's
+scalar code and loops that stay scalar, sin, cos and tan are gradc's scalar ones (a branch to libm's
 beyond ``2**20``, about twice as fast as glibc's below). A loop of short rows around vector
 math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
 concatenation and indexing are plain loops (``c_loops``).
@@ -246,14 +246,14 @@ class FunctionEmitter(LoopLowerings):
         vector = size(shape) >= _VECTOR_MIN
         lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=_float_only(eqns))
         if vector and not all(_vectorises(line) for line in lines):
-            # a libm call (tan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
+            # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
             lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
             vector = False
         limited = _limited_args(temps, reduced) if vector else []
         if limited:
-            # gradc_sin and gradc_cos are right up to |x| = 2**20 (float: 2**28) only: the loop notes a larger
-            # argument (an or of a comparison: it still vectorises), and a second loop, only then, recomputes
-            # those elements by the scalar versions, which branch to libm's
+            # gradc_sin, gradc_cos and gradc_tan are right up to |x| = 2**20 (float: 2**28) only: the loop notes
+            # a larger argument (an or of a comparison: it still vectorises), and a second loop, only then,
+            # recomputes those elements by the scalar versions, which branch to libm's
             flag = f"q{self.temps}"
             self.temps += 1
             pr = printer(dtype, vector=True, selects=_float_only(eqns))
@@ -261,7 +261,7 @@ class FunctionEmitter(LoopLowerings):
             power = int(c_mathlib.LIMITS[dtype]).bit_length() - 1
             limit = f"0x1p{power}" + ("F" if dtype == "f32" else "")
             big = " | ".join(f"({fabs}({pr.doprint(a)}) > {limit})" for a in limited)  # no branch: | not ||
-            self.emit(f"int {flag} = 0;  /* whether an argument of sin or cos is beyond 2**{power} (then: libm's) */")
+            self.emit(f"int {flag} = 0;  /* whether an argument of sin, cos or tan is beyond 2**{power}: libm's */")
             lines.append(f"{flag} |= {big};")
         self.open(loop_lines)
         for line in lines:
@@ -312,7 +312,7 @@ def _name(atom):
 
 
 _VECTOR_MATH = frozenset(c_mathlib.VECTOR_NAMES["f64"]) | frozenset(c_mathlib.LIMITED_NAMES["f64"]) | {"logaddexp"}
-_LIBM_MATH = frozenset({"tan", "arctan"})  # libm calls: the loop stays scalar
+_LIBM_MATH = frozenset({"arctan"})  # libm calls: the loop stays scalar
 _VECTOR_MIN = 8  # elements: below, a loop runs scalar, where libm's exp and log are the faster (seed: 3)
 _SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of its elements outside full vectors
 
@@ -338,12 +338,12 @@ def _vectorises(line: str) -> bool:
 
 
 def _limited_args(temps, reduced) -> list:
-    """The arguments of the sin and cos calls of a loop body, in terms of the loop's reads, in order of occurrence."""
+    """The arguments of a loop body's sin, cos and tan calls, in terms of the loop's reads, in order of occurrence."""
     full: dict = {}
     for sym, expr in temps:
         full[sym] = expr.xreplace(full)
     found = [node.args[0].xreplace(full) for expr in [e for _, e in temps] + list(reduced)
-             for node in sp.preorder_traversal(expr) if isinstance(node, (sp.sin, sp.cos))]
+             for node in sp.preorder_traversal(expr) if isinstance(node, (sp.sin, sp.cos, sp.tan))]
     return list(dict.fromkeys(found))
 
 

@@ -30,9 +30,9 @@ class _Printer(C99CodePrinter):
     """SymPy's C99 printer, with ternaries on one line and booleans as 0/1.
 
     ``dtype="f32"`` computes in ``float`` (``expf``, ``1.5F``); ``vector=True`` calls
-    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's (sin and cos: right
-    up to ``|x| = 2**20`` only, the caller fixes larger arguments up), ``vector=False`` its scalar sin and
-    cos (a branch to libm's beyond ``|x| = 2**20``, faster than glibc's below);
+    the vectorisable functions of :mod:`gradc.codegen.c_mathlib` instead of libm's (sin, cos and tan:
+    right up to ``|x| = 2**20`` only, the caller fixes larger arguments up), ``vector=False`` its scalar
+    sin, cos and tan (a branch to libm's beyond ``|x| = 2**20``, faster than glibc's below);
     ``selects=True`` prints ``cond ? a : b`` as ``gradc_select(cond, a, b)`` (float values only).
     """
 
@@ -52,7 +52,7 @@ class _Printer(C99CodePrinter):
         return f"{name}({self._print(expr.args[0])})"
 
     _print_exp = _print_log = _print_log1p = _print_expm1 = _print_tanh = _print_vectorisable
-    _print_sinh = _print_cosh = _print_sin = _print_cos = _print_vectorisable
+    _print_sinh = _print_cosh = _print_sin = _print_cos = _print_tan = _print_vectorisable
 
     def _print_Piecewise(self, expr):
         *cases, last = expr.args
