@@ -56,6 +56,9 @@ VECTOR_NAMES = {
             "tanh": "gradc_tanhf", "sinh": "gradc_sinhf", "cosh": "gradc_coshf"},
 }
 
+# sin and cos of one argument in scalar code (written out by the emitter, not the printer)
+SINCOS_NAMES = {"f64": "gradc_sincos_scalar", "f32": "gradc_sincosf_scalar"}
+
 # right for |x| <= LIMITS only (the reduction by pi/2 is Cody-Waite's): the scalar versions below wrap them
 LIMITED_NAMES = {"f64": {"sin": "gradc_sin", "cos": "gradc_cos", "tan": "gradc_tan"},
                  "f32": {"sin": "gradc_sinf", "cos": "gradc_cosf", "tan": "gradc_tanf"}}
@@ -552,6 +555,26 @@ static inline double gradc_cos_scalar(double x)
     return ((q + 1) & 2) ? -y : y;
 }"""
 
+_SINCOS_SCALAR = """\
+/* sin(x) and cos(x) of one x in scalar code, one reduction: as gradc_sin_scalar and gradc_cos_scalar */
+static inline void gradc_sincos_scalar(double x, double *s, double *c)
+{
+    if (!(fabs(x) <= 0x1p20)) {
+        *s = sin(x);
+        *c = cos(x);
+        return;
+    }
+    double hi, lo;
+    uint64_t q;
+    gradc_pio2_reduce_scalar(x, &hi, &lo, &q);
+    const double sk = gradc_sin_kernel(hi, lo);
+    const double ck = gradc_cos_kernel(hi, lo);
+    const double ys = (q & 1) ? ck : sk;
+    const double yc = (q & 1) ? sk : ck;
+    *s = (q & 2) ? -ys : ys;
+    *c = ((q + 1) & 2) ? -yc : yc;
+}"""
+
 _TAN_SCALAR = """\
 /* tan(x) in scalar code: as gradc_sin_scalar */
 static inline double gradc_tan_scalar(double x)
@@ -645,6 +668,24 @@ static inline float gradc_cosf_scalar(float x)
     return fabsf(x) <= 0x1p28F ? gradc_cosf(x) : cosf(x);
 }"""
 
+_SINCOSF_SCALAR = """\
+static inline void gradc_sincosf_scalar(float x, float *s, float *c)
+{
+    if (!(fabsf(x) <= 0x1p28F)) {
+        *s = sinf(x);
+        *c = cosf(x);
+        return;
+    }
+    uint64_t q;
+    const double r = gradc_pio2_reducef(x, &q);
+    const double sk = gradc_sin_kernelf(r);
+    const double ck = gradc_cos_kernelf(r);
+    const double ys = (q & 1) ? ck : sk;
+    const double yc = (q & 1) ? sk : ck;
+    *s = fabsf(x) < 0x1p-12F ? x : (float)((q & 2) ? -ys : ys);  /* keeps -0.0 */
+    *c = (float)(((q + 1) & 2) ? -yc : yc);
+}"""
+
 _TANF_SCALAR = """\
 static inline float gradc_tanf_scalar(float x)
 {
@@ -695,6 +736,8 @@ _LIBRARY = {
     "gradc_sinf": (_SINF, ("gradc_select", "gradc_selectf", "gradc_pio2_reducef", "gradc_sin_kernelf",
                            "gradc_cos_kernelf")),
     "gradc_cosf": (_COSF, ("gradc_select", "gradc_pio2_reducef", "gradc_sin_kernelf", "gradc_cos_kernelf")),
+    "gradc_sincos_scalar": (_SINCOS_SCALAR, ("gradc_pio2_reduce_scalar", "gradc_sin_kernel", "gradc_cos_kernel")),
+    "gradc_sincosf_scalar": (_SINCOSF_SCALAR, ("gradc_pio2_reducef", "gradc_sin_kernelf", "gradc_cos_kernelf")),
     "gradc_tan": (_TAN, ("gradc_select", "gradc_pio2_reduce", "gradc_sin_kernel", "gradc_cos_kernel")),
     "gradc_tan_scalar": (_TAN_SCALAR, ("gradc_pio2_reduce_scalar", "gradc_sin_kernel", "gradc_cos_kernel")),
     "gradc_tanf": (_TANF, ("gradc_select", "gradc_selectf", "gradc_pio2_reducef", "gradc_sin_kernelf",

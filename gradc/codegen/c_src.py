@@ -277,9 +277,28 @@ class FunctionEmitter(LoopLowerings):
         """The statements of a fused loop body: cse temporaries, then stores."""
         pr = printer(dtype, vector=vector, selects=vector and selects)
         lines = []
-        for sym, expr in temps:
-            ctype = "int" if isinstance(expr, sp.logic.boolalg.Boolean) else C_TYPES[dtype]
-            lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
+        # scalar code: sin(a) and cos(a) of one a by one call (the branches of two keep the compiler from merging)
+        booleans = {sym for sym, expr in temps if isinstance(expr, sp.logic.boolalg.Boolean)}
+        pairs = [] if vector else _sincos_args(temps, reduced)
+        if pairs:
+            swap = {}
+            for a in pairs:
+                s_sym, c_sym = (sp.Symbol(f"q{self.temps + i}", real=True) for i in range(2))
+                self.temps += 2
+                swap[sp.sin(a)], swap[sp.cos(a)] = s_sym, c_sym
+            temps = [(sym, expr.xreplace(swap)) for sym, expr in temps]
+            reduced = [expr.xreplace(swap) for expr in reduced]
+            after = {sym: n for n, (sym, _) in enumerate(temps)}
+            place = [max((after[f] for f in a.free_symbols if f in after), default=-1) for a in pairs]
+        for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
+            if sym is not None:
+                ctype = "int" if sym in booleans else C_TYPES[dtype]  # (a Symbol is a Boolean too: ask before swap)
+                lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
+            for a, at in zip(pairs, place if pairs else []):
+                if at == n:
+                    s_sym, c_sym = swap[sp.sin(a)], swap[sp.cos(a)]
+                    lines.append(f"{C_TYPES[dtype]} {s_sym}, {c_sym};")
+                    lines.append(f"{c_mathlib.SINCOS_NAMES[dtype]}({pr.doprint(a)}, &{s_sym}, &{c_sym});")
         for (_, loc), expr in zip(stores, reduced):
             where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
             if loc.local:
@@ -345,6 +364,15 @@ def _limited_args(temps, reduced) -> list:
     found = [node.args[0].xreplace(full) for expr in [e for _, e in temps] + list(reduced)
              for node in sp.preorder_traversal(expr) if isinstance(node, (sp.sin, sp.cos, sp.tan))]
     return list(dict.fromkeys(found))
+
+
+def _sincos_args(temps, reduced) -> list:
+    """The arguments ``a`` of a loop body that has both ``sin(a)`` and ``cos(a)``, in order of occurrence."""
+    calls = [node for expr in [e for _, e in temps] + list(reduced) for node in sp.preorder_traversal(expr)
+             if isinstance(node, (sp.sin, sp.cos))]
+    sines = {c.args[0] for c in calls if isinstance(c, sp.sin)}
+    cosines = {c.args[0] for c in calls if isinstance(c, sp.cos)}
+    return list(dict.fromkeys(c.args[0] for c in calls if c.args[0] in sines and c.args[0] in cosines))
 
 
 def _float_only(eqns) -> bool:
