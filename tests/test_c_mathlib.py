@@ -253,10 +253,8 @@ def test_exact_identities(lib):
             assert y.tolist() == [0.0, 0.0] and np.signbit(y).tolist() == [False, True]
 
 
-@needs_cc
-@pytest.mark.parametrize("machine", ["tuned", "avx2"])
-def test_loops_vectorise(tmp_path, machine):
-    """Without AVX-512's masks too: a branch around a computation would stop gcc (-ftrapping-math)."""
+def _skip_unless_gcc_vectorises(machine):
+    """The vectoriser checks read gcc's report, for this machine's tuning or plain AVX2 on x86-64."""
     if "gcc" not in os.path.basename(CC) and b"Free Software Foundation" not in subprocess.run(
             [CC, "--version"], capture_output=True).stdout:
         pytest.skip("the vectoriser report is gcc's")
@@ -264,6 +262,13 @@ def test_loops_vectorise(tmp_path, machine):
         pytest.skip("x86-64 only")
     if machine == "tuned" and "GRADC_CFLAGS" in os.environ:
         pytest.skip("$GRADC_CFLAGS replaces the tuning (plain x86-64, SSE2 only, keeps the float64 loops scalar)")
+
+
+@needs_cc
+@pytest.mark.parametrize("machine", ["tuned", "avx2"])
+def test_loops_vectorise(tmp_path, machine):
+    """Without AVX-512's masks too: a branch around a computation would stop gcc (-ftrapping-math)."""
+    _skip_unless_gcc_vectorises(machine)
     src = tmp_path / "m.c"
     src.write_text(_source())
     tuning = ["-mavx2", "-mfma", "-fno-math-errno"] if machine == "avx2" else list(c_build.tuning_flags(CC))
@@ -285,18 +290,6 @@ def test_emitted_warning_free(tmp_path):
                     "-o", str(tmp_path / "m.o")], check=True)
 
 
-if __name__ == "__main__":  # the table of measured errors
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        table = error_table(_build(tmp))
-    print("| function | float64 max ulp | float32 max ulp |")
-    print("|---|---:|---:|")
-    for fn in FUNCS:
-        print(f"| {fn} | {table['f64', fn][0]:.3f} (x={table['f64', fn][1]!r}) "
-              f"| {table['f32', fn][0]:.3f} (x={table['f32', fn][1]!r}) |")
-
-
 @needs_cc
 @pytest.mark.parametrize("machine", ["tuned", "avx2"])
 def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
@@ -305,13 +298,7 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
 
     import gradc
 
-    if "gcc" not in os.path.basename(CC) and b"Free Software Foundation" not in subprocess.run(
-            [CC, "--version"], capture_output=True).stdout:
-        pytest.skip("the vectoriser report is gcc's")
-    if machine == "avx2" and platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("x86-64 only")
-    if machine == "tuned" and "GRADC_CFLAGS" in os.environ:
-        pytest.skip("$GRADC_CFLAGS replaces the tuning")
+    _skip_unless_gcc_vectorises(machine)
 
     def loss(x, y, w, b):
         z = x @ w + b
@@ -422,3 +409,15 @@ def test_scalar_workload_uses_gradc_sin_cos():
         np.testing.assert_allclose([value, gx], ref, rtol=1e-12, atol=0)
         if x == 0.0:
             assert value == 0.0 and gx == np.exp(-0.3) + 0.09
+
+
+if __name__ == "__main__":  # the table of measured errors
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        table = error_table(_build(tmp))
+    print("| function | float64 max ulp | float32 max ulp |")
+    print("|---|---:|---:|")
+    for fn in FUNCS:
+        print(f"| {fn} | {table['f64', fn][0]:.3f} (x={table['f64', fn][1]!r}) "
+              f"| {table['f32', fn][0]:.3f} (x={table['f32', fn][1]!r}) |")
