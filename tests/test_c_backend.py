@@ -422,3 +422,25 @@ def test_astype_to_float32_rounds_inside_a_double_loop():
     c = gradc.compile(f, x, k, target="c")
     assert c.forward(x, k) == n.forward(x, k)
     np.testing.assert_array_equal(c.grad(x, k), n.grad(x, k))
+
+
+@needs_cc
+def test_cache_key_of_an_extension_includes_the_python(monkeypatch):
+    import sys
+
+    source = "int gradc_cache_probe(void) { return 1; }\n"
+    glue = "#include <Python.h>\nint gradc_cache_probe_glue;\n"
+    plain, with_glue = c_build.build(source, "probe"), c_build.build(source, "probe", glue)
+    monkeypatch.setattr(sys, "version", sys.version + " (another build)")
+    assert c_build.build(source, "probe") == plain  # plain C does not depend on the Python
+    assert c_build.build(source, "probe", glue) != with_glue
+
+
+@needs_cc
+def test_an_unloadable_cached_object_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(c_build, "build", lambda *a, **k: str(tmp_path / "broken.so"))
+    (tmp_path / "broken.so").write_text("not an object file")
+    with pytest.raises(EmitError, match="could not load the compiled C") as info:
+        gradc.compile(lambda x: np.sum(x * x), np.ones(2), target="c")
+    assert "delete" in str(info.value)

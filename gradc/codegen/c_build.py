@@ -2,7 +2,8 @@
 
 The compiler is ``$CC``, else ``cc``, else ``gcc``. Shared objects are cached
 under ``$GRADC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/gradc/c`` or
-``~/.cache/gradc/c``), keyed by the hash of the source, compiler, flags and CPU.
+``~/.cache/gradc/c``), keyed by the hash of the source, compiler, flags and CPU (and,
+for the extension wrapper, the Python and NumPy it is built for).
 
 The cached objects are built for this machine: ``-march=native`` (when the
 compiler takes it) plus ``-fno-math-errno``, so loops over ``sqrt`` and friends
@@ -23,6 +24,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 import tempfile
 
 import numpy as np
@@ -103,7 +106,11 @@ def build(source: str, name: str, glue: str | None = None) -> str:
         raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
                         hint="the source is still available from gradc.codegen.c_build.emit_sources")
     flags = FLAGS + tuning_flags(cc)
-    key = hashlib.sha256("\0".join((source, glue or "", cc, cpu_identity()) + flags).encode()).hexdigest()[:20]
+    # an extension module is built against one Python's and one NumPy's headers: key it by them too
+    # (the cache is shared by every Python of the user; loading another's object fails or worse)
+    python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()
+    parts = (source, glue or "", cc, cpu_identity()) + flags + python_abi
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
     if os.path.exists(so_path):
@@ -234,7 +241,11 @@ class CCompiled:
             protos = [line[:-1] for line in self.header.splitlines() if line.startswith("void ")]
             glue, objs = c_pyglue.glue_source(module, entries, protos)
         self.library_path = build(self.c_source, self.name, glue)
-        lib = ctypes.CDLL(self.library_path)
+        try:
+            lib = ctypes.CDLL(self.library_path)
+        except OSError as exc:
+            raise EmitError(f"could not load the compiled C ({exc})", where="",
+                            hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
         self._forward = _CFunction(lib, name, self.graph, work[0])
         self._vg = _CFunction(lib, f"{name}_grad", self.value_and_grad_graph, work[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
