@@ -444,3 +444,15 @@ def test_an_unloadable_cached_object_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(EmitError, match="could not load the compiled C") as info:
         gradc.compile(lambda x: np.sum(x * x), np.ones(2), target="c")
     assert "delete" in str(info.value)
+
+
+@needs_cc
+def test_squares_are_products_so_loops_keep_vector_math():
+    # x**2 printed as pow() would be a libm call in the loop, which keeps exp on libm's scalar version
+    def f(x):
+        return np.sum(np.exp(-(x - 1.0) ** 2) + x ** 2)
+
+    x = np.linspace(-2.0, 2.0, 64)
+    c = gradc.compile(f, x, target="c")
+    assert "pow(" not in c.c_source and "gradc_exp(-((x[k] - 1.0)*(x[k] - 1.0)))" in c.c_source
+    _close(c(x), gradc.compile(f, x)(x))

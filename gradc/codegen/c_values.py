@@ -62,8 +62,12 @@ class _Printer(C99CodePrinter):
         return text
 
     def _print_Pow(self, expr):
-        if expr.exp == 2 and expr.base.is_Symbol:  # x*x: exact, as pow(x, 2), and reads better
+        # x**2 (also x**2.0) as x*x: exact like pow(x, 2.0) (and NumPy's square), reads better, and keeps
+        # the loop free of a libm call, so it vectorises
+        if expr.exp.is_Number and float(expr.exp) == 2.0:
             base = self._print(expr.base)
+            if not expr.base.is_Symbol:
+                base = f"({base})"
             return f"({base}*{base})"  # bracketed: SymPy places a Pow anywhere a call can go
         return super()._print_Pow(expr)
 
