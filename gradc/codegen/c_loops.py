@@ -42,7 +42,7 @@ def _spans(total, step):
     return [(0, step)] * (full > 0) + [(full, total - full)] * (total > full)
 
 
-def _kernel_text(name, ctype, fma, mr, nr, strided_out=False) -> str:
+def _kernel_text(name, ctype, mul_add, mr, nr, strided_out=False) -> str:
     """The C of one block kernel: ``c[r*cr + q] = sum over k of p[r*pr + k*pk] * v[k*vk + q]``.
 
     Every statement is written out (no loops over ``r`` or ``q``), so the block stays in local
@@ -64,7 +64,7 @@ def _kernel_text(name, ctype, fma, mr, nr, strided_out=False) -> str:
         lines.append(f"        const {ctype} p{r} = p[{_lin(0, [(r, 'pr'), (1, 'k*pk')])}];")
     for r in range(mr):
         for q in range(nr):
-            lines.append(f"        c{r}_{q} = {fma}(p{r}, vrow[{q}], c{r}_{q});")
+            lines.append(f"        c{r}_{q} = {mul_add}(p{r}, vrow[{q}], c{r}_{q});")
     lines.append("    }")
     if strided_out:
         lines.append(f"    {ctype} tile[{mr}][{nr}];")
@@ -316,16 +316,11 @@ class LoopLowerings:
     def mm_kernel(self, ctype, mr, nr, strided_out=False):
         """The name of the ``mr`` x ``nr`` block kernel (defined once per translation unit)."""
         suffix = "f" if ctype == "float" else ""
-        fma = "GRADC_FMAF" if ctype == "float" else "GRADC_FMA"
         name = f"gradc_mm{'t' if strided_out else ''}{suffix}_{mr}x{nr}"
-        fn = "fmaf" if ctype == "float" else "fma"
-        macro = "FP_FAST_FMAF" if ctype == "float" else "FP_FAST_FMA"
-        self.module.helper(("gradc_fma", fma), fma, lambda: "\n".join([
-            f"/* a*b + c, one rounding where the machine has a fast {fn} */",
-            f"#ifdef {macro}", f"#define {fma}(a, b, c) {fn}(a, b, c)", "#else",
-            f"#define {fma}(a, b, c) ((a)*(b) + (c))", "#endif"]))
-        return self.module.helper(("gradc_mm", ctype, mr, nr, strided_out), name,
-                                  lambda: "\n" + _kernel_text(name, ctype, fma, mr, nr, strided_out))
+        # c_mathlib's multiply-add: fma() where C99's FP_FAST_FMA says it is fast, else a*b + c
+        mul_add = "gradc_mul_addf" if ctype == "float" else "gradc_mul_add"
+        return self.module.helper(("gradc_mm", ctype, mr, nr, strided_out), name, lambda: self.module.note_calls(
+            "\n" + _kernel_text(name, ctype, mul_add, mr, nr, strided_out)))
 
     def matmul_rows(self, e, a, b, out, kdim):
         """``out[i, :] = sum_k a[i, k] * b[k, :]``: the inner loop runs along rows of ``b`` and ``out``."""
