@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gradc  # noqa: E402
 from benchmarks.run import check, interleaved  # noqa: E402
 from benchmarks.workloads import WORKLOADS, gradc_problem, make_data, reference  # noqa: E402
-from gradc.codegen.c_build import find_compiler  # noqa: E402
+from gradc.backends.c.build import find_compiler  # noqa: E402
 
 KERNEL_CALLS = 1000  # per timing of the in-C loop
 

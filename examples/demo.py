@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from logistic import loss  # noqa: E402
 
 import gradc  # noqa: E402
-from gradc.codegen.c_build import emit_sources_for, find_compiler  # noqa: E402
+from gradc.backends.c.build import emit_sources_for, find_compiler  # noqa: E402
 
 
 def main():

@@ -2,17 +2,44 @@
 
 The pipeline, each stage a pure function on the IR::
 
-    Python function --trace--> Graph --vjp--> adjoint Graph --passes--> Graph --emit--> NumPy source
+    Python function --trace--> Graph --transforms--> adjoint Graph --passes--> Graph --backends--> source
+
+The packages, one per stage; each imports only from the ones before it
+(``tests/test_layers.py`` enforces it, counting imports inside functions too)::
+
+    errors       GradcError and its kinds, the user's file:line in messages
+    ir/          types, atoms, graphs, the op registry, printer, dot, verify, interpreter
+    ops/         the ops: one defop each (type rule, impl, VJP, NumPy/math/C spellings)
+    trace/       the NumPy tracer and dispatch: a Python function becomes a Graph
+    transforms/  derivatives as graph-to-graph transforms (reverse mode)
+    passes/      fold, cse, dce
+    backends/    numpy/ and c/: emit source from a Graph and load it
+    api          grad, value_and_grad, trace, compile: the decorator and library entry points
+    cli/         the gradc command
+    facade/      the torch-style Tensor (on ir and ops; api for compiling), aliased as
+                 gradc.nn, gradc.nn.functional and gradc.autograd for ``import gradc as torch``
 
 >>> import numpy as np, gradc
 >>> gradc.grad(lambda x: np.sum(np.sin(x)))(np.zeros(3))
 array([1., 1., 1.])
 """
-from gradc import autograd, nn
+import importlib as _importlib
+import sys as _sys
+
 from gradc.api import Compiled, compile, grad, trace, value_and_grad
 from gradc.errors import ArgumentError, EmitError, GradcError, MissingRuleError, ShapeError, TraceError
+from gradc.facade import torch_api as _torch_api
+from gradc.facade.torch_modules import ALIASES as _ALIASES
 from gradc.ir.graph import Graph
-from gradc.runtime import torch_api as _torch_api
+
+# torch's module paths (torch.autograd, torch.nn, torch.nn.functional; later torch.optim, torch.utils.data,
+# torch.func) are modules of gradc.facade: register them under gradc's name instead of a shim package each
+for _alias, _target in _ALIASES.items():
+    _sys.modules[_alias] = _importlib.import_module(_target)
+    _parent, _child = _alias.rsplit(".", 1)
+    setattr(_sys.modules[_parent], _child, _sys.modules[_alias])
+del _alias, _target, _parent, _child
+autograd, nn = _sys.modules["gradc.autograd"], _sys.modules["gradc.nn"]
 
 # torch-style names for ``import gradc as torch`` (gradc.grad stays the compiler's grad)
 _torch_names = [n for n in _torch_api.__all__ if n not in globals()]

@@ -16,15 +16,16 @@ import inspect
 
 import numpy as np
 
-from gradc import ad
-from gradc.codegen.load import load_source
-from gradc.codegen.numpy_src import Function, emit_module
+from gradc.backends.numpy.emit import Function, emit_module
+from gradc.backends.numpy.load import load_source
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
 from gradc.trace import bind_arguments, def_location, function_name
 from gradc.trace import trace as _trace
+from gradc.transforms import reverse as ad
+from gradc.transforms.reverse import resolve_wrt
 
 
 @user_facing
@@ -39,40 +40,6 @@ def trace(f, *example_args, **example_kwargs):
       return t1
     """
     return _trace(f, *example_args, **example_kwargs)
-
-
-def resolve_wrt(graph, wrt, where=None):
-    """``wrt`` (int, name or tuple of them) as a list of input names, and whether it was a tuple.
-
-    Errors point at ``where`` (the function's ``file:line``), else at ``graph.origin``.
-    """
-    where = where or graph.origin
-    as_tuple = isinstance(wrt, (tuple, list))
-    items = list(wrt) if as_tuple else [wrt]
-    if not items:
-        raise ArgumentError("wrt is empty", where=where, hint="name at least one parameter")
-    names = []
-    for item in items:
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            if not 0 <= item < len(graph.params):
-                raise ArgumentError(f"wrt={item} but {graph.name} has {len(graph.params)} parameters",
-                                    where=where, hint=f"use a position below {len(graph.params)} or a name")
-            item = graph.params[item]
-        if item not in graph.params:
-            raise ArgumentError(f"wrt={item!r} is not a parameter of {graph.name}", where=where,
-                                hint=f"parameters are: {', '.join(graph.params)}")
-        inputs = {v.name: v for v in graph.inputs}
-        if item not in inputs:
-            raise ArgumentError(f"cannot differentiate with respect to {item!r}: it is a static Python "
-                                f"{type(graph.static[item]).__name__} ({graph.static[item]!r})", where=where,
-                                hint="pass it as a float or a float array")
-        if not inputs[item].type.is_float:
-            raise ArgumentError(f"cannot differentiate with respect to {item!r} of dtype {inputs[item].type.dtype}",
-                                where=where, hint="pass it as a float array")
-        if item in names:
-            raise ArgumentError(f"wrt names {item!r} twice", where=where, hint="list each parameter once")
-        names.append(item)
-    return names, as_tuple
 
 
 class Compiled:
@@ -132,7 +99,7 @@ def compile(f, *example_args, wrt=0, target="numpy", **example_kwargs):
     graph = _trace(f, *example_args, **example_kwargs)
     names, as_tuple = _check_grad_signature(f, graph, wrt)
     if target == "c":
-        from gradc.codegen.c_build import CCompiled  # imported here: only the C target needs sympy and ctypes
+        from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
         return CCompiled(graph, names, as_tuple)
     return Compiled(graph, names, as_tuple)

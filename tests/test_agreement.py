@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import gradc
-from gradc import ad
 from gradc.ir.interpret import evaluate
+from gradc.transforms import reverse as ad
 
 
 def tutorial_loss(x, y, w, b):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gradc.codegen.c_build import find_compiler
+from gradc.backends.c.build import find_compiler
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(REPO, "examples")

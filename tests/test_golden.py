@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gradc
-from gradc import ad
+from gradc.transforms import reverse as ad
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 

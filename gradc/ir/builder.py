@@ -2,7 +2,7 @@
 
 A :class:`Builder` accumulates equations. A :class:`Traced` value is an atom of
 a graph under construction; ops applied to it add equations to its builder
-(see ``gradc.ops.registry.bind``).
+(see ``gradc.ir.registry.bind``).
 
 >>> from gradc.ir.types import TensorType
 >>> b = Builder(); x = b.input("x", TensorType((2,), "f64"))

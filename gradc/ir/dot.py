@@ -24,7 +24,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from gradc.ir.graph import Const, Graph, Var
+from gradc.ir.atoms import Const, Var
 from gradc.ir.printer import format_atom, format_param
 
 _INPUT_COLOR = "#dbe9f6"
@@ -49,7 +49,7 @@ def _eqn_label(eqn) -> str:
     return "\n".join(lines)
 
 
-def to_dot(graph: Graph) -> str:
+def to_dot(graph) -> str:
     """The DOT text of ``graph``; equations reverse mode added (``graph.adjoint``) form a second cluster."""
     lines = [f"digraph {_quote(graph.name)} {{", "  rankdir=TB;", '  node [fontname="Helvetica", fontsize=10];']
     for v in graph.inputs:
@@ -87,7 +87,7 @@ def dot_available() -> bool:
     return shutil.which("dot") is not None
 
 
-def render(graph: Graph, fmt: str = "svg") -> bytes:
+def render(graph, fmt: str = "svg") -> bytes:
     """The graph drawn by Graphviz (``fmt`` svg, png, pdf); RuntimeError when ``dot`` is missing."""
     exe = shutil.which("dot")
     if exe is None:
@@ -96,7 +96,7 @@ def render(graph: Graph, fmt: str = "svg") -> bytes:
     return result.stdout
 
 
-def render_svg(graph: Graph):
+def render_svg(graph):
     """SVG text for Jupyter's ``_repr_svg_``, or None when Graphviz is not installed."""
     if not dot_available():
         return None

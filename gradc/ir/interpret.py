@@ -12,7 +12,7 @@ records, which is how a compiled graph is inlined into an outer trace.
 from __future__ import annotations
 
 from gradc.ir.graph import Const, Graph
-from gradc.ops.registry import bind
+from gradc.ir.registry import bind
 
 
 def evaluate(graph: Graph, *args) -> list:

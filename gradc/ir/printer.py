@@ -16,7 +16,7 @@ def f() -> ():
 """
 from __future__ import annotations
 
-from gradc.ir.graph import Graph, Var
+from gradc.ir.atoms import Var
 
 
 def format_atom(atom) -> str:
@@ -58,7 +58,7 @@ def format_eqn(eqn) -> str:
     return f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}"
 
 
-def format_graph(graph: Graph) -> str:
+def format_graph(graph) -> str:
     inputs = {v.name: v for v in graph.inputs}
     params = []
     for name in graph.params:

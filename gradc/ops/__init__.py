@@ -1,12 +1,19 @@
-"""The op registry and the functions that apply ops (to arrays or traced values).
+"""The ops: one ``defop`` per primitive, every facet of it in that one block.
 
-Importing this package registers every op family.
+Each op has a type rule, a NumPy implementation, a VJP rule written with gradc's
+own ops (or ``nondiff=True``), its NumPy and ``math`` spellings and its C
+lowering (``c=``). Families: ``elementwise`` (on ``promote``, which makes
+broadcasting explicit), ``reduce``, ``shape``, ``linalg``; ``values`` and
+``spell``/``c_spell`` are the helpers they share. The registry itself (``Op``,
+``defop``, ``bind``) is the IR's instruction set, in ``gradc.ir.registry``.
+
+May import: ``gradc.ir`` and ``gradc.errors``. Importing this package registers every op.
 
 >>> from gradc.ops import OPS
 >>> OPS["exp"].doc
 'x_bar = ct * out'
 """
+from gradc.ir.registry import OPS, Op, bind, defop
 from gradc.ops import elementwise, linalg, reduce, shape  # noqa: F401  (registers the ops)
-from gradc.ops.registry import OPS, Op, bind, defop
 
 __all__ = ["OPS", "Op", "bind", "defop", "elementwise", "linalg", "reduce", "shape"]

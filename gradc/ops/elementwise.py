@@ -10,16 +10,15 @@ array([2., 2., 2.])
 from __future__ import annotations
 
 import ast
-import math
 
 import numpy as np
 
-import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
+from gradc.ir.registry import bind, defop
 from gradc.ir.types import NP_DTYPES
 from gradc.ops import c_spell, spell
-from gradc.ops.registry import bind, defop
-from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, result_dtype
+from gradc.ops.promote import FAST_DTYPES, apply_elementwise, coerce, full_like, zeros_like  # noqa: F401
+from gradc.ops.values import aval, broadcast_shapes, first_traced, result_dtype
 
 
 # ---------------------------------------------------------------- type rules and coercion
@@ -33,119 +32,6 @@ def _same_types(types, params):
 
 def _bool_result(types, params):
     return _same_types(types, params).with_dtype("bool")
-
-
-def coerce(x, dtype: str, shape: tuple, like=None):
-    """``x`` converted to ``dtype`` and broadcast to ``shape`` (each step only if needed).
-
-    With ``like`` (a traced value), a concrete ``x`` becomes a constant of that
-    trace first, so the broadcast of a scalar constant is recorded, not computed.
-    """
-    t = aval(x)
-    if t.dtype is None:
-        x = np.asarray(x, dtype=NP_DTYPES[dtype])
-    x = lift(x, like)
-    if t.dtype is not None and t.dtype != dtype:
-        x = astype(x, dtype)
-    if t.shape != shape:
-        x = shape_ops.broadcast_to(x, shape)
-    return x
-
-
-# Concrete operand types whose ``.dtype``/``.shape`` an eager op can read directly.
-_CONCRETE = frozenset({np.ndarray, np.float64, np.float32, np.int64, np.int32, np.bool_})
-_FAST_DTYPES = frozenset(NP_DTYPES.values())
-_FLOAT_NP = frozenset({np.dtype(np.float64), np.dtype(np.float32)})
-
-
-def _fast(name, xs, float_only, params):
-    """``_apply`` for concrete operands that need no promotion or broadcast of arrays, else None.
-
-    Arrays (and NumPy scalars) of one shape and dtype, with Python floats/ints next to
-    float arrays (weak scalars: converted to the arrays' dtype and broadcast, as ``coerce`` does).
-    """
-    dt = shape = None
-    weak = mixed = False
-    for x in xs:
-        tx = type(x)
-        if tx in _CONCRETE:
-            if dt is None:
-                dt, shape = x.dtype, x.shape
-            elif x.dtype != dt:
-                return None
-            elif x.shape != shape:
-                mixed = True
-        elif tx is float or tx is int:
-            weak = True
-        else:
-            return None
-    if dt is None or dt not in _FAST_DTYPES or ((weak or float_only) and dt not in _FLOAT_NP):
-        return None
-    if mixed:
-        shape = _joint_shape([x.shape for x in xs if type(x) in _CONCRETE])
-        if shape is None:
-            return None  # the general path words the error
-        xs = [shape_ops.broadcast_to(x, shape) if type(x) in _CONCRETE and x.shape != shape else x for x in xs]
-    if weak:
-        xs = [x if type(x) in _CONCRETE else _constant(x, dt, shape) for x in xs]
-    return bind(name, *xs, **params)
-
-
-def _joint_shape(shapes):
-    """NumPy's broadcast of ``shapes``, or None if they do not broadcast."""
-    n = max(len(s) for s in shapes)
-    dims = [1] * n
-    for s in shapes:
-        off = n - len(s)
-        for i, d in enumerate(s):
-            cur = dims[off + i]
-            if d != cur:
-                if cur == 1:
-                    dims[off + i] = d
-                elif d != 1:
-                    return None
-    return tuple(dims)
-
-
-_CONSTANTS: dict = {}
-
-
-def _constant(value, dt, shape):
-    """``broadcast_to(asarray(value, dt), shape)`` for concrete code, cached (a read-only view)."""
-    sign = math.copysign(1.0, value) if type(value) is float else 0  # -0.0 and 0.0 are different constants
-    key = (type(value), value, sign, dt, shape)
-    c = _CONSTANTS.get(key)
-    if c is None:
-        c = shape_ops.broadcast_to(np.asarray(value, dtype=dt), shape)
-        if type(c) is np.ndarray and not c.flags.writeable:
-            if len(_CONSTANTS) > 1024:
-                _CONSTANTS.clear()
-            _CONSTANTS[key] = c
-    return c
-
-
-def _apply(name, *xs, float_only=False, **params):
-    out = _fast(name, xs, float_only, params)
-    if out is not None:
-        return out
-    dtype = result_dtype(*xs)
-    if float_only and dtype not in ("f32", "f64"):
-        dtype = "f64"
-    shape = broadcast_shapes(*(aval(x).shape for x in xs), what=f"{name} operands")
-    like = first_traced(xs)
-    return bind(name, *(coerce(x, dtype, shape, like) for x in xs), **params)
-
-
-def full_like(x, value):
-    """A constant with ``x``'s shape and dtype (recorded as a broadcast scalar)."""
-    if type(x) is np.ndarray and type(value) in (int, float) and x.dtype in _FAST_DTYPES:
-        return _constant(value, x.dtype, x.shape)
-    t = aval(x)
-    return shape_ops.broadcast_to(lift(np.asarray(value, dtype=t.np_dtype), first_traced([x])), t.shape)
-
-
-def zeros_like(x):
-    return full_like(x, 0)
 
 
 # ---------------------------------------------------------------- definitions
@@ -386,44 +272,44 @@ defop("astype", infer=_astype_infer, impl=lambda x, dtype: np.asarray(x).astype(
 
 # ---------------------------------------------------------------- the functions rules and tracers call
 def add(x, y):
-    return _apply("add", x, y)
+    return apply_elementwise("add", x, y)
 
 
 def sub(x, y):
-    return _apply("sub", x, y)
+    return apply_elementwise("sub", x, y)
 
 
 def mul(x, y):
-    return _apply("mul", x, y)
+    return apply_elementwise("mul", x, y)
 
 
 def div(x, y):
-    return _apply("div", x, y, float_only=True)
+    return apply_elementwise("div", x, y, float_only=True)
 
 
 def power(x, y):
-    return _apply("pow", x, y)
+    return apply_elementwise("pow", x, y)
 
 
 def maximum(x, y):
-    return _apply("maximum", x, y)
+    return apply_elementwise("maximum", x, y)
 
 
 def minimum(x, y):
-    return _apply("minimum", x, y)
+    return apply_elementwise("minimum", x, y)
 
 
 def logaddexp(x, y):
-    return _apply("logaddexp", x, y, float_only=True)
+    return apply_elementwise("logaddexp", x, y, float_only=True)
 
 
 def heaviside(x, at_zero):
-    return _apply("heaviside", x, at_zero=float(at_zero))
+    return apply_elementwise("heaviside", x, at_zero=float(at_zero))
 
 
 def where(cond, x, y):
     if (type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray and cond.dtype == np.bool_
-            and x.dtype == y.dtype and x.dtype in _FAST_DTYPES and cond.shape == x.shape == y.shape):
+            and x.dtype == y.dtype and x.dtype in FAST_DTYPES and cond.shape == x.shape == y.shape):
         return bind("where", cond, x, y)
     dtype = result_dtype(x, y)
     shape = broadcast_shapes(aval(cond).shape, aval(x).shape, aval(y).shape, what="np.where operands")
@@ -433,7 +319,7 @@ def where(cond, x, y):
 
 
 def clip(x, lo, hi):
-    return _apply("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
+    return apply_elementwise("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
 
 
 def astype(x, dtype: str):
@@ -442,7 +328,7 @@ def astype(x, dtype: str):
 
 def _make_unary(name, float_only=True):
     def apply(x):
-        return _apply(name, x, float_only=float_only)
+        return apply_elementwise(name, x, float_only=float_only)
     apply.__name__ = name
     apply.__doc__ = f"Elementwise {name}."
     return apply
@@ -459,7 +345,7 @@ sin, cos, tan, tanh, arctan, sinh, cosh = (_make_unary(n) for n in
 
 def _make_compare(name):
     def apply(x, y):
-        return _apply(name, x, y)
+        return apply_elementwise(name, x, y)
     apply.__name__ = name
     return apply
 
@@ -469,11 +355,11 @@ less, less_equal, greater, greater_equal, equal, not_equal = (
 
 
 def logical_and(x, y):
-    return _apply("logical_and", astype(x, "bool"), astype(y, "bool"))
+    return apply_elementwise("logical_and", astype(x, "bool"), astype(y, "bool"))
 
 
 def logical_or(x, y):
-    return _apply("logical_or", astype(x, "bool"), astype(y, "bool"))
+    return apply_elementwise("logical_or", astype(x, "bool"), astype(y, "bool"))
 
 
 def logical_not(x):

@@ -16,8 +16,8 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
+from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
-from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval, normalize_axes
 
 

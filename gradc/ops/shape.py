@@ -15,11 +15,10 @@ import ast
 
 import numpy as np
 
-import gradc.ops.reduce as reduce_ops
 from gradc.errors import ShapeError
+from gradc.ir.registry import bind, defop
 from gradc.ir.types import NP_DTYPES
 from gradc.ops import c_spell, spell
-from gradc.ops.registry import bind, defop
 from gradc.ops.values import aval
 
 
@@ -297,8 +296,9 @@ def sum_to(x, shape):
     if not axes:
         return reshape(x, shape)
     kept = tuple(i for i in axes if i >= lead)
+    # the ``sum`` op by name: gradc.ops.reduce builds on this module, so it cannot be imported here
     if not kept:
-        return reduce_ops.sum_(x, axes, keepdims=False)
+        return bind("sum", x, axes=axes, keepdims=False)
     if len(kept) == len(axes):
-        return reduce_ops.sum_(x, axes, keepdims=True)
-    return reshape(reduce_ops.sum_(x, axes, keepdims=False), shape)
+        return bind("sum", x, axes=axes, keepdims=True)
+    return reshape(bind("sum", x, axes=axes, keepdims=False), shape)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.errors import ShapeError
+from gradc.ir.atoms import Const
 from gradc.ir.types import TensorType, dtype_name, type_of_array
 
 _NDARRAY = np.ndarray
@@ -48,8 +49,6 @@ def lift(x, like):
     """A concrete ``x`` as a constant of ``like``'s trace (so ops on it are recorded, not computed)."""
     if like is None or not is_concrete(x):
         return x
-    from gradc.ir.graph import Const
-
     return like.wrap(Const(np.asarray(x)))
 
 

@@ -1,5 +1,9 @@
 """Graph-to-graph optimisation passes and the pipeline that runs them.
 
+``fold`` (constants and algebraic identities), ``cse`` and ``dce``.
+
+May import: ``gradc.ir``, ``gradc.ops``, ``gradc.trace``, ``gradc.transforms``, ``gradc.errors``.
+
 >>> import numpy as np
 >>> from gradc.trace import trace
 >>> print(optimize(trace(lambda x: np.sin(x) * 1.0 + np.sin(x), np.ones(2))))
@@ -10,7 +14,8 @@ def lambda_(x: f64[2]) -> f64[2]:
 """
 from __future__ import annotations
 
-from gradc.ir.graph import Graph, verify
+from gradc.ir.graph import Graph
+from gradc.ir.verify import verify
 from gradc.passes.cse import cse
 from gradc.passes.dce import dce
 from gradc.passes.fold import fold

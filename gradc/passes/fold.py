@@ -50,7 +50,7 @@ import numpy as np
 
 from gradc.ir.builder import next_index
 from gradc.ir.graph import Const, Eqn, Graph, Var
-from gradc.ops.registry import OPS
+from gradc.ir.registry import OPS
 
 _MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
 _HEAVISIDE_SIZE = 2048  # heaviside(x, 0.5) becomes 0.5 * sign(x) + 0.5 from this size (sign(x) not needed anyway)

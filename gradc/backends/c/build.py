@@ -1,0 +1,285 @@
+"""The C target in-process: emit, compile into a per-user cache, load with ctypes, call with arrays.
+
+The compiler is ``$CC``, else ``cc``, else ``gcc``. Shared objects are cached
+under ``$GRADC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/gradc/c`` or
+``~/.cache/gradc/c``), keyed by the hash of the source, compiler, flags and CPU (and,
+for the extension wrapper, the Python and NumPy it is built for).
+
+The cached objects are built for this machine: ``-march=native`` (when the
+compiler takes it) plus ``-fno-math-errno``, so loops over ``sqrt`` and friends
+vectorise. Set ``$GRADC_CFLAGS`` to replace those tuning flags (``""`` for none);
+the emitted source itself is portable C99 and never depends on them.
+
+>>> find_compiler() is None or isinstance(find_compiler(), str)
+True
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+
+import numpy as np
+
+from gradc.backends.c import pyglue as c_pyglue
+from gradc.backends.c.emit import c_name, emit_c
+from gradc.errors import EmitError
+from gradc.passes import optimize
+from gradc.transforms import reverse as ad
+
+FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
+
+
+def tuning_flags(cc: str) -> tuple:
+    """Machine-specific flags for the in-process build (``$GRADC_CFLAGS`` overrides).
+
+    >>> os.environ["GRADC_CFLAGS"] = "-O2"; tuning_flags("cc"); del os.environ["GRADC_CFLAGS"]
+    ('-O2',)
+    """
+    override = os.environ.get("GRADC_CFLAGS")
+    if override is not None:
+        return tuple(override.split())
+    return _default_tuning(cc)
+
+
+@functools.lru_cache(maxsize=None)
+def _default_tuning(cc: str) -> tuple:
+    flags = ("-fno-math-errno",)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.c")
+        with open(probe, "w") as fh:
+            fh.write("int main(void) { return 0; }\n")
+        try:
+            ok = subprocess.run([cc, "-march=native", "-o", os.path.join(tmp, "probe"), probe],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+    return (("-march=native",) if ok else ()) + flags
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_identity() -> str:
+    """What ``-march=native`` depends on: the CPU's model and feature flags (so a shared cache stays safe)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            text = fh.read()
+        wanted = [line for line in text.splitlines() if line.startswith(("model name", "flags", "Features"))]
+        return "\n".join(sorted(set(wanted)))
+    except OSError:
+        import platform
+
+        return platform.machine() + platform.processor()
+
+
+def find_compiler() -> str | None:
+    cc = os.environ.get("CC")
+    if cc and shutil.which(cc):
+        return cc
+    return shutil.which("cc") or shutil.which("gcc")
+
+
+def cache_dir() -> str:
+    root = os.environ.get("GRADC_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "gradc", "c")
+    os.makedirs(root, exist_ok=True)
+    return root
+
+
+def build(source: str, name: str, glue: str | None = None) -> str:
+    """Path of the shared object for ``source`` (compiled once per source, glue, compiler and flags).
+
+    With ``glue`` (see ``c_pyglue``) the object is also a Python extension module.
+    """
+    cc = find_compiler()
+    if cc is None:
+        raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
+                        hint="the source is still available from gradc.backends.c.build.emit_sources")
+    flags = FLAGS + tuning_flags(cc)
+    # an extension module is built against one Python's and one NumPy's headers: key it by them too
+    # (the cache is shared by every Python of the user; loading another's object fails or worse)
+    python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()
+    parts = (source, glue or "", cc, cpu_identity()) + flags + python_abi
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+    directory = cache_dir()
+    so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
+    if os.path.exists(so_path):
+        return so_path
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        c_path = os.path.join(tmp, "module.c")
+        with open(c_path, "w") as fh:
+            fh.write(source)
+        tmp_so = os.path.join(tmp, "module.so")
+        command = [cc, *flags, "-o", tmp_so, c_path]
+        if glue is not None:
+            glue_path = os.path.join(tmp, "glue.c")
+            with open(glue_path, "w") as fh:
+                fh.write(glue)
+            command += [glue_path, f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}"]
+        proc = subprocess.run(command + ["-lm"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")
+        os.replace(tmp_so, so_path)
+    return so_path
+
+
+def emit_sources(graph, value_and_grad_graph, wrt_names):
+    """``(source, header)`` of the forward function ``NAME`` and ``NAME_grad``."""
+    name = c_name(graph.name)
+    inputs = [c_name(v.name) for v in graph.inputs]
+    value = "value" if "value" not in inputs else "value_"
+    bars = [f"{c_name(w)}_bar" for w in wrt_names]
+    wrt_text = ", ".join(wrt_names)
+    header = [f"Generated by gradc from {graph.origin} (reverse mode, wrt {wrt_text}). Do not edit.", "",
+              "ABI: arrays are row-major, contiguous, of the dtype and shape traced (listed below);",
+              "scalars are passed as pointers to one element. Outputs must not overlap inputs.",
+              f"  {name}(inputs..., {value}) writes the value;",
+              f"  {name}_grad(inputs..., {value}, {', '.join(bars)}) writes the value and the gradient",
+              f"  with respect to ({wrt_text}), one buffer per name, shaped like that input.",
+              "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
+              "65536 bytes per function live on the stack; beyond that the function takes a last argument",
+              "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
+              "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in graph.inputs),
+              "Outputs: " + ", ".join(f"{p}: {o.type}" for p, o in zip([value] + bars, value_and_grad_graph.outputs))]
+    functions = [(graph, name, [value], f"Value of {graph.name}."),
+                 (value_and_grad_graph, f"{name}_grad", [value] + bars,
+                  f"Value and gradient of {graph.name} with respect to ({wrt_text}).")]
+    guard = f"GRADC_{name.upper()}_H"
+    return emit_c(functions, header, guard)
+
+
+def emit_sources_for(f, *example_args, wrt=0, **example_kwargs):
+    """``(source, header)`` for ``f`` without compiling (works with no C compiler installed)."""
+    from gradc.trace import trace
+    from gradc.transforms.reverse import resolve_wrt
+
+    graph = trace(f, *example_args, **example_kwargs)
+    names, _ = resolve_wrt(graph, wrt)
+    vg = optimize(ad.value_and_grad_graph(graph, names, name=f"{graph.name}_value_and_grad"))
+    return emit_sources(optimize(graph), vg, names)
+
+
+class _CFunction:
+    """A loaded C function called with NumPy arrays; returns its outputs as arrays / NumPy scalars."""
+
+    def __init__(self, lib, fname, graph, work):
+        self.fn = getattr(lib, fname)
+        self.fn.restype = None
+        self.graph, self.fname, self.work = graph, fname, work
+        self.inputs = [(v.name, v.type) for v in graph.inputs]
+        self.params, self.static = graph.params, graph.static
+
+    def __call__(self, *args):
+        if len(args) != len(self.params):
+            raise TypeError(f"{self.fname} takes {len(self.params)} arguments, got {len(args)}")
+        by_name = dict(zip(self.params, args))
+        for name, expected in self.static.items():
+            if by_name[name] != expected:
+                raise ValueError(f"{self.fname}: argument {name!r} was {expected!r} when this code was compiled, "
+                                 f"got {by_name[name]!r}; recompile for the new value")
+        keep, ptrs = [], []
+        for name, t in self.inputs:
+            value = by_name[name]
+            if t.shape == () and not isinstance(value, np.ndarray):
+                if isinstance(value, (bool, str)) or getattr(value, "shape", ()) != ():
+                    raise ValueError(f"{self.fname}: argument {name!r} must be a scalar, got {type(value).__name__}")
+                value = np.array(value, dtype=t.np_dtype)
+            elif type(value) is not np.ndarray or value.shape != t.shape or value.dtype != t.np_dtype:
+                raise ValueError(f"{self.fname}: argument {name!r} must be {t.np_dtype} array of shape {t.shape}, "
+                                 f"got {type(value).__name__} {getattr(value, 'dtype', '')} "
+                                 f"{getattr(value, 'shape', '')}; recompile for other shapes or dtypes")
+            value = np.ascontiguousarray(value)
+            keep.append(value)
+            ptrs.append(value.ctypes.data)
+        outs = [np.empty(o.type.shape, o.type.np_dtype) for o in self.graph.outputs]
+        ptrs += [o.ctypes.data for o in outs]
+        if self.work:
+            work = np.empty(self.work // 8, np.float64)
+            ptrs.append(work.ctypes.data)
+        self.fn(*(ctypes.c_void_p(p) for p in ptrs))
+        return [o[()] if o.ndim == 0 else o for o in outs]
+
+
+class CCompiled:
+    """``compile(..., target="c")``: C source and header, and callables shaped like the NumPy target's.
+
+    ``forward``, ``grad`` and ``value_and_grad`` are the extension module's entry points when
+    Python's headers are available (``fast`` is True), else ctypes calls.
+    """
+
+    def __init__(self, graph, wrt_names, wrt_is_tuple):
+        self.name = graph.name
+        self.wrt = tuple(wrt_names)
+        self.wrt_is_tuple = wrt_is_tuple
+        self.graph = optimize(graph)
+        self.value_and_grad_graph = optimize(ad.value_and_grad_graph(graph, wrt_names,
+                                                                     name=f"{graph.name}_value_and_grad"))
+        self.c_source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names)
+        name = c_name(self.name)
+        work = [int(re.search(rf"size_t {n}_work_size\(void\)\n{{\n    return (\d+);", self.c_source).group(1))
+                for n in (name, f"{name}_grad")]
+        n = len(wrt_names)
+        grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
+        entries = [("forward", name, self.graph, 0, work[0]),
+                   ("grad", f"{name}_grad", self.value_and_grad_graph, grads, work[1]),
+                   ("value_and_grad", f"{name}_grad", self.value_and_grad_graph, (0, grads), work[1])]
+        glue = objs = None
+        self.fast = bool(c_pyglue.python_include()) and all(c_pyglue.supported(g) for g in
+                                                             (self.graph, self.value_and_grad_graph))
+        if self.fast:
+            module = "_gradc_" + hashlib.sha256(self.c_source.encode()).hexdigest()[:16]
+            protos = [line[:-1] for line in self.header.splitlines() if line.startswith("void ")]
+            glue, objs = c_pyglue.glue_source(module, entries, protos)
+        self.library_path = build(self.c_source, self.name, glue)
+        try:
+            lib = ctypes.CDLL(self.library_path)
+        except OSError as exc:
+            raise EmitError(f"could not load the compiled C ({exc})", where="",
+                            hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
+        self._forward = _CFunction(lib, name, self.graph, work[0])
+        self._vg = _CFunction(lib, f"{name}_grad", self.value_and_grad_graph, work[1])
+        slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
+        if self.fast:
+            loader = importlib.machinery.ExtensionFileLoader(module, self.library_path)
+            spec = importlib.util.spec_from_file_location(module, self.library_path, loader=loader)
+            ext = importlib.util.module_from_spec(spec)
+            loader.exec_module(ext)
+            items = list(objs.items)
+            for i, key in enumerate(objs.keys):
+                if isinstance(key, tuple) and key[0] == "fallback":
+                    items[i] = slow[key[1]]
+            ext.setup(tuple(items))
+            self.forward = ext.forward
+            self.grad = ext.grad
+            self.value_and_grad = ext.value_and_grad
+        else:
+            self.forward, self.grad, self.value_and_grad = slow["forward"], slow["grad"], slow["value_and_grad"]
+
+    def _grads(self, outs):
+        return tuple(outs) if self.wrt_is_tuple else outs[0]
+
+    def _slow_forward(self, *args):
+        return self._forward(*args)[0]
+
+    def _slow_grad(self, *args):
+        return self._grads(self._vg(*args)[1:])
+
+    def _slow_value_and_grad(self, *args):
+        outs = self._vg(*args)
+        return outs[0], self._grads(outs[1:])
+
+    def __call__(self, *args):
+        return self.value_and_grad(*args)
+
+    def __repr__(self):
+        return f"<gradc.CCompiled {self.name} wrt {', '.join(self.wrt)}>"

@@ -1,0 +1,409 @@
+"""Emit graphs as one self-contained C99 translation unit (and its header).
+
+Arrays are row-major and contiguous at the ABI; inside a function a value may
+be a *view* (offset and strides into another value's storage) so transposes,
+broadcasts and basic slices cost no code. Runs of elementwise equations of one
+shape become one loop whose body is SymPy expressions, shared subexpressions
+taken out by ``sympy.cse``, printed by SymPy's C99 printer, in ``float`` where
+all its float values are float32, else in ``double``. Inside such loops exp, log,
+log1p, expm1, tanh, sinh, cosh, sin, cos and tan are gradc's vectorisable versions (``c_mathlib``)
+unless the loop calls libm anyway (sin, cos and tan are right up to ``|x| = 2**20``: the loop notes
+larger arguments, and a second loop, only then, recomputes those elements with libm's); in
+scalar code and loops that stay scalar, sin, cos and tan are gradc's scalar ones (a branch to libm's
+beyond ``2**20``, about twice as fast as glibc's below). A loop of short rows around vector
+math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
+concatenation and indexing are plain loops (``c_loops``).
+
+No heap allocation and no mutable static state: work arrays live on the
+stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
+``work`` buffer of ``NAME_work_size()`` bytes (8-byte aligned).
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> print(emit_function(trace(lambda x: np.sin(x) * 2.0, np.ones(3)), "f", ["value"])[1])
+void f(const double *restrict x, double *restrict value)
+{
+    /* t0 = sin x
+     * t2 = mul t0 t1 */
+    for (long k = 0; k < 3; ++k) {
+        value[k] = 2.0*gradc_sin_scalar(x[k]);
+    }
+}
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from gradc.backends.c import mathlib as c_mathlib
+from gradc.backends.c.loops import LoopLowerings
+from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
+from gradc.backends.c.values import (
+    C_TYPES,
+    STACK_LIMIT,
+    Loc,
+    Module,
+    c_name,
+    eqn_text,
+    loops,
+    printer,
+    size,
+    sym_const,
+)
+from gradc.backends.c.vectorise import (
+    LIBM_MATH,
+    VECTOR_MATH,
+    VECTOR_MIN,
+    compute_dtype,
+    float_only,
+    limited_args,
+    short_rows,
+    sincos_args,
+    vectorises,
+)
+from gradc.errors import EmitError
+from gradc.ir.graph import Const, Var
+from gradc.ir.types import TensorType
+
+
+class FunctionEmitter(LoopLowerings):
+    """Lowers one graph to the body of one C function."""
+
+    def __init__(self, graph, fname, out_params, module=None):
+        bad = unsupported_ops(graph)
+        if bad:
+            raise EmitError(f"no C lowering for op{'s' if len(bad) > 1 else ''} {', '.join(bad)} in {graph.name}",
+                            where=graph.origin or None, hint="use target='numpy' for this function")
+        self.graph, self.fname, self.out_params = graph, fname, out_params
+        self.module = module or Module()
+        self.lines: list = []
+        self.indent = 1
+        self.arrays: list = []  # (cname, ctype, size)
+        self.loc: dict = {}
+        self.used_inputs: set = set()
+        self.temps = 0  # cse temporaries q0, q1, ... numbered across the whole function
+        self.copy_holders: list = []
+
+    # ---------------------------------------------------------------- helpers
+    def emit(self, line):
+        self.lines.append("    " * self.indent + line)
+
+    def open(self, lines):
+        for line in lines:
+            self.emit(line)
+            self.indent += 1
+
+    def close(self, n):
+        for _ in range(n):
+            self.indent -= 1
+            self.emit("}")
+
+    def atom_loc(self, atom) -> Loc:
+        if isinstance(atom, Const):
+            if atom.value.ndim == 0:
+                return Loc("", (), value=sym_const(atom.value[()]), dtype=atom.type.dtype)
+            ctype = C_TYPES[atom.type.dtype]
+            name = self.module.static("C", ctype, atom.value.reshape(-1).tolist(), atom.type.shape)
+            return Loc(name, atom.type.shape, dtype=atom.type.dtype)
+        if id(atom) in self.input_ids:
+            self.used_inputs.add(id(atom))
+        return self.loc[id(atom)]
+
+    def storage(self, var) -> Loc:
+        """A fresh location for ``var``: its output parameter, a scalar local or a work array."""
+        t = var.type
+        if id(var) in self.direct_out:
+            loc = Loc(self.direct_out[id(var)], t.shape, dtype=t.dtype)
+        else:
+            name = c_name(var.name)
+            while name in self.taken:  # e.g. an intermediate x_bar when the output parameter is x_bar
+                name += "_"
+            self.taken.add(name)
+            loc = Loc(name, t.shape, local=t.shape == (), dtype=t.dtype)
+            if t.shape != ():
+                self.place(var, loc)
+        self.loc[id(var)] = loc
+        return loc
+
+    def place(self, var, loc):
+        """Give ``loc`` an array: a new one, or one whose values are all dead by now (declared as an alias)."""
+        ctype, n = C_TYPES[var.type.dtype], size(var.type.shape)
+        free = [slot for slot in self.slots if slot[1] == ctype and slot[2] >= n
+                and all(self.last.get(o, -1) < self.segment for o in slot[3])]
+        if free:
+            slot = min(free, key=lambda sl: sl[2])  # the smallest that fits (first of equals: deterministic)
+            slot[3].append(id(var))
+            self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
+            return
+        self.slots.append((loc.name, ctype, n, [id(var)]))
+        self.arrays.append((loc.name, ctype, n))
+
+    def target(self, loc, idx, declare=False) -> str:
+        if loc.local:
+            return f"{C_TYPES[loc.dtype]} {loc.name}" if declare else loc.name
+        return loc.at(idx)
+
+    # ---------------------------------------------------------------- planning
+    def plan(self):
+        g = self.graph
+        self.input_ids = {id(v) for v in g.inputs}
+        self.taken = {c_name(v.name) for v in g.inputs} | set(self.out_params)
+        for v in g.inputs:
+            self.loc[id(v)] = Loc(c_name(v.name), v.type.shape, dtype=v.type.dtype)
+        produced = {id(e.out): e for e in g.eqns}
+        self.direct_out, self.copies = {}, []
+        for param, out in zip(self.out_params, g.outputs):
+            e = produced.get(id(out)) if isinstance(out, Var) else None
+            if e is not None and C_LOWERING[e.op][0] not in ("view", "reshape") and id(out) not in self.direct_out:
+                self.direct_out[id(out)] = param
+            else:
+                self.copies.append((param, out))
+        segments, group = [], None
+        group_ids: set = set()
+        for e in g.eqns:
+            kind = C_LOWERING[e.op][0]
+            if kind == "scalar":
+                if group is not None and group[0].out.type.shape == e.out.type.shape:
+                    group.append(e)
+                else:
+                    group = [e]
+                    segments.append(("group", group))
+                group_ids.add(id(e.out))
+                continue
+            if kind == "view" and group is not None and not any(id(a) in {id(x.out) for x in group}
+                                                                for a in e.inputs):
+                segments.insert(segments.index(("group", group)), ("op", e))  # no code: hoist above the loop
+                continue
+            group = None
+            segments.append(("op", e))
+        self.segments = segments
+        uses: dict = {}
+        group_of = {}
+        for n, (kind, item) in enumerate(segments):
+            eqns = item if kind == "group" else [item]
+            for e in eqns:
+                group_of[id(e.out)] = n
+                for a in e.inputs:
+                    uses.setdefault(id(a), set()).add(n)
+        outs = {id(o) for o in g.outputs}
+        self.materialize = {i for i in group_ids
+                            if i in outs or any(n != group_of[i] for n in uses.get(i, ()))}
+        # last segment reading each value; a view keeps the value it reads from alive as long as itself
+        self.last = {i: max(ns) for i, ns in uses.items()}
+        for _, out in self.copies:
+            self.last[id(out)] = len(segments)
+        for e in reversed(g.eqns):
+            if C_LOWERING[e.op][0] in ("view", "reshape"):
+                src = id(e.inputs[0])
+                self.last[src] = max(self.last.get(src, -1), self.last.get(id(e.out), -1))
+        self.slots: list = []  # (name, ctype, size, ids of the values stored there over time)
+        self.segment = 0
+
+    # ---------------------------------------------------------------- lowering
+    def body(self) -> list:
+        self.plan()
+        for n, (kind, item) in enumerate(self.segments):
+            self.segment = n
+            if kind == "group":
+                self.group(item)
+            else:
+                getattr(self, "op_" + C_LOWERING[item.op][0])(item)
+        for param, out in self.copies:
+            self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), self.atom_loc(out), f"{param} = {_name(out)}")
+        unused = [f"(void){c_name(v.name)};" for v in self.graph.inputs if id(v) not in self.used_inputs]
+        return ["    " + u for u in unused] + self.lines
+
+    def sym(self, loc, idx):
+        if loc.value is not None:
+            return loc.value
+        s = sp.Symbol(loc.at(idx), real=True)
+        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+
+    def group(self, eqns):
+        shape = eqns[0].out.type.shape
+        exprs: dict = {}
+        stores = []
+        for e in eqns:
+            if id(e.out) in self.materialize:
+                stores.append((e.out, self.storage(e.out)))
+        reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
+        flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
+        if not flat and short_rows(shape) and size(shape) >= VECTOR_MIN and any(e.op in VECTOR_MATH for e in eqns) \
+                and not any(e.op in LIBM_MATH for e in eqns):
+            # rows too short to vectorise well around vector math: read contiguous copies, loop once
+            for key, loc in reads.items():
+                if not (loc.standard or loc.value is not None or loc.local):
+                    reads[key] = self.contiguous_copy(loc)
+            flat = True
+        texts = [eqn_text(e) for e in eqns]
+        self.emit("/* " + texts[0] + (" */" if len(texts) == 1 else ""))
+        for n, text in enumerate(texts[1:], 2):
+            self.emit(" * " + text + (" */" if n == len(texts) else ""))
+        if shape == ():
+            idx, loop_lines = [], []
+        elif flat:
+            idx, loop_lines = None, [f"for (long k = 0; k < {size(shape)}; ++k) {{"]
+        else:
+            loop_lines, idx = loops(shape)
+        for e in eqns:
+            args = []
+            for a in e.inputs:
+                if id(a) in exprs:
+                    args.append(exprs[id(a)])
+                else:
+                    loc = reads[id(a)]
+                    if idx is None:
+                        args.append(self.sym_flat(loc))
+                    else:
+                        args.append(self.sym(loc, idx))
+            fn = C_LOWERING[e.op][1]
+            exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
+        names = sp.numbered_symbols("q", start=self.temps)
+        temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
+        self.temps += len(temps)
+        # float where every float value of the run is float32, else double; inside a loop the vectorisable math
+        dtype = compute_dtype(eqns)
+        vector = size(shape) >= VECTOR_MIN
+        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns))
+        if vector and not all(vectorises(line) for line in lines):
+            # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
+            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
+            vector = False
+        limited = limited_args(temps, reduced) if vector else []
+        if limited:
+            # gradc_sin, gradc_cos and gradc_tan are right up to |x| = 2**20 (float: 2**28) only: the loop notes
+            # a larger argument (an or of a comparison: it still vectorises), and a second loop, only then,
+            # recomputes those elements by the scalar versions, which branch to libm's
+            flag = f"q{self.temps}"
+            self.temps += 1
+            pr = printer(dtype, vector=True, selects=float_only(eqns))
+            fabs = "fabsf" if dtype == "f32" else "fabs"
+            power = int(c_mathlib.LIMITS[dtype]).bit_length() - 1
+            limit = f"0x1p{power}" + ("F" if dtype == "f32" else "")
+            big = " | ".join(f"({fabs}({pr.doprint(a)}) > {limit})" for a in limited)  # no branch: | not ||
+            self.emit(f"int {flag} = 0;  /* whether an argument of sin, cos or tan is beyond 2**{power}: libm's */")
+            lines.append(f"{flag} |= {big};")
+        self.open(loop_lines)
+        for line in lines:
+            self.emit(self.module.note_calls(line))
+        self.close(len(loop_lines))
+        if limited:
+            self.open([f"if ({flag}) {{", *loop_lines, f"if ({big}) {{"])
+            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False):
+                self.emit(self.module.note_calls(line))
+            self.close(len(loop_lines) + 2)
+
+    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects):
+        """The statements of a fused loop body: cse temporaries, then stores."""
+        pr = printer(dtype, vector=vector, selects=vector and selects)
+        lines = []
+        # scalar code: sin(a) and cos(a) of one a by one call (the branches of two keep the compiler from merging)
+        booleans = {sym for sym, expr in temps if isinstance(expr, sp.logic.boolalg.Boolean)}
+        pairs = [] if vector else sincos_args(temps, reduced)
+        if pairs:
+            swap = {}
+            for a in pairs:
+                s_sym, c_sym = (sp.Symbol(f"q{self.temps + i}", real=True) for i in range(2))
+                self.temps += 2
+                swap[sp.sin(a)], swap[sp.cos(a)] = s_sym, c_sym
+            temps = [(sym, expr.xreplace(swap)) for sym, expr in temps]
+            reduced = [expr.xreplace(swap) for expr in reduced]
+            after = {sym: n for n, (sym, _) in enumerate(temps)}
+            place = [max((after[f] for f in a.free_symbols if f in after), default=-1) for a in pairs]
+        for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
+            if sym is not None:
+                ctype = "int" if sym in booleans else C_TYPES[dtype]  # (a Symbol is a Boolean too: ask before swap)
+                lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
+            for a, at in zip(pairs, place if pairs else []):
+                if at == n:
+                    s_sym, c_sym = swap[sp.sin(a)], swap[sp.cos(a)]
+                    lines.append(f"{C_TYPES[dtype]} {s_sym}, {c_sym};")
+                    lines.append(f"{c_mathlib.SINCOS_NAMES[dtype]}({pr.doprint(a)}, &{s_sym}, &{c_sym});")
+        for (_, loc), expr in zip(stores, reduced):
+            where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
+            if loc.local:
+                where = "const " + where
+            lines.append(f"{where} = {pr.doprint(expr)};")
+        return lines
+
+    def contiguous_copy(self, loc) -> Loc:
+        """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
+        name = loc.name + "_rows"
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        copy = Loc(name, loc.shape, dtype=loc.dtype)
+        holder = _Copy(TensorType(loc.shape, loc.dtype))
+        self.copy_holders.append(holder)  # alive while the emitter is: place() tracks it by id
+        self.last[id(holder)] = self.segment  # read in this segment only
+        self.place(holder, copy)
+        self.copy(copy, loc, f"{name}: {loc.name} read in row-major order, so the loop below is one flat loop")
+        return copy
+
+    def sym_flat(self, loc):
+        if loc.value is not None:
+            return loc.value
+        s = sp.Symbol(loc.flat("k"), real=True)
+        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+
+def _name(atom):
+    return atom.name if isinstance(atom, Var) else "constant"
+
+
+class _Copy:
+    """The value of a contiguous copy, for the work-array planner (which knows values by ``type`` and ``id``)."""
+
+    def __init__(self, type_):
+        self.type = type_
+
+
+def emit_function(graph, fname, out_params, module=None):
+    """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs."""
+    em = FunctionEmitter(graph, fname, out_params, module)
+    body = em.body()
+    work = sum(8 * ((n * np.dtype(_NP[ct]).itemsize + 7) // 8) for _, ct, n in em.arrays)
+    # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
+    params = [f"const {C_TYPES[v.type.dtype]} *restrict {c_name(v.name)}" for v in graph.inputs]
+    params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
+    decls, heap = [], work > STACK_LIMIT
+    offset = 0
+    for name, ctype, n_elems in em.arrays:
+        if heap:
+            decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {offset});")
+            offset += (n_elems * np.dtype(_NP[ctype]).itemsize + 7) // 8
+        else:
+            decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")
+    if heap:
+        params.append("double *work")
+    proto = f"void {fname}({', '.join(params)})"
+    text = "\n".join([proto, "{"] + decls + body + ["}"])
+    return proto, text, (8 * offset if heap else 0)
+
+
+_NP = {"double": np.float64, "float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "unsigned char": np.uint8}
+
+
+def emit_c(functions, header_lines, guard):
+    """``(source, header)`` for ``functions``: a list of ``(graph, name, out_params, doc)``."""
+    module = Module()
+    defs, protos = [], []
+    for graph, fname, out_params, doc in functions:
+        proto, text, work = emit_function(graph, fname, out_params, module)
+        protos.append((proto, doc, fname, work))
+        defs.append(f"/* {doc} */\n{text}\n\nsize_t {fname}_work_size(void)\n{{\n    return {work};\n}}")
+    comment = ["/* " + header_lines[0]] + [" * " + line if line else " *" for line in header_lines[1:]] + [" */"]
+    library = module.library()
+    includes = ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
+    includes += ["#include <string.h>"] if library else []
+    statics = module.definitions()
+    library_text = ["\n\n".join(library), ""] if library else []
+    source = "\n".join(comment + [""] + includes + [""] + library_text + statics + ([""] if statics else [])
+                       + ["\n\n".join(defs)])
+    # C and C++ callers alike: C linkage, and no `restrict` (not C++; top-level qualifiers of parameters
+    # do not change a function's type, so these declarations match the restrict-qualified definitions)
+    hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
+                     "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
+    for proto, doc, fname, _ in protos:
+        hdr += [f"/* {doc} */", proto.replace(" *restrict ", " *") + ";", f"size_t {fname}_work_size(void);", ""]
+    hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
+    return source + "\n", "\n".join(hdr) + "\n"

@@ -1,0 +1,246 @@
+"""Loop lowerings of the C emitter: views, reductions, matmul, concatenate and indexing.
+
+``LoopLowerings`` is mixed into ``FunctionEmitter`` (``c_src``); each ``op_KIND`` method
+lowers one equation whose ``C_LOWERING`` entry names ``KIND``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from gradc.backends.c.matmul import MatmulLowerings
+from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops, size
+from gradc.ops.shape import spec_to_numpy
+
+
+class LoopLowerings(MatmulLowerings):
+    """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
+
+    def copy(self, dst, src, comment):
+        self.emit(f"/* {comment} */")
+        lines, idx = loops(src.shape)
+        self.open(lines)
+        self.emit(f"{dst.at(idx) if not dst.local else dst.name} = {src.at(idx)};")
+        self.close(len(lines))
+
+    def op_view(self, e):
+        src = self.atom_loc(e.inputs[0])
+        shape = e.out.type.shape
+        if e.op == "transpose":
+            perm = e.params["perm"]
+            loc = Loc(src.name, shape, src.offset, [src.strides[p] for p in perm], src.value, src.local, src.dtype)
+        elif e.op == "broadcast_to":
+            lead = len(shape) - len(src.shape)
+            strides = [0] * lead + [0 if d == 1 and n != 1 else s
+                                    for s, d, n in zip(src.strides, src.shape, shape[lead:])]
+            loc = Loc(src.name, shape, src.offset, strides, src.value, src.local, src.dtype)
+            if src.local:
+                loc.local = False  # a broadcast scalar local reads as the local at every index
+                loc.value = sp.Symbol(src.name, real=True) if src.dtype != "bool" else sp.Ne(
+                    sp.Symbol(src.name, real=True), 0)
+        else:  # basic index
+            loc = index_view(src, e.params["spec"], shape)
+        if src.value is None and not src.local:
+            self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
+        self.loc[id(e.out)] = loc
+
+    def op_reshape(self, e):
+        src = self.atom_loc(e.inputs[0])
+        shape = e.out.type.shape
+        if src.standard or src.value is not None:
+            if src.value is None and not src.local:
+                self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
+            self.loc[id(e.out)] = Loc(src.name, shape, src.offset, None, src.value, src.local, src.dtype)
+            if src.local and shape != ():
+                self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, sp.Symbol(src.name, real=True)
+            return
+        out = self.storage(e.out)
+        self.copy(Loc(out.name, src.shape, dtype=out.dtype), src, eqn_text(e) + ": copy of a strided view")
+
+    def op_reduce(self, e):
+        x = self.atom_loc(e.inputs[0])
+        out = self.storage(e.out)
+        axes, keep = e.params["axes"], e.params["keepdims"]
+        init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
+        if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
+                and x.value is None and not x.local and x.standard and size(x.shape) >= 64:
+            return self.reduce_all(e, x, out)
+        self.emit(f"/* {eqn_text(e)} */")
+        result = None
+        if out.shape == () and not out.local:  # accumulate in a local, store once
+            result, out = out, Loc("acc", (), local=True, dtype=out.dtype)
+            self.open(["{"])
+        if out.local:
+            self.emit(f"{C_TYPES[out.dtype]} {out.name} = {init};")
+        else:
+            self.each(out, f"@ = {init};")
+        lines, idx = loops(x.shape)
+        self.open(lines)
+        out_idx = [("0" if a in axes else i) for a, i in enumerate(idx) if keep or a not in axes]
+        o, v = self.target(out, out_idx), x.at(idx)
+        nan = f" || isnan({v})" if x.dtype in ("f32", "f64") else ""
+        step = {"sum": f"{o} += {v};", "mean": f"{o} += {v};", "prod": f"{o} *= {v};",
+                "max": f"if ({v} > {o}{nan}) {o} = {v};",  # NaN wins, as in NumPy
+                "min": f"if ({v} < {o}{nan}) {o} = {v};"}[e.op]
+        self.emit(step)
+        self.close(len(lines))
+        if e.op == "mean":
+            if out.local:
+                self.emit(f"{out.name} /= {e.params['count']};")
+            else:
+                self.each(out, f"@ /= {e.params['count']};")
+        if result is not None:
+            self.emit(f"{result.at(())} = acc;")
+            self.close(1)
+
+    def reduce_all(self, e, x, out):
+        """A contiguous array summed to a scalar in 8 running sums (independent, so the loop vectorises)."""
+        ctype, n = C_TYPES[out.dtype], size(x.shape)
+        self.emit(f"/* {eqn_text(e)}: in 8 running sums, added pairwise */")
+        if out.local:
+            self.emit(f"{ctype} {out.name};")
+        self.open(["{"])
+        self.emit(f"{ctype} acc[8] = {{0, 0, 0, 0, 0, 0, 0, 0}};")
+        self.open([f"for (long k = 0; k < {n // 8 * 8}; k += 8) {{"])
+        for half in (range(4), range(4, 8)):
+            self.emit(" ".join(f"acc[{j}] += {x.flat(f'k + {j}' if j else 'k')};" for j in half))
+        self.close(1)
+        if n % 8:
+            self.open([f"for (long k = {n // 8 * 8}; k < {n}; ++k) {{"])
+            self.emit(f"acc[0] += {x.flat('k')};")
+            self.close(1)
+        total = "((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))"
+        if e.op == "mean":
+            total = f"({total}) / {e.params['count']}"
+        self.emit(f"{out.name if out.local else out.at(())} = {total};")
+        self.close(1)
+
+    def op_argreduce(self, e):
+        x = self.atom_loc(e.inputs[0])
+        out = self.storage(e.out)
+        axis = e.params["axis"] if e.params["axis"] is not None else 0
+        cmp = ">" if e.op == "argmax" else "<"
+        self.emit(f"/* {eqn_text(e)} */")
+        rest = [d for a, d in enumerate(x.shape) if a != axis]
+        lines, idx = loops(rest)
+        if out.local:
+            self.emit(f"{C_TYPES[out.dtype]} {out.name};")
+        self.open(lines or ["{"])
+        full = list(idx[:axis]) + ["best"] + list(idx[axis:])
+        j = f"i{len(idx)}"  # the probe index: a name no array can take
+        probe = list(idx[:axis]) + [j] + list(idx[axis:])
+        self.emit("long best = 0;")
+        self.open([f"for (long {j} = 1; {j} < {x.shape[axis]}; ++{j}) {{"])
+        nan = f" || (isnan({x.at(probe)}) && !isnan({x.at(full)}))" if x.dtype in ("f32", "f64") else ""
+        self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}{nan}) best = {j};")  # the first NaN, as in NumPy
+        self.close(1)
+        self.emit(f"{self.target(out, idx)} = best;")
+        self.close(len(lines) or 1)
+
+    def op_concatenate(self, e):
+        out = self.storage(e.out)
+        axis, start = e.params["axis"], 0
+        self.emit(f"/* {eqn_text(e)} */")
+        for x in e.inputs:
+            src = self.atom_loc(x)
+            dst = Loc(out.name, src.shape, out.offset + start * out.strides[axis], out.strides, dtype=out.dtype)
+            lines, idx = loops(src.shape)
+            self.open(lines)
+            self.emit(f"{dst.at(idx)} = {src.at(idx)};")
+            self.close(len(lines))
+            start += src.shape[axis]
+
+    def each(self, out, statement):
+        """``statement`` (with ``@`` for the element) for every element of ``out``, row-major."""
+        if out.shape == ():
+            self.emit(statement.replace("@", out.at(())))
+            return
+        self.open([f"for (long k = 0; k < {size(out.shape)}; ++k) {{"])
+        self.emit(statement.replace("@", out.flat("k")))
+        self.close(1)
+
+    def zero(self, out):
+        self.each(out, "@ = 0;")
+
+    def op_index_grad(self, e):
+        ct = self.atom_loc(e.inputs[0])
+        out = self.storage(e.out)
+        self.emit(f"/* {eqn_text(e)}: zeros with ct written at the index */")
+        self.zero(out)
+        view = index_view(out, e.params["spec"], ct.shape)
+        lines, idx = loops(ct.shape)
+        self.open(lines)
+        self.emit(f"{view.at(idx)} = {ct.at(idx)};")
+        self.close(len(lines))
+
+    def gather_tables(self, x_loc, arrays, spec, out_shape):
+        """Index tables: base[k] (physical index from slices and ints) and, per index array, pos[k]."""
+        items = list(spec) + [("slice", None, None, None)] * (len(x_loc.shape) - len(spec))
+        probe_shape, axis, positions = [], 0, []
+        for item in items:
+            if item[0] == "array":
+                probe_shape.append(size(arrays[item[1]].shape))
+                positions.append((item[1], axis))
+            if item[0] != "new":
+                if item[0] != "array":
+                    probe_shape.append(x_loc.shape[axis])
+                axis += 1
+        pos_arrays = [np.arange(size(a.shape)).reshape(a.shape) for a in arrays]
+        coords = np.indices(probe_shape, dtype=np.int64) if probe_shape else np.zeros((0,), np.int64)
+        npspec = spec_to_numpy(spec, pos_arrays)
+        base = np.full(out_shape, x_loc.offset, dtype=np.int64)
+        pos = {}
+        for d in range(len(probe_shape)):
+            c = np.broadcast_to(coords[d][npspec], out_shape)
+            arr = [p for p in positions if p[1] == d]
+            if arr:
+                phys = arrays[arr[0][0]].physical().reshape(-1)
+                pos[arr[0][0]] = (phys[c].reshape(-1), d)
+            else:
+                base = base + x_loc.strides[d] * c
+        return base.reshape(-1), pos
+
+    def gather_code(self, e, x_loc, arrays):
+        base, pos = self.gather_tables(x_loc, arrays, e.params["spec"], e.inputs[0].type.shape
+                                       if e.op == "gather_grad" else e.out.type.shape)
+        bname = self.module.static("G", "long", base.tolist())
+        terms = [f"{bname}[k]"]
+        body = []
+        for j in sorted(pos):
+            table, axis = pos[j]
+            tname = self.module.static("G", "long", table.tolist())
+            body.append(f"long a{j} = (long){arrays[j].name}[{tname}[k]];")
+            body.append(f"if (a{j} < 0) a{j} += {x_loc.shape[axis]};")
+            stride = x_loc.strides[axis]
+            terms.append(f"a{j}" if stride == 1 else f"{stride}*a{j}")
+        return body, f"{x_loc.name}[{' + '.join(terms)}]", base.size
+
+    def op_gather(self, e):
+        x = self.atom_loc(e.inputs[0])
+        arrays = [self.atom_loc(a) for a in e.inputs[1:]]
+        out = self.storage(e.out)
+        self.emit(f"/* {eqn_text(e)} (integer-array indexing) */")
+        body, src, n = self.gather_code(e, x, arrays)
+        self.open([f"for (long k = 0; k < {n}; ++k) {{"])
+        for line in body:
+            self.emit(line)
+        self.emit(f"{out.flat('k') if not out.local else out.name} = {src};")
+        self.close(1)
+
+    def op_gather_grad(self, e):
+        ct = self.atom_loc(e.inputs[0])
+        arrays = [self.atom_loc(a) for a in e.inputs[1:]]
+        out = self.storage(e.out)
+        self.emit(f"/* {eqn_text(e)}: zeros with ct added at the index (repeats accumulate) */")
+        self.zero(out)
+        body, dst, n = self.gather_code(e, out, arrays)
+        if not (ct.standard or ct.value is not None or ct.local):
+            ctab = self.module.static("G", "long", ct.physical().reshape(-1).tolist())
+            src = f"{ct.name}[{ctab}[k]]"
+        else:
+            src = ct.flat("k")
+        self.open([f"for (long k = 0; k < {n}; ++k) {{"])
+        for line in body:
+            self.emit(line)
+        self.emit(f"{dst} += {src};")
+        self.close(1)

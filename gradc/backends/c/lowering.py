@@ -1,0 +1,46 @@
+"""The C lowering of each op, read from its ``c=`` facet (``gradc.ops.c_spell``).
+
+``C_LOWERING[name]`` is the facet of op ``name``: ``("scalar", fn)`` for an
+elementwise op (``fn`` builds a SymPy expression), ``(kind,)`` for one the
+emitter writes as loops, ``None`` when the op has no C lowering. The emitter
+lists all ops of a graph without one at once (``unsupported_ops``).
+
+>>> C_LOWERING["matmul"], C_LOWERING["exp"][0]
+(('matmul',), 'scalar')
+>>> sorted(k for k, v in C_LOWERING.items() if v is None)
+[]
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gradc.ir.registry import OPS
+from gradc.ops import c_spell
+
+
+class _Lowerings(Mapping):
+    """A live view of the registry's ``c`` facets (an op missing its facet counts as having none)."""
+
+    def __getitem__(self, name):
+        spelling = OPS[name].c
+        return None if spelling == c_spell.MISSING else spelling
+
+    def __iter__(self):
+        return iter(OPS)
+
+    def __len__(self):
+        return len(OPS)
+
+
+C_LOWERING = _Lowerings()
+
+
+def unsupported_ops(graph) -> list:
+    """Sorted names of the ops of ``graph`` that have no C lowering.
+
+    >>> from gradc.trace import trace
+    >>> import numpy as np
+    >>> unsupported_ops(trace(lambda x: np.sin(x) @ x, np.ones(3)))
+    []
+    """
+    return sorted({e.op for e in graph.eqns if C_LOWERING.get(e.op) is None})

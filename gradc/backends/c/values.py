@@ -1,0 +1,274 @@
+"""Shared pieces of the C emitter: C types, names, SymPy's C99 printer, value locations, statics.
+
+>>> Loc("x", (2, 3)).at(["i0", "i1"])
+'x[3*i0 + i1]'
+>>> c_name("int"), c_name("t0")
+('int_', 't0')
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+import sympy as sp
+from sympy.codegen.ast import float32, real
+from sympy.printing.c import C99CodePrinter
+
+from gradc.backends.c import mathlib as c_mathlib
+from gradc.ir.graph import Var
+
+C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
+STACK_LIMIT = 65536  # bytes of work arrays a function keeps on the stack
+_C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while work acc best value k""".split())
+_GENERATED = re.compile(r"^(i|q|C|G|a)\d+$")
+
+
+class _Printer(C99CodePrinter):
+    """SymPy's C99 printer, with ternaries on one line and booleans as 0/1.
+
+    ``dtype="f32"`` computes in ``float`` (``expf``, ``1.5F``); ``vector=True`` calls
+    the vectorisable functions of :mod:`gradc.backends.c.mathlib` instead of libm's (sin, cos and tan:
+    right up to ``|x| = 2**20`` only, the caller fixes larger arguments up), ``vector=False`` its scalar
+    sin, cos and tan (a branch to libm's beyond ``|x| = 2**20``, faster than glibc's below);
+    ``selects=True`` prints ``cond ? a : b`` as ``gradc_select(cond, a, b)`` (float values only).
+    """
+
+    def __init__(self, dtype="f64", vector=False, selects=False):
+        settings = {"user_functions": {"trunc": "trunc", "to_float32": "(float)"}}  # a cast reads as a call
+        if dtype == "f32":
+            settings["type_aliases"] = {real: float32}
+        super().__init__(settings)
+        self.vector_names = ({**c_mathlib.VECTOR_NAMES[dtype], **c_mathlib.LIMITED_NAMES[dtype]} if vector
+                             else c_mathlib.SCALAR_NAMES[dtype])
+        self.select_name = ("gradc_selectf" if dtype == "f32" else "gradc_select") if selects else None
+
+    def _print_vectorisable(self, expr):
+        name = self.vector_names.get(type(expr).__name__)
+        if name is None:
+            return self._print_math_func(expr)
+        return f"{name}({self._print(expr.args[0])})"
+
+    _print_exp = _print_log = _print_log1p = _print_expm1 = _print_tanh = _print_vectorisable
+    _print_sinh = _print_cosh = _print_sin = _print_cos = _print_tan = _print_vectorisable
+
+    def _print_Piecewise(self, expr):
+        *cases, last = expr.args
+        text = self._print(last.expr)
+        for e, c in reversed(cases):
+            text = f"({self._print(c)} ? {self._print(e)} : {text})"
+        return text
+
+    def _print_Pow(self, expr):
+        # x**2 (also x**2.0) as x*x: exact like pow(x, 2.0) (and NumPy's square), reads better, and keeps
+        # the loop free of a libm call, so it vectorises
+        if expr.exp.is_Number and float(expr.exp) == 2.0:
+            base = self._print(expr.base)
+            if not expr.base.is_Symbol:
+                base = f"({base})"
+            return f"({base}*{base})"  # bracketed: SymPy places a Pow anywhere a call can go
+        return super()._print_Pow(expr)
+
+    def _print_ite(self, expr):
+        cond, a, b = (self._print(arg) for arg in expr.args)
+        if self.select_name:  # both computed, then chosen: no branch to stop a vectoriser
+            return f"{self.select_name}({cond}, {a}, {b})"
+        return f"({cond} ? {a} : {b})"
+
+    def _print_isnan(self, expr):
+        return f"isnan({self._print(expr.args[0])})"
+
+    def _print_BooleanTrue(self, expr):
+        return "1"
+
+    def _print_BooleanFalse(self, expr):
+        return "0"
+
+
+PRINTER = _Printer()
+
+
+@functools.lru_cache(maxsize=None)
+def printer(dtype: str = "f64", vector: bool = False, selects: bool = False) -> _Printer:
+    """The printer computing in ``dtype`` (``"f32"`` for float, else double), calling gradc's vector math or libm.
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> printer("f32", vector=True).doprint(sp.exp(-x) + 0.5), printer().doprint(sp.exp(-x) + 0.5)
+    ('0.5F + gradc_expf(-x)', '0.5 + exp(-x)')
+    """
+    return _Printer("f32" if dtype == "f32" else "f64", vector, selects)
+
+
+def c_name(name: str) -> str:
+    """An IR name as a C identifier that cannot clash with C or with generated names."""
+    return name + "_" if name in _C_KEYWORDS or _GENERATED.match(name) else name
+
+
+def std_strides(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+class Loc:
+    """Where a value's elements are: ``name[offset + sum(strides * index)]``, a scalar local, or a constant."""
+
+    def __init__(self, name, shape, offset=0, strides=None, value=None, local=False, dtype="f64"):
+        self.name, self.shape, self.offset = name, tuple(shape), offset
+        self.strides = std_strides(shape) if strides is None else tuple(strides)
+        self.value, self.local, self.dtype = value, local, dtype
+
+    @property
+    def standard(self):
+        return self.value is None and self.strides == std_strides(self.shape)
+
+    def at(self, idx) -> str:
+        if self.value is not None:
+            return printer(self.dtype).doprint(self.value)
+        if self.local:
+            return self.name
+        terms = [str(self.offset)] if self.offset else []
+        for s, i in zip(self.strides, idx):
+            if s:
+                terms.append(i if s == 1 else f"{s}*{i}")
+        return f"{self.name}[{' + '.join(terms) or '0'}]"
+
+    def flat(self, k: str) -> str:
+        """Element ``k`` in row-major order (standard locations only)."""
+        if self.value is not None or self.local:
+            return self.at(())
+        return f"{self.name}[{self.offset} + {k}]" if self.offset else f"{self.name}[{k}]"
+
+    def physical(self) -> np.ndarray:
+        """Index into ``name`` of every element, as an array of the value's shape."""
+        phys = np.full(self.shape, self.offset, dtype=np.int64)
+        for axis, s in enumerate(self.strides):
+            shape = [1] * len(self.shape)
+            shape[axis] = self.shape[axis]
+            phys = phys + s * np.arange(self.shape[axis]).reshape(shape)
+        return phys
+
+
+def loops(shape):
+    """Lines opening one ``for`` per axis (indices ``i0, i1, ...``) and the index names."""
+    names = [f"i{a}" for a in range(len(shape))]
+    return [f"for (long {n} = 0; {n} < {d}; ++{n}) {{" for n, d in zip(names, shape)], names
+
+
+def literal(value, dtype) -> str:
+    v = value.item() if isinstance(value, np.generic) else value
+    if dtype in ("f64", "f32"):
+        v = float(v)
+        if v != v:
+            return "NAN"
+        if v in (float("inf"), float("-inf")):
+            return "INFINITY" if v > 0 else "-INFINITY"
+        return repr(v)
+    return str(int(v))
+
+
+def sym_const(value):
+    v = value.item() if isinstance(value, np.generic) else value
+    if isinstance(v, bool):
+        return sp.true if v else sp.false
+    if isinstance(v, int):
+        return sp.Integer(v)
+    return sp.Float(v) if np.isfinite(v) else (sp.nan if v != v else (sp.oo if v > 0 else -sp.oo))
+
+
+def eqn_text(eqn) -> str:
+    args = " ".join(a.name if isinstance(a, Var) else repr(a.value.item()) if a.value.ndim == 0 else "<array>"
+                    for a in eqn.inputs)
+    params = "".join(f" {k}={v}" for k, v in sorted(eqn.params.items()) if k not in ("spec", "count"))
+    return f"{eqn.out.name} = {eqn.op} {args}{params}".replace("*/", "* /")
+
+
+class Module:
+    """What the functions of one translation unit share: constant arrays and index tables."""
+
+    def __init__(self):
+        self.statics: dict = {}  # key -> (name, definition line)
+        self.math: dict = {}  # c_mathlib functions called (an ordered set)
+
+    def note_calls(self, text: str) -> str:
+        """Remember the c_mathlib functions C ``text`` calls (their definitions go into the unit); returns ``text``."""
+        for name in c_mathlib.called(text):
+            self.math[name] = None
+        return text
+
+    def library(self) -> list:
+        """Definitions of the c_mathlib functions called, callees first, in a fixed order."""
+        return c_mathlib.definitions(self.math)
+
+    def static(self, prefix, ctype, values, key_extra=()) -> str:
+        key = (prefix, ctype, tuple(values), key_extra)
+        if key not in self.statics:
+            name = f"{prefix}{sum(1 for k in self.statics if k[0] == prefix)}"
+            dtype = {"double": "f64", "float": "f32"}.get(ctype, "i64")
+            body = ", ".join(literal(v, dtype) for v in values) or "0"
+            self.statics[key] = (name, f"static const {ctype} {name}[{max(len(values), 1)}] = {{{body}}};")
+        return self.statics[key][0]
+
+    def helper(self, key, name: str, make_text) -> str:
+        """Define the helper ``name`` (a kernel, a macro) once per unit: ``make_text()`` is called on first use.
+
+        >>> m = Module(); m.helper(("k", 1), "gradc_k", lambda: "#define gradc_k 1")
+        'gradc_k'
+        >>> m.helper(("k", 1), "gradc_k", lambda: 1 / 0), m.definitions()
+        ('gradc_k', ['#define gradc_k 1'])
+        """
+        if key not in self.statics:
+            self.statics[key] = (name, make_text())
+        return self.statics[key][0]
+
+    def definitions(self) -> list:
+        return [line for _, line in self.statics.values()]
+
+
+
+def index_view(src: Loc, spec, shape) -> Loc:
+    offset, strides, axis = src.offset, [], 0
+    for item in spec:
+        if item[0] == "new":
+            strides.append(0)
+            continue
+        dim, s = src.shape[axis], src.strides[axis]
+        if item[0] == "int":
+            offset += (item[1] % dim) * s
+        else:
+            start, _, step = slice(*item[1:]).indices(dim)
+            offset += start * s
+            strides.append(s * step)
+        axis += 1
+    strides.extend(src.strides[axis:])
+    return Loc(src.name, shape, offset, strides, src.value, src.local, src.dtype)
+
+
+def lin(offset, terms) -> str:
+    """``offset + s*i + ...`` as short C: constants summed, no zero terms, no ``1*``."""
+    const, parts = offset, []
+    for s, i in terms:
+        if i.isdigit():
+            const += s * int(i)
+        elif s:
+            parts.append(i if s == 1 else f"{s}*{i}")
+    return " + ".join(parts + [str(const)] * (const != 0)) or "0"
+
+
+def ptr(name, offset, terms) -> str:
+    """``name + offset + ...``, or ``name`` alone."""
+    at = lin(offset, terms)
+    return name if at == "0" else f"{name} + {at}"
+
+
+def atom_name(atom):
+    """An atom's name for comments (constants have none)."""
+    return getattr(atom, "name", "a constant")

@@ -1,0 +1,389 @@
+"""Emit a graph as a standalone NumPy (or, for all-scalar code, ``math``) module.
+
+Every statement is an ``ast`` node, unparsed by ``ast.unparse``. Names are the
+IR's; a value read once is written inline where short; scalar constants are
+literals; a ``broadcast_to`` that NumPy's implicit broadcasting makes redundant
+is left out; array constants become module-level ``C0, C1, ...``. Each function
+checks its arguments' shapes and dtypes first, with one inline test per array
+(dtypes compared by identity with module-level ``np.dtype`` objects, the
+cheapest exact test) and one for all float scalars.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> print(emit_module([Function("f", trace(lambda x: np.sin(x) * 2.0, np.ones(3)), "f of x.")]))
+import numpy as np
+<BLANKLINE>
+<BLANKLINE>
+_float64 = np.dtype('float64')
+<BLANKLINE>
+<BLANKLINE>
+def f(x):
+    \"\"\"f of x.\"\"\"
+    if type(x) is not np.ndarray or x.shape != (3,) or x.dtype is not _float64:
+        _check_array('f', 'x', x, (3,), _float64)
+    t2 = np.sin(x) * 2.0
+    return t2
+<BLANKLINE>
+<BLANKLINE>
+def _check_array(function, name, value, shape, dtype):
+...
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from gradc.backends.numpy import runtime_helpers as helpers
+from gradc.backends.numpy.analysis import (
+    MAX_INLINE_OPS,
+    accumulations,
+    elided_broadcasts,
+    occurrences,
+    operation_count,
+    single_use_values,
+)
+from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
+from gradc.errors import EmitError
+from gradc.ir.graph import Const, Graph, Var
+from gradc.ir.registry import OPS
+from gradc.ops import shape as shape_ops
+from gradc.ops import spell
+
+_COMMENT = "__gradc_comment__"
+_VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
+
+
+@dataclass
+class Function:
+    """One function of an emitted module: its name, graph, docstring and return structure.
+
+    ``returns`` nests output positions: ``0``, ``(0, 1)``, ``(0, (1, 2))``.
+    """
+
+    name: str
+    graph: Graph
+    doc: str
+    returns: object = None
+    sections: bool = False  # "# forward" / "# backward" comments
+
+
+def uses_math_only(graphs) -> bool:
+    """True when every value is a float64 scalar and every op has a ``math`` spelling."""
+    for g in graphs:
+        atoms = list(g.inputs) + [e.out for e in g.eqns] + [a for e in g.eqns for a in e.inputs]
+        if any(a.type.shape != () or a.type.dtype != "f64" for a in atoms):
+            return False
+        if any(OPS[e.op].math is None for e in g.eqns):
+            return False
+    return bool(graphs)
+
+
+class _ModuleState:
+    """What the functions of one module share: constants and needed helpers."""
+
+    def __init__(self, math_mode: bool):
+        self.math_mode = math_mode
+        self.constants: dict = {}  # Const.key() -> (name, Const)
+        self.helpers: set = set()
+        self.dtypes: dict = {}  # dtype name -> module-level name of the np.dtype (tested by identity)
+
+    def dtype_name(self, dtype) -> str:
+        return self.dtypes.setdefault(dtype.name, f"_{dtype.name}")
+
+    def constant_name(self, const: Const) -> str:
+        key = const.key()
+        if key not in self.constants:
+            self.constants[key] = (f"C{len(self.constants)}", const)
+        return self.constants[key][0]
+
+
+def _leading_complement(spec, shape):
+    """Slices of the leading axis outside ``spec``, when ``spec`` is one step-1 slice of it; else None."""
+    if not spec or spec[0][0] != "slice" or spec[0][3] not in (None, 1) or any(
+            item != ("slice", None, None, None) for item in spec[1:]):
+        return None
+    start, stop, _ = slice(spec[0][1], spec[0][2]).indices(shape[0])
+    parts = []
+    if start > 0:
+        parts.append(ast.Constant(0) if start == 1 else ast.Slice(None, ast.Constant(start), None))
+    if stop < shape[0]:
+        parts.append(ast.Constant(stop) if stop == shape[0] - 1 else ast.Slice(ast.Constant(stop), None, None))
+    return parts
+
+
+class _FunctionEmitter:
+    def __init__(self, fn: Function, state: _ModuleState):
+        self.fn = fn
+        self.graph = fn.graph
+        self.state = state
+        self.elided = elided_broadcasts(self.graph)
+        self.sources: dict = {}  # elided broadcast id -> expression of its source
+        self.chains, self.absorbed = accumulations(self.graph)
+        self.inlined = single_use_values(self.graph)
+        # an elided broadcast hands its source to each of its readers: an expression there would be repeated
+        self.inlined -= {id(e.inputs[0]) for e in self.graph.eqns if id(e.out) in self.elided}
+        if not state.math_mode:  # named adjoints (``t2_bar``) stay: they are what a reader looks for
+            self.inlined -= {id(e.out) for e in self.graph.eqns if e.out.name.endswith("_bar")}
+
+    def accumulate(self, eqn) -> list:
+        """Terms at the same index summed first; the first index written, the others added.
+
+        The buffer is ``np.empty`` with the rest zeroed when the first index is one
+        slice of the leading axis (``x_bar[:-1] = a``, ``x_bar[999:] = 0.0``), else ``np.zeros``.
+        """
+        target, t = eqn.out.name, eqn.out.type
+        groups: dict = {}
+        for piece in self.chains[id(eqn.out)]:
+            groups.setdefault(piece.params["spec"], []).append(self.atom(piece.inputs[0]))
+        stmts = []
+        for k, (spec, values) in enumerate(groups.items()):
+            value = values[0]
+            for other in values[1:]:
+                value = ast.BinOp(value, ast.Add(), other)
+            store = ast.Subscript(ast.Name(target, ast.Load()), shape_ops._spec_ast(spec), ast.Store())
+            if k > 0:
+                stmts.append(ast.AugAssign(store, ast.Add(), value))
+                continue
+            rest = _leading_complement(spec, t.shape)
+            kwargs = {} if t.dtype == "f64" else {"dtype": spell.dotted(f"np.{t.np_dtype.name}")}
+            alloc = "np.zeros" if rest is None else "np.empty"
+            stmts.append(spell.assign(target, spell.call(alloc, spell.literal(tuple(t.shape)), **kwargs)))
+            for part in rest or []:
+                zero = ast.Subscript(ast.Name(target, ast.Load()), part, ast.Store())
+                stmts.append(ast.Assign([zero], ast.Constant(0.0 if t.is_float else 0), lineno=0))
+            stmts.append(ast.Assign([store], value, lineno=0))
+        return stmts
+
+    def atom(self, atom) -> ast.expr:
+        if isinstance(atom, Const):
+            if atom.is_scalar:
+                return scalar_literal(const_value_for_literal(atom), self.state.math_mode)
+            return ast.Name(self.state.constant_name(atom), ast.Load())
+        if id(atom) in self.sources:
+            return self.sources[id(atom)]
+        return ast.Name(atom.name, ast.Load())
+
+    def statements(self, eqn) -> list:
+        if id(eqn.out) in self.elided:
+            self.sources[id(eqn.out)] = self.atom(eqn.inputs[0])
+            return []
+        if id(eqn.out) in self.absorbed:
+            return []
+        if id(eqn.out) in self.chains:
+            return self.accumulate(eqn)
+        op = OPS[eqn.op]
+        spelling = op.math if self.state.math_mode and op.math is not None else op.np
+        if spelling is None:
+            raise EmitError(f"op {eqn.op} has no NumPy spelling")
+        args = [self.atom(a) for a in eqn.inputs]
+        result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
+        before = []
+        for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
+            if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1:
+                before.append(spell.assign(a.name, self.sources.pop(id(a))))
+        if before:
+            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, eqn.out.name)
+        if isinstance(result, list):
+            return before + result
+        if id(eqn.out) in self.inlined and (self.state.math_mode or operation_count(result) <= MAX_INLINE_OPS):
+            self.sources[id(eqn.out)] = result
+            return before
+        return before + [spell.assign(eqn.out.name, result)]
+
+    def body(self) -> list:
+        stmts = self.checks()
+        backward: set = set()
+        in_backward = False
+        if self.fn.sections:
+            stmts.append(_comment("forward"))
+        for eqn in self.graph.eqns:
+            is_backward = eqn.out.name in self.graph.adjoint or any(
+                isinstance(a, Var) and id(a) in backward for a in eqn.inputs)
+            emitted = self.statements(eqn)
+            if is_backward:
+                backward.add(id(eqn.out))
+                if self.fn.sections and not in_backward and emitted:
+                    stmts.append(_comment("backward"))
+                    in_backward = True
+            stmts.extend(emitted)
+        stmts.append(ast.Return(self.returns()))
+        return stmts
+
+    # ---- arguments
+    def checks(self) -> list:
+        inputs = {v.name: v for v in self.graph.inputs}
+        out = []
+        floats = [v for v in self.graph.inputs if v.type.shape == () and v.type.dtype == "f64"]
+        for name in self.graph.params:
+            if name in inputs and inputs[name] in floats:
+                if inputs[name] is floats[0]:
+                    out.append(self.check_floats(floats))
+            elif name in inputs:
+                out.append(self.check_input(inputs[name]))
+            else:
+                value = self.graph.static[name]
+                self.state.helpers.add("static")
+                test = ast.Compare(ast.Name(name, ast.Load()), [ast.NotEq()], [spell.literal(value)])
+                if value is None or isinstance(value, bool):
+                    test = ast.Compare(ast.Name(name, ast.Load()), [ast.IsNot()], [ast.Constant(value)])
+                raise_it = ast.Expr(spell.call("_bad_static", *map(ast.Constant, (self.fn.name, name)),
+                                               ast.Name(name, ast.Load()), spell.literal(value)))
+                out.append(ast.If(test, [raise_it], []))
+        return out
+
+    def convert_scalar(self, var: Var) -> ast.stmt:
+        """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError."""
+        self.state.helpers.update({"bad", "scalar"})
+        dtype = ast.Constant(None) if var.type.dtype == "f64" else spell.dotted(f"np.{var.type.np_dtype.name}")
+        return spell.assign(var.name, spell.call("_scalar_argument", ast.Constant(self.fn.name),
+                                                 ast.Constant(var.name), ast.Name(var.name, ast.Load()), dtype))
+
+    def check_floats(self, floats: list) -> ast.stmt:
+        """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert."""
+        tests = [ast.Compare(spell.call("type", ast.Name(v.name, ast.Load())), [ast.IsNot()],
+                             [ast.Name("float", ast.Load())]) for v in floats]
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
+        return ast.If(test, [self.convert_scalar(v) for v in floats], [])
+
+    def check_input(self, var: Var) -> ast.stmt:
+        t = var.type
+        if t.shape == ():
+            return self.convert_scalar(var)
+        name = ast.Name(var.name, ast.Load())
+        self.state.helpers.update({"bad", "array"})
+        dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
+        test = ast.BoolOp(ast.Or(), [
+            ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
+            ast.Compare(ast.Attribute(name, "shape", ast.Load()), [ast.NotEq()], [spell.literal(t.shape)]),
+            ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.IsNot()], [dtype])])
+        check = ast.Expr(spell.call("_check_array", ast.Constant(self.fn.name), ast.Constant(var.name), name,
+                                    spell.literal(t.shape), dtype))
+        return ast.If(test, [check], [])
+
+    # ---- results
+    def returns(self) -> ast.expr:
+        exprs = self.output_exprs()
+        structure = self.fn.returns if self.fn.returns is not None else (
+            0 if len(exprs) == 1 else tuple(range(len(exprs))))
+
+        def build(node):
+            if isinstance(node, tuple):
+                return ast.Tuple([build(n) for n in node], ast.Load())
+            return exprs[node]
+        return build(structure)
+
+    def output_exprs(self) -> list:
+        """Outputs, copied where they could alias an argument, a read-only view or each other."""
+        may_alias = {id(v) for v in self.graph.inputs}
+        producers = {id(e.out): e for e in self.graph.eqns}
+        for eqn in self.graph.eqns:
+            if eqn.op in _VIEW_OPS and isinstance(eqn.inputs[0], Var) and (
+                    id(eqn.inputs[0]) in may_alias or eqn.op == "broadcast_to"):
+                may_alias.add(id(eqn.out))
+        seen: set = set()
+        exprs = []
+        for out in self.graph.outputs:
+            expr = self.atom(out)
+            scalar = out.type.shape == ()
+            producer = producers.get(id(out)) if isinstance(out, Var) else None
+            if not scalar and producer is not None and producer.op == "broadcast_to" and isinstance(
+                    producer.inputs[0], Const) and producer.inputs[0].is_scalar:
+                expr = self.full(out, producer.inputs[0])
+            elif not scalar and (isinstance(out, Const) or id(out) in may_alias or id(out) in seen):
+                expr = spell.method_call(expr, "copy")
+            seen.add(id(out))
+            exprs.append(expr)
+        return exprs
+
+    def full(self, out: Var, const: Const) -> ast.expr:
+        kwargs = {} if out.type.dtype == "f64" else {"dtype": spell.dotted(f"np.{out.type.np_dtype.name}")}
+        return spell.call("np.full", spell.literal(out.type.shape), self.atom(const), **kwargs)
+
+    def function_def(self) -> ast.FunctionDef:
+        body = [ast.Expr(ast.Constant(self.fn.doc))] + self.body()
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in self.graph.params], vararg=None,
+                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        return ast.FunctionDef(self.fn.name, args, body, [], None, lineno=0)
+
+
+def _comment(text: str) -> ast.stmt:
+    return ast.Expr(ast.Constant(f"{_COMMENT} {text}"))
+
+
+def emit_module(functions: list, header: list | None = None) -> str:
+    """Source text of a module defining ``functions`` (a list of :class:`Function`)."""
+    state = _ModuleState(uses_math_only([f.graph for f in functions]))
+    defs = [_FunctionEmitter(f, state).function_def() for f in functions]
+    body: list = []
+    for name, const in state.constants.values():
+        body.append(spell.assign(name, array_constant_expr(const)))
+    for dtype, name in sorted(state.dtypes.items()):
+        body.append(spell.assign(name, spell.call("np.dtype", ast.Constant(dtype))))
+    body += defs
+    if "array" in state.helpers:
+        body += ast.parse(helpers.ARRAY_CHECK).body
+    if "bad" in state.helpers:
+        body += ast.parse(helpers.BAD_ARGUMENT).body
+    if "scalar" in state.helpers:
+        body += ast.parse(helpers.SCALAR_ARG).body
+    if "static" in state.helpers:
+        body += ast.parse(helpers.STATIC_CHECK).body
+    module = ast.Module(body=body, type_ignores=[])
+    from_math = _import_math_functions(module) if state.math_mode else []
+    try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
+        text = ast.unparse(module)
+    except AttributeError:  # a spelling made a statement without a lineno
+        text = ast.unparse(ast.fix_missing_locations(module))
+    text = _format(text)
+    needs_numpy = "np." in text
+    imports = (["import math"] if "math." in text or not (needs_numpy or from_math) else []) + (
+        [f"from math import {', '.join(from_math)}"] if from_math else []) + (
+        ["import numpy as np"] if needs_numpy else [])
+    lines = [f"# {h}" for h in (header or [])] + imports
+    return "\n".join(lines) + "\n\n\n" + text + "\n"
+
+
+def _import_math_functions(module: ast.Module) -> list:
+    """Call ``math`` functions by bare name (``sin(x)``, imported with ``from math import``).
+
+    A global name is one dictionary lookup cheaper than ``math.sin``, which shows in
+    all-scalar code. A function whose name is taken in the module keeps ``math.``.
+    """
+    taken = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
+    taken |= {node.arg for node in ast.walk(module) if isinstance(node, ast.arg)}
+    taken |= {node.name for node in ast.walk(module) if isinstance(node, ast.FunctionDef)}
+    names: set = set()
+    for node in ast.walk(module):
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if _is_math_call(item, taken):
+                        names.add(item.func.attr)
+                        item.func = ast.Name(item.func.attr, ast.Load())
+            elif _is_math_call(value, taken):
+                names.add(value.func.attr)
+                value.func = ast.Name(value.func.attr, ast.Load())
+    return sorted(names)
+
+
+def _is_math_call(node, taken) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "math"
+            and node.func.attr not in taken)
+
+
+def _format(text: str) -> str:
+    """Comments from markers; two blank lines between top-level definitions (PEP 8)."""
+    out = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(f"'{_COMMENT} ") or stripped.startswith(f'"{_COMMENT} '):
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}# {stripped[len(_COMMENT) + 2:-1]}")
+            continue
+        if line.startswith("def ") and out and out[-1] != "":
+            out += ["", ""]
+        elif line.startswith("def ") and out and out[-1] == "" and (len(out) < 2 or out[-2] != ""):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,215 @@
+"""What the ``gradc`` command compiles: the user's function, its argument types and ``wrt``.
+
+``FILE.py:FUNC`` is imported from its file; each parameter's type comes from
+``--arg NAME=TYPE``, a string annotation (``x: "f64[5]"``) or a static default.
+
+>>> parse_arg_option("x=f64[5,3]")
+('x', f64[5,3])
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+
+import numpy as np
+
+from gradc.errors import GradcError
+from gradc.ir.types import TensorType, parse_type
+
+
+class CliError(GradcError):
+    """A mistake on the command line (bad FILE:FUNC, malformed --arg, ...)."""
+
+    def __init__(self, message, *, where="", hint=None):
+        super().__init__(message, where=where, hint=hint)
+
+
+
+# ---------------------------------------------------------------- loading the user's function
+def parse_target(spec: str):
+    """``FILE.py:FUNC`` split into the path and the function name.
+
+    >>> parse_target("examples/logistic.py:loss")
+    ('examples/logistic.py', 'loss')
+    """
+    path, sep, func = spec.rpartition(":")
+    if not sep or not path or not func:
+        raise CliError(f"expected FILE.py:FUNC, got {spec!r}", hint="e.g. examples/logistic.py:loss")
+    return path, func
+
+
+def load_function(spec: str):
+    """Import FILE.py (its directory first on sys.path) and return ``(function, path, name)``."""
+    path, func_name = parse_target(spec)
+    if not os.path.isfile(path):
+        raise CliError(f"no such file: {path}", where="", hint="give the path of a Python file, e.g. model.py:loss")
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    module_name = "gradc_user_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
+    spec_obj = importlib.util.spec_from_file_location(module_name, path)
+    if spec_obj is None or spec_obj.loader is None:
+        raise CliError(f"cannot import {path}", hint="the file must be a Python module ending in .py")
+    module = importlib.util.module_from_spec(spec_obj)
+    try:
+        spec_obj.loader.exec_module(module)
+    except GradcError:
+        raise
+    except SyntaxError as e:
+        raise CliError(f"syntax error in {path}: {e.msg}", where=f"{path}:{e.lineno}") from None
+    except Exception as e:  # the user's module failed while importing
+        line = _user_line(e, path)
+        raise CliError(f"importing {path} raised {type(e).__name__}: {e}", where=line) from None
+    func = getattr(module, func_name, None)
+    if func is None or not callable(func):
+        names = sorted(n for n, v in vars(module).items()
+                       if inspect.isfunction(v) and v.__module__ == module_name and not n.startswith("_"))
+        hint = f"functions defined there: {', '.join(names)}" if names else "define the function at module level"
+        raise CliError(f"no function {func_name!r} in {path}", where=path, hint=hint)
+    return func, path, func_name
+
+
+def _user_line(exc, path):
+    target = os.path.abspath(path)
+    where = path
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if os.path.abspath(frame.f_code.co_filename) == target:
+            where = f"{path}:{lineno}"
+    return where
+
+
+def _user_raise_site(exc, path):
+    """``file:line`` in the user's file when ``exc`` was raised by user code (not inside gradc), else None."""
+    from gradc.errors import _PACKAGE_DIR
+
+    target = os.path.abspath(path)
+    where, after_user = None, False
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if filename == target:
+            where, after_user = f"{path}:{lineno}", True
+        elif after_user and filename.startswith(_PACKAGE_DIR + os.sep):
+            return None
+    return where
+
+
+def parse_arg_option(text: str):
+    """One ``--arg NAME=TYPE`` option.
+
+    A plain integer is a static Python int (like a default ``n=3``): it is fixed at trace time.
+
+    >>> parse_arg_option("n=i64[]")
+    ('n', i64[])
+    >>> parse_arg_option("n=3")
+    ('n', 3)
+    """
+    name, sep, type_text = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise CliError(f"malformed --arg {text!r}", hint="write NAME=TYPE, e.g. --arg x=f64[5,3] or --arg s=f64[]")
+    if type_text.strip().lstrip("-").isdigit():
+        return name, int(type_text)
+    try:
+        return name, parse_type(type_text)
+    except ValueError as e:
+        raise CliError(f"malformed --arg {text!r}: {e}", hint="types look like f64[5,3], f32[], i64[10]") from None
+
+
+def argument_types(func, path, arg_options):
+    """The type (or static default) of every parameter: from --arg, else string annotations, else defaults."""
+    given = dict(parse_arg_option(a) for a in arg_options or [])
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    names = [p.name for p in params]
+    for name in given:
+        if name not in names:
+            raise CliError(f"--arg {name}: {func.__name__} has no parameter {name!r}",
+                           where=_def_line(func, path), hint=f"parameters are: {', '.join(names)}")
+    types = {}
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise CliError(f"{func.__name__} takes *{p.name}; gradc compiles functions with named parameters",
+                           where=_def_line(func, path))
+        if p.name in given:
+            types[p.name] = given[p.name]
+        elif isinstance(p.annotation, str) and "[" in p.annotation:
+            try:
+                types[p.name] = parse_type(p.annotation)
+            except ValueError as e:
+                raise CliError(f"annotation of {p.name!r}: {e}", where=_def_line(func, path)) from None
+        elif p.default is not p.empty:
+            types[p.name] = p.default
+        else:
+            raise CliError(f"no type for parameter {p.name!r} of {func.__name__}", where=_def_line(func, path),
+                           hint=f"add --arg {p.name}=f64[...] (or {p.name}=3 for a static int) or annotate it: "
+                                f"{p.name}: \"f64[5]\"")
+    return types
+
+
+def _def_line(func, path):
+    code = getattr(func, "__code__", None)
+    return f"{path}:{code.co_firstlineno}" if code else path
+
+
+def example_value(t, fill=1.0):
+    """An example argument of type ``t`` for tracing: ones for floats, zeros for ints, False for bools."""
+    if not isinstance(t, TensorType):
+        return t  # a static default
+    if t.is_float:
+        if t.shape == () and t.dtype == "f64":
+            return float(fill)
+        return np.full(t.shape, fill, dtype=t.np_dtype)
+    return np.zeros(t.shape, dtype=t.np_dtype)
+
+
+class Job:
+    """A traced function with its argument types and ``wrt`` names, as the options describe it."""
+
+    def __init__(self, args, need_wrt=True):
+        from gradc.trace import trace
+        from gradc.transforms import reverse as ad
+        from gradc.transforms.reverse import resolve_wrt
+
+        self.func, self.path, self.func_name = load_function(args.function)
+        self.types = argument_types(self.func, self.path, args.arg)
+        self.examples = [example_value(t) for t in self.types.values()]
+        try:
+            self.graph = trace(self.func, *self.examples)
+        except GradcError:
+            raise
+        except Exception as e:
+            where = _user_raise_site(e, self.path)
+            if where is None:
+                raise  # raised inside gradc: a bug
+            raise CliError(f"{self.func_name} raised {type(e).__name__} while tracing: {e}", where=where,
+                           hint="gradc runs the function on traced arrays (shapes and dtypes, no values)") from None
+        self.graph.origin = f"{self.path}:{self.func_name}"
+        self.wrt = None
+        if need_wrt:
+            wrt = _split_names(args.wrt) if args.wrt else self.default_wrt()
+            try:
+                self.wrt, _ = resolve_wrt(self.graph, tuple(wrt))
+                ad.check_differentiable_output(self.graph)
+            except GradcError as e:
+                e.where = _def_line(self.func, self.path)
+                raise
+
+    def default_wrt(self):
+        names = [v.name for v in self.graph.inputs if v.type.is_float]
+        if not names:
+            raise CliError(f"{self.func_name} has no float parameter to differentiate with respect to",
+                           where=_def_line(self.func, self.path))
+        return names
+
+    def arg_options(self):
+        """Canonical ``--arg`` options: every traced parameter, and static ints that differ from their defaults."""
+        defaults = {p.name: p.default for p in inspect.signature(self.func).parameters.values()}
+        return [f"{n}={t}" for n, t in self.types.items()
+                if isinstance(t, TensorType) or type(t) is not type(defaults[n]) or t != defaults[n]]
+
+
+def _split_names(text):
+    return [n.strip() for n in text.split(",") if n.strip()]

@@ -1,1 +1,0 @@
-"""Code generation: NumPy source (``numpy_src``) and in-process loading (``load``)."""

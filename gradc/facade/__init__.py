@@ -1,0 +1,25 @@
+"""The eager Tensor facade: torch-style tensors whose ops come from gradc's op registry.
+
+``import gradc as torch`` exposes the names of ``torch_api``; ``gradc.nn``,
+``gradc.nn.functional`` and ``gradc.autograd`` are aliases of modules here (``torch_modules``).
+
+Layers, each importing only from the ones above it (no cycles, none inside functions either)::
+
+    grad_mode dtypes rng tensor_str traceable torch_modules   leaves
+    tensor                    the Tensor data class: storage, metadata, grad bookkeeping
+    grad_fn creation          graph nodes and the backward engine; factories
+    record                    one graph node per op, VJPs from the registry's rules
+    autograd functional indexing
+    nn.functional nn.modules nn
+    methods                   attaches operators, math, indexing, to/clone, backward to Tensor
+    torch_api                 the names of ``import gradc as torch``
+
+``tensor`` cannot import what records nodes, so the Tensor methods that do live in
+``methods``, which this file imports last and installs once. Outside the facade, it may
+import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
+nothing else of gradc; the compiler never imports the facade.
+"""
+from gradc.facade import methods
+from gradc.facade.tensor import Tensor
+
+methods.install(Tensor)

@@ -1,0 +1,147 @@
+"""Tensor factories: ``tensor``, ``ones``, ``zeros``, ``eye``, ``randn``, ``arange``, ``*_like``, ..."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from gradc.facade import dtypes, rng
+from gradc.facade.tensor import Tensor
+
+INT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+def _finish(data, dtype, requires_grad):
+    dt = dtypes.to_dtype(dtype)
+    if dt is not None:
+        data = np.asarray(data).astype(dt.np)
+    t = Tensor._wrap(np.ascontiguousarray(data) if np.ndim(data) else np.asarray(data))
+    if requires_grad:
+        if t.dtype.kind < 2:
+            raise RuntimeError(INT_GRAD)
+        t._requires_grad = True
+    return t
+
+
+def _infer(data):
+    """The dtype torch gives a nested list of Python numbers."""
+    flat = list(np.asarray(data, dtype=object).reshape(-1)) if np.ndim(data) else [data]
+    if any(isinstance(v, (float, np.floating)) for v in flat) or not flat:
+        return dtypes.DEFAULT[0]
+    if all(isinstance(v, (bool, np.bool_)) for v in flat):
+        return dtypes.bool_
+    return dtypes.int64
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        arr = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        arr = data.copy()
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data):
+            data = [v.tolist() if isinstance(v, Tensor) else v for v in data]
+        arr = np.array(data, dtype=(dtypes.to_dtype(dtype) or _infer(data)).np)
+    return _finish(arr, dtype, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    return data if isinstance(data, Tensor) and dtype is None else tensor(data, dtype)
+
+
+def from_numpy(arr):
+    return Tensor._wrap(arr)
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _factory(fill):
+    def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+        shape = _shape(size)
+        dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+        return _finish(fill(shape, dt.np), dt, requires_grad)
+    return make
+
+
+ones = _factory(lambda shape, dt: np.ones(shape, dt))
+zeros = _factory(lambda shape, dt: np.zeros(shape, dt))
+empty = _factory(lambda shape, dt: np.zeros(shape, dt))
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    dt = dtypes.to_dtype(dtype) or _infer(fill_value)
+    return _finish(np.full(tuple(size), fill_value, dt.np), dt, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    return _finish(np.eye(n, n if m is None else m, dtype=dt.np), dt, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    dt = dtypes.to_dtype(dtype) or _infer([start, end, step])
+    return _finish(np.arange(start, end, step).astype(dt.np), dt, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    return _finish(np.linspace(start, end, steps).astype(dt.np), dt, requires_grad)
+
+
+def _like(fill):
+    def make(t, dtype=None, device=None, requires_grad=False):
+        dt = dtypes.to_dtype(dtype) or t.dtype
+        return _finish(fill(t.shape, dt.np), dt, requires_grad)
+    return make
+
+
+ones_like = _like(lambda shape, dt: np.ones(shape, dt))
+zeros_like = _like(lambda shape, dt: np.zeros(shape, dt))
+empty_like = zeros_like
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    dt = dtypes.to_dtype(dtype) or t.dtype
+    return _finish(np.full(t.shape, fill_value, dt.np), dt, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    shape = _shape(size)
+    g = generator or rng.default_generator
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    data = g.normal(int(np.prod(shape, dtype=np.int64)), dt.np if dt.kind == 2 else np.float32).reshape(shape)
+    return _finish(data, dtype, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    shape = _shape(size)
+    g = generator or rng.default_generator
+    data = g.uniform(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    return _finish(data, dtype, requires_grad)
+
+
+def randn_like(t, dtype=None, requires_grad=False):
+    return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, requires_grad=False):
+    return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randint(low, high=None, size=(), generator=None, dtype=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    g = generator or rng.default_generator
+    n = int(np.prod(size, dtype=np.int64))
+    u = g.uniform(n).astype(np.float64)
+    data = (low + np.floor(u * (high - low))).astype(np.int64).reshape(tuple(size))
+    return _finish(data, dtype, requires_grad)

@@ -1,0 +1,393 @@
+"""torch-level tensor functions (``torch.add``, ``torch.matmul``, ``torch.sum``, ...) for the facade.
+
+Each function checks arguments the way torch words its errors, then records one node
+(``gradc.facade.record``) whose forward and VJP are gradc ops.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.linalg as la
+import gradc.ops.reduce as rd
+import gradc.ops.shape as sh
+from gradc.facade import dtypes
+from gradc.facade.creation import tensor
+from gradc.facade.record import record
+from gradc.facade.tensor import MinMax, Tensor
+
+SAVES = {"mul", "div", "pow", "maximum", "minimum"}
+
+
+def as_tensor_operand(x):
+    """Tensors and Python numbers pass through; arrays and lists become Tensors."""
+    if isinstance(x, (Tensor, bool, int, float)):
+        return x
+    return tensor(x)
+
+
+def cast(x, dt):
+    """``x`` (array, Tensor stand-in or Python number) in dtype ``dt`` (a gradc op when it changes)."""
+    if isinstance(x, (bool, int, float)):
+        return np.asarray(x, dt.np)
+    return ew.astype(x, dtype_key(dt))
+
+
+_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}
+
+
+def dtype_key(dt):
+    return _KEYS[dt.name]
+
+
+def check_broadcast(a, b):
+    data_a, data_b = getattr(a, "_data", None), getattr(b, "_data", None)
+    if data_a is not None and data_b is not None and data_a.shape == data_b.shape:
+        return
+    sa = tuple(getattr(a, "shape", ()))
+    sb = tuple(getattr(b, "shape", ()))
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        x, y = sa[-i], sb[-i]
+        if x != y and x != 1 and y != 1:
+            dim = max(len(sa), len(sb)) - i
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                               f"at non-singleton dimension {dim}")
+
+
+_BINARY = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.power,
+           "maximum": ew.maximum, "minimum": ew.minimum}
+
+
+def binary(op, a, b, name, out_dtype=None, slots=None):
+    a, b = as_tensor_operand(a), as_tensor_operand(b)
+    check_broadcast(a, b)
+    dt = dtypes.promote(a, b)
+    if op in ("div", "pow") and out_dtype is None and dt.kind < 2 and (op == "div" or _is_float(b)):
+        dt = dtypes.DEFAULT[0]
+    gfn = _BINARY[op]
+
+    def fn(x, y):
+        return gfn(_cast_fast(x, dt), _cast_fast(y, dt))
+    return record(name, fn, [a, b], saves=op in SAVES, saved=_saved_by(op, a, b))
+
+
+def _needs(x):
+    return getattr(x, "requires_grad", False)
+
+
+def _saved_by(op, a, b):
+    """The operands whose values the op's derivative reads (so an in-place change of them is an error)."""
+    if op == "mul":
+        return [x for x, other in ((a, b), (b, a)) if _needs(other)]
+    if op == "div":
+        return [b] + ([a] if _needs(b) else [])
+    if op == "pow":
+        return [a] + ([b] if _needs(b) else [])
+    return [a, b] if op in SAVES else []
+
+
+def _is_float(x):
+    return isinstance(x, float) or getattr(getattr(x, "dtype", None), "kind", 0) == 2
+
+
+def compare(op, a, b):
+    a, b = as_tensor_operand(a), as_tensor_operand(b)
+    check_broadcast(a, b)
+    dt = dtypes.promote(a, b)
+    gfn = getattr(ew, op)
+    return record(op, lambda x, y: gfn(cast(x, dt), cast(y, dt)), [a, b], nondiff=True)
+
+
+def add(a, b, alpha=1):
+    return binary("add", a, b if alpha == 1 else b * alpha, "AddBackward0")
+
+
+def sub(a, b, alpha=1):
+    return binary("sub", a, b if alpha == 1 else b * alpha, "SubBackward0")
+
+
+def rsub(a, other):
+    """``other - a`` for a Python number ``other`` (torch's RsubBackward1, one slot)."""
+    dt = dtypes.promote(a, other)
+    return record("RsubBackward1", lambda x: ew.sub(np.asarray(other, dt.np), cast(x, dt)), [a])
+
+
+def mul(a, b):
+    return binary("mul", a, b, "MulBackward0")
+
+
+def div(a, b):
+    return binary("div", a, b, "DivBackward0")
+
+
+def reciprocal(a):
+    dt = a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+    return record("ReciprocalBackward0", lambda x: ew.div(np.asarray(1, dt.np), cast(x, dt)), [a],
+                  saves=True, saved=[a])
+
+
+def pow(a, b):  # noqa: A001 - torch name
+    if isinstance(a, (bool, int, float)):
+        dt = dtypes.promote(a, b)
+        return record("PowBackward2", lambda y: ew.power(np.asarray(a, dt.np), cast(y, dt)), [b],
+                      saves=True, saved=[b])
+    name = "PowBackward1" if isinstance(b, Tensor) else "PowBackward0"
+    return binary("pow", a, b, name)
+
+
+def maximum(a, b):
+    return binary("maximum", a, b, "MaximumBackward0")
+
+
+def minimum(a, b):
+    return binary("minimum", a, b, "MinimumBackward0")
+
+
+UNARY = {
+    "exp": (ew.exp, "ExpBackward0", "out"), "log": (ew.log, "LogBackward0", "in"),
+    "sin": (ew.sin, "SinBackward0", "in"), "cos": (ew.cos, "CosBackward0", "in"),
+    "tanh": (ew.tanh, "TanhBackward0", "out"), "sqrt": (ew.sqrt, "SqrtBackward0", "out"),
+    "abs": (ew.abs_, "AbsBackward0", "in"), "neg": (ew.neg, "NegBackward0", None),
+    "log1p": (ew.log1p, "Log1PBackward0", "in"), "expm1": (ew.expm1, "Expm1Backward0", "out"),
+    "tan": (ew.tan, "TanBackward0", "out"), "sinh": (ew.sinh, "SinhBackward0", "in"),
+    "cosh": (ew.cosh, "CoshBackward0", "in"), "atan": (ew.arctan, "AtanBackward0", "in"),
+    "sign": (ew.sign, "SignBackward0", None), "floor": (ew.floor, "FloorBackward0", None),
+}
+
+
+def _float_of(a):
+    return a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+
+
+def unary(name, a):
+    gfn, node, saves = UNARY[name]
+    dt = _float_of(a) if name not in ("neg", "abs", "sign") else a.dtype
+    return record(node, lambda x: gfn(cast(x, dt)), [a], saves=saves is not None,
+                  saved=[a] if saves == "in" else (), out_saved=saves == "out")
+
+
+def sigmoid(a):
+    dt = _float_of(a)
+    return record("SigmoidBackward0", lambda x: _sigmoid(cast(x, dt)), [a], saves=True, out_saved=True)
+
+
+def _sigmoid(x):
+    return ew.div(1.0, ew.add(ew.exp(ew.neg(x)), 1.0))
+
+
+def relu(a):
+    return record("ReluBackward0", _relu, [a], saves=True, out_saved=True)
+
+
+def _relu(x):
+    return ew.where(ew.greater(x, 0), x, ew.zeros_like(x))
+
+
+def square(a):
+    return pow(a, 2)
+
+
+def clamp(a, min=None, max=None):  # noqa: A002 - torch names
+    return record("ClampBackward1", lambda x: ew.clip(x, min, max), [a], saves=True, saved=[a])
+
+
+def where(cond, a, b):
+    a, b = as_tensor_operand(a), as_tensor_operand(b)
+    dt = dtypes.promote(a, b)
+    c = np.asarray(cond._data if isinstance(cond, Tensor) else cond, bool)
+    return record("WhereBackward0", lambda x, y: ew.where(c, cast(x, dt), cast(y, dt)), [a, b],
+                  saves=True)
+
+
+# ---------------------------------------------------------------- reductions
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return tuple(int(d) % max(ndim, 1) for d in dims)
+
+
+def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
+    dims = _dims(dim, a.dim())
+    dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
+    name = "SumBackward0" if dim is None else "SumBackward1"
+    return record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
+
+
+def mean(a, dim=None, keepdim=False):
+    if a.dtype.kind < 2:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           "complex dtype. Got: " + {"int64": "Long", "int32": "Int", "bool": "Bool"}[a.dtype.name])
+    dims = _dims(dim, a.dim())
+    name = "MeanBackward0" if dim is None else "MeanBackward1"
+    return record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
+
+
+def prod(a, dim=None, keepdim=False):
+    dims = _dims(dim, a.dim())
+    return record("ProdBackward0", lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
+
+
+def extremum(kind, a, dim=None, keepdim=False):
+    red = rd.max_ if kind == "max" else rd.min_
+    arg = rd.argmax if kind == "max" else rd.argmin
+    cap = kind.capitalize()
+    if dim is None:
+        return record(cap + "Backward1", lambda x: red(x), [a], saves=True, saved=[a])
+    d = _dims(dim, a.dim())[0]
+    idx = np.asarray(arg(a._data, d))
+    pick = np.expand_dims(idx, d)
+
+    def fn(x):
+        grid = list(np.indices(pick.shape, sparse=True))
+        grid[d] = pick
+        spec = tuple(("array", k) for k in range(len(grid)))
+        out = sh.gather(x, [np.broadcast_to(g, pick.shape) for g in grid], spec)
+        return out if keepdim else sh.reshape(out, idx.shape)
+    values = record(cap + "Backward0", fn, [a], saves=True, saved=[a])
+    return MinMax(kind, values, Tensor._wrap(idx if not keepdim else pick))
+
+
+# ---------------------------------------------------------------- linear algebra
+def _mm_error(a, b):
+    sa = a.shape if a.dim() == 2 else (1,) + tuple(a.shape)
+    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {b.shape[0]}x{b.shape[1]})")
+
+
+def _mm_fn(dt):
+    return lambda x, y: la.matmul(_cast_fast(x, dt), _cast_fast(y, dt))
+
+
+def _cast_fast(x, dt):
+    return x if type(x) is np.ndarray and x.dtype is dt.np else cast(x, dt)
+
+
+def mm(a, b):
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) != 2:
+        raise RuntimeError("self must be a matrix")
+    if len(sb) != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if sa[1] != sb[0]:
+        _mm_error(a, b)
+    return record("MmBackward0", _mm_fn(dtypes.promote(a, b)), [a, b], saves=True, saved=[a, b])
+
+
+def matmul(a, b):
+    a, b = as_tensor_operand(a), as_tensor_operand(b)
+    da, db = a.dim(), b.dim()
+    if da == 1 and db == 2:
+        if a._data.shape[0] != b._data.shape[0]:
+            _mm_error(a, b)
+        return squeeze(mm(a.unsqueeze(0), b), 0, name="SqueezeBackward4")
+    if da == 2 and db == 2:
+        return mm(a, b)
+    dt = dtypes.promote(a, b)
+    if da == 1 and db == 1:
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                               f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+                               "respectively")
+        return record("DotBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
+    if da == 2 and db == 1:
+        if a.shape[1] != b.shape[0]:
+            _mm_error(a, b)
+        return record("MvBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
+    name = "CloneBackward0" if da == 2 and db > 2 else "UnsafeViewBackward0"
+    return record(name, _mm_fn(dt), [a, b], saves=True, saved=[a, b])
+
+
+def bmm(a, b):
+    return record("BmmBackward0", _mm_fn(dtypes.promote(a, b)), [a, b], saves=True, saved=[a, b])
+
+
+# ---------------------------------------------------------------- shape
+def squeeze(a, dim=None, name=None):
+    shape = a._data.shape
+    if dim is None:
+        new = tuple(d for d in shape if d != 1)
+    else:
+        d = int(dim) % max(a.dim(), 1)
+        new = shape[:d] + shape[d + 1:] if shape and shape[d] == 1 else shape
+    name = name or ("SqueezeBackward0" if dim is None else "SqueezeBackward1")
+    return record(name, lambda x: sh.reshape(x, new), [a])
+
+
+def unsqueeze(a, dim):
+    shape = a._data.shape
+    d = int(dim) % (len(shape) + 1)
+    new = shape[:d] + (1,) + shape[d:]
+    return record("UnsqueezeBackward0", lambda x: sh.reshape(x, new), [a])
+
+
+def permute(a, dims, name="PermuteBackward0"):
+    perm = tuple(int(d) % max(a.dim(), 1) for d in dims)
+    return record(name, lambda x: sh.transpose(x, perm), [a])
+
+
+def transpose(a, d0, d1, name="TransposeBackward0"):
+    perm = list(range(a.dim()))
+    d0, d1 = int(d0) % max(a.dim(), 1), int(d1) % max(a.dim(), 1)
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return permute(a, perm, name)
+
+
+def cat(tensors, dim=0):
+    d = int(dim) % tensors[0].dim()
+    dt = dtypes.promote(*tensors)
+    return record("CatBackward0", lambda *xs: sh.concatenate([cast(x, dt) for x in xs], d), list(tensors))
+
+
+def stack(tensors, dim=0):
+    d = int(dim) % (tensors[0].dim() + 1)
+    new = tuple(tensors[0].shape[:d]) + (1,) + tuple(tensors[0].shape[d:])
+    return record("StackBackward0", lambda *xs: sh.concatenate([sh.reshape(x, new) for x in xs], d),
+                  list(tensors))
+
+
+def norm(a):
+    return record("LinalgVectorNormBackward0", lambda x: ew.sqrt(rd.sum_(ew.mul(x, x))), [a], saves=True, saved=[a])
+
+
+def var(a, dim=None, unbiased=True, keepdim=False, correction=None, name="VarBackward0"):
+    dims = _dims(dim, a.dim())
+    n = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims]))
+    ddof = (1 if unbiased else 0) if correction is None else correction
+
+    def fn(x):
+        centred = ew.sub(x, rd.mean(x, dims, keepdims=True))
+        v = ew.div(rd.sum_(ew.mul(centred, centred), dims, keepdims=keepdim), float(n - ddof))
+        return ew.sqrt(v) if name == "StdBackward0" else v
+    return record(name, fn, [a], saves=True, saved=[a], out_saved=name == "StdBackward0")
+
+
+def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    return var(a, dim, unbiased, keepdim, correction, name="StdBackward0")
+
+
+def repeat(a, *reps):
+    reps = tuple(reps[0]) if len(reps) == 1 and isinstance(reps[0], (tuple, list)) else tuple(int(r) for r in reps)
+    shape = (1,) * (len(reps) - a.dim()) + tuple(a.shape)
+    split = tuple(v for s in shape for v in (1, s))
+    wide = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    final = tuple(r * s for r, s in zip(reps, shape))
+    return record("RepeatBackward0", lambda x: sh.reshape(sh.broadcast_to(sh.reshape(x, split), wide), final), [a])
+
+
+def _frozen(f):
+    """A zero-derivative function of the data (the result never carries a graph)."""
+    def apply(x):
+        return Tensor._wrap(f(x._data)) if isinstance(x, Tensor) else f(np.asarray(x))
+    return apply
+
+
+def round(a, decimals=0):  # noqa: A001 - torch name
+    return record("RoundBackward0", _frozen(lambda v: np.round(v, decimals)), [a])
+
+
+def contiguous(a):
+    if a._data.flags["C_CONTIGUOUS"]:
+        return a
+    out = record("CloneBackward0", lambda x: x, [a])
+    out._data = np.ascontiguousarray(out._data)
+    return out

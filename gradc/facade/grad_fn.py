@@ -1,0 +1,234 @@
+"""Graph nodes of the Tensor facade and the engine that walks them backwards.
+
+Every differentiable Tensor op records one node whose class carries torch's name
+(``AddBackward0``...). A node holds one edge per input slot, ``(node or None, 0)``,
+fixed when it is created, and a VJP callable mapping the output cotangent to one
+cotangent per slot. The VJP callables apply the op registry's rules (see
+``gradc.facade.record``); the engine only orders nodes and adds cotangents.
+"""
+from __future__ import annotations
+
+import re
+
+import gradc.ops.elementwise as ew
+from gradc.facade import grad_mode
+from gradc.facade.tensor import Tensor
+
+SECOND_TIME = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+    "if you need to access saved tensors after calling backward.")
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+         "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+STATE = {"create_graph": False}
+_CLASSES: dict = {}
+
+
+class Node:
+    """Base of all graph nodes (subclasses are named per op, in module ``builtins``)."""
+
+    def __init__(self, edges, vjp=None, saved=(), saves=False):
+        self._edges = tuple(edges)
+        self._vjp = vjp
+        self._saved = [(t, t._vc[0], None) for t in saved] if saved else []
+        self._saves = bool(saves or saved)
+        self._freed = False
+        self._retained = []
+        self.metadata = {}
+
+    @property
+    def next_functions(self):
+        return tuple((e, 0) for e in self._edges)
+
+    @property
+    def requires_grad(self):
+        return True
+
+    def name(self):
+        return type(self).__name__
+
+    def register_hook(self, fn):
+        raise NotImplementedError("hooks on graph nodes are not supported by the gradc facade")
+
+    register_prehook = register_hook
+
+    def __getattr__(self, name):
+        # saved values, as torch exposes them: _saved_self, _saved_other, _saved_alpha, _saved_result
+        if not name.startswith("_saved_") or name.startswith("_saved_a") and name != "_saved_alpha":
+            raise AttributeError(name)
+        if name == "_saved_alpha" and type(self).__name__ in ("AddBackward0", "SubBackward0"):
+            return 1
+        if self._freed:
+            raise RuntimeError(SECOND_TIME)
+        operands = self.__dict__.get("_operands", ())
+        index = {"_saved_self": 0, "_saved_other": 1}.get(name)
+        if index is not None and index < len(operands):
+            return operands[index]
+        if name == "_saved_result" and self._saved:
+            return self._saved[-1][0]
+        raise AttributeError(name)
+
+    def _check(self):
+        if self._freed:
+            raise RuntimeError(SECOND_TIME)
+        for t, version, producer in self._saved:
+            if t._vc[0] != version:
+                raise RuntimeError(version_message(t, version, producer))
+
+    def _apply(self, ct):
+        self._check()
+        return self._vjp(ct)
+
+
+def version_message(t, expected, producer=None):
+    kind = "[torch.%s [%s]]" % (t.dtype.legacy, ", ".join(str(d) for d in t.shape))
+    where = ""
+    producer = producer or t.grad_fn
+    if producer is not None:
+        where = ", which is output 0 of %s," % re.sub(r"Backward\d*$", "", type(producer).__name__)
+    return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"{kind}{where} is at version {t._version}; expected version {expected} instead. {_HINT}")
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: backward adds into ``variable.grad``."""
+
+    __module__ = "builtins"
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+
+def node_class(name: str):
+    """The node class called ``name`` (one class per name, shown without a module)."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = _CLASSES[name] = type(name, (Node,), {"__module__": "builtins"})
+    return cls
+
+
+def edge(t):
+    """The node a gradient for tensor ``t`` flows into (None if ``t`` does not require grad)."""
+    if t is None or not getattr(t, "requires_grad", False):
+        return None
+    if t.grad_fn is not None:
+        return t.grad_fn
+    if t._acc is None:
+        t._acc = AccumulateGrad(t)
+    return t._acc
+
+
+def _toposort(roots):
+    order, seen = [], {None}  # nodes hash by identity
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root._edges))]
+        while stack:
+            node, it = stack[-1]
+            for child in it:
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(child._edges)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def _plus(a, b):
+    return b if a is None else ew.add(a, b)
+
+
+def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
+    """Propagate ``grads`` (one per root node) backwards.
+
+    Without ``capture``, leaves' ``.grad`` are accumulated; with it (a list of nodes), the
+    cotangents arriving at those nodes are returned instead and nothing is accumulated.
+    """
+    buffer = {}
+    for node, g in zip(roots, grads):
+        if node is not None:
+            buffer[id(node)] = _plus(buffer.get(id(node)), g)
+    stop = {id(n) for n in capture or () if n is not None}
+    got = {}
+    prev = dict(STATE), grad_mode.is_grad_enabled()
+    STATE["create_graph"] = create_graph
+    grad_mode._STATE["enabled"] = create_graph
+    try:
+        for node in _toposort(roots):
+            k = id(node)
+            g = buffer.pop(k, None)
+            if g is None:
+                continue
+            if stop and k in stop:
+                got[k] = g
+                continue
+            if node._retained:
+                for t in node._retained:
+                    if t._hooks:
+                        g = _run_hooks(t, g)
+                    if t._retains_grad:
+                        _accumulate(t, g, create_graph)
+            if type(node) is AccumulateGrad:
+                if node.variable._hooks:
+                    g = _run_hooks(node.variable, g)
+                if capture is None:
+                    _accumulate(node.variable, g, create_graph)
+                continue
+            cts = node._apply(g)
+            if not retain_graph and node._saves:
+                node._freed = True
+            for child, ct in zip(node._edges, cts):
+                if child is not None and ct is not None:
+                    k = id(child)
+                    have = buffer.get(k)
+                    buffer[k] = ct if have is None else ew.add(have, ct)
+    finally:
+        STATE.update(prev[0])
+        grad_mode._STATE["enabled"] = prev[1]
+    return [got.get(id(n)) if n is not None else None for n in capture or ()]
+
+
+def _run_hooks(t, g):
+    for hook in t._hooks:
+        arg = g if isinstance(g, Tensor) else Tensor._wrap(g)
+        new = hook(arg)
+        if new is not None:
+            g = new if isinstance(g, Tensor) else new._data
+    return g
+
+
+def _accumulate(t, g, create_graph):
+    if isinstance(g, Tensor):
+        if t._grad is None:
+            g = g.to(t.dtype)
+            t._grad = g if not create_graph else _copy_node(g)
+        else:
+            t._grad = t._grad + g
+        return
+    g = g.astype(t._data.dtype, copy=False)  # the stored dtype is the facade dtype's NumPy dtype
+    if t._grad is None:
+        t._grad = Tensor._wrap(g.copy())
+    elif t._grad.requires_grad and not create_graph:
+        t._grad = Tensor._wrap(t._grad._data + g)
+    else:
+        t._grad._data += g
+        t._grad._bump()
+
+
+def _copy_node(g):
+    out = Tensor._wrap(g._data.copy())
+    if g.requires_grad:
+        out._grad_fn = node_class("CopyBackwards")([edge(g)], lambda ct: (ct,))
+        out._requires_grad = True
+    return out

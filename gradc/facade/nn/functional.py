@@ -1,0 +1,189 @@
+"""``torch.nn.functional`` of the facade: activations, softmax and losses, each one graph node.
+
+>>> from gradc.facade.creation import tensor
+>>> binary_cross_entropy_with_logits(tensor([1., 2., 3.]), tensor([0., 1., 0.]))
+tensor(1.4963)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.linalg as la
+import gradc.ops.reduce as rd
+import gradc.ops.shape as sh
+from gradc.api import value_and_grad as _value_and_grad  # private: F's names stay torch's
+from gradc.facade import functional as fn
+from gradc.facade import grad_mode
+from gradc.facade.creation import rand as _rand
+from gradc.facade.record import record
+from gradc.facade.tensor import Tensor
+from gradc.facade.traceable import bce_logits_terms, traceable
+
+relu, sigmoid, tanh = fn.relu, fn.sigmoid, lambda x: fn.unary("tanh", x)
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return rd.mean(loss)
+    if reduction == "sum":
+        return rd.sum_(loss)
+    return loss
+
+
+def _data(x):
+    return np.asarray(x._data if hasattr(x, "_data") else x)
+
+
+def _log_softmax(x, dim):
+    shift = np.max(_data(x), axis=dim, keepdims=True)
+    z = ew.sub(x, shift.astype(_data(x).dtype))
+    return ew.sub(z, ew.log(rd.sum_(ew.exp(z), dim, keepdims=True)))
+
+
+def softmax(input, dim=None, dtype=None):  # noqa: A002 - torch names
+    d = int(dim) % max(input.dim(), 1)
+    return record("SoftmaxBackward0", lambda x: ew.exp(_log_softmax(x, d)), [input], saves=True, out_saved=True)
+
+
+def log_softmax(input, dim=None, dtype=None):  # noqa: A002
+    d = int(dim) % max(input.dim(), 1)
+    return record("LogSoftmaxBackward0", lambda x: _log_softmax(x, d), [input], saves=True, out_saved=True)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):  # noqa: A002
+    if _data(target).shape != _data(input).shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+
+    def f(z, y):
+        loss = bce_logits_terms(z, y, None if pos_weight is None else _data(pos_weight))
+        if weight is not None:
+            loss = ew.mul(loss, _data(weight))
+        return _reduce(loss, reduction)
+    if weight is None and pos_weight is None and reduction in ("mean", "sum"):
+        out = _bce_logits_compiled(f, input, target, reduction)
+        if out is not None:
+            return out
+    return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+_FLOAT_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+_BCE_LOGITS: dict = {}  # (reduction, wrt) -> gradc.value_and_grad of the loss written with gradc ops
+
+
+def _bce_logits_compiled(f, input, target, reduction):  # noqa: A002
+    """The loss node with its gradient from code the compiler generates from the same VJP rules.
+
+    Used when grad is recorded for same-dtype float Tensors and the loss is a scalar: one call
+    of the generated NumPy function gives the value and the gradient, which the node scales by
+    the incoming cotangent. Under ``create_graph`` the node replays ``f`` like any recorded op.
+    """
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor) and grad_mode.is_grad_enabled()):
+        return None
+    zd, yd = input._data, target._data
+    if zd.dtype != yd.dtype or zd.dtype not in _FLOAT_DTYPES:
+        return None
+    needs = (input.requires_grad, target.requires_grad)
+    if not any(needs):
+        return None
+    wrt = (0, 1) if all(needs) else (0 if needs[0] else 1)
+    vg = _BCE_LOGITS.get((reduction, wrt))
+    if vg is None:
+        def loss(z, y):
+            return _reduce(bce_logits_terms(z, y), reduction)
+        vg = _BCE_LOGITS[(reduction, wrt)] = _value_and_grad(loss, wrt=wrt)
+    value, grads = vg(zd, yd)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    grads = grads if all(needs) else (grads[0], None) if needs[0] else (None, grads[0])
+    return record("BinaryCrossEntropyWithLogitsBackward0", f, [input, target], saves=True, saved=[input, target],
+                  precomputed=(value, grads))
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
+    def f(p, y):
+        logp = ew.maximum(ew.log(p), -100.0)
+        log1mp = ew.maximum(ew.log(ew.sub(1.0, p)), -100.0)
+        loss = ew.neg(ew.add(ew.mul(y, logp), ew.mul(ew.sub(1.0, y), log1mp)))
+        return _reduce(loss, reduction)
+    return record("BinaryCrossEntropyBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+def mse_loss(input, target, reduction="mean"):  # noqa: A002
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+
+    def f(x, y):
+        diff = ew.sub(x, y)
+        return _reduce(ew.mul(diff, diff), reduction)
+    return record("MseLossBackward0", f, [input, target], saves=True, saved=[input, target])
+
+
+def nll_loss(input, target, reduction="mean"):  # noqa: A002
+    idx = _data(target).astype(np.int64)
+    rows = np.arange(idx.shape[0])
+
+    def f(logp):
+        picked = ew.neg(sh.gather(logp, [rows, idx], (("array", 0), ("array", 1))))
+        return _reduce(picked, reduction)
+    return record("NllLossBackward0", f, [input], saves=True, saved=[input])
+
+
+def cross_entropy(input, target, reduction="mean"):  # noqa: A002
+    if target.dtype.kind == 2:  # class probabilities
+        logp = log_softmax(input, 1)
+        return record("NllLossBackward0", lambda lp, y: _reduce(ew.neg(rd.sum_(ew.mul(lp, y), 1)), reduction),
+                      [logp, target], saves=True)
+    return nll_loss(log_softmax(input, 1), target, reduction)
+
+
+def leaky_relu(input, negative_slope=0.01):  # noqa: A002
+    return record("LeakyReluBackward0", lambda x: ew.where(ew.greater(x, 0), x, ew.mul(x, negative_slope)),
+                  [input], saves=True, saved=[input])
+
+
+def linear(input, weight, bias=None):  # noqa: A002
+    if bias is None:
+        return fn.matmul(input, weight.t())
+    name = "AddmmBackward0" if input.dim() == 2 else "ViewBackward0"
+    return record(name, lambda x, w, b: ew.add(la.matmul(x, sh.transpose(w, (1, 0))), b), [input, weight, bias],
+                  saves=True, saved=[input, weight])
+
+
+def _erf(x):
+    # Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7), written with gradc ops
+    t = ew.div(1.0, ew.add(ew.mul(ew.abs_(x), 0.3275911), 1.0))
+    poly = 1.061405429
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly = ew.add(ew.mul(t, poly), c)
+    tail = ew.mul(ew.mul(t, poly), ew.exp(ew.neg(ew.mul(x, x))))
+    return ew.mul(ew.sign(x), ew.sub(1.0, tail))
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    if approximate == "tanh":
+        def f(x):
+            inner = ew.mul(ew.add(x, ew.mul(ew.mul(ew.mul(x, x), x), 0.044715)), 0.7978845608028654)
+            return ew.mul(ew.mul(x, 0.5), ew.add(ew.tanh(inner), 1.0))
+    else:
+        def f(x):
+            return ew.mul(ew.mul(x, 0.5), ew.add(_erf(ew.mul(x, 0.7071067811865476)), 1.0))
+    return record("GeluBackward0", f, [input], saves=True, saved=[input])
+
+
+def silu(input):  # noqa: A002
+    return input * fn.sigmoid(input)
+
+
+def dropout(input, p=0.5, training=True):  # noqa: A002
+    if not training or p == 0:
+        return input
+    keep = (_rand(*input.shape) >= p)._data
+    return input * Tensor._wrap(keep.astype(input._data.dtype) / (1 - p))
+
+
+for _name in ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss"):
+    globals()[_name] = traceable(_name, globals()[_name])

@@ -1,0 +1,187 @@
+"""Reverse mode as a graph-to-graph transform.
+
+``value_and_grad_graph(g, wrt)`` copies ``g``'s forward equations, seeds the
+output's cotangent with 1, and walks the equations backwards, applying each
+op's VJP rule. Rules are written with gradc ops, so they append ordinary
+equations, and the result can be differentiated again. Only cotangents that
+lead to a ``wrt`` input are computed; a value used more than once sums its
+contributions. The cotangent of ``v`` is named ``v_bar``.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> g = value_and_grad_graph(trace(lambda x: np.sin(x), 0.5), ["x"])
+>>> print(g)
+def lambda__value_and_grad(x: f64[]) -> (f64[], f64[]):
+  t0: f64[] = sin x
+  t1: f64[] = cos x
+  x_bar: f64[] = mul 1.0 t1
+  return t0, x_bar
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.errors import ArgumentError, MissingRuleError, ShapeError
+from gradc.ir.builder import Builder, Traced, next_index
+from gradc.ir.graph import Const, Graph, Var
+from gradc.ir.registry import OPS
+from gradc.ops import elementwise as ew
+from gradc.ops.values import aval
+
+
+def check_differentiable_output(graph: Graph, what: str = "grad", where: str | None = None) -> Var | Const:
+    """The single scalar float output that ``grad`` differentiates, or an error pointing at ``where``."""
+    where = where or graph.origin or None
+    if len(graph.outputs) != 1:
+        raise ArgumentError(f"{graph.name} returns {len(graph.outputs)} values; {what} needs one scalar",
+                            where=where, hint="return a single scalar (e.g. a loss)")
+    out = graph.outputs[0]
+    if out.type.shape != ():
+        raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
+                         where=where, hint="reduce it, e.g. with np.sum or np.mean")
+    if not out.type.is_float:
+        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
+                            where=where, hint="return a float (e.g. with .astype(np.float64))")
+    return out
+
+
+def resolve_wrt(graph, wrt, where=None):
+    """``wrt`` (int, name or tuple of them) as a list of input names, and whether it was a tuple.
+
+    Errors point at ``where`` (the function's ``file:line``), else at ``graph.origin``.
+    """
+    where = where or graph.origin
+    as_tuple = isinstance(wrt, (tuple, list))
+    items = list(wrt) if as_tuple else [wrt]
+    if not items:
+        raise ArgumentError("wrt is empty", where=where, hint="name at least one parameter")
+    names = []
+    for item in items:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if not 0 <= item < len(graph.params):
+                raise ArgumentError(f"wrt={item} but {graph.name} has {len(graph.params)} parameters",
+                                    where=where, hint=f"use a position below {len(graph.params)} or a name")
+            item = graph.params[item]
+        if item not in graph.params:
+            raise ArgumentError(f"wrt={item!r} is not a parameter of {graph.name}", where=where,
+                                hint=f"parameters are: {', '.join(graph.params)}")
+        inputs = {v.name: v for v in graph.inputs}
+        if item not in inputs:
+            raise ArgumentError(f"cannot differentiate with respect to {item!r}: it is a static Python "
+                                f"{type(graph.static[item]).__name__} ({graph.static[item]!r})", where=where,
+                                hint="pass it as a float or a float array")
+        if not inputs[item].type.is_float:
+            raise ArgumentError(f"cannot differentiate with respect to {item!r} of dtype {inputs[item].type.dtype}",
+                                where=where, hint="pass it as a float array")
+        if item in names:
+            raise ArgumentError(f"wrt names {item!r} twice", where=where, hint="list each parameter once")
+        names.append(item)
+    return names, as_tuple
+
+
+def _active_vars(graph: Graph, wrt_vars) -> set:
+    """Ids of the variables that depend on any ``wrt`` input."""
+    active = {id(v) for v in wrt_vars}
+    for eqn in graph.eqns:
+        if not OPS[eqn.op].nondiff and any(isinstance(a, Var) and id(a) in active for a in eqn.inputs):
+            active.add(id(eqn.out))
+    return active
+
+
+def value_and_grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """A graph returning ``(value, d value / d wrt[0], ...)`` for a scalar-output ``graph``."""
+    out = check_differentiable_output(graph)
+    builder, wrap = _extend(graph)
+    seed = Const(np.ones((), out.type.np_dtype))
+    grads = _backward(graph, wrt, builder, wrap, [(out, wrap(seed))])
+    adjoint = frozenset(e.out.name for e in builder.eqns[len(graph.eqns):])
+    return builder.graph(name or f"{graph.name}_value_and_grad", [out] + grads,
+                         params=graph.params, static=graph.static, origin=graph.origin, adjoint=adjoint)
+
+
+def vjp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """A graph of ``(inputs..., one cotangent per output)`` returning ``(outputs..., d/d wrt...)``.
+
+    The cotangent of output ``t`` is the input ``t_bar``; the gradients are
+    ``sum_k <t_k_bar, d t_k / d w>`` for each ``w`` in ``wrt``.
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> g = vjp_graph(trace(lambda x: np.sin(x), np.ones(2)), ["x"])
+    >>> g.params, [v.name for v in g.outputs]
+    (['x', 't0_bar'], ['t0', 'x_bar'])
+    """
+    builder, wrap = _extend(graph)
+    seeds = []
+    for k, out in enumerate(graph.outputs):
+        label = out.name if isinstance(out, Var) else f"out{k}"
+        ct = builder.input(builder.fresh_name(f"{label}_bar"), out.type)
+        seeds.append((out, wrap(ct)))
+    grads = _backward(graph, wrt, builder, wrap, seeds)
+    adjoint = frozenset(e.out.name for e in builder.eqns[len(graph.eqns):])
+    return builder.graph(name or f"{graph.name}_vjp", list(graph.outputs) + grads,
+                         params=graph.params + [v.name for v in builder.inputs[len(graph.inputs):]],
+                         static=graph.static, origin=graph.origin, adjoint=adjoint)
+
+
+def _extend(graph: Graph):
+    """A Builder holding ``graph``'s inputs and equations, to append the reverse sweep to."""
+    taken = set(graph.params) | {e.out.name for e in graph.eqns}
+    builder = Builder(taken=taken, first_index=next_index(graph))
+    builder.inputs = list(graph.inputs)
+    builder.eqns = list(graph.eqns)
+    return builder, lambda atom: Traced(builder, atom)
+
+
+def _backward(graph: Graph, wrt: list[str], builder: Builder, wrap, seeds) -> list:
+    """The reverse sweep from ``seeds`` (pairs of an output atom and its cotangent): atoms of d/d ``wrt``."""
+    inputs = {v.name: v for v in graph.inputs}
+    wrt_vars = [inputs[n] for n in wrt]
+    forward_ids = {id(v) for v in builder.inputs} | {id(e.out) for e in graph.eqns}
+    named: set = set()
+
+    def total(contributions, var):
+        """Sum the cotangent contributions of ``var`` and name the result ``var_bar``."""
+        acc = contributions[0]
+        for c in contributions[1:]:
+            acc = ew.add(acc, c)
+        atom = acc.atom
+        if isinstance(atom, Var) and id(atom) not in forward_ids and id(atom) not in named:
+            builder.rename(atom, f"{var.name}_bar")
+            named.add(id(atom))
+        return acc
+
+    active = _active_vars(graph, wrt_vars)
+    cts: dict = {}
+    for out, seed in seeds:
+        if isinstance(out, Var) and id(out) in active:
+            cts.setdefault(id(out), []).append(seed)
+    for eqn in reversed(graph.eqns):
+        contributions = cts.pop(id(eqn.out), None)
+        if contributions is None:
+            continue
+        op = OPS[eqn.op]
+        ct = total(contributions, eqn.out)
+        if op.nondiff:
+            continue
+        needs = [isinstance(a, Var) and id(a) in active for a in eqn.inputs]
+        if op.vjp is None:
+            raise MissingRuleError(f"op {eqn.op} has no derivative rule")
+        results = op.vjp(ct, wrap(eqn.out), *(wrap(a) for a in eqn.inputs), needs=needs, **eqn.params)
+        for atom, need, r in zip(eqn.inputs, needs, results):
+            if not need or r is None:
+                continue
+            if aval(r) != atom.type:
+                raise AssertionError(f"internal: VJP of {eqn.op} gave {aval(r)} for {atom.name}: {atom.type}")
+            cts.setdefault(id(atom), []).append(r)
+    grads = []
+    for v in wrt_vars:
+        contributions = cts.get(id(v))
+        grads.append((total(contributions, v) if contributions else ew.zeros_like(wrap(v))).atom)
+    return grads
+
+
+def grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """Like ``value_and_grad_graph`` without the value (dead forward code is left to DCE)."""
+    g = value_and_grad_graph(graph, wrt)
+    return g.replace(name=name or f"{graph.name}_grad", outputs=g.outputs[1:])
