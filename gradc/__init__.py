@@ -15,7 +15,7 @@ The packages, one per stage; each imports only from the ones before it
     passes/      fold, cse, dce
     backends/    numpy/ and c/: emit source from a Graph and load it
     api          grad, value_and_grad, trace, compile: the decorator and library entry points
-    derivatives  jvp, vjp, hvp (and Jacobians, Hessians): every other derivative as emitted code
+    derivatives  jvp, vjp, hvp, custom rules (and Jacobians, Hessians): every other derivative as code
     cli/         the gradc command
     facade/      the torch-style Tensor (on ir and ops; api for compiling), aliased as
                  gradc.nn, gradc.nn.functional and gradc.autograd for ``import gradc as torch``
@@ -28,17 +28,8 @@ import importlib as _importlib
 import sys as _sys
 
 from gradc.api import Compiled, compile, grad, trace, value_and_grad
-from gradc.derivatives import hvp, jvp, vjp
-from gradc.errors import (
-    ArgumentError,
-    EmitError,
-    GradcError,
-    GradcWarning,
-    MissingRuleError,
-    ShapeError,
-    StaleStateError,
-    TraceError,
-)
+from gradc.derivatives import custom_jvp, custom_vjp, hvp, jvp, stop_gradient, vjp
+from gradc.errors import ArgumentError, EmitError, GradcError, MissingRuleError, ShapeError, TraceError
 from gradc.facade import torch_api as _torch_api
 from gradc.facade.torch_modules import ALIASES as _ALIASES
 from gradc.ir.graph import Graph
@@ -58,6 +49,6 @@ globals().update({n: getattr(_torch_api, n) for n in _torch_names})
 
 __version__ = "0.1.0"
 
-__all__ = ["ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
-           "ShapeError", "StaleStateError", "TraceError", "autograd", "compile", "grad", "hvp", "jvp", "nn", "trace",
-           "value_and_grad", "vjp"] + _torch_names
+__all__ = ["ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "MissingRuleError", "ShapeError",
+           "TraceError", "autograd", "compile", "custom_jvp", "custom_vjp", "grad", "hvp", "jvp", "nn",
+           "stop_gradient", "trace", "value_and_grad", "vjp"] + _torch_names

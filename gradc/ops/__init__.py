@@ -3,7 +3,8 @@
 Each op has a type rule, a NumPy implementation, a VJP rule written with gradc's
 own ops (or ``nondiff=True``), its NumPy and ``math`` spellings and its C
 lowering (``c=``). Families: ``elementwise`` (on ``promote``, which makes
-broadcasting explicit), ``reduce``, ``shape``, ``linalg``; ``values`` and
+broadcasting explicit), ``reduce``, ``shape``, ``linalg``, ``autodiff`` (stop_gradient,
+user-written rules); ``values`` and
 ``spell``/``c_spell`` are the helpers they share. The registry itself (``Op``,
 ``defop``, ``bind``) is the IR's instruction set, in ``gradc.ir.registry``.
 
@@ -14,6 +15,6 @@ May import: ``gradc.ir`` and ``gradc.errors``. Importing this package registers 
 'x_bar = ct * out'
 """
 from gradc.ir.registry import OPS, Op, bind, defop
-from gradc.ops import elementwise, linalg, reduce, shape  # noqa: F401  (registers the ops)
+from gradc.ops import autodiff, elementwise, linalg, reduce, shape  # noqa: F401  (registers the ops)
 
-__all__ = ["OPS", "Op", "bind", "defop", "elementwise", "linalg", "reduce", "shape"]
+__all__ = ["OPS", "Op", "bind", "defop", "autodiff", "elementwise", "linalg", "reduce", "shape"]

@@ -1,4 +1,4 @@
-"""Every derivative as emitted code: ``jvp``, ``vjp`` and ``hvp`` (Jacobians and Hessians in ``jacobians``).
+"""``jvp``, ``vjp`` and ``hvp``, each emitted as one NumPy function per signature.
 
 Each traces the user's function once per signature (shapes, dtypes, static
 values), builds the derivative graph with the transforms (``forward``,
@@ -95,7 +95,7 @@ def _check_tangents(f, graph, primals, tangents):
                             where=def_location(f), hint="give one tangent per primal")
     inputs = {v.name: v for v in graph.inputs}
     chosen = []
-    for name, primal, tangent in zip(graph.params, primals, tangents):
+    for name, tangent in zip(graph.params, tangents):
         v = inputs.get(name)
         if v is None or not v.type.is_float:
             continue
