@@ -27,7 +27,7 @@ from gradc.ir.interpret import evaluate
 from gradc.ops import autodiff
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
-from gradc.trace import function_name
+from gradc.trace import bind_arguments, function_name
 from gradc.trace.tracer import Tracer
 from gradc.transforms.reverse import grad_graph
 
@@ -102,7 +102,9 @@ class custom_vjp:  # noqa: N801 (JAX's spelling)
         self.fwd, self.bwd = fwd, bwd
         self.keys.clear()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:  # tracing passes arguments by name: bind them to the function's parameters
+            args = tuple(bind_arguments(self.fun, args, kwargs).values())
         if not any(isinstance(a, Traced) for a in args):
             return self.fun(*args)
         if self.bwd is None:
@@ -163,7 +165,9 @@ class custom_jvp:  # noqa: N801 (JAX's spelling)
         self.rule = rule
         self.keys.clear()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:  # tracing passes arguments by name: bind them to the function's parameters
+            args = tuple(bind_arguments(self.fun, args, kwargs).values())
         if not any(isinstance(a, Traced) for a in args):
             return self.fun(*args)
         if self.rule is None:
