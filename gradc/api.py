@@ -18,11 +18,11 @@ import numpy as np
 
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
-from gradc.errors import ArgumentError, user_facing
+from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
-from gradc.trace import bind_arguments, def_location, function_name
+from gradc.trace import bind_arguments, def_location, function_name, trace_bound
 from gradc.trace import trace as _trace
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
@@ -132,18 +132,27 @@ def _arg_key(value):
 
 
 class _Transform:
-    """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code."""
+    """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code.
 
-    def __init__(self, f, wrt, with_value):
+    A cache entry is the emitted function itself, unless the trace read state besides
+    the arguments (a global array, a closure cell, an attribute of ``self``): then it is
+    wrapped in a check that the state is unchanged (see ``gradc.trace.state``).
+    """
+
+    def __init__(self, f, wrt, with_value, static_globals=True):
         functools.update_wrapper(self, f)
         self.fun = f
         self.wrt = wrt
         self.with_value = with_value
+        self.static_globals = static_globals
         self.cache: dict = {}
         try:
-            self.n_params = len(inspect.signature(f).parameters)
+            params = list(inspect.signature(f).parameters.values())
         except (TypeError, ValueError):
-            self.n_params = None
+            params = None
+        self.names = [p.name for p in params] if params is not None else None
+        positional = params is not None and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        self.n_params = len(params) if positional else None  # keyword-only parameters: always bind
 
     def __call__(self, *args, **kwargs):
         if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
@@ -164,18 +173,39 @@ class _Transform:
         return self._compile(args, key)(*args)
 
     def _compiled(self, args):
-        graph = _trace(self.fun, *args)
+        graph, state = trace_bound(self.fun, dict(zip(self.names, args)), warn_reads=self.static_globals)
         names, as_tuple = _check_grad_signature(self.fun, graph, self.wrt)
-        return Compiled(graph, names, as_tuple), as_tuple
+        return Compiled(graph, names, as_tuple), as_tuple, state
 
     def _compile(self, args, key):
-        compiled, _ = self._compiled(args)
+        compiled, _, state = self._compiled(args)
         entry = compiled.value_and_grad if self.with_value else compiled.grad
+        if state:
+            entry = self._guarded(entry, state.changed, key)
         self.cache[key] = entry
         return entry
 
+    def _guarded(self, entry, changed, key):
+        def guarded(*args):
+            read = changed()
+            if read is None:
+                return entry(*args)
+            return self._stale(read, args, key)
+        return guarded
+
+    @user_facing
+    def _stale(self, read, args, key):
+        """A value read at trace time changed: re-trace (``static_globals=False``) or say so."""
+        if not self.static_globals:
+            return self._compile(args, key)(*args)
+        name = function_name(self.fun)
+        raise StaleStateError(f"{read.label} changed since {name} was traced (read at {read.where}, its old value "
+                              "is baked into the compiled code)", where=user_location(),
+                              hint=f"pass {read.label} as an argument, or use gradc.grad({name}, "
+                                   "static_globals=False) to re-trace when it changes")
+
     def _inline(self, args):
-        compiled, as_tuple = self._compiled(args)
+        compiled, as_tuple, _ = self._compiled(args)
         graph = compiled.value_and_grad_graph if self.with_value else compiled.grad_graph
         tensor_args = [a for a, p in zip(args, graph.params) if p not in graph.static]
         outs = evaluate(graph, *tensor_args)
@@ -184,15 +214,21 @@ class _Transform:
         return tuple(outs) if as_tuple else outs[0]
 
     @user_facing
-    def compiled(self, *args):
+    def compiled(self, *args, **kwargs):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
-        return self._compiled(args)[0]
+        return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def grad(f=None, *, wrt=0):
+def grad(f=None, *, wrt=0, static_globals=True):
     """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
 
-    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``.
+    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
+    parameters and ``functools.partial`` objects work like any other function.
+
+    What ``f`` reads besides its arguments (globals, closure cells, attributes of
+    ``self``) is read once, at trace time, with a GradcWarning for each array. A call
+    after such a value changed raises StaleStateError; with ``static_globals=False``
+    it re-traces instead (and does not warn).
 
     >>> import numpy as np
     >>> @grad(wrt=("a", "b"))
@@ -202,20 +238,20 @@ def grad(f=None, *, wrt=0):
     (3.0, 2.0)
     """
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=False)
-    return _Transform(f, wrt, with_value=False)
+        return lambda fun: _Transform(fun, wrt, with_value=False, static_globals=static_globals)
+    return _Transform(f, wrt, with_value=False, static_globals=static_globals)
 
 
-def value_and_grad(f=None, *, wrt=0):
-    """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` as for :func:`grad`.
+def value_and_grad(f=None, *, wrt=0, static_globals=True):
+    """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` and ``static_globals`` as for :func:`grad`.
 
     >>> vg = value_and_grad(lambda x: x ** 3)
     >>> vg(2.0)
     (8.0, 12.0)
     """
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=True)
-    return _Transform(f, wrt, with_value=True)
+        return lambda fun: _Transform(fun, wrt, with_value=True, static_globals=static_globals)
+    return _Transform(f, wrt, with_value=True, static_globals=static_globals)
 
 
 __all__ = ["Compiled", "compile", "grad", "trace", "value_and_grad", "function_name"]

@@ -103,6 +103,14 @@ class TraceError(GradcError):
     """
 
 
+class StaleStateError(TraceError):
+    """A global the traced function read at trace time has changed since (see README, "frozen").
+
+    >>> issubclass(StaleStateError, TraceError)
+    True
+    """
+
+
 class ShapeError(GradcError):
     """Operand shapes or dtypes do not fit the operation.
 
@@ -131,5 +139,15 @@ class ArgumentError(GradcError):
     """A call's arguments do not fit: unknown ``wrt`` name, unsupported input type, ...
 
     >>> issubclass(ArgumentError, GradcError)
+    True
+    """
+
+
+class GradcWarning(UserWarning):
+    """Something the user's code does is fixed at trace time: a global array read, a random draw, ...
+
+    Issued with ``warnings.warn_explicit`` at the user's ``file:line``.
+
+    >>> issubclass(GradcWarning, UserWarning)
     True
     """

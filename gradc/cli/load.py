@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import keyword
 import os
 import sys
 import traceback
 
 import numpy as np
 
+from gradc.backends.escape import printable
 from gradc.errors import GradcError
 from gradc.ir.types import TensorType, parse_type
 
@@ -37,47 +39,64 @@ def parse_target(spec: str):
     """
     path, sep, func = spec.rpartition(":")
     if not sep or not path or not func:
-        raise CliError(f"expected FILE.py:FUNC, got {spec!r}", hint="e.g. examples/logistic.py:loss")
+        raise CliError(f"expected FILE.py:FUNC, got '{printable(spec)}'", hint="e.g. examples/logistic.py:loss")
+    if not func.isidentifier() or keyword.iskeyword(func):
+        raise CliError(f"'{printable(func)}' in {printable(spec)} is not a Python function name", where="",
+                       hint="name a function defined with def (or assigned) at the module's top level")
     return path, func
 
 
 def load_function(spec: str):
     """Import FILE.py (its directory first on sys.path) and return ``(function, path, name)``."""
     path, func_name = parse_target(spec)
+    shown = printable(path)
+    if "\0" in path:
+        raise CliError(f"no such file: {shown} (a file name cannot contain NUL)", where="")
+    if os.path.isdir(path):
+        raise CliError(f"{shown} is a directory, not a Python file", where="", hint="e.g. model.py:loss")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise CliError(f"{shown} is not a regular file (a FIFO or device?)", where="", hint="e.g. model.py:loss")
     if not os.path.isfile(path):
-        raise CliError(f"no such file: {path}", where="", hint="give the path of a Python file, e.g. model.py:loss")
+        raise CliError(f"no such file: {shown}", where="", hint="give the path of a Python file, e.g. model.py:loss")
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in sys.path:
         sys.path.insert(0, directory)
     module_name = "gradc_user_" + "".join(c if c.isalnum() else "_" for c in os.path.basename(path)[:-3])
     spec_obj = importlib.util.spec_from_file_location(module_name, path)
     if spec_obj is None or spec_obj.loader is None:
-        raise CliError(f"cannot import {path}", hint="the file must be a Python module ending in .py")
+        raise CliError(f"cannot import {shown}", where="", hint="the file must be a Python module ending in .py")
     module = importlib.util.module_from_spec(spec_obj)
     try:
         spec_obj.loader.exec_module(module)
     except GradcError:
         raise
     except SyntaxError as e:
-        raise CliError(f"syntax error in {path}: {e.msg}", where=f"{path}:{e.lineno}") from None
+        raise CliError(f"syntax error in {shown}: {e.msg}", where=f"{shown}:{e.lineno}") from None
+    except SystemExit as e:  # not ours to obey: gradc would exit with the user's status and no output
+        raise CliError(f"importing {shown} called sys.exit({e.code!r})", where=_user_line(e, path),
+                       hint="guard script code with `if __name__ == \"__main__\":`") from None
     except Exception as e:  # the user's module failed while importing
         line = _user_line(e, path)
-        raise CliError(f"importing {path} raised {type(e).__name__}: {e}", where=line) from None
+        raise CliError(f"importing {shown} raised {type(e).__name__}: {e}", where=line) from None
     func = getattr(module, func_name, None)
+    if inspect.isclass(func) or inspect.ismodule(func):
+        kind = "a class" if inspect.isclass(func) else "a module"
+        raise CliError(f"{func_name} in {shown} is {kind}, not a function", where=path,
+                       hint="name a function defined with def")
     if func is None or not callable(func):
         names = sorted(n for n, v in vars(module).items()
                        if inspect.isfunction(v) and v.__module__ == module_name and not n.startswith("_"))
         hint = f"functions defined there: {', '.join(names)}" if names else "define the function at module level"
-        raise CliError(f"no function {func_name!r} in {path}", where=path, hint=hint)
+        raise CliError(f"no function {func_name!r} in {shown}", where=shown, hint=hint)
     return func, path, func_name
 
 
 def _user_line(exc, path):
     target = os.path.abspath(path)
-    where = path
+    where = printable(path)
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
         if os.path.abspath(frame.f_code.co_filename) == target:
-            where = f"{path}:{lineno}"
+            where = f"{printable(path)}:{lineno}"
     return where
 
 
@@ -90,7 +109,7 @@ def _user_raise_site(exc, path):
     for frame, lineno in traceback.walk_tb(exc.__traceback__):
         filename = os.path.abspath(frame.f_code.co_filename)
         if filename == target:
-            where, after_user = f"{path}:{lineno}", True
+            where, after_user = f"{printable(path)}:{lineno}", True
         elif after_user and filename.startswith(_PACKAGE_DIR + os.sep):
             return None
     return where
@@ -108,20 +127,43 @@ def parse_arg_option(text: str):
     """
     name, sep, type_text = text.partition("=")
     name = name.strip()
-    if not sep or not name.isidentifier():
-        raise CliError(f"malformed --arg {text!r}", hint="write NAME=TYPE, e.g. --arg x=f64[5,3] or --arg s=f64[]")
-    if type_text.strip().lstrip("-").isdigit():
+    shown = printable(text)
+    if not sep or not name.isidentifier() or keyword.iskeyword(name):
+        raise CliError(f"malformed --arg '{shown}'", where="",
+                       hint="write NAME=TYPE, e.g. --arg x=f64[5,3] or --arg s=f64[]")
+    if type_text.strip().lstrip("-").isascii() and type_text.strip().lstrip("-").isdigit():
         return name, int(type_text)
     try:
-        return name, parse_type(type_text)
+        t = parse_type(type_text)
     except ValueError as e:
-        raise CliError(f"malformed --arg {text!r}: {e}", hint="types look like f64[5,3], f32[], i64[10]") from None
+        raise CliError(f"malformed --arg '{shown}': {printable(str(e))}", where="",
+                       hint="types look like f64[5,3], f32[], i64[10]") from None
+    if int(np.prod([float(d) for d in t.shape])) * t.np_dtype.itemsize >= 2 ** 63:
+        raise CliError(f"--arg '{shown}': an array of that shape would not fit in any memory", where="",
+                       hint="check the dimensions")
+    return name, t
+
+
+def _given_types(arg_options):
+    """``--arg`` options by parameter name; naming a parameter twice is an error (which one would win?)."""
+    given, texts = {}, {}
+    for option in arg_options or []:
+        name, value = parse_arg_option(option)
+        if name in given:
+            raise CliError(f"--arg {name} is given more than once ('{printable(texts[name])}' and "
+                           f"'{printable(option)}')", where="", hint="keep one --arg per parameter")
+        given[name], texts[name] = value, option
+    return given
 
 
 def argument_types(func, path, arg_options):
     """The type (or static default) of every parameter: from --arg, else string annotations, else defaults."""
-    given = dict(parse_arg_option(a) for a in arg_options or [])
-    sig = inspect.signature(func)
+    given = _given_types(arg_options)
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        raise CliError(f"cannot read the parameters of {printable(repr(func))}", where=printable(path),
+                       hint="name a Python function defined with def") from None
     params = list(sig.parameters.values())
     names = [p.name for p in params]
     for name in given:
@@ -151,48 +193,46 @@ def argument_types(func, path, arg_options):
 
 def _def_line(func, path):
     code = getattr(func, "__code__", None)
-    return f"{path}:{code.co_firstlineno}" if code else path
-
-
-def example_value(t, fill=1.0):
-    """An example argument of type ``t`` for tracing: ones for floats, zeros for ints, False for bools."""
-    if not isinstance(t, TensorType):
-        return t  # a static default
-    if t.is_float:
-        if t.shape == () and t.dtype == "f64":
-            return float(fill)
-        return np.full(t.shape, fill, dtype=t.np_dtype)
-    return np.zeros(t.shape, dtype=t.np_dtype)
+    return f"{printable(path)}:{code.co_firstlineno}" if code else printable(path)
 
 
 class Job:
     """A traced function with its argument types and ``wrt`` names, as the options describe it."""
 
-    def __init__(self, args, need_wrt=True):
-        from gradc.trace import trace
+    def __init__(self, args, need_wrt=True, scalar_output=True):
+        from gradc.trace import trace_bound
         from gradc.transforms import reverse as ad
         from gradc.transforms.reverse import resolve_wrt
 
         self.func, self.path, self.func_name = load_function(args.function)
         self.types = argument_types(self.func, self.path, args.arg)
-        self.examples = [example_value(t) for t in self.types.values()]
+        self.examples = list(self.types.values())  # types, not arrays: tracing allocates nothing
         try:
-            self.graph = trace(self.func, *self.examples)
+            self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
         except GradcError:
             raise
+        except SystemExit as e:
+            raise CliError(f"{self.func_name} called sys.exit({e.code!r}) while tracing",
+                           where=_user_line(e, self.path), hint="return a value instead") from None
         except Exception as e:
             where = _user_raise_site(e, self.path)
             if where is None:
                 raise  # raised inside gradc: a bug
-            raise CliError(f"{self.func_name} raised {type(e).__name__} while tracing: {e}", where=where,
+            raise CliError(f"{self.func_name} raised {type(e).__name__} while tracing: {printable(str(e))}",
+                           where=where,
                            hint="gradc runs the function on traced arrays (shapes and dtypes, no values)") from None
         self.graph.origin = f"{self.path}:{self.func_name}"
+        self.graph.name = self.func_name  # a partial or an alias is named as on the command line
         self.wrt = None
         if need_wrt:
-            wrt = _split_names(args.wrt) if args.wrt else self.default_wrt()
+            wrt = _split_names(args.wrt) if args.wrt is not None else self.default_wrt()
+            if not wrt:
+                raise CliError(f"--wrt '{printable(args.wrt)}' names no parameter", where="",
+                               hint="e.g. --wrt w,b (or leave --wrt out: every float parameter)")
             try:
                 self.wrt, _ = resolve_wrt(self.graph, tuple(wrt))
-                ad.check_differentiable_output(self.graph)
+                if scalar_output:  # grad, hessian, hvp; jvp, vjp and Jacobians take any output
+                    ad.check_differentiable_output(self.graph)
             except GradcError as e:
                 e.where = _def_line(self.func, self.path)
                 raise

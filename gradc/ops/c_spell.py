@@ -75,6 +75,7 @@ def sym():
     """
     import sympy as sp
     from sympy.codegen.cfunctions import expm1, log1p
+    from sympy.core.logic import fuzzy_and
 
     class isnan(sp.logic.boolalg.BooleanFunction):  # noqa: N801 (printed as C99's isnan)
         """C99's ``isnan`` as a SymPy boolean (SymPy's real symbols are never NaN, so it cannot say this itself)."""
@@ -99,6 +100,14 @@ def sym():
             if cond is sp.false:
                 return b
             return None
+
+        # real when both branches are: without this SymPy calls ``t0 - ite(...)`` non-real and refuses
+        # to compare it (``np.maximum(s, np.where(...))`` raised "Invalid comparison of non-real")
+        def _eval_is_extended_real(self):
+            return fuzzy_and(getattr(a, "is_extended_real", None) for a in self.args[1:])
+
+        def _eval_is_real(self):
+            return fuzzy_and(getattr(a, "is_real", None) for a in self.args[1:])
 
     def maximum(x, y, is_float=True):
         """NumPy's ``maximum``: NaN if either is NaN (C's ``fmax`` would drop the NaN)."""

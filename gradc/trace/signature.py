@@ -5,8 +5,11 @@
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import keyword
 import os
+import types
 
 import numpy as np
 
@@ -25,6 +28,8 @@ def classify_argument(name: str, value):
     """
     if isinstance(value, Traced):
         return "tensor", value.aval
+    if isinstance(value, TensorType):  # a type alone: the CLI traces from --arg types, allocating nothing
+        return "tensor", value
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return "static", value
     if isinstance(value, (int, np.integer)):
@@ -43,13 +48,49 @@ def classify_argument(name: str, value):
                         "Python floats and Python ints", hint="convert it with np.asarray(...)")
 
 
+def unwrap(f):
+    """The Python function behind ``f``: through ``functools.partial``, bound methods and callable objects.
+
+    >>> import functools
+    >>> unwrap(functools.partial(lambda a, b: a, 1)).__name__
+    '<lambda>'
+    """
+    for _ in range(32):  # partials of partials, a partial of a bound method, ...
+        if isinstance(f, functools.partial):
+            f = f.func
+        elif isinstance(f, types.MethodType):
+            f = f.__func__
+        elif not isinstance(f, types.FunctionType) and callable(f) and \
+                isinstance(inspect.getattr_static(type(f), "__call__", None), types.FunctionType):
+            f = inspect.getattr_static(type(f), "__call__")
+        else:
+            break
+    return f
+
+
 def function_name(f) -> str:
-    name = getattr(f, "__name__", "f")
-    return "lambda_" if name == "<lambda>" else ("".join(c if c.isalnum() else "_" for c in name) or "f")
+    """The name the graph and the emitted functions take: the function's (a partial's: its function's).
+
+    >>> function_name(lambda x: x)
+    'lambda_'
+    >>> def f(x): return x
+    >>> f.__name__ = "if"; function_name(f)
+    'if_'
+    """
+    inner = unwrap(f)
+    name = getattr(inner, "__name__", None) or "f"
+    if name == "__call__":
+        name = type(f).__name__
+    if name == "<lambda>":
+        return "lambda_"
+    name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in str(name)) or "f"
+    if name[0].isdigit() or keyword.iskeyword(name) or keyword.issoftkeyword(name) or name == "None":
+        name = f"{name}_" if not name[0].isdigit() else f"f_{name}"  # a valid identifier for the emitted def
+    return name
 
 
 def function_origin(f) -> str:
-    code = getattr(f, "__code__", None)
+    code = getattr(unwrap(f), "__code__", None)
     path = code.co_filename if code else "?"
     return f"{os.path.basename(path)}:{function_name(f)}"
 
@@ -63,7 +104,8 @@ def bind_arguments(f, args, kwargs=None):
                             hint="pass a Python function (def or lambda)") from None
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise ArgumentError(f"{function_name(f)} has *{p.name}; gradc needs named parameters",
+            stars = "*" if p.kind is p.VAR_POSITIONAL else "**"
+            raise ArgumentError(f"{function_name(f)} has {stars}{p.name}; gradc needs named parameters",
                                 where=def_location(f), hint="list the parameters explicitly")
     try:
         bound = sig.bind(*args, **(kwargs or {}))
@@ -74,5 +116,21 @@ def bind_arguments(f, args, kwargs=None):
 
 
 def def_location(f) -> str | None:
-    code = getattr(f, "__code__", None)
+    """``file:line`` of the ``def`` of ``f`` (through partials and methods), for errors about the function."""
+    code = getattr(unwrap(f), "__code__", None)
     return f"{_display_path(code.co_filename)}:{code.co_firstlineno}" if code else None
+
+
+def call_bound(f, values: dict):
+    """Call ``f`` with every parameter's value, each passed the way its kind requires.
+
+    >>> call_bound(lambda a, /, b, *, c: (a, b, c), {"a": 1, "b": 2, "c": 3})
+    (1, 2, 3)
+    """
+    args, kwargs = [], {}
+    for p in inspect.signature(f).parameters.values():
+        if p.kind is p.KEYWORD_ONLY:
+            kwargs[p.name] = values[p.name]
+        else:
+            args.append(values[p.name])
+    return f(*args, **kwargs)

@@ -38,12 +38,12 @@ import sympy as sp
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
+from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
     Loc,
     Module,
-    c_name,
     eqn_text,
     loops,
     printer,
@@ -61,6 +61,7 @@ from gradc.backends.c.vectorise import (
     sincos_args,
     vectorises,
 )
+from gradc.backends.escape import c_comment
 from gradc.errors import EmitError
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
@@ -115,9 +116,7 @@ class FunctionEmitter(LoopLowerings):
         if id(var) in self.direct_out:
             loc = Loc(self.direct_out[id(var)], t.shape, dtype=t.dtype)
         else:
-            name = c_name(var.name)
-            while name in self.taken:  # e.g. an intermediate x_bar when the output parameter is x_bar
-                name += "_"
+            name = fresh(var.name, self.taken)  # e.g. x_bar_ when the output parameter is x_bar
             self.taken.add(name)
             loc = Loc(name, t.shape, local=t.shape == (), dtype=t.dtype)
             if t.shape != ():
@@ -147,9 +146,10 @@ class FunctionEmitter(LoopLowerings):
     def plan(self):
         g = self.graph
         self.input_ids = {id(v) for v in g.inputs}
-        self.taken = {c_name(v.name) for v in g.inputs} | set(self.out_params)
+        cnames = assign([v.name for v in g.inputs])  # the same in every function of the unit (see build)
+        self.taken = set(cnames.values()) | set(self.out_params)
         for v in g.inputs:
-            self.loc[id(v)] = Loc(c_name(v.name), v.type.shape, dtype=v.type.dtype)
+            self.loc[id(v)] = Loc(cnames[v.name], v.type.shape, dtype=v.type.dtype)
         produced = {id(e.out): e for e in g.eqns}
         self.direct_out, self.copies = {}, []
         for param, out in zip(self.out_params, g.outputs):
@@ -210,7 +210,7 @@ class FunctionEmitter(LoopLowerings):
                 getattr(self, "op_" + C_LOWERING[item.op][0])(item)
         for param, out in self.copies:
             self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), self.atom_loc(out), f"{param} = {_name(out)}")
-        unused = [f"(void){c_name(v.name)};" for v in self.graph.inputs if id(v) not in self.used_inputs]
+        unused = [f"(void){self.loc[id(v)].name};" for v in self.graph.inputs if id(v) not in self.used_inputs]
         return ["    " + u for u in unused] + self.lines
 
     def sym(self, loc, idx):
@@ -236,9 +236,9 @@ class FunctionEmitter(LoopLowerings):
                     reads[key] = self.contiguous_copy(loc)
             flat = True
         texts = [eqn_text(e) for e in eqns]
-        self.emit("/* " + texts[0] + (" */" if len(texts) == 1 else ""))
+        self.emit("/* " + c_comment(texts[0]) + (" */" if len(texts) == 1 else ""))
         for n, text in enumerate(texts[1:], 2):
-            self.emit(" * " + text + (" */" if n == len(texts) else ""))
+            self.emit(" * " + c_comment(text) + (" */" if n == len(texts) else ""))
         if shape == ():
             idx, loop_lines = [], []
         elif flat:
@@ -328,9 +328,7 @@ class FunctionEmitter(LoopLowerings):
 
     def contiguous_copy(self, loc) -> Loc:
         """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
-        name = loc.name + "_rows"
-        while name in self.taken:
-            name += "_"
+        name = fresh(loc.name + "_rows", self.taken)
         self.taken.add(name)
         copy = Loc(name, loc.shape, dtype=loc.dtype)
         holder = _Copy(TensorType(loc.shape, loc.dtype))
@@ -363,7 +361,7 @@ def emit_function(graph, fname, out_params, module=None):
     body = em.body()
     work = sum(8 * ((n * np.dtype(_NP[ct]).itemsize + 7) // 8) for _, ct, n in em.arrays)
     # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
-    params = [f"const {C_TYPES[v.type.dtype]} *restrict {c_name(v.name)}" for v in graph.inputs]
+    params = [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
     params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
     decls, heap = [], work > STACK_LIMIT
     offset = 0
@@ -390,8 +388,9 @@ def emit_c(functions, header_lines, guard):
     for graph, fname, out_params, doc in functions:
         proto, text, work = emit_function(graph, fname, out_params, module)
         protos.append((proto, doc, fname, work))
-        defs.append(f"/* {doc} */\n{text}\n\nsize_t {fname}_work_size(void)\n{{\n    return {work};\n}}")
-    comment = ["/* " + header_lines[0]] + [" * " + line if line else " *" for line in header_lines[1:]] + [" */"]
+        defs.append(f"/* {c_comment(doc)} */\n{text}\n\nsize_t {fname}_work_size(void)\n{{\n    return {work};\n}}")
+    comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
+                                                      for line in header_lines[1:]] + [" */"]
     library = module.library()
     includes = ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
     includes += ["#include <string.h>"] if library else []
@@ -404,6 +403,7 @@ def emit_c(functions, header_lines, guard):
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
     for proto, doc, fname, _ in protos:
-        hdr += [f"/* {doc} */", proto.replace(" *restrict ", " *") + ";", f"size_t {fname}_work_size(void);", ""]
+        hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";",
+                f"size_t {fname}_work_size(void);", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
     return source + "\n", "\n".join(hdr) + "\n"

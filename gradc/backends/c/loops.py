@@ -203,13 +203,20 @@ class LoopLowerings(MatmulLowerings):
     def gather_code(self, e, x_loc, arrays):
         base, pos = self.gather_tables(x_loc, arrays, e.params["spec"], e.inputs[0].type.shape
                                        if e.op == "gather_grad" else e.out.type.shape)
+        if x_loc.value is not None or x_loc.local:
+            # a broadcast scalar or constant: every element is the same value (there is no array to index)
+            return [], x_loc.at(()), base.size
         bname = self.module.static("G", "long", base.tolist())
         terms = [f"{bname}[k]"]
         body = []
         for j in sorted(pos):
             table, axis = pos[j]
-            tname = self.module.static("G", "long", table.tolist())
-            body.append(f"long a{j} = (long){arrays[j].name}[{tname}[k]];")
+            index = arrays[j]
+            if index.value is not None or index.local:
+                at = index.at(())
+            else:
+                at = f"{index.name}[{self.module.static('G', 'long', table.tolist())}[k]]"
+            body.append(f"long a{j} = (long){at};")
             body.append(f"if (a{j} < 0) a{j} += {x_loc.shape[axis]};")
             stride = x_loc.strides[axis]
             terms.append(f"a{j}" if stride == 1 else f"{stride}*a{j}")

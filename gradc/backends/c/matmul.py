@@ -9,6 +9,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c.names import fresh
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, lin, loops, ptr, size
 
 T_ROWS, T_LANES = 10, 24  # transposed blocks (see matmul_blocked): up to 10 x 24, 30 AVX-512 registers
@@ -164,8 +165,7 @@ class MatmulLowerings:
                 self.close(len(opened))
 
     def pack_name(self, name):
-        while name in self.taken:
-            name += "_"
+        name = fresh(name, self.taken)
         self.taken.add(name)
         return name
 

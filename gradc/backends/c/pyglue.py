@@ -9,7 +9,7 @@ unusual (wrong shape or dtype, non-contiguous arrays, Python ints) goes to the
 ctypes-based ``fallback`` path, which converts or raises the clear error. The
 emitted C source itself is unchanged and stays Python-free.
 
->>> "Python.h" in glue_source("m", [], [])
+>>> "Python.h" in glue_source("m", [])
 True
 """
 from __future__ import annotations
@@ -146,8 +146,34 @@ class _Objects:
         return self.keys.index(key)
 
 
+def _fn_type(graph, work) -> str:
+    """The C type of a pointer to the emitted function computing ``graph`` (parameter names left out)."""
+    params = [f"const {_CTYPES[v.type.dtype]} *" for v in graph.inputs]
+    params += [f"{_CTYPES[o.type.dtype]} *" for o in graph.outputs] + ["double *"] * bool(work)
+    return f"void (*)({', '.join(params)})"
+
+
+def entry_table(cfuncs) -> str:
+    """C appended to the unit when it is built with the glue: its functions by position.
+
+    The glue calls them through this table, so it never names a user's function (a function
+    called ``setup`` or ``PyObject`` would clash with the glue or with Python's headers).
+
+    >>> print(entry_table(["f", "f_grad"]))
+    <BLANKLINE>
+    /* The functions above by position, for the Python glue. */
+    void (*const gradc_entries[])(void) = {(void (*)(void))f, (void (*)(void))f_grad};
+    """
+    items = ", ".join(f"(void (*)(void)){name}" for name in cfuncs)
+    return f"\n/* The functions above by position, for the Python glue. */\n" \
+           f"void (*const gradc_entries[])(void) = {{{items}}};"
+
+
 def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
-    """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target."""
+    """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target.
+
+    ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``).
+    """
     nin, nout = len(graph.inputs), len(graph.outputs)
     fb = objs.index(fallback_key, None)
     L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
@@ -191,7 +217,7 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     if work:
         args.append("(double *)w")
     L.append("    Py_BEGIN_ALLOW_THREADS" if work else "    {")
-    L.append(f"    {cfunc}({', '.join(args)});")
+    L.append(f"    (({_fn_type(graph, work)})gradc_entries[{cfunc}])({', '.join(args)});")
     L.append("    Py_END_ALLOW_THREADS" if work else "    }")
     for j, out in enumerate(graph.outputs):
         if out.type.shape == () and out.type.dtype == "f64":
@@ -224,16 +250,20 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     return "\n".join(L)
 
 
-def glue_source(module_name, entries, prototypes):
+def glue_source(module_name, entries):
     """``entries``: ``(entry_name, c_function, graph, structure, work_bytes)``; returns C source and objects.
 
+    The unit must be built with ``entry_table`` of ``c_functions(entries)`` appended.
     The source is returned alone when ``entries`` is empty (used by the doctest).
     """
     objs = _Objects()
-    bodies = [_entry(objs, e, cf, g, st, w, ("fallback", e)) for e, cf, g, st, w in entries]
+    cfuncs = c_functions(entries)
+    bodies = [_entry(objs, e, cfuncs.index(cf), g, st, w, ("fallback", e)) for e, cf, g, st, w in entries]
     methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL, NULL}},' for e, *_ in entries]
     text = "\n".join(
-        [_HELPERS % {"nobj": max(len(objs.keys), 1)}] + [p + ";" for p in prototypes] + [""] + bodies + [
+        [_HELPERS % {"nobj": max(len(objs.keys), 1)},
+         "/* The unit's functions by position (see entry_table) */",
+         "extern void (*const gradc_entries[])(void);", ""] + bodies + [
             "static PyMethodDef methods[] = {",
             '    {"setup", (PyCFunction)setup, METH_O, NULL},', *methods, "    {NULL, NULL, 0, NULL}", "};",
             f'static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{module_name}", NULL, '
@@ -243,3 +273,12 @@ def glue_source(module_name, entries, prototypes):
     if not entries:
         return text
     return text, objs
+
+
+def c_functions(entries) -> list:
+    """The distinct C functions ``entries`` call, in order of first use.
+
+    >>> c_functions([("forward", "f", None, 0, 0), ("grad", "f_grad", None, 1, 0), ("vg", "f_grad", None, 0, 0)])
+    ['f', 'f_grad']
+    """
+    return list(dict.fromkeys(cf for _, cf, *_ in entries))

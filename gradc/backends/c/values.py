@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import functools
-import re
 
 import numpy as np
 import sympy as sp
@@ -16,14 +15,11 @@ from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
 
 from gradc.backends.c import mathlib as c_mathlib
+from gradc.backends.c.names import fresh
 from gradc.ir.graph import Var
 
 C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
 STACK_LIMIT = 65536  # bytes of work arrays a function keeps on the stack
-_C_KEYWORDS = set("""auto break case char const continue default do double else enum extern float for goto if
-inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
-volatile while work acc best value k""".split())
-_GENERATED = re.compile(r"^(i|q|C|G|a)\d+$")
 
 
 class _Printer(C99CodePrinter):
@@ -102,8 +98,8 @@ def printer(dtype: str = "f64", vector: bool = False, selects: bool = False) -> 
 
 
 def c_name(name: str) -> str:
-    """An IR name as a C identifier that cannot clash with C or with generated names."""
-    return name + "_" if name in _C_KEYWORDS or _GENERATED.match(name) else name
+    """An IR name as a C identifier that cannot clash with C, its library or generated names (see ``names``)."""
+    return fresh(name, ())
 
 
 def std_strides(shape):

@@ -45,5 +45,8 @@ def array_constant_expr(const: Const) -> ast.expr:
             if arr.dtype != np.int64:
                 expr = spell.call("np.arange", ast.Constant(n), dtype=spell.dotted(f"np.{arr.dtype.name}"))
             return expr if arr.ndim == 1 else spell.method_call(expr, "reshape", spell.literal(arr.shape))
+    dtype = spell.dotted(f"np.{arr.dtype.name}")
+    if arr.size == 0:  # [] would lose the shape, e.g. (0, 1)
+        return spell.call("np.zeros", spell.literal(arr.shape), dtype=dtype)
     data = ast.parse(repr(arr.tolist()), mode="eval").body
-    return spell.call("np.array", data, dtype=spell.dotted(f"np.{arr.dtype.name}"))
+    return spell.call("np.array", data, dtype=dtype)

@@ -1,0 +1,98 @@
+"""C identifiers for the user's names: kept as written unless C, C++ or the C library has them.
+
+A user's name is *plain* when it is an ASCII identifier that no keyword (C99 to
+C23, C++), no identifier of the headers the unit includes (``math.h``,
+``stddef.h``, ``stdint.h``, ``string.h``, and glibc's extras such as ``j0``),
+no reserved form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and
+no generated name (``k``, ``acc``, ``i0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
+can be. Plain names are kept; the others get a trailing ``_`` (``int`` ->
+``int_``), then a number, until free. The generated names the ABI adds
+(``value``, ``x_bar``) yield to the user's inputs the same way.
+
+>>> assign(["x", "int", "int_", "NULL", "value"])
+{'x': 'x', 'int_': 'int_', 'value': 'value', 'int': 'int_1', 'NULL': 'NULL_'}
+>>> fresh("value", {"value", "value_"})
+'value_1'
+"""
+from __future__ import annotations
+
+import re
+
+_KEYWORDS = """auto break case char const continue default do double else enum extern float for goto if inline int
+long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
+bool true false nullptr alignas alignof constexpr static_assert thread_local typeof typeof_unqual noreturn asm
+fortran complex imaginary and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq catch class const_cast
+co_await co_return co_yield concept consteval constinit decltype delete dynamic_cast explicit export friend mutable
+namespace new noexcept operator private protected public reinterpret_cast requires static_cast template this throw
+try typeid typename using virtual wchar_t char8_t char16_t char32_t main unix linux i386""".split()
+
+# math.h functions (each also with an f and an l suffix), glibc's extra ones among them
+_MATH = """acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 exp10 expm1 frexp ilogb ldexp
+log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow pow10 sqrt erf erfc lgamma tgamma gamma ceil floor
+nearbyint rint lrint llrint round lround llround roundeven trunc fmod remainder remquo copysign nan nextafter
+nexttoward nextup nextdown fdim fmax fmin fmaxmag fminmag fma j0 j1 jn y0 y1 yn drem finite significand scalb sincos
+isinf isnan canonicalize fromfp ufromfp totalorder getpayload setpayload llogb fadd fsub fmul fdiv fsqrt ffma""".split()
+
+_LIBRARY = """fpclassify isfinite isgreater isgreaterequal isless islessequal islessgreater isnormal isunordered
+signbit math_errhandling signgam offsetof errno assert memccpy memchr memcmp memcpy memmove memset memmem mempcpy
+strcat strchr strcmp strcoll strcpy strcspn strerror strlen strncat strncmp strncpy strpbrk strrchr strspn strstr
+strtok strxfrm strdup strndup strnlen stpcpy bcmp bcopy bzero index rindex ffs strcasecmp strncasecmp NULL
+INFINITY NAN HUGE_VAL HUGE_VALF HUGE_VALL DOMAIN SING OVERFLOW UNDERFLOW TLOSS PLOSS""".split()
+
+# names the C emitter generates: loop indices, temporaries, statics, accumulators, the work argument
+_GENERATED = re.compile(r"^((i|q|C|G|a)\d+|k|acc|best|aik|work|gradc_\w*)$")
+_MACRO_LIKE = re.compile(r"^(E[0-9A-Z]|(FP|M|U?INT[0-9A-Z_]*|PTRDIFF|SIZE|WCHAR|WINT|SIG_ATOMIC|MATH|DBL|FLT|LDBL|"
+                         r"DECIMAL|U?CHAR|SCHAR|U?SHRT|U?LONG|U?LLONG)_)")
+_TAKEN = frozenset(_KEYWORDS) | frozenset(_LIBRARY) | frozenset(
+    name + suffix for name in _MATH for suffix in ("", "f", "l"))
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def is_plain(name: str) -> bool:
+    """Whether ``name`` can be a C identifier of the unit as it is.
+
+    >>> [is_plain(n) for n in ("x", "W1", "int", "sin", "size_t", "_x", "i0", "a__b", "EDOM", "INT32_MAX")]
+    [True, True, False, False, False, False, False, False, False, False]
+    """
+    return bool(_IDENTIFIER.match(name)) and "__" not in name and not name.endswith("_t") \
+        and name not in _TAKEN and not _GENERATED.match(name) and not _MACRO_LIKE.match(name)
+
+
+def _base(name: str) -> str:
+    """An ASCII identifier close to ``name``: other characters as ``_``, no ``__``, no leading ``_`` or digit."""
+    text = re.sub(r"_+", "_", re.sub(r"[^A-Za-z0-9_]", "_", name)).strip("_") or "v"
+    return "v" + text if text[0].isdigit() else text
+
+
+def fresh(preferred: str, taken) -> str:
+    """The first of ``preferred``, ``preferred_``, ``preferred_1``, ... that is plain and not in ``taken``.
+
+    >>> fresh("x_bar", {"x_bar"}), fresh("sin", set()), fresh("_t", set()), fresh("gradc_exp", set())
+    ('x_bar_', 'sin_', 't', 'v_gradc_exp')
+    """
+    base = _base(preferred)
+    candidates = [base, base + "_"]
+    if not is_plain(base + "_1"):  # a reserved prefix (gradc_, E, INT..._): no suffix helps
+        candidates.append("v_" + base)
+        base = "v_" + base
+    n = 1
+    while True:
+        for name in candidates:
+            if name not in taken and is_plain(name):
+                return name
+        candidates = [f"{base}_{n}"]
+        n += 1
+
+
+def assign(names) -> dict:
+    """C identifiers for the user's ``names`` (one scope): plain ones first, kept; the rest renamed, in order."""
+    out: dict = {}
+    for name in names:
+        if is_plain(name) and name not in out:
+            out[name] = name
+    taken = set(out.values())
+    for name in names:
+        if name not in out:
+            out[name] = fresh(name, taken)
+            taken.add(out[name])
+    return out
