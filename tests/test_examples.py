@@ -25,6 +25,17 @@ def numbers(pattern, text):
     return [float(v) for item in found for v in (item if isinstance(item, tuple) else (item,))]
 
 
+def test_scipy_second_order_methods_agree():
+    pytest.importorskip("scipy")
+    out = run_example("scipy_second_order.py")
+    exact = numbers(r"trust-exact, 100 parameters.*: (\d+) iterations, loss = (\S+), \|grad\| = (\S+)", out)
+    ncg = numbers(r"trust-ncg.*: (\d+) iterations, loss = (\S+), max \|w_ncg - w_exact\| = (\S+)", out)
+    assert exact[0] <= 20 and exact[2] < 1e-8  # Newton's method converges in a few steps with the exact Hessian
+    assert abs(ncg[1] - exact[1]) < 1e-10 and ncg[2] < 1e-6
+    theta = numbers(r"theta = \[([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\]", out)
+    assert max(abs(a - b) for a, b in zip(theta, [2.0, 1.3, 0.5, 0.2])) < 0.02
+
+
 def test_logistic():
     out = run_example("logistic.py")
     assert "loss  =" in out and "w_bar =" in out and "b_bar =" in out

@@ -2,14 +2,16 @@
 
 ``transforms`` (``jvp``, ``vjp``, ``hvp``), ``jacobians`` (``jacfwd``, ``jacrev``,
 ``jacobian``, ``hessian``) and ``custom`` (``custom_vjp``, ``custom_jvp``,
-``stop_gradient``). May import every layer below it (not the facade, not the CLI).
+``stop_gradient``, ``checkpoint``). May import every layer below it (not the facade, not the CLI).
 
 >>> import numpy as np
 >>> from gradc.derivatives import jvp
 >>> jvp(lambda x: np.sin(x), (0.0,), (1.0,))
 (0.0, 1.0)
 """
-from gradc.derivatives.custom import custom_jvp, custom_vjp, stop_gradient
+from gradc.derivatives.custom import checkpoint, custom_jvp, custom_vjp, stop_gradient
+from gradc.derivatives.jacobians import hessian, jacfwd, jacobian, jacrev
 from gradc.derivatives.transforms import hvp, jvp, vjp
 
-__all__ = ["custom_jvp", "custom_vjp", "hvp", "jvp", "stop_gradient", "vjp"]
+__all__ = ["checkpoint", "custom_jvp", "custom_vjp", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp",
+           "stop_gradient", "vjp"]

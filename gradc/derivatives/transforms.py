@@ -88,17 +88,21 @@ def _float_inputs(graph):
     return [v.name for v in graph.inputs if v.type.is_float]
 
 
-def _check_tangents(f, graph, primals, tangents):
-    """The tangents of the float tensor inputs, each checked against its primal's shape."""
+def _check_tangents(f, graph, primals, tangents, names=None):
+    """The tangents of the inputs ``names`` (default: every float tensor input), each checked against its primal."""
     if len(tangents) != len(primals):
-        raise ArgumentError(f"jvp got {len(primals)} primals and {len(tangents)} tangents",
+        raise ArgumentError(f"got {len(primals)} primals and {len(tangents)} tangents",
                             where=def_location(f), hint="give one tangent per primal")
     inputs = {v.name: v for v in graph.inputs}
+    names = _float_inputs(graph) if names is None else names
     chosen = []
     for name, tangent in zip(graph.params, tangents):
         v = inputs.get(name)
-        if v is None or not v.type.is_float:
+        if v is None or name not in names:
             continue
+        if tangent is None:
+            raise ArgumentError(f"the tangent of {name!r} is None", where=def_location(f),
+                                hint="give an array shaped like the primal")
         shape = tuple(np.shape(tangent)) if not isinstance(tangent, Traced) else tangent.aval.shape
         if shape != v.type.shape:
             raise ArgumentError(f"the tangent of {name!r} has shape {shape}, its primal {v.type.shape}",
@@ -109,6 +113,45 @@ def _check_tangents(f, graph, primals, tangents):
                 tangent = float(tangent)
         chosen.append(tangent)
     return chosen
+
+
+def _tangent_plan(graph, names=None):
+    """``(position, shape, dtype)`` of each tangent the emitted function takes, for the per-call fast path."""
+    inputs = {v.name: v for v in graph.inputs}
+    names = _float_inputs(graph) if names is None else names
+    return [(k, inputs[p].type.shape, inputs[p].type.np_dtype) for k, p in enumerate(graph.params) if p in names]
+
+
+def _tangents_fast(entry, f, primals, tangents, names=None):
+    """The tangents in the emitted function's order: a direct pass when each is an array of the right type."""
+    if len(tangents) == len(primals):
+        chosen = []
+        for k, shape, dtype in entry.plan:
+            t = tangents[k]
+            if type(t) is not np.ndarray or t.shape != shape or t.dtype != dtype:
+                break
+            chosen.append(t)
+        else:
+            return chosen
+    return _check_tangents(f, entry.primal_graph, primals, tangents, names)
+
+
+def _selected(f, graph, argnums):
+    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
+    if argnums is None:
+        names = _float_inputs(graph)
+        return names, len(names) > 1
+    as_tuple = isinstance(argnums, (tuple, list))
+    names = []
+    for a in (argnums if as_tuple else (argnums,)):
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < len(graph.params):
+            raise ArgumentError(f"argnums={a!r} is not a parameter position of {graph.name}", where=def_location(f),
+                                hint=f"use 0 to {len(graph.params) - 1}")
+        if graph.params[a] not in _float_inputs(graph):
+            raise ArgumentError(f"cannot differentiate with respect to {graph.params[a]!r}: not a float array",
+                                where=def_location(f), hint="pass it as a float array")
+        names.append(graph.params[a])
+    return [p for p in graph.params if p in names], as_tuple
 
 
 def _structure(graph):
@@ -147,11 +190,11 @@ def jvp(f, primals, tangents):
         graph, jg = build_graph()
         entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", _structure(jg),
                         _header(graph, "forward mode"))
-        entry.primal_graph = graph
+        entry.primal_graph, entry.plan = graph, _tangent_plan(graph)
         return entry
 
     entry = _cached(f, "jvp", primals, build)
-    return entry(*primals, *_check_tangents(f, entry.primal_graph, primals, tangents))
+    return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
 
 
 def _tensor_args(graph, args):
@@ -207,38 +250,46 @@ def vjp(f, *primals):
 
 
 @user_facing
-def hvp(f, primals, tangents):
+def hvp(f, primals, tangents, argnums=None):
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
-    Returns one array per primal (a tuple when ``f`` has several parameters).
+    ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).
+    ``argnums`` (an int or a tuple; default: every float argument) picks the
+    arguments the Hessian is taken over; the result is one array per picked
+    argument (an array for an int, a tuple for a tuple or for several picked).
 
     >>> import numpy as np
     >>> hvp(lambda x: np.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))
     array([ 6., 12.])
+    >>> hvp(lambda w, X: np.sum((X @ w) ** 2), (np.ones(2), np.eye(2)), (np.array([1.0, 0.0]), None), argnums=0)
+    array([2., 0.])
     """
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():
         graph = trace(f, *primals)
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(f))
-        names = _float_inputs(graph)
+        names, as_tuple = _selected(f, graph, argnums)
         gg = reverse.grad_graph(graph, names, name=f"{graph.name}_grad")
         hg = forward.jvp_graph(gg, names, name=f"{graph.name}_hvp")
-        n = len(names)
-        return graph, hg.replace(outputs=hg.outputs[n:])
+        return graph, hg.replace(outputs=hg.outputs[len(names):]), names, as_tuple
 
     if signature_key(primals) is None or any(isinstance(t, Traced) for t in tangents):
-        graph, hg = build_graph()
-        outs = evaluate(hg, *_tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents))
-        return outs[0] if len(outs) == 1 else tuple(outs)
+        graph, hg, names, as_tuple = build_graph()
+        outs = evaluate(hg, *_tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents, names))
+        return tuple(outs) if as_tuple else outs[0]
 
     def build():
-        graph, hg = build_graph()
-        returns = 0 if len(hg.outputs) == 1 else tuple(range(len(hg.outputs)))
+        graph, hg, names, as_tuple = build_graph()
+        returns = tuple(range(len(hg.outputs))) if as_tuple else 0
         entry = Emitted(hg, f"Hessian of {graph.name} times the tangents (forward over reverse).", returns,
                         _header(graph, "forward over reverse mode"))
-        entry.primal_graph = graph
+        entry.primal_graph, entry.names, entry.plan = graph, names, _tangent_plan(graph, names)
         return entry
 
-    entry = _cached(f, "hvp", primals, build)
-    return entry(*primals, *_check_tangents(f, entry.primal_graph, primals, tangents))
+    entry = _cached(f, ("hvp", _hashable(argnums)), primals, build)
+    return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
+
+
+def _hashable(argnums):
+    return tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums

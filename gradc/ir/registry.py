@@ -46,6 +46,12 @@ class Op:
     derivative. An op says ``jvp(tangents, out, *inputs, **params)`` (``tangents[i]``
     None for a zero tangent; returns the output's tangent or None) only where the
     derived form would be wrong or wasteful, e.g. for ops holding sub-graphs.
+
+    ``batch`` is optional too: ``batch(*inputs, batched=..., **params)`` gets the
+    inputs of a batched equation (``batched[i]``: input ``i`` has a leading batch
+    axis) and returns the output with a leading batch axis, built with gradc ops.
+    Elementwise ops and the reductions typed like ``sum`` need none: the batching
+    transform (``gradc.transforms.batching``) has a generic rule for each.
     """
 
     name: str
@@ -60,10 +66,11 @@ class Op:
     math: Callable | None = None
     c: object = "missing"
     jvp: Callable | None = None
+    batch: Callable | None = None
 
 
 def defop(name: str, *, infer, impl, vjp=None, nondiff=False, elementwise=False, linear=False,
-          doc="", np=None, math=None, c="missing", jvp=None) -> Op:
+          doc="", np=None, math=None, c="missing", jvp=None, batch=None) -> Op:
     """Register an op; its name must be new. ``c`` must be said (``c=None``: no C lowering).
 
     >>> "add" in OPS
@@ -73,7 +80,7 @@ def defop(name: str, *, infer, impl, vjp=None, nondiff=False, elementwise=False,
         raise ValueError(f"op {name!r} registered twice")
     if vjp is None and not nondiff:
         raise ValueError(f"op {name!r} needs a vjp rule or nondiff=True")
-    op = Op(name, infer, impl, vjp, nondiff, elementwise, linear, doc, np, math, c, jvp)
+    op = Op(name, infer, impl, vjp, nondiff, elementwise, linear, doc, np, math, c, jvp, batch)
     OPS[name] = op
     return op
 

@@ -52,7 +52,12 @@ def _identity_spell(args, params, out, target):
     return args[0]
 
 
-defop("stop_gradient", infer=_same_types, impl=lambda x: x, nondiff=True, elementwise=True,
+def _fresh(x):
+    """``x`` as a new object: the eager facade's tape tells values apart by identity."""
+    return x.copy() if hasattr(x, "copy") else x
+
+
+defop("stop_gradient", infer=_same_types, impl=_fresh, nondiff=True, elementwise=True,
       doc="x_bar = 0 (the value passes, the derivative does not)", np=_identity_spell, math=_identity_spell,
       c=c_spell.scalar(lambda a, p, ti, to: a[0]))
 
@@ -60,6 +65,17 @@ defop("stop_gradient", infer=_same_types, impl=lambda x: x, nondiff=True, elemen
 def stop_gradient(x):
     """``x``, with a zero derivative (JAX's ``stop_gradient``, torch's ``detach``)."""
     return bind("stop_gradient", x)
+
+
+defop("recompute", infer=_same_types, impl=_fresh, vjp=lambda ct, out, x, needs: (ct,), elementwise=True,
+      linear=True, doc="x_bar = ct (marks where a checkpointed block is recomputed in the backward sweep)",
+      np=_identity_spell, math=_identity_spell, c=c_spell.scalar(lambda a, p, ti, to: a[0]))
+
+
+def recompute(x):
+    """``x``, as the input of a block recomputed in the backward sweep: CSE cannot merge it with the
+    forward sweep's copy of the block, whose inputs are ``x`` itself (``gradc.checkpoint``)."""
+    return bind("recompute", x)
 
 
 def _custom_infer(types, params):
@@ -90,7 +106,8 @@ def _custom_jvp(tangents, out, *args, rule, residuals):
     return r.jvp(tangents[1 + residuals:], res, xs, out)
 
 
-defop("custom_call", infer=_custom_infer, impl=lambda y, *rest, rule, residuals: y, vjp=_custom_vjp, jvp=_custom_jvp,
+defop("custom_call", infer=_custom_infer, impl=lambda y, *rest, rule, residuals: _fresh(y), vjp=_custom_vjp,
+      jvp=_custom_jvp,
       doc="derivative from the user's rule (gradc.custom_vjp / custom_jvp)", np=_identity_spell,
       math=_identity_spell, c=c_spell.loop("reshape"))  # the C emitter aliases y, as for a reshape to its shape
 

@@ -18,7 +18,7 @@ import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
-from gradc.ops.values import aval, broadcast_shapes, result_dtype
+from gradc.ops.values import aval, batch_size, broadcast_shapes, result_dtype, with_batch
 
 
 def _matmul_infer(types, params):
@@ -78,8 +78,38 @@ def _matmul_spell(args, params, out, target):
     return ast.BinOp(args[0], ast.MatMult(), args[1])
 
 
+def _rows_times(a, b):
+    """``a[i] @ b`` for every i, with ``b`` (1-D or 2-D) shared: one matmul of all of a's rows."""
+    sa, sb = aval(a).shape, aval(b).shape
+    rows = shape_ops.reshape(a, (int(np.prod(sa[:-1], dtype=np.int64)), sa[-1]))
+    return shape_ops.reshape(bind("matmul", rows, b), sa[:-1] + sb[1:])
+
+
+def _matmul_batch(a, b, batched):
+    n = batch_size((a, b), batched)
+    na, nb = aval(a).ndim - batched[0], aval(b).ndim - batched[1]  # the ranks of one batch element
+    if not batched[1] and nb <= 2:  # only a batched: its rows, all batch elements' together, times b
+        return _rows_times(a, b)
+    if not batched[0] and na <= 2:  # a @ b == (b.T @ a.T).T, so b's batch becomes rows again
+        a_t = swap_last(a) if na == 2 else a
+        if nb == 1:
+            return _rows_times(b, a_t)
+        out = _rows_times(swap_last(b), a_t)
+        return out if na == 1 else swap_last(out)
+    # both batched (or the shared one has batch dimensions): a batched matmul, 1-D operands as matrices
+    a, b = with_batch(a, batched[0], n), with_batch(b, batched[1], n)
+    sa, sb = aval(a).shape, aval(b).shape
+    out_shape = (n,) + sa[1:-1] + sb[-1:] if nb > 1 else (n,) + sa[1:-1]
+    if na == 1:
+        a = shape_ops.reshape(a, (n, 1) + sa[1:])
+    if nb == 1:
+        b = shape_ops.reshape(b, sb + (1,))
+    return shape_ops.reshape(bind("matmul", a, b), out_shape)
+
+
 defop("matmul", infer=_matmul_infer, impl=np.matmul, vjp=_matmul_vjp, np=_matmul_spell,
-      doc="a_bar = ct @ b.T; b_bar = a.T @ ct (outer products for 1-D operands)", c=c_spell.loop("matmul"))
+      doc="a_bar = ct @ b.T; b_bar = a.T @ ct (outer products for 1-D operands)", c=c_spell.loop("matmul"),
+      batch=_matmul_batch)
 
 
 def _outer_infer(types, params):
@@ -90,10 +120,18 @@ def _outer_infer(types, params):
     return a.with_shape(a.shape + b.shape)
 
 
+def _outer_batch(a, b, batched):
+    n = batch_size((a, b), batched)
+    a = shape_ops.reshape(a, (n if batched[0] else 1, aval(a).shape[-1], 1))
+    b = shape_ops.reshape(b, (n if batched[1] else 1, 1, aval(b).shape[-1]))
+    return ew.mul(a, b)
+
+
 defop("outer", infer=_outer_infer, impl=np.multiply.outer,
       vjp=lambda ct, out, a, b, needs: (matmul(ct, b) if needs[0] else None,
                                          matmul(a, ct) if needs[1] else None),
-      np=spell.fn("np.multiply.outer"), doc="a_bar = ct @ b; b_bar = a @ ct", c=c_spell.loop("outer"))
+      np=spell.fn("np.multiply.outer"), doc="a_bar = ct @ b; b_bar = a @ ct", c=c_spell.loop("outer"),
+      batch=_outer_batch)
 
 
 # ---------------------------------------------------------------- functions

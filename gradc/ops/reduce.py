@@ -133,10 +133,22 @@ def _arg_spell(name):
     return spell_it
 
 
+def _arg_batch(name):
+    def batch(x, batched, axis):
+        if axis is None:  # the flat position within each batch element
+            t = aval(x)
+            flat = int(np.prod(t.shape[1:], dtype=np.int64))
+            return bind(name, shape_ops.reshape(x, (t.shape[0], flat)), axis=1)
+        return bind(name, x, axis=axis + 1)
+    return batch
+
+
 defop("argmax", infer=_arg_infer, impl=lambda x, axis: np.argmax(x, axis=axis).astype(np.int64), nondiff=True,
-      doc="integer-valued: no derivative", np=_arg_spell("argmax"), c=c_spell.loop("argreduce"))
+      doc="integer-valued: no derivative", np=_arg_spell("argmax"), c=c_spell.loop("argreduce"),
+      batch=_arg_batch("argmax"))
 defop("argmin", infer=_arg_infer, impl=lambda x, axis: np.argmin(x, axis=axis).astype(np.int64), nondiff=True,
-      doc="integer-valued: no derivative", np=_arg_spell("argmin"), c=c_spell.loop("argreduce"))
+      doc="integer-valued: no derivative", np=_arg_spell("argmin"), c=c_spell.loop("argreduce"),
+      batch=_arg_batch("argmin"))
 
 
 # ---------------------------------------------------------------- functions

@@ -19,7 +19,7 @@ from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
 from gradc.ir.types import NP_DTYPES
 from gradc.ops import c_spell, spell
-from gradc.ops.values import aval
+from gradc.ops.values import aval, batch_size, with_batch
 
 
 # ---------------------------------------------------------------- broadcast_to / reshape / transpose
@@ -37,8 +37,15 @@ def _broadcast_vjp(ct, out, x, needs, shape):
     return (sum_to(ct, aval(x).shape),)
 
 
+def _broadcast_batch(x, batched, shape):
+    # x's axes align with the target's trailing ones: new axes of length 1 go after the batch axis
+    t = aval(x)
+    x = reshape(x, t.shape[:1] + (1,) * (len(shape) - t.ndim + 1) + t.shape[1:])
+    return broadcast_to(x, t.shape[:1] + tuple(shape))
+
+
 defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast_to(x, shape),
-      vjp=_broadcast_vjp, linear=True, doc="x_bar = sum_to(ct, x.shape)",
+      vjp=_broadcast_vjp, linear=True, doc="x_bar = sum_to(ct, x.shape)", batch=_broadcast_batch,
       np=lambda args, params, out, target: spell.call("np.broadcast_to", spell.typed(args[0], out.np_dtype),
                                                       spell.literal(params["shape"])), c=c_spell.loop("view"))
 
@@ -59,6 +66,7 @@ def _reshape_spell(args, params, out, target):
 defop("reshape", infer=_reshape_infer,
       impl=lambda x, shape: x.reshape(shape) if type(x) is np.ndarray else np.reshape(x, shape),
       vjp=lambda ct, out, x, needs, shape: (reshape(ct, aval(x).shape),), linear=True,
+      batch=lambda x, batched, shape: reshape(x, aval(x).shape[:1] + shape),
       doc="x_bar = reshape(ct, x.shape)", np=_reshape_spell, c=c_spell.loop("reshape"))
 
 
@@ -79,6 +87,7 @@ def _transpose_spell(args, params, out, target):
 defop("transpose", infer=_transpose_infer,
       impl=lambda x, perm: x.transpose(perm) if type(x) is np.ndarray else np.transpose(x, perm),
       vjp=lambda ct, out, x, needs, perm: (transpose(ct, tuple(np.argsort(perm).tolist())),), linear=True,
+      batch=lambda x, batched, perm: transpose(x, (0,) + tuple(p + 1 for p in perm)),
       doc="x_bar = transpose(ct, inverse(perm))", np=_transpose_spell, c=c_spell.loop("view"))
 
 
@@ -106,8 +115,13 @@ def _concat_vjp(ct, out, *xs, needs, axis):
     return tuple(cts)
 
 
+def _concat_batch(*xs, batched, axis):
+    n = batch_size(xs, batched)
+    return concatenate([with_batch(x, b, n) for x, b in zip(xs, batched)], axis + 1)
+
+
 defop("concatenate", infer=_concat_infer, impl=lambda *xs, axis: np.concatenate(xs, axis=axis),
-      vjp=_concat_vjp, linear=True, doc="x_i_bar = the slice of ct where x_i was",
+      vjp=_concat_vjp, linear=True, doc="x_i_bar = the slice of ct where x_i was", batch=_concat_batch,
       np=lambda args, params, out, target: spell.call(
           "np.concatenate", ast.Tuple(list(args), ast.Load()), axis=spell.literal(params["axis"])),
       c=c_spell.loop("concatenate"))
@@ -176,6 +190,7 @@ def _index_spell(args, params, out, target):
 
 defop("index", infer=_index_infer, impl=lambda x, spec: np.asarray(x)[spec_to_numpy(spec)],
       vjp=lambda ct, out, x, needs, spec: (index_grad(ct, spec, aval(x).shape),), linear=True,
+      batch=lambda x, batched, spec: index(x, (slice_item(None, None, None),) + spec),
       doc="x_bar = zeros(x.shape) with ct written at [index]", np=_index_spell, c=c_spell.loop("view"))
 
 
@@ -202,6 +217,8 @@ def _index_grad_spell(args, params, out, target):
 
 defop("index_grad", infer=_index_grad_infer, impl=_index_grad_impl,
       vjp=lambda ct, out, x, needs, spec, shape: (index(ct, spec),), linear=True,
+      batch=lambda ct, batched, spec, shape: index_grad(ct, (slice_item(None, None, None),) + spec,
+                                                        aval(ct).shape[:1] + shape),
       doc="transpose of index: ct_bar = ct[index]", np=_index_grad_spell, c=c_spell.loop("index_grad"))
 
 
@@ -214,7 +231,47 @@ def _gather_vjp(ct, out, x, *arrays, needs, spec):
     return (gather_grad(ct, arrays, spec, aval(x).shape),) + (None,) * len(arrays)
 
 
-defop("gather", infer=_index_infer, impl=_gather_impl, vjp=_gather_vjp, linear=True,
+def _moveaxis(x, src, dst):
+    perm = [i for i in range(aval(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def _batched_index(spec, arrays, batched, n):
+    """``spec`` and ``arrays`` for a gather from an x whose batch axis stands before the first advanced item.
+
+    NumPy puts the axes of advanced items (index arrays, and ints among them) where the first
+    stands if they are adjacent, else in front; an index array over the batch axis, put next
+    to them, keeps that layout with the batch axis among the axes of the indices. Returns the
+    spec, the arrays, which axis of x and which of the result hold the batch axis.
+    """
+    advanced = [i for i, item in enumerate(spec) if item[0] in ("array", "int")]
+    k = advanced[0]
+    x_axis = sum(1 for item in spec[:k] if item[0] != "new")
+    rank = max(aval(a).ndim - b for a, b in zip(arrays, batched))
+    arrays = [reshape(a, (n,) + (1,) * (rank - aval(a).ndim + 1) + aval(a).shape[1:]) if b else a
+              for a, b in zip(arrays, batched)]
+    rows = np.arange(n).reshape((n,) + (1,) * rank)  # batch element i reads x's i-th slice
+    spec = spec[:k] + (("array", len(arrays)),) + spec[k:]
+    adjacent = advanced[-1] - k + 1 == len(advanced)
+    return spec, arrays + [rows], x_axis, k if adjacent else 0
+
+
+def _gather_batch(x, *arrays, batched, spec):
+    n = batch_size((x,) + arrays, batched)
+    spec, arrays, x_axis, out_axis = _batched_index(spec, arrays, batched[1:], n)
+    x = _moveaxis(with_batch(x, batched[0], n), 0, x_axis)
+    return _moveaxis(gather(x, arrays, spec), out_axis, 0)
+
+
+def _gather_grad_batch(ct, *arrays, batched, spec, shape):
+    n = batch_size((ct,) + arrays, batched)
+    spec, arrays, x_axis, out_axis = _batched_index(spec, arrays, batched[1:], n)
+    ct = _moveaxis(with_batch(ct, batched[0], n), 0, out_axis)
+    return _moveaxis(gather_grad(ct, arrays, spec, shape[:x_axis] + (n,) + shape[x_axis:]), x_axis, 0)
+
+
+defop("gather", infer=_index_infer, impl=_gather_impl, vjp=_gather_vjp, linear=True, batch=_gather_batch,
       doc="x_bar = zeros(x.shape) with ct added at [index] (repeats accumulate)", np=_index_spell,
       c=c_spell.loop("gather"))
 
@@ -246,7 +303,7 @@ def _gather_grad_vjp(ct, out, g, *arrays, needs, spec, shape):
 
 
 defop("gather_grad", infer=lambda types, params: types[0].with_shape(params["shape"]),
-      impl=_gather_grad_impl, vjp=_gather_grad_vjp, linear=True,
+      impl=_gather_grad_impl, vjp=_gather_grad_vjp, linear=True, batch=_gather_grad_batch,
       doc="transpose of gather: ct_bar = ct[index]", np=_gather_grad_spell, c=c_spell.loop("gather_grad"))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradc.errors import ShapeError
 from gradc.ir.atoms import Const
+from gradc.ir.registry import bind
 from gradc.ir.types import TensorType, dtype_name, type_of_array
 
 _NDARRAY = np.ndarray
@@ -98,3 +99,24 @@ def normalize_axes(axis, ndim: int) -> tuple:
     if len(set(out)) != len(out):
         raise ShapeError(f"repeated axis in {axis!r}", hint="name each axis once")
     return tuple(sorted(out))
+
+
+# ---------------------------------------------------------------- for the ops' batching rules (``batch=``)
+def batch_size(xs, batched) -> int:
+    """The batch size of a batched equation: the leading dimension of its batched inputs.
+
+    >>> batch_size([np.ones(3), np.ones((4, 3))], [False, True])
+    4
+    """
+    return next(aval(x).shape[0] for x, b in zip(xs, batched) if b)
+
+
+def with_batch(x, is_batched: bool, size: int):
+    """``x`` with a leading batch axis: itself if it has one, else broadcast along a new one.
+
+    >>> with_batch(np.arange(2.0), False, 3).shape
+    (3, 2)
+    """
+    if is_batched:
+        return x
+    return bind("broadcast_to", x, shape=(size,) + aval(x).shape)

@@ -10,6 +10,8 @@ factor out (``(c * a) * b -> c * (a * b)``, ``(c / a) * b -> c * (b / a)``,
 ``c * a + c * b -> c * (a + b)``), and the sum of a 1-D sum of products
 becomes dot products (``sum(100 * a * a + b * b) -> 100 * dot(a, a) + dot(b, b)``),
 each only where the rewritten values are read once (no work is duplicated).
+A product with a constant identity matrix (the basis of a Jacobian) is its other
+operand: exact, where NumPy's product would turn an infinite entry into NaN (0 * inf).
 These reassociate: NaN and inf come out as before, results differ by rounding,
 and only at the edge of the float range (an intermediate that overflows in one
 order and not the other) by more.
@@ -199,6 +201,7 @@ class _Folder:
             if inner is not None:
                 src = inner.inputs[0]
                 return src if src.type.shape == out.type.shape else Eqn("reshape", (src,), eqn.params, out)
+            return self.reshape_through_elementwise(eqn)
         elif op == "transpose":
             inner = self.producer(x[0], "transpose")
             if inner is not None:
@@ -208,12 +211,45 @@ class _Folder:
         elif op == "where":
             if x[1] is x[2]:
                 return x[1]
+        elif op == "matmul":  # I @ b = b and a @ I = a (basis vectors of Jacobians and Hessians)
+            for k in (0, 1):
+                if _is_identity(x[k]) and x[1 - k].type == out.type:
+                    return x[1 - k]
         elif op == "sum":
             if out.type.shape == () and self.dottable(x[0]):
                 return self.sum_as_dots(x[0], out)
         elif op == "heaviside":
             return self.heaviside_as_sign(eqn)
         return None
+
+    def reshape_through_elementwise(self, eqn: Eqn):
+        """``reshape(f(reshape(a), reshape(b)))`` with ``a``, ``b`` of the result's shape is ``f(a, b)``.
+
+        Batched sweeps (Jacobians, Hessians) leave such sandwiches around elementwise ops.
+        """
+        x = eqn.inputs[0]
+        inner = self.defs.get(id(x)) if isinstance(x, Var) and self.uses.get(id(x), 0) == 1 else None
+        if inner is None or not OPS[inner.op].elementwise or inner.op == "astype":
+            return None
+        shape, sources = eqn.out.type.shape, []
+        for a in inner.inputs:
+            if self.scalar_const(a) is not None:
+                sources.append(None)
+                continue
+            r = self.producer(a, "reshape")
+            if r is None or r.inputs[0].type.shape != shape:
+                return None
+            sources.append(r.inputs[0])
+        if all(s is None for s in sources):
+            return None
+        args = []
+        for a, s in zip(inner.inputs, sources):
+            if s is None:
+                c = Const(np.asarray(self.scalar_const(a), a.type.np_dtype))
+                s = self.fresh_var(a.type.with_shape(shape))
+                self.emit(Eqn("broadcast_to", (c,), {"shape": shape}, s))
+            args.append(s)
+        return Eqn(inner.op, tuple(args), inner.params, eqn.out)
 
     def heaviside_as_sign(self, eqn: Eqn):
         """``heaviside(x, 0.5) -> 0.5 * sign(x) + 0.5``: equal for every x (NaN, inf and -0.0 included).
@@ -364,6 +400,13 @@ class _Folder:
 
 
 _HANDLED = object()
+
+
+def _is_identity(atom) -> bool:
+    """A constant identity matrix (see the module docstring on infinities)."""
+    if not isinstance(atom, Const) or atom.value.ndim != 2 or atom.value.shape[0] != atom.value.shape[1]:
+        return False
+    return bool(np.array_equal(atom.value, np.eye(atom.value.shape[0], dtype=atom.value.dtype)))
 
 
 def _plain(c) -> bool:

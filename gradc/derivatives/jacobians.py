@@ -1,0 +1,226 @@
+"""Jacobians and Hessians, each emitted as one vectorised function: ``jacfwd``, ``jacrev``, ``jacobian``, ``hessian``.
+
+``jacfwd`` batches the forward sweep (``jvp``) over the basis of an input's tangent
+space, ``jacrev`` the reverse sweep (``vjp``) over the basis of an output's
+cotangent space: one batched sweep (``gradc.transforms.batching``), never a Python
+loop of calls. ``jacobian`` picks the cheaper of the two from the shapes (forward
+when the input has fewer entries than the output), ``hessian`` is ``jacfwd`` of
+``jacrev``. Shapes are JAX's: output shape + input shape; a tuple of Jacobians for
+a tuple of ``argnums``, and a tuple per output for a function returning a tuple.
+
+>>> import numpy as np
+>>> jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
+array([[2., 0.],
+       [0., 4.]])
+>>> hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
+array([[ 6.,  0.],
+       [ 0., 12.]])
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from gradc.derivatives.transforms import Emitted, _cached, signature_key
+from gradc.errors import ArgumentError, user_facing
+from gradc.ir.interpret import evaluate
+from gradc.trace import bind_arguments, def_location, function_name, function_origin, trace
+from gradc.transforms import batching, forward, reverse
+
+
+def _argnums(f, graph, argnums):
+    """The names of the inputs ``argnums`` picks (each a float tensor), and whether it was a tuple."""
+    as_tuple = isinstance(argnums, (tuple, list))
+    names = []
+    for a in (argnums if as_tuple else (argnums,)):
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool) or not 0 <= a < len(graph.params):
+            raise ArgumentError(f"argnums={a!r} is not a parameter position of {graph.name}", where=def_location(f),
+                                hint=f"use 0 to {len(graph.params) - 1}")
+        name = graph.params[a]
+        v = next((v for v in graph.inputs if v.name == name), None)
+        if v is None or not v.type.is_float:
+            raise ArgumentError(f"cannot differentiate with respect to {name!r}: it is not a float array",
+                                where=def_location(f), hint="pass it as a float array")
+        names.append(name)
+    return names, as_tuple
+
+
+def _basis(shape, dtype):
+    """The standard basis of a space of ``shape``: ``(n, *shape)`` with ``n`` the number of entries."""
+    n = int(np.prod(shape, dtype=np.int64))
+    return np.eye(n, dtype=dtype).reshape((n,) + tuple(shape))
+
+
+def _to_jacobian(batched, out_shape, in_shape, batch_first_is_input):
+    """Rearrange a batched sweep's result into JAX's layout: output shape + input shape."""
+    if batch_first_is_input:  # (n_in, *out) -> (*out, n_in) -> out + in
+        moved = batched.transpose(tuple(range(1, len(out_shape) + 1)) + (0,)) if out_shape else batched
+        return moved.reshape(tuple(out_shape) + tuple(in_shape))
+    return batched.reshape(tuple(out_shape) + tuple(in_shape))  # (n_out, *in) -> out + in
+
+
+def _forward_jacobians(graph, name, tensor_args):
+    """Per output, d output / d ``name`` by one batched jvp sweep."""
+    jg = forward.jvp_graph(graph, [name])
+    v = next(v for v in graph.inputs if v.name == name)
+    n = int(np.prod(v.type.shape, dtype=np.int64))
+    in_axes = [None] * len(graph.inputs) + [0]
+    vg = batching.vmap_graph(jg, in_axes, n)
+    outs = evaluate(vg, *tensor_args, _basis(v.type.shape, v.type.np_dtype))
+    k = len(graph.outputs)
+    return [_to_jacobian(dots, o.type.shape, v.type.shape, True) for dots, o in zip(outs[k:], graph.outputs)]
+
+
+def _reverse_jacobians(graph, name, tensor_args):
+    """Per output, d output / d ``name`` by one batched vjp sweep over that output's basis."""
+    vjp = reverse.vjp_graph(graph, [name])
+    v = next(v for v in graph.inputs if v.name == name)
+    result = []
+    for k, o in enumerate(graph.outputs):
+        m = int(np.prod(o.type.shape, dtype=np.int64))
+        cts = [np.zeros(p.type.shape, p.type.np_dtype) for p in graph.outputs]
+        cts[k] = _basis(o.type.shape, o.type.np_dtype)
+        in_axes = [None] * len(graph.inputs) + [0 if j == k else None for j in range(len(graph.outputs))]
+        vg = batching.vmap_graph(vjp, in_axes, m)
+        grads = evaluate(vg, *tensor_args, *cts)[len(graph.outputs):]
+        result.append(_to_jacobian(grads[0], o.type.shape, v.type.shape, False))
+    return result
+
+
+def _values(f, args, argnums, mode):
+    """The Jacobians of ``f`` at ``args`` as values of the trace in progress (flat), and their nesting."""
+    graph = trace(f, *args)
+    names, as_tuple = _argnums(f, graph, argnums)
+    tensor_args = [a for a, p in zip(args, graph.params) if p not in graph.static]
+    per_arg = []
+    for name in names:
+        v = next(v for v in graph.inputs if v.name == name)
+        use_fwd = mode == "fwd" or (mode == "auto" and v.type.size <= sum(o.type.size for o in graph.outputs))
+        sweep = _forward_jacobians if use_fwd else _reverse_jacobians
+        per_arg.append(sweep(graph, name, tensor_args))
+    # JAX's nesting: outputs outside, argnums inside; kept as flat values and a nested structure of positions
+    flat, structure = [], []
+    for k in range(len(graph.outputs)):
+        positions = []
+        for j in per_arg:
+            positions.append(len(flat))
+            flat.append(j[k])
+        structure.append(tuple(positions) if as_tuple else positions[0])
+    return flat, (structure[0] if len(structure) == 1 else tuple(structure))
+
+
+def _nest(flat, structure):
+    if isinstance(structure, int):
+        return flat[structure]
+    return tuple(_nest(flat, s) for s in structure)
+
+
+def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
+    """``(graph, returns)``: the whole Jacobian computation of ``f`` at arguments like ``args`` as one graph.
+
+    ``args`` may be arrays or types (``TensorType``); ``returns`` nests the outputs as JAX does.
+    ``what="hessian"`` names it for ``f`` a gradient (``jacrev`` of the user's function).
+
+    >>> import numpy as np
+    >>> g, returns = jacobian_graph(lambda x: x ** 2, (np.ones(3),))
+    >>> g.name, g.outputs[0].type, returns
+    ('lambda__jacobian', f64[3,3], 0)
+    """
+    user_fn = inspect.unwrap(f)  # through our own wrappers (hessian is jacfwd of jacrev) to the user's function
+    fname = function_name(user_fn)
+    layout = []
+
+    def whole(*traced):
+        flat, structure = _values(f, traced, argnums, mode)
+        layout.append(structure)
+        return tuple(flat) if len(flat) > 1 else flat[0]
+
+    whole.__signature__ = inspect.signature(f)
+    whole.__name__ = f"{fname}_{what}" if what != "jacobian" or mode == "auto" else f"{fname}_jac{mode}"
+    graph = trace(whole, *args)
+    return graph.replace(origin=function_origin(user_fn)), layout[0]
+
+
+def _jacobian_fn(f, argnums, mode, what="jacobian"):
+    """The function computing the Jacobian of ``f`` (mode "fwd", "rev" or "auto"), traced and emitted per signature.
+
+    ``what`` names it in the emitted code (``hessian`` for the Jacobian of a gradient).
+    """
+    fname = function_name(inspect.unwrap(f))
+
+    @functools.wraps(f)
+    def jac(*args, **kwargs):
+        if kwargs:
+            args = tuple(bind_arguments(f, args, kwargs).values())
+        if signature_key(args) is None:  # inside an outer trace: inline
+            return _nest(*_values(f, args, argnums, mode))
+        return emitted(*args)(*args)
+
+    def build(args):
+        graph, returns = jacobian_graph(f, args, argnums, mode, what)
+        how = "forward over reverse mode" if what == "hessian" else _MODES[mode]
+        title = "Hessian" if what == "hessian" else "Jacobian"
+        return Emitted(graph, f"{title} of {fname} ({how}).", returns,
+                       [f"Generated by gradc from {graph.origin} ({title}, {how}). Do not edit."])
+
+    def emitted(*args, **kwargs):
+        """The emitted function for these arguments (``.source`` is its module), compiled on first use."""
+        if kwargs:
+            args = tuple(bind_arguments(f, args, kwargs).values())
+        return _cached(f, (what, mode, _hashable(argnums)), args, lambda: build(args))
+
+    jac = user_facing(jac)
+    jac.emitted = user_facing(emitted)
+    return jac
+
+
+_MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
+
+
+def _hashable(argnums):
+    return tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums
+
+
+def jacfwd(f, argnums=0):
+    """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
+
+    >>> import numpy as np
+    >>> jacfwd(lambda x: np.sin(x) * x[0])(np.array([0.0, 1.0])).round(3)
+    array([[0.   , 0.   ],
+           [0.841, 0.   ]])
+    """
+    return _jacobian_fn(f, argnums, "fwd")
+
+
+def jacrev(f, argnums=0):
+    """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
+
+    >>> import numpy as np
+    >>> jacrev(lambda x, y: x * y, argnums=(0, 1))(np.array([1.0, 2.0]), np.array([3.0, 4.0]))[1]
+    array([[1., 0.],
+           [0., 2.]])
+    """
+    return _jacobian_fn(f, argnums, "rev")
+
+
+def jacobian(f, argnums=0):
+    """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
+
+    >>> import numpy as np
+    >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    return _jacobian_fn(f, argnums, "auto")
+
+
+def hessian(f, argnums=0):
+    """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
+
+    >>> import numpy as np
+    >>> hessian(lambda x: x[0] * x[1] ** 2)(np.array([1.0, 3.0]))
+    array([[0., 6.],
+           [6., 2.]])
+    """
+    return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")

@@ -1,0 +1,73 @@
+"""Every derivative mode as the functions of one emitted unit, for ``gradc compile --mode`` and the C target.
+
+``mode_functions(f, graph, args, wrt, mode)`` gives ``[(name, graph, doc, returns)]``:
+the function itself, then its derivative in the mode asked for:
+
+============  ==================================================  =====================================
+mode          the derivative function                            returns
+============  ==================================================  =====================================
+``vjp``       ``F_vjp(params..., out_bar...)``                    outputs, then d/d each ``wrt``
+``jvp``       ``F_jvp(params..., w_dot for w in wrt)``            outputs, then their tangents
+``jacobian``  ``F_jacobian(params...)``                           d output / d ``wrt`` (JAX's shapes)
+``hessian``   ``F_hessian(params...)``                            d2 F / d ``wrt`` d ``wrt``
+``hvp``       ``F_hvp(params..., w_dot for w in wrt)``            the Hessian times the tangents
+============  ==================================================  =====================================
+
+(``grad`` is ``gradc.api.Compiled``'s three functions.) Graphs are optimised here.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> f = lambda x: np.sin(x)
+>>> [name for name, *_ in mode_functions(f, trace(f, np.ones(2)), (np.ones(2),), ["x"], "jvp")]
+['lambda_', 'lambda__jvp']
+"""
+from __future__ import annotations
+
+from gradc.derivatives.jacobians import jacobian_graph, jacrev
+from gradc.errors import ArgumentError
+from gradc.passes import optimize
+from gradc.transforms import forward, reverse
+
+MODES = ("grad", "vjp", "jvp", "jacobian", "hessian", "hvp")
+SCALAR_MODES = ("grad", "hessian", "hvp")  # the ones that need a scalar output
+
+
+def _pair(n):
+    """``returns`` for ``n`` outputs followed by ``n`` derivatives (or by ``m`` others: see callers)."""
+    return (0, 1) if n == 1 else (tuple(range(n)), tuple(range(n, 2 * n)))
+
+
+def mode_functions(f, graph, args, wrt, mode):
+    """The functions of a unit for ``mode`` (see the module docstring); ``wrt`` are parameter names."""
+    if mode not in MODES or mode == "grad":
+        raise ArgumentError(f"unknown mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
+    name = graph.name
+    argnums = tuple(graph.params.index(w) for w in wrt)
+    argnums = argnums[0] if len(argnums) == 1 else argnums
+    n_out, k = len(graph.outputs), len(wrt)
+    wrt_text = ", ".join(wrt)
+    base = (name, optimize(graph), f"Value of {name}.", 0 if n_out == 1 else tuple(range(n_out)))
+    if mode == "vjp":
+        g = reverse.vjp_graph(graph, list(wrt), name=f"{name}_vjp")
+        grads = 1 if k == 1 and n_out == 1 else tuple(range(n_out, n_out + k))
+        outs = 0 if n_out == 1 else tuple(range(n_out))
+        return [base, (g.name, optimize(g), f"Value of {name} and the pull-back of its output cotangents onto "
+                                            f"({wrt_text}).", (outs, grads if k > 1 else n_out))]
+    if mode == "jvp":
+        g = forward.jvp_graph(graph, list(wrt), name=f"{name}_jvp")
+        return [base, (g.name, optimize(g), f"Value of {name} and its tangent along ({wrt_text}_dot) "
+                                            "(forward mode).", _pair(n_out))]
+    if mode == "hvp":
+        reverse.check_differentiable_output(graph, what="hvp")
+        gg = reverse.grad_graph(graph, list(wrt), name=f"{name}_grad")
+        g = forward.jvp_graph(gg, list(wrt), name=f"{name}_hvp")
+        g = g.replace(outputs=g.outputs[k:])
+        return [base, (g.name, optimize(g), f"Hessian of {name} with respect to ({wrt_text}) times the "
+                                            "tangents (forward over reverse).", 0 if k == 1 else tuple(range(k)))]
+    if mode == "jacobian":
+        g, returns = jacobian_graph(f, args, argnums, "auto")
+        return [base, (g.name, optimize(g), f"Jacobian of {name} with respect to ({wrt_text}).", returns)]
+    reverse.check_differentiable_output(graph, what="hessian")
+    g, returns = jacobian_graph(jacrev(f, argnums), args, argnums, "fwd", what="hessian")
+    return [base, (g.name, optimize(g), f"Hessian of {name} with respect to ({wrt_text}) "
+                                        "(forward over reverse).", returns)]
