@@ -22,6 +22,7 @@ import numpy as np
 
 import gradc
 from gradc.ops import elementwise as ew
+from gradc.ops import nn as nn_ops
 from gradc.ops import shape as sh
 
 
@@ -113,6 +114,27 @@ def gather_grad_direct(a, idx):
     return sh.gather_grad(a, [idx], (("array", 0), sh.slice_item(None, None, None)), (4, 2))
 
 
+@gradc.custom_vjp
+def softplus_with_rule(x):
+    return np.log1p(np.exp(x))
+
+
+softplus_with_rule.defvjp(lambda x: (np.log1p(np.exp(x)), (1.0 / (1.0 + np.exp(-x)),)), lambda res, g: (g * res[0],))
+
+
+@gradc.custom_jvp
+def cube_with_rule(x):
+    return x ** 3
+
+
+cube_with_rule.defjvp(lambda p, t: (p[0] ** 3, 3.0 * p[0] ** 2 * t[0]))
+
+
+@gradc.checkpoint
+def checkpointed_block(x, w):
+    return np.sin(np.tanh(x * w)) * w
+
+
 def _scale(x):
     return 3.0 * x - 1.0
 
@@ -134,6 +156,39 @@ def static_loop(x, n):
 def static_slice(x, n):
     return x[:n] * n
 
+
+# ---------------------------------------------------------------- nn ops and layers (gradc/ops/nn.py)
+def conv(stride=1, padding=0, dilation=1, groups=1):
+    return lambda x, w: nn_ops.conv2d(x, w, stride, padding, dilation, groups)
+
+
+def max_pool(*args, **kw):
+    return lambda x: nn_ops.max_pool2d(x, *args, **kw)
+
+
+NN_CASES = [
+    Case("conv2d", conv(), [normal(2, 3, 5, 5), normal(4, 3, 3, 3)], ("conv2d",)),
+    Case("conv2d_stride_padding", conv(2, 1), [normal(2, 2, 6, 5), normal(3, 2, 3, 2)], ("conv2d", "index_grad")),
+    Case("conv2d_stride_remainder", conv(3, 0), [normal(1, 2, 8, 7), normal(2, 2, 2, 3)], ("conv2d",)),
+    Case("conv2d_dilation", conv(1, 2, 2), [normal(1, 2, 6, 6), normal(2, 2, 3, 3)], ("conv2d",)),
+    Case("conv2d_groups", conv(1, 1, 1, 2), [normal(2, 4, 5, 4), normal(6, 2, 3, 3)], ("conv2d",)),
+    Case("conv2d_all", conv((2, 1), (1, 2), (1, 2), 3), [normal(1, 3, 7, 6), normal(3, 1, 2, 2)], ("conv2d",)),
+    Case("conv2d_asymmetric_pad", conv(1, ((0, 1), (2, 0))), [normal(1, 1, 4, 4), normal(2, 1, 2, 3)], ("conv2d",)),
+    Case("conv2d_big_pad", conv(2, 3), [normal(1, 1, 3, 3), normal(1, 1, 2, 2)], ("conv2d", "index")),
+    Case("conv2d_f32", conv(1, 1), [f32(normal(2, 2, 4, 4)), f32(normal(3, 2, 3, 3))], ("conv2d",), rtol=1e-3),
+    Case("max_pool2d", max_pool(2), [distinct(2, 3, 4, 4)], ("max_pool2d", "gather_grad")),
+    Case("max_pool2d_stride_pad", max_pool(3, 2, 1), [distinct(1, 2, 5, 6)], ("max_pool2d",)),
+    Case("max_pool2d_dilation_ceil", max_pool(2, 2, 0, 2, True), [distinct(1, 1, 7, 6)], ("max_pool2d",)),
+    Case("max_pool2d_f32", max_pool((2, 3), (1, 2)), [f32(distinct(1, 2, 4, 5))], ("max_pool2d",), rtol=1e-3),
+    Case("avg_pool2d", lambda x: nn_ops.avg_pool2d(x, 2), [normal(2, 3, 4, 6)], ("matmul",)),
+    Case("avg_pool2d_pad_ceil", lambda x: nn_ops.avg_pool2d(x, 3, 2, 1, True, False), [normal(1, 2, 6, 7)],
+         ("matmul",)),
+    Case("avg_pool2d_divisor", lambda x: nn_ops.avg_pool2d(x, (2, 3), 1, (1, 0), divisor_override=4),
+         [normal(1, 1, 4, 5)], ("matmul", "div")),
+    Case("adaptive_avg_pool2d", lambda x: nn_ops.adaptive_avg_pool2d(x, (3, 2)), [normal(2, 2, 5, 7)], ("matmul",)),
+    Case("conv_then_pool", lambda x, w: nn_ops.max_pool2d(np.tanh(nn_ops.conv2d(x, w, padding=1)), 2),
+         [normal(1, 2, 6, 6), normal(3, 2, 3, 3)], ("conv2d", "max_pool2d", "tanh")),
+]
 
 DIFF_CASES = [
     # ---- arithmetic (with broadcasting, Python scalars, reflected operators)
@@ -282,6 +337,13 @@ DIFF_CASES = [
     Case("scalar_reshape", lambda s: np.concatenate([s.reshape(1), np.ones(2)]) ** 2, [const(np.float64(0.5))],
          ("reshape", "concatenate")),
     Case("scalar_max_weighted", lambda a, s: np.max(a) * s, [distinct(2, 3), const(1.5)], ("max",)),
+    # ---- user-written rules (gradc/ops/autodiff.py): the rule is the true derivative, so differences agree
+    Case("custom_vjp_rule", lambda a: softplus_with_rule(a) * a, [normal(2, 3)], ("custom_call",)),
+    Case("custom_jvp_rule", lambda a, b: cube_with_rule(a) * b, [normal(4), normal(4)], ("custom_call",)),
+    Case("checkpoint_block", lambda a, b: checkpointed_block(a, b) * a, [normal(2, 3), normal(3)],
+         ("custom_call", "recompute")),
+    # ---- nn (gradc/ops/nn.py): convolution, pooling; layers' formulas built from registry ops
+    *NN_CASES,
 ]
 
 
@@ -295,6 +357,9 @@ class NondiffCase:
 
 NONDIFF_CASES = [
     NondiffCase("sign", lambda a: np.sign(a), [away_from_zero(4)], ("sign",)),
+    # stop_gradient's own semantics (zero derivative by declaration) are tested in tests/transforms/test_custom_rules.py
+    NondiffCase("stop_gradient", lambda a: np.floor(gradc.stop_gradient(a) * 3.0), [uniform(0.1, 0.3, 4)],
+                ("stop_gradient", "floor")),
     NondiffCase("floor", lambda a: np.floor(a), [lambda rng: rng.integers(-3, 3, 5) + rng.uniform(0.2, 0.8, 5)],
                 ("floor",)),
     NondiffCase("heaviside", lambda a: ew.heaviside(a, 0.5), [away_from_zero(4)], ("heaviside",)),
@@ -311,6 +376,9 @@ NONDIFF_CASES = [
     NondiffCase("argmax", lambda a: np.argmax(a, axis=0) * 1.0, [distinct(3, 4)], ("argmax",)),
     NondiffCase("argmax_flat", lambda a: a.argmax() * 1.0, [distinct(3, 4)], ("argmax",)),
     NondiffCase("argmin", lambda a: np.argmin(a, axis=1) * 1.0, [distinct(3, 4)], ("argmin",)),
+    # ---- nn (gradc/ops/nn.py)
+    NondiffCase("max_pool2d_index", lambda a: nn_ops.max_pool2d_index(a, 2) * 1.0, [distinct(1, 2, 4, 5)],
+                ("max_pool2d_index",)),
 ]
 
 
@@ -374,3 +442,112 @@ def compile_case(case, args):
 
 def ops_in(*graphs):
     return {eqn.op for g in graphs for eqn in g.eqns}
+
+
+# ================================================================ linear algebra and contractions (issue 13)
+# (gradc/ops/linalg_decomp.py, linalg_svd.py, linalg_api.py, contract.py). Matrices are well conditioned
+# and their spectra distinct, so the finite differences are accurate and the eigen/SVD rules apply.
+from gradc.ops import contract as con  # noqa: E402
+from gradc.ops import linalg_decomp as decomp  # noqa: E402
+from gradc.ops import linalg_scipy as lsp  # noqa: E402
+
+
+def well_conditioned(*shape):
+    """A random matrix (or stack) plus 3 I: far from singular."""
+    return lambda rng: rng.standard_normal(shape) + 3.0 * np.eye(shape[-1])
+
+
+def spd(*shape):
+    """A random symmetric positive definite matrix (or stack): A A^T / n + I."""
+    def make(rng):
+        a = rng.standard_normal(shape)
+        return a @ np.swapaxes(a, -1, -2) / shape[-1] + np.eye(shape[-1])
+    return make
+
+
+def _sign_free_eigh(a):
+    w, v = np.linalg.eigh(a)
+    return (v * v) * w + w
+
+
+def _sign_free_svd(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.concatenate([((u * u) @ s).ravel(), ((vh * vh).T @ s).ravel(), s])
+
+
+def _qr_parts(a):
+    q, r = np.linalg.qr(a)
+    return np.concatenate([q.ravel(), r.ravel()])
+
+
+LINALG_CASES = [
+    Case("solve", lambda a, b: np.linalg.solve(a, b), [well_conditioned(4, 4), normal(4, 2)], ("solve",)),
+    Case("solve_vector_batched", lambda a, b: np.linalg.solve(a, b), [well_conditioned(2, 3, 3), normal(3)],
+         ("solve", "broadcast_to")),
+    Case("inv", lambda a: np.linalg.inv(a), [well_conditioned(3, 3)], ("solve", "eye_like")),
+    Case("det", lambda a: np.linalg.det(a), [well_conditioned(3, 3)], ("logabsdet", "det_sign")),
+    Case("slogdet_batched", lambda a: np.linalg.slogdet(a)[1], [well_conditioned(2, 3, 3)], ("logabsdet",)),
+    Case("cholesky", lambda a: np.linalg.cholesky(a), [spd(4, 4)], ("cholesky",)),
+    Case("cholesky_batched_upper", lambda a: np.linalg.cholesky(a, upper=True), [spd(2, 3, 3)], ("cholesky",)),
+    Case("triangular_solve_lower", lambda a, b: lsp.solve_triangular(a, b, lower=True),
+         [well_conditioned(4, 4), normal(4, 2)], ("triangular_solve",)),
+    Case("triangular_solve_upper_trans_unit", lambda a, b: lsp.solve_triangular(a, b, trans=1, unit_diagonal=True),
+         [well_conditioned(3, 3), normal(3)], ("eye_like", "tri_mask", "triangular_solve")),
+    Case("cho_solve", lambda a, b: lsp.cho_solve(lsp.cho_factor(a), b), [spd(3, 3), normal(3, 2)],
+         ("cholesky", "triangular_solve")),
+    Case("lu_solve", lambda a, b: lsp.lu_solve(lsp.lu_factor(a), b, trans=1), [well_conditioned(3, 3), normal(3)],
+         ("solve",)),
+    Case("tri_mask_upper", lambda a: decomp.tri(a, False, 1), [normal(3, 4)], ("tri_mask",)),
+    Case("tri_matmul", lambda a, b: decomp.tri_matmul(a, b, True, True), [normal(4, 4), normal(4, 2)], ("tri_matmul",)),
+    Case("tri_matmul_upper_batched", lambda a, b: decomp.tri_matmul(a, b, False), [normal(2, 3, 3), normal(2, 3, 2)],
+         ("tri_matmul",)),
+    Case("tri_half_batched", lambda a: decomp.phi(a, False) * decomp.phi(a), [normal(2, 3, 3)], ("tri_half",)),
+    Case("eigh", _sign_free_eigh, [normal(4, 4)], ("eigh",)),
+    Case("eigh_upper_batched", lambda a: np.linalg.eigh(a, UPLO="U")[0], [normal(2, 3, 3)], ("eigh",)),
+    Case("eigvalsh", lambda a: np.linalg.eigvalsh(a), [normal(4, 4)], ("eigvalsh",)),
+    Case("svd_tall", _sign_free_svd, [normal(5, 3)], ("svd",)),
+    Case("svd_wide", _sign_free_svd, [normal(3, 5)], ("svd",)),
+    Case("svdvals", lambda a: np.linalg.svd(a, compute_uv=False), [normal(2, 4, 3)], ("svdvals",)),
+    Case("qr_tall", _qr_parts, [normal(5, 3)], ("qr",)),
+    Case("qr_wide", _qr_parts, [normal(3, 5)], ("qr",)),
+    Case("expm", lambda a: lsp.expm(a), [uniform(-0.5, 0.5, 3, 3)], ("expm",)),
+    Case("pinv", lambda a: np.linalg.pinv(a), [normal(4, 3)], ("svd",)),
+    Case("lstsq", lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], [normal(5, 3), normal(5, 2)], ("svd",)),
+    Case("lstsq_residuals", lambda a, b: np.linalg.lstsq(a, b, rcond=None)[1], [normal(5, 3), normal(5)], ("svd",)),
+    Case("matrix_power_negative", lambda a: np.linalg.matrix_power(a, -3), [well_conditioned(3, 3)],
+         ("eye_like", "solve")),
+    Case("norm_vector_2", lambda a: np.linalg.norm(a), [normal(5)], ("sqrt",)),
+    Case("norm_vector_1_axis", lambda a: np.linalg.norm(a, 1, axis=0), [away_from_zero(3, 4)], ("abs",)),
+    Case("norm_vector_inf", lambda a: np.linalg.norm(a, np.inf, axis=1, keepdims=True), [distinct(3, 4)], ("max",)),
+    Case("norm_vector_p3", lambda a: np.linalg.norm(a, 3, axis=-1), [away_from_zero(2, 4)], ("pow",)),
+    Case("norm_fro", lambda a: np.linalg.norm(a, "fro"), [normal(3, 4)], ("sqrt",)),
+    Case("norm_nuc", lambda a: np.linalg.norm(a, "nuc"), [normal(3, 4)], ("svdvals",)),
+    Case("norm_2_matrix", lambda a: np.linalg.norm(a, 2, axis=(1, 2)), [normal(2, 3, 4)], ("svdvals",)),
+    Case("norm_1_matrix", lambda a: np.linalg.norm(a, 1), [distinct(3, 4)], ("max", "abs")),
+    # ---- contractions: lowered to transposes, reshapes, matmul, diagonals and sums
+    Case("einsum_matmul", lambda a, b: np.einsum("ij,jk->ik", a, b), [normal(3, 4), normal(4, 2)], ("matmul",)),
+    Case("einsum_batched_ellipsis", lambda a, b: np.einsum("...ij,...jk", a, b), [normal(2, 3, 4), normal(4, 2)],
+         ("matmul",)),
+    Case("einsum_diagonal_trace", lambda a: np.einsum("ii->i", a) + np.einsum("ii", a), [normal(3, 3)],
+         ("gather",)),
+    Case("einsum_three_optimized", lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c, optimize="optimal"),
+         [normal(2, 5), normal(5, 4), normal(4, 3)], ("matmul",)),
+    Case("einsum_dot_outer", lambda a, b: np.einsum("i,i", a, b) * np.einsum("i,j", a, b), [normal(3), normal(3)],
+         ("matmul", "mul")),
+    Case("tensordot", lambda a, b: np.tensordot(a, b, axes=([1, 0], [0, 1])), [normal(3, 4, 2), normal(4, 3, 5)],
+         ("matmul",)),
+    Case("inner_vdot", lambda a, b: np.inner(a, b) * np.vdot(a, b), [normal(2, 3), normal(2, 3)], ("matmul",)),
+    Case("kron", lambda a, b: np.kron(a, b), [normal(2, 3), normal(3, 2)], ("mul", "reshape")),
+    Case("trace_offset", lambda a: np.trace(a, 1), [normal(3, 4)], ("gather",)),
+    Case("diag_embed", lambda v: np.diag(v, -1), [normal(3)], ("gather_grad",)),
+    Case("diagonal_axes", lambda a: np.diagonal(a, 0, 0, 2), [normal(3, 2, 3)], ("gather", "transpose")),
+    Case("swapaxes_moveaxis", lambda a: np.swapaxes(a, 0, 2) + np.moveaxis(a, 0, -1).transpose(1, 0, 2),
+         [normal(2, 3, 2)], ("transpose",)),
+    Case("vecdot", lambda a, b: con.vecdot(a, b, axis=0), [normal(3, 2), normal(3, 2)], ("sum",)),
+]
+DIFF_CASES.extend(LINALG_CASES)
+NONDIFF_CASES.extend([
+    NondiffCase("eye_like", lambda a: decomp.eye_like(a) * 2.0, [normal(3, 3)], ("eye_like",)),
+    NondiffCase("det_sign", lambda a: np.linalg.slogdet(a)[0] * 1.0, [well_conditioned(2, 3, 3)], ("det_sign",)),
+])
+# ================================================================ end of linear algebra and contractions

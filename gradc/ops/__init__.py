@@ -15,6 +15,17 @@ May import: ``gradc.ir`` and ``gradc.errors``. Importing this package registers 
 'x_bar = ct * out'
 """
 from gradc.ir.registry import OPS, Op, bind, defop
-from gradc.ops import autodiff, elementwise, linalg, reduce, shape  # noqa: F401  (registers the ops)
+from gradc.ops import (  # noqa: F401  (registers the ops)
+    autodiff,
+    contract,
+    elementwise,
+    linalg,
+    linalg_api,
+    linalg_decomp,
+    linalg_svd,
+    nn,
+    reduce,
+    shape,
+)
 
 __all__ = ["OPS", "Op", "bind", "defop", "autodiff", "elementwise", "linalg", "reduce", "shape"]

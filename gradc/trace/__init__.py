@@ -2,7 +2,9 @@
 
 ``tracer`` (the traced array and its operators), ``numpy_dispatch`` (which NumPy
 function or ufunc becomes which op), ``signature`` (binding the user's parameters
-and classifying arguments), and ``trace`` here. Plain NumPy code reaches gradc
+and classifying arguments), ``frozen`` and ``state`` (what the function reads
+besides its arguments: reported at trace time, checked at call time), and
+``trace`` here. Plain NumPy code reaches gradc
 through ``__array_ufunc__``, ``__array_function__`` and Python operators. Shapes,
 dtypes and Python ints are static, so Python control flow on them simply runs;
 branching on a traced value is a TraceError that points at the user's line.
@@ -20,23 +22,32 @@ def lambda_(x: f64[3]) -> f64[3]:
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from gradc.errors import TraceError, user_location
+from gradc.errors import TraceError
 from gradc.ir.builder import Builder
 from gradc.ir.graph import Const
+from gradc.trace.frozen import scan, warn_frozen
+from gradc.trace.scipy_dispatch import rebind
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
     bind_arguments,
+    call_bound,
     classify_argument,
     def_location,
     function_name,
     function_origin,
+    unwrap,
 )
+from gradc.trace.state import CapturedState
 from gradc.trace.tracer import Tracer
 
 
 def trace(f, *args, **kwargs):
     """Trace ``f`` on example arguments (only their shapes, dtypes and static values matter).
+
+    What ``f`` reads besides its arguments is frozen at trace time, with a GradcWarning (see ``frozen``).
 
     >>> import numpy as np
     >>> print(trace(lambda x, n: x[:n].sum(), np.ones(4), 2))
@@ -45,29 +56,60 @@ def trace(f, *args, **kwargs):
       t1: f64[] = sum t0 axes=(0,) keepdims=False
       return t1
     """
-    bound = bind_arguments(f, args, kwargs)
-    builder = Builder(taken=bound)  # intermediates never take a parameter's name
+    return trace_bound(f, bind_arguments(f, args, kwargs))[0]
+
+
+def trace_bound(f, values: dict, *, warn_reads: bool = True):
+    """``(graph, state)`` for ``f`` on ``values`` (every parameter by name, in order); ``state`` is what
+    ``f`` read besides its arguments (a :class:`CapturedState`, empty when nothing).
+
+    >>> import numpy as np
+    >>> graph, state = trace_bound(lambda x, *, k: x * k, {"x": np.ones(2), "k": 2.0})
+    >>> graph.params, bool(state)
+    (['x', 'k'], False)
+    """
+    _check_function_kind(f)
+    builder = Builder(taken=values)  # intermediates never take a parameter's name
     call_args, static = {}, {}
-    for name, value in bound.items():
+    for name, value in values.items():
         kind, info = classify_argument(name, value)
         if kind == "tensor":
             call_args[name] = Tracer(builder, builder.input(name, info))
         else:
             static[name] = call_args[name] = info
-    result = f(**call_args)
-    outputs = [_output_atom(r, builder) for r in (result if isinstance(result, (tuple, list)) else (result,))]
-    return builder.graph(function_name(f), outputs, params=list(bound), static=static, origin=function_origin(f))
+    result = call_bound(rebind(f), call_args)  # SciPy functions it calls by name become gradc's
+    outputs = [_output_atom(r, builder, f) for r in (result if isinstance(result, (tuple, list)) else (result,))]
+    graph = builder.graph(function_name(f), outputs, params=list(values), static=static, origin=function_origin(f))
+    found = scan(f)
+    warn_frozen(found, function_name(f), reads=warn_reads)
+    return graph, CapturedState(found.reads)
 
 
-def _output_atom(value, builder):
+def _check_function_kind(f):
+    """Generators and coroutines cannot be traced: say so at their ``def``."""
+    inner = unwrap(f)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner):
+        raise TraceError(f"{function_name(f)} is a generator function (it uses yield), not a function returning "
+                         "a value", where=def_location(f), hint="return the value instead of yielding it")
+    if inspect.iscoroutinefunction(inner):
+        raise TraceError(f"{function_name(f)} is an async function", where=def_location(f),
+                         hint="define it with def, not async def, and return the value")
+
+
+def _output_atom(value, builder, f):
     if isinstance(value, Tracer):
         if value.builder is not builder:
-            raise TraceError("the function returned a value traced elsewhere",
+            raise TraceError("the function returned a value traced elsewhere", where=def_location(f),
                              hint="return values computed from this function's own arguments")
         return value.atom
+    if value is None:
+        raise TraceError(f"{function_name(f)} returned None", where=def_location(f),
+                         hint="end it with `return <the value>` (is a return statement missing?)")
+    if inspect.isgenerator(value):
+        raise TraceError(f"{function_name(f)} returned a generator, not an array", where=def_location(f),
+                         hint="return an array: np.array([...]) or np.stack([...]) instead of ( ... for ...)")
     try:
         return Const(np.asarray(value, dtype=np.float64) if isinstance(value, (int, float)) else np.asarray(value))
     except Exception:
-        raise TraceError(f"the function returned a {type(value).__name__}, not an array",
-                         hint="return a NumPy value (e.g. a scalar loss)",
-                         where=user_location()) from None
+        raise TraceError(f"{function_name(f)} returned a {type(value).__name__}, not an array",
+                         where=def_location(f), hint="return a NumPy value (e.g. a scalar loss)") from None

@@ -18,6 +18,7 @@ from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.values import aval, normalize_axes
+from gradc.trace import linalg_dispatch
 
 UFUNCS = {
     np.add: ew.add, np.subtract: ew.sub, np.multiply: ew.mul, np.true_divide: ew.div, np.divide: ew.div,
@@ -182,7 +183,10 @@ FUNCTIONS = {
     np.shape: lambda a: aval(a).shape, np.ndim: lambda a: aval(a).ndim, np.size: lambda a, axis=None: (
         aval(a).size if axis is None else aval(a).shape[axis]),
     np.square: ew.square, np.abs: ew.abs_,
+    np.copy: lambda a, order="K", **kw: a.copy(),  # a new array object: writable in place, as in NumPy
 }
+FUNCTIONS.update(linalg_dispatch.FUNCTIONS)  # np.linalg, einsum and the other contractions
+UFUNCS.update(linalg_dispatch.UFUNCS)
 
 
 # ---------------------------------------------------------------- indexing

@@ -21,7 +21,10 @@ from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
+from gradc.trace.inplace import alias_of, assign, check_writable
+from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, index_value
+from gradc.trace.scipy_dispatch import conversion_error, ufunc_name
 
 _CONTROL_FLOW_HINT = "use np.where(cond, a, b) to choose between values, or make the condition a Python value"
 
@@ -76,12 +79,46 @@ class Tracer(Traced):
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _no_number
 
     def __array__(self, dtype=None, copy=None):
-        raise TraceError("a traced value was converted to a concrete NumPy array (np.asarray / np.array?)",
-                         hint="pass the value on to NumPy functions directly")
+        raise conversion_error(TraceError("a traced value was converted to a concrete NumPy array (np.asarray / "
+                                          "np.array?)", hint="pass the value on to NumPy functions directly"))
 
     def __setitem__(self, key, value):
+        kind, name = alias_of(self.builder, self.atom)
+        if kind in ("input", "view-of-input"):
+            raise TraceError(f"item assignment writes into the input {name!r} in place; the caller's array would "
+                             "not change", hint=f"build a new array instead: `{name} = np.where(mask, new, {name})` "
+                             "or np.concatenate")
         raise TraceError("item assignment on a traced array is not supported",
                          hint="build the result with np.where(mask, new, old) or np.concatenate")
+
+    def wrap(self, atom):
+        return Tracer(self.builder, atom)  # a copy's results are ordinary values
+
+    # ---- in-place operators: NumPy's meaning on values the function computed, refused on inputs and views
+    def _update(self, symbol, op, other):
+        what = f"`{symbol}=`"
+        check_writable(self, what, owned=type(self) is _Copy and self.atom is self.copied)
+        assign(self, op(self, _operand(other)), what, ew.astype)
+        return self
+
+    def __iadd__(self, o): return self._update("+", ew.add, o)
+    def __isub__(self, o): return self._update("-", ew.sub, o)
+    def __imul__(self, o): return self._update("*", ew.mul, o)
+    def __itruediv__(self, o): return self._update("/", ew.div, o)
+    def __ipow__(self, o): return self._update("**", ew.power, o)
+    def __imatmul__(self, o): return self._update("@", la.matmul, o)
+    def __iand__(self, o): return self._update("&", ew.logical_and, o)
+    def __ior__(self, o): return self._update("|", ew.logical_or, o)
+
+    # ---- ndarray attributes a traced array cannot have: refused with the reason
+    def __getattr__(self, name):
+        refusal = _REFUSED.get(name)
+        if refusal is not None:
+            raise TraceError(refusal[0].format(name=name), hint=refusal[1])
+        if not name.startswith("_") and hasattr(np.ndarray, name):
+            raise TraceError(f"the ndarray method or attribute .{name} is not supported on traced arrays",
+                             hint="see `gradc ops` for what is supported (or use the np. function)")
+        raise AttributeError(f"traced array has no attribute {name!r}")
 
     def __hash__(self):
         return id(self)
@@ -125,8 +162,10 @@ class Tracer(Traced):
     def argmin(self, axis=None): return red.argmin(self, axis)
     def dot(self, o): return la.matmul(self, _operand(o))
     def clip(self, lo=None, hi=None): return FUNCTIONS[np.clip](self, lo, hi)
-    def astype(self, dtype): return ew.astype(self, dtype_name(dtype))
-    def copy(self): return self
+    def astype(self, dtype, copy=True):
+        out = ew.astype(self, dtype_name(dtype))
+        return out.copy() if out is self and copy else out
+    def copy(self, order="K"): return _Copy(self.builder, self.atom)
     def flatten(self): return sh.reshape(self, (self.size,))
     ravel = flatten
 
@@ -139,31 +178,88 @@ class Tracer(Traced):
     def squeeze(self, axis=None):
         return FUNCTIONS[np.squeeze](self, axis)
 
+    # ---- matrix methods (gradc.ops.contract)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return FUNCTIONS[np.diagonal](self, offset, axis1, axis2)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return FUNCTIONS[np.trace](self, offset, axis1, axis2, dtype, out)
+    def swapaxes(self, axis1, axis2): return FUNCTIONS[np.swapaxes](self, axis1, axis2)
+
+    @property
+    def mT(self):
+        return FUNCTIONS[np.swapaxes](self, -1, -2)
+
     # ---- NumPy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if kwargs.get("out") is not None:
-            raise TraceError(f"np.{ufunc.__name__} writes into an array in place (out= or an augmented assignment "
-                             "on a NumPy array) with a traced value", hint="assign a new name: `a = a + b`")
-        unsupported = set(kwargs) - {"out"}
+        out = kwargs.pop("out", None)
+        if out is not None:
+            return _ufunc_into(ufunc, method, inputs, kwargs, out)
+        unsupported = set(kwargs)
         if method == "__call__" and ufunc in UFUNCS and not unsupported:
             return UFUNCS[ufunc](*[_operand(x) for x in inputs])
         if method == "reduce" and ufunc in UFUNC_REDUCE and set(kwargs) <= {"axis", "keepdims", "out"}:
             return UFUNC_REDUCE[ufunc](_operand(inputs[0]), kwargs.get("axis", 0), kwargs.get("keepdims", False))
-        what = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        what = ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}")
         detail = f" with {', '.join(sorted(unsupported))}=" if unsupported and ufunc in UFUNCS else ""
-        raise TraceError(f"{what}{detail} is not supported by gradc", hint="see `gradc ops` for what is")
+        refusal = TraceError(f"{what}{detail} is not supported by gradc", hint="see `gradc ops` for what is")
+        raise conversion_error(refusal)  # named after the SciPy function that called the ufunc, if one did
 
     def __array_function__(self, func, types, args, kwargs):
         impl = FUNCTIONS.get(func)
         if impl is None:
-            raise TraceError(f"np.{func.__name__} is not supported by gradc",
+            raise TraceError(f"{public_name(func)} is not supported by gradc",
                              hint="rewrite it with supported operations (see `gradc ops`)")
         try:
             return impl(*args, **kwargs)
         except TypeError as e:
             if isinstance(e, GradcError):
                 raise
-            raise TraceError(f"np.{func.__name__} called with arguments gradc does not handle: {e}") from None
+            raise TraceError(f"{public_name(func)} called with arguments gradc does not handle: {e}") from None
+
+
+class _Copy(Tracer):
+    """``x.copy()``: a new array object that shares the traced value until it is first written."""
+
+    __slots__ = ("copied",)
+
+    def __init__(self, builder, atom):
+        super().__init__(builder, atom)
+        self.copied = atom
+
+
+_IN_PLACE = "x.{name}() changes an array in place, which a traced array cannot do"
+_MEMORY = "x.{name} describes an array's memory; a traced array has a shape and a dtype but no memory"
+_REFUSED = {
+    "sort": (_IN_PLACE, "gradc has no sort; see `gradc ops` for what is supported"),
+    "partition": (_IN_PLACE, "gradc has no partition; see `gradc ops` for what is supported"),
+    "fill": (_IN_PLACE, "build a new array with np.full_like(x, value)"),
+    "resize": (_IN_PLACE, "use x.reshape(...) for a new array of the same size"),
+    "put": (_IN_PLACE, "build a new array with np.where(mask, new, x)"),
+    "itemset": (_IN_PLACE, "build a new array with np.where(mask, new, x)"),
+    "setfield": (_IN_PLACE, "build a new array with np.where(mask, new, x)"),
+    "setflags": (_IN_PLACE, "a traced array has no flags to set; remove the call"),
+    "byteswap": ("x.{name}() works on an array's bytes, which a traced array does not have",
+                 "remove the call; convert types with .astype(...)"),
+    "flags": (_MEMORY, "use x.shape, x.dtype, x.ndim or x.size"),
+    "strides": (_MEMORY, "use x.shape, x.dtype, x.ndim or x.size"),
+    "data": (_MEMORY, "use x.shape, x.dtype, x.ndim or x.size"),
+    "ctypes": (_MEMORY, "use x.shape, x.dtype, x.ndim or x.size"),
+    "base": (_MEMORY, "use x.shape, x.dtype, x.ndim or x.size"),
+}
+
+
+def _ufunc_into(ufunc, method, inputs, kwargs, out):
+    """``np.add(a, b, out=y)``: into a traced value the function computed, as ``y += ...`` would; never into an
+    input, a view or a concrete NumPy array."""
+    out = out if isinstance(out, tuple) else (out,)
+    target = out[0] if len(out) == 1 else None
+    what = f"np.{ufunc.__name__}(..., out=...)"
+    if not isinstance(target, Tracer):
+        raise TraceError(f"{what} writes a traced value into a NumPy array in place (out= or an augmented "
+                         "assignment on a NumPy array)", hint="assign a new name: `a = a + b`")
+    check_writable(target, what, owned=type(target) is _Copy and target.atom is target.copied)
+    result = target.__array_ufunc__(ufunc, method, *inputs, **kwargs)
+    assign(target, result, what, ew.astype)
+    return target
 
 
 def _operand(x):

@@ -31,8 +31,11 @@ def _check_array(function, name, value, shape, dtype):
 from __future__ import annotations
 
 import ast
+import keyword
+import re
 from dataclasses import dataclass
 
+from gradc.backends.escape import python_comment
 from gradc.backends.numpy import runtime_helpers as helpers
 from gradc.backends.numpy.analysis import (
     MAX_INLINE_OPS,
@@ -43,6 +46,7 @@ from gradc.backends.numpy.analysis import (
     single_use_values,
 )
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
+from gradc.backends.numpy.names import finish, import_line, import_math_functions, unmark, user
 from gradc.errors import EmitError
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
@@ -131,7 +135,7 @@ class _FunctionEmitter:
         The buffer is ``np.empty`` with the rest zeroed when the first index is one
         slice of the leading axis (``x_bar[:-1] = a``, ``x_bar[999:] = 0.0``), else ``np.zeros``.
         """
-        target, t = eqn.out.name, eqn.out.type
+        target, t = user(eqn.out.name), eqn.out.type
         groups: dict = {}
         for piece in self.chains[id(eqn.out)]:
             groups.setdefault(piece.params["spec"], []).append(self.atom(piece.inputs[0]))
@@ -161,7 +165,7 @@ class _FunctionEmitter:
             return ast.Name(self.state.constant_name(atom), ast.Load())
         if id(atom) in self.sources:
             return self.sources[id(atom)]
-        return ast.Name(atom.name, ast.Load())
+        return ast.Name(user(atom.name), ast.Load())
 
     def statements(self, eqn) -> list:
         if id(eqn.out) in self.elided:
@@ -176,19 +180,19 @@ class _FunctionEmitter:
         if spelling is None:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         args = [self.atom(a) for a in eqn.inputs]
-        result = spelling(args, eqn.params, eqn.out.type, eqn.out.name)
+        result = spelling(args, eqn.params, eqn.out.type, user(eqn.out.name))
         before = []
         for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
             if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1:
-                before.append(spell.assign(a.name, self.sources.pop(id(a))))
+                before.append(spell.assign(user(a.name), self.sources.pop(id(a))))
         if before:
-            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, eqn.out.name)
+            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, user(eqn.out.name))
         if isinstance(result, list):
             return before + result
         if id(eqn.out) in self.inlined and (self.state.math_mode or operation_count(result) <= MAX_INLINE_OPS):
             self.sources[id(eqn.out)] = result
             return before
-        return before + [spell.assign(eqn.out.name, result)]
+        return before + [spell.assign(user(eqn.out.name), result)]
 
     def body(self) -> list:
         stmts = self.checks()
@@ -223,11 +227,11 @@ class _FunctionEmitter:
             else:
                 value = self.graph.static[name]
                 self.state.helpers.add("static")
-                test = ast.Compare(ast.Name(name, ast.Load()), [ast.NotEq()], [spell.literal(value)])
+                test = ast.Compare(ast.Name(user(name), ast.Load()), [ast.NotEq()], [spell.literal(value)])
                 if value is None or isinstance(value, bool):
-                    test = ast.Compare(ast.Name(name, ast.Load()), [ast.IsNot()], [ast.Constant(value)])
+                    test = ast.Compare(ast.Name(user(name), ast.Load()), [ast.IsNot()], [ast.Constant(value)])
                 raise_it = ast.Expr(spell.call("_bad_static", *map(ast.Constant, (self.fn.name, name)),
-                                               ast.Name(name, ast.Load()), spell.literal(value)))
+                                               ast.Name(user(name), ast.Load()), spell.literal(value)))
                 out.append(ast.If(test, [raise_it], []))
         return out
 
@@ -235,12 +239,13 @@ class _FunctionEmitter:
         """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError."""
         self.state.helpers.update({"bad", "scalar"})
         dtype = ast.Constant(None) if var.type.dtype == "f64" else spell.dotted(f"np.{var.type.np_dtype.name}")
-        return spell.assign(var.name, spell.call("_scalar_argument", ast.Constant(self.fn.name),
-                                                 ast.Constant(var.name), ast.Name(var.name, ast.Load()), dtype))
+        return spell.assign(user(var.name), spell.call("_scalar_argument", ast.Constant(self.fn.name),
+                                                       ast.Constant(var.name), ast.Name(user(var.name), ast.Load()),
+                                                       dtype))
 
     def check_floats(self, floats: list) -> ast.stmt:
         """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert."""
-        tests = [ast.Compare(spell.call("type", ast.Name(v.name, ast.Load())), [ast.IsNot()],
+        tests = [ast.Compare(spell.call("type", ast.Name(user(v.name), ast.Load())), [ast.IsNot()],
                              [ast.Name("float", ast.Load())]) for v in floats]
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
         return ast.If(test, [self.convert_scalar(v) for v in floats], [])
@@ -249,7 +254,7 @@ class _FunctionEmitter:
         t = var.type
         if t.shape == ():
             return self.convert_scalar(var)
-        name = ast.Name(var.name, ast.Load())
+        name = ast.Name(user(var.name), ast.Load())
         self.state.helpers.update({"bad", "array"})
         dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
         test = ast.BoolOp(ast.Or(), [
@@ -301,9 +306,9 @@ class _FunctionEmitter:
 
     def function_def(self) -> ast.FunctionDef:
         body = [ast.Expr(ast.Constant(self.fn.doc))] + self.body()
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in self.graph.params], vararg=None,
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in self.graph.params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        return ast.FunctionDef(self.fn.name, args, body, [], None, lineno=0)
+        return ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
 
 
 def _comment(text: str) -> ast.stmt:
@@ -312,6 +317,10 @@ def _comment(text: str) -> ast.stmt:
 
 def emit_module(functions: list, header: list | None = None) -> str:
     """Source text of a module defining ``functions`` (a list of :class:`Function`)."""
+    for f in functions:  # a __name__ set to anything (a keyword, "x²") cannot name a def
+        if not f.name.isidentifier() or keyword.iskeyword(f.name):
+            raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
+                            hint="give the function a name that is a Python identifier (its __name__)")
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
     defs = [_FunctionEmitter(f, state).function_def() for f in functions]
     body: list = []
@@ -320,56 +329,31 @@ def emit_module(functions: list, header: list | None = None) -> str:
     for dtype, name in sorted(state.dtypes.items()):
         body.append(spell.assign(name, spell.call("np.dtype", ast.Constant(dtype))))
     body += defs
-    if "array" in state.helpers:
-        body += ast.parse(helpers.ARRAY_CHECK).body
-    if "bad" in state.helpers:
-        body += ast.parse(helpers.BAD_ARGUMENT).body
-    if "scalar" in state.helpers:
-        body += ast.parse(helpers.SCALAR_ARG).body
-    if "static" in state.helpers:
-        body += ast.parse(helpers.STATIC_CHECK).body
+    texts = [text for key, text in [("array", helpers.ARRAY_CHECK), ("bad", helpers.BAD_ARGUMENT),
+                                    ("scalar", helpers.SCALAR_ARG), ("static", helpers.STATIC_CHECK)]
+             if key in state.helpers]
     module = ast.Module(body=body, type_ignores=[])
-    from_math = _import_math_functions(module) if state.math_mode else []
+    # appends the helpers; a user's np, float or C0 renames the generated one
+    users = {name for f in functions for name in [f.name, *f.graph.params, *(v.name for v in f.graph.inputs),
+                                                  *(e.out.name for e in f.graph.eqns)]}
+    generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values())
+    alias = finish(module, always=("np", "math", "scipy"), helpers=texts, user_names=users, generated_names=generated)
+    from_math = import_math_functions(module, alias["math"], users) if state.math_mode else []
     try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
-        text = ast.unparse(module)
+        text = unmark(ast.unparse(module))
     except AttributeError:  # a spelling made a statement without a lineno
-        text = ast.unparse(ast.fix_missing_locations(module))
+        text = unmark(ast.unparse(ast.fix_missing_locations(module)))
     text = _format(text)
-    needs_numpy = "np." in text
-    imports = (["import math"] if "math." in text or not (needs_numpy or from_math) else []) + (
-        [f"from math import {', '.join(from_math)}"] if from_math else []) + (
-        ["import numpy as np"] if needs_numpy else [])
-    lines = [f"# {h}" for h in (header or [])] + imports
+    used = {name for name in alias.values() if re.search(rf"\b{name}\.", text)}  # np. but not xnp.
+    needs_numpy = alias["np"] in used
+    needs_math = alias["math"] in used or not (needs_numpy or from_math)
+    imports = ([import_line("math", alias["math"])] if needs_math else []) \
+        + ([f"from math import {', '.join(from_math)}"] if from_math else []) + (
+        [import_line("numpy", alias["np"])] if needs_numpy else [])
+    if alias["scipy"] in used:  # triangular solves and expm: NumPy has none
+        imports += ["import scipy.linalg"] + ([f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
+    lines = [python_comment(h) for h in (header or [])] + imports  # file names and commands, escaped
     return "\n".join(lines) + "\n\n\n" + text + "\n"
-
-
-def _import_math_functions(module: ast.Module) -> list:
-    """Call ``math`` functions by bare name (``sin(x)``, imported with ``from math import``).
-
-    A global name is one dictionary lookup cheaper than ``math.sin``, which shows in
-    all-scalar code. A function whose name is taken in the module keeps ``math.``.
-    """
-    taken = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
-    taken |= {node.arg for node in ast.walk(module) if isinstance(node, ast.arg)}
-    taken |= {node.name for node in ast.walk(module) if isinstance(node, ast.FunctionDef)}
-    names: set = set()
-    for node in ast.walk(module):
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for item in value:
-                    if _is_math_call(item, taken):
-                        names.add(item.func.attr)
-                        item.func = ast.Name(item.func.attr, ast.Load())
-            elif _is_math_call(value, taken):
-                names.add(value.func.attr)
-                value.func = ast.Name(value.func.attr, ast.Load())
-    return sorted(names)
-
-
-def _is_math_call(node, taken) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name) and node.func.value.id == "math"
-            and node.func.attr not in taken)
 
 
 def _format(text: str) -> str:

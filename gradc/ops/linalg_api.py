@@ -1,0 +1,374 @@
+"""``np.linalg`` and ``scipy.linalg`` as their users call them, built on the matrix primitives.
+
+Few primitives, many functions: ``inv`` is a solve with the identity, ``det`` is
+``sign * exp(log|det|)``, ``pinv`` and ``lstsq`` come from the SVD, ``cho_solve`` is two
+triangular solves; so each has its derivative, forward mode and batching for free.
+Operands are promoted to one float dtype and batch axes broadcast first.
+
+>>> import numpy as np
+>>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 12)
+5.0
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.reduce as red
+import gradc.ops.shape as sh
+from gradc.errors import ShapeError, TraceError
+from gradc.ir.registry import bind
+from gradc.ops.linalg import matmul
+from gradc.ops.linalg_decomp import eye_like, mT
+from gradc.ops.linalg_decomp import solve as solve_raw
+from gradc.ops.linalg_svd import unpack_qr, unpack_svd
+from gradc.ops.values import aval, broadcast_shapes, result_dtype
+
+SlogdetResult = namedtuple("SlogdetResult", "sign logabsdet")
+EighResult = namedtuple("EighResult", "eigenvalues eigenvectors")
+SVDResult = namedtuple("SVDResult", "U S Vh")
+QRResult = namedtuple("QRResult", "Q R")
+
+
+def as_float(*xs):
+    """The operands in one float dtype (integers become float64)."""
+    dtype = result_dtype(*xs)
+    dtype = dtype if dtype in ("f32", "f64") else "f64"
+    return [ew.astype(x, dtype) for x in xs]
+
+
+def _matrices(x, what):
+    (x,) = as_float(x)
+    t = aval(x)
+    if t.ndim < 2:
+        raise ShapeError(f"{what} needs a matrix (at least 2-D), not {t}", hint="pass a 2-D array (or a stack)")
+    return x
+
+
+def _squares(x, what):
+    x = _matrices(x, what)
+    t = aval(x)
+    if t.shape[-1] != t.shape[-2]:
+        raise ShapeError(f"{what} needs square matrices, not {t}", hint="pass an (..., n, n) array")
+    return x
+
+
+def _with_batch(x, batch):
+    t = aval(x)
+    return sh.broadcast_to(x, batch + t.shape[-2:])
+
+
+# ---------------------------------------------------------------- solves, inverse, determinants
+def solve(a, b, what="np.linalg.solve"):
+    """``np.linalg.solve``: b of shape (n,) is one vector, else (..., n, k) stacked right-hand sides (NumPy 2).
+
+    >>> solve(np.diag([2.0, 4.0]), np.array([1.0, 1.0]))
+    array([0.5 , 0.25])
+    """
+    a = _squares(a, what)
+    a, b = as_float(a, b)
+    ta, tb = aval(a), aval(b)
+    vector = tb.ndim == 1
+    if vector:
+        b = sh.reshape(b, tb.shape + (1,))
+    tb = aval(b)
+    if tb.ndim < 2 or tb.shape[-2] != ta.shape[-1]:
+        raise ShapeError(f"{what}: a {ta} and b {aval(b)} do not fit", hint="b needs shape (n,) or (..., n, k)")
+    batch = broadcast_shapes(ta.shape[:-2], tb.shape[:-2], what=f"{what} batch dimensions")
+    x = solve_raw(_with_batch(a, batch), _with_batch(b, batch))
+    return sh.reshape(x, batch + ta.shape[-1:]) if vector else x
+
+
+def inv(a):
+    """``np.linalg.inv`` as a solve with the identity.
+
+    >>> inv(np.diag([2.0, 4.0]))
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]])
+    """
+    a = _squares(a, "np.linalg.inv")
+    return solve_raw(a, eye_like(a))
+
+
+def slogdet(a):
+    """``np.linalg.slogdet``: ``(sign, logabsdet)``, the sign without a derivative.
+
+    >>> [float(v) for v in slogdet(np.diag([-1.0, np.e]))]
+    [-1.0, 1.0]
+    """
+    a = _squares(a, "np.linalg.slogdet")
+    return SlogdetResult(bind("det_sign", a), bind("logabsdet", a))
+
+
+def det(a):
+    """``np.linalg.det`` as ``sign * exp(log|det|)`` (see the module docstring)."""
+    sign, logabsdet = slogdet(a)
+    return ew.mul(sign, ew.exp(logabsdet))
+
+
+def matrix_power(a, n):
+    """``np.linalg.matrix_power`` by repeated squaring (a solve first for n < 0).
+
+    >>> matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3)
+    array([[1., 3.],
+           [0., 1.]])
+    """
+    a = _squares(a, "np.linalg.matrix_power")
+    if not isinstance(n, (int, np.integer)):
+        raise TraceError("np.linalg.matrix_power needs a Python int exponent", hint="pass n as an int")
+    if n < 0:
+        a, n = inv(a), -n
+    out, base = eye_like(a), a
+    while n:  # binary powering: log2(n) products
+        if n & 1:
+            out = matmul(out, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return out
+
+
+def multi_dot(arrays):
+    """``np.linalg.multi_dot``, left to right.
+
+    >>> multi_dot([np.eye(2), np.ones((2, 1)), np.ones((1, 2))])
+    array([[1., 1.],
+           [1., 1.]])
+    """
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = matmul(out, x)
+    return out
+
+
+# ---------------------------------------------------------------- factorisations
+def cholesky(a, upper=False, what="np.linalg.cholesky"):
+    """``np.linalg.cholesky``: the lower factor from the lower triangle (``upper``: the upper from the upper).
+
+    >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]]), upper=True)
+    array([[2., 1.],
+           [0., 2.]])
+    """
+    a = _squares(a, what)
+    if upper:  # the upper factor reads the upper triangle (as LAPACK's 'U')
+        return mT(bind("cholesky", mT(a)))
+    return bind("cholesky", a)
+
+
+def eigh(a, UPLO="L"):
+    """``np.linalg.eigh``: ``(eigenvalues, eigenvectors)`` from one triangle; derivatives need distinct eigenvalues.
+
+    >>> eigh(np.diag([2.0, 1.0])).eigenvalues
+    array([1., 2.])
+    """
+    packed = bind("eigh", _squares(a, "np.linalg.eigh"), lower=_uplo(UPLO))
+    t = aval(packed)
+    lead = (sh.slice_item(None, None, None),) * (t.ndim - 2)
+    return EighResult(sh.index(packed, lead + (("int", 0),)), sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+
+
+def eigvalsh(a, UPLO="L"):
+    """``np.linalg.eigvalsh``.
+
+    >>> eigvalsh(np.diag([2.0, 1.0]))
+    array([1., 2.])
+    """
+    return bind("eigvalsh", _squares(a, "np.linalg.eigvalsh"), lower=_uplo(UPLO))
+
+
+def _uplo(uplo):
+    if uplo not in ("L", "U", "l", "u"):
+        raise TraceError(f"UPLO={uplo!r} is not 'L' or 'U'", hint="pass UPLO='L' or UPLO='U'")
+    return uplo in ("L", "l")
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg.svd"):
+    """``np.linalg.svd``; full matrices only where they are unique (square input).
+
+    >>> svd(np.diag([3.0, -2.0]), compute_uv=False)
+    array([3., 2.])
+    """
+    a = _matrices(a, what)
+    m, n = aval(a).shape[-2:]
+    if not compute_uv:
+        return bind("svdvals", a)
+    if full_matrices and m != n:
+        raise TraceError(f"{what} with full_matrices=True of a {m}x{n} matrix: the extra singular vectors are not "
+                         "unique, so they have no derivative", hint="pass full_matrices=False")
+    u, s, v = unpack_svd(bind("svd", a), m)
+    return SVDResult(u, s, mT(v))
+
+
+def qr(a, mode="reduced", what="np.linalg.qr"):
+    """``np.linalg.qr`` (modes 'reduced' and 'r'; 'complete' where it equals 'reduced').
+
+    >>> qr(np.diag([2.0, 3.0]), mode="r")
+    array([[2., 0.],
+           [0., 3.]])
+    """
+    a = _matrices(a, what)
+    m, n = aval(a).shape[-2:]
+    if mode in ("complete", "full") and m > n:
+        raise TraceError(f"{what} mode={mode!r} of a tall matrix: the extra columns of Q are not unique, so they "
+                         "have no derivative", hint="use mode='reduced' (NumPy) or mode='economic' (SciPy)")
+    if mode not in ("reduced", "complete", "full", "economic", "r"):
+        raise TraceError(f"{what} mode={mode!r} is not supported", hint="use mode='reduced' or mode='r'")
+    q, r = unpack_qr(bind("qr", a), m, n)
+    return r if mode == "r" else QRResult(q, r)
+
+
+# ---------------------------------------------------------------- pinv, lstsq, norm
+def _cutoff_inverse(s, rcond):
+    """1/s where s > rcond * max(s), else 0 (NumPy's rank decision, fixed by the values)."""
+    big = ew.greater(s, ew.mul(red.max_(s, -1, keepdims=True), rcond))
+    return ew.where(big, ew.div(1.0, ew.where(big, s, 1.0)), 0.0)
+
+
+def pinv(a, rcond=None, hermitian=False, rtol=None):
+    """``np.linalg.pinv`` from the SVD; singular values below ``rcond * max(s)`` count as zero.
+
+    >>> pinv(np.array([[2.0, 0.0]]))
+    array([[0.5],
+           [0. ]])
+    """
+    a = _matrices(a, "np.linalg.pinv")
+    m, n = aval(a).shape[-2:]
+    cut = rcond if rcond is not None else rtol if rtol is not None else 1e-15  # np.linalg.pinv's default
+    u, s, v = unpack_svd(bind("svd", a), m)
+    return matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), aval(s).shape[:-1] + (1,) + aval(s).shape[-1:])),
+                  mT(u))
+
+
+def lstsq(a, b, rcond=None, what="np.linalg.lstsq"):
+    """``np.linalg.lstsq``: ``(x, residuals, rank, s)``; rank is min(m, n) (gradc differentiates at full rank).
+
+    >>> lstsq(np.array([[1.0], [1.0]]), np.array([1.0, 3.0]))[0]
+    array([2.])
+    """
+    a = _matrices(a, what)
+    a, b = as_float(a, b)
+    m, n = aval(a).shape
+    if aval(b).ndim not in (1, 2) or aval(b).shape[0] != m:
+        raise ShapeError(f"{what}: a {aval(a)} and b {aval(b)} do not fit", hint="b needs shape (m,) or (m, k)")
+    cut = np.finfo(aval(a).np_dtype).eps * max(m, n) if rcond is None else rcond
+    u, s, v = unpack_svd(bind("svd", a), m)
+    x = matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), (1, min(m, n)))), matmul(mT(u), b))
+    if m > n:
+        r = ew.sub(b, matmul(a, x))
+        residuals = red.sum_(ew.mul(r, r), 0)
+        residuals = sh.reshape(residuals, (1,)) if aval(b).ndim == 1 else residuals
+    else:
+        residuals = np.zeros((0,), aval(a).np_dtype)
+    return x, residuals, min(m, n), s
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm``: vector ords 0, 1, 2, inf, -inf, any p; matrix 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.
+
+    >>> float(norm(np.array([3.0, 4.0])))
+    5.0
+    """
+    (x,) = as_float(x)
+    t = aval(x)
+    if axis is None and ord is None:
+        return _keep(ew.sqrt(red.sum_(ew.mul(x, x))), t.ndim, tuple(range(t.ndim)), keepdims)
+    if axis is None:
+        axis = tuple(range(t.ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(int(a) % t.ndim for a in axes)
+    if len(axes) == 1:
+        return _keep(_vector_norm(x, ord, axes[0]), t.ndim, axes, keepdims)
+    if len(axes) == 2:
+        return _keep(_matrix_norm(x, ord, axes), t.ndim, axes, keepdims)
+    raise TraceError(f"np.linalg.norm over {len(axes)} axes with ord={ord!r}", hint="give one or two axes")
+
+
+def _keep(value, ndim, axes, keepdims):
+    if not keepdims:
+        return value
+    shape = list(aval(value).shape)
+    for a in sorted(axes):
+        shape.insert(a, 1)
+    return sh.reshape(value, shape)
+
+
+def _vector_norm(x, ord, axis):
+    if ord is None or ord == 2:
+        return ew.sqrt(red.sum_(ew.mul(x, x), axis))
+    if ord == np.inf:
+        return red.max_(ew.abs_(x), axis)
+    if ord == -np.inf:
+        return red.min_(ew.abs_(x), axis)
+    if ord == 0:
+        return red.sum_(ew.astype(ew.not_equal(x, 0.0), aval(x).dtype), axis)
+    if ord == 1:
+        return red.sum_(ew.abs_(x), axis)
+    if isinstance(ord, str):
+        raise TraceError(f"np.linalg.norm ord={ord!r} is a matrix norm; this is a vector",
+                         hint="pass axis=(i, j) for a matrix norm or a numeric ord")
+    p = float(ord)
+    return ew.power(red.sum_(ew.power(ew.abs_(x), p), axis), 1.0 / p)
+
+
+def _matrix_norm(x, ord, axes):
+    r, c = axes
+    if ord in (None, "fro"):
+        return ew.sqrt(red.sum_(ew.mul(x, x), axes))
+    if ord in (1, -1):
+        sums = red.sum_(ew.abs_(x), r)
+        return (red.max_ if ord == 1 else red.min_)(sums, c - 1 if c > r else c)
+    if ord in (np.inf, -np.inf):
+        sums = red.sum_(ew.abs_(x), c)
+        return (red.max_ if ord > 0 else red.min_)(sums, r - 1 if r > c else r)
+    if ord in ("nuc", 2, -2):
+        nd = aval(x).ndim
+        rest = [i for i in range(nd) if i not in (r, c)]
+        s = bind("svdvals", sh.transpose(x, rest + [r, c]))
+        if ord == "nuc":
+            return red.sum_(s, -1)
+        return (red.max_ if ord == 2 else red.min_)(s, -1)
+    raise TraceError(f"np.linalg.norm ord={ord!r} is not a matrix norm", hint="use 'fro', 'nuc', 1, -1, 2, -2, inf")
+
+
+def cond(x, p=None):
+    """``np.linalg.cond``: s_max / s_min for p None or 2 (from the singular values), else |x| |inv(x)|.
+
+    >>> float(cond(np.diag([4.0, 2.0])))
+    2.0
+    """
+    x = _matrices(x, "np.linalg.cond")
+    if p in (None, 2, -2):
+        s = bind("svdvals", x)
+        big, small = red.max_(s, -1), red.min_(s, -1)
+        return ew.div(big, small) if p != -2 else ew.div(small, big)
+    return ew.mul(norm(x, p, (-2, -1)), norm(inv(x), p, (-2, -1)))
+
+
+def tensorinv(a, ind=2):
+    """``np.linalg.tensorinv``: ``inv`` of ``a`` reshaped to a square matrix.
+
+    >>> tensorinv(np.eye(4).reshape(4, 2, 2), 1).shape
+    (2, 2, 4)
+    """
+    t = aval(a)
+    rows, cols = t.shape[:ind], t.shape[ind:]
+    n = int(np.prod(rows, dtype=np.int64))
+    return sh.reshape(inv(sh.reshape(a, (n, n))), cols + rows)
+
+
+def tensorsolve(a, b, axes=None):
+    """``np.linalg.tensorsolve``: ``solve`` of ``a`` reshaped to a square matrix.
+
+    >>> tensorsolve(np.eye(4).reshape(4, 2, 2), np.arange(4.0))
+    array([[0., 1.],
+           [2., 3.]])
+    """
+    if axes is not None:
+        raise TraceError("np.linalg.tensorsolve with axes= is not supported", hint="move the axes with np.moveaxis")
+    ta, tb = aval(a), aval(b)
+    rest = ta.shape[tb.ndim:]
+    n = int(np.prod(rest, dtype=np.int64))
+    x = solve(sh.reshape(a, (tb.size, n)), sh.reshape(b, (tb.size,)), what="np.linalg.tensorsolve")
+    return sh.reshape(x, rest)

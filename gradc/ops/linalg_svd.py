@@ -1,0 +1,182 @@
+"""SVD, QR and the matrix exponential: primitives with published reverse rules, batched over leading axes.
+
+``svd`` is the thin SVD packed along axis -2 as ``[U; s; V]`` (V, not Vh), shape
+(..., m + 1 + n, k), k = min(m, n); ``qr`` packs ``[Q; R]`` along axis -2 for tall or
+square input and ``[Q, R]`` along axis -1 for wide input. The user-level functions
+(``gradc.ops.linalg_api``) unpack them. The SVD rule assumes distinct nonzero singular
+values (Townsend 2016); singular vectors are defined up to sign, so only functions
+that do not depend on the signs have a derivative.
+
+>>> import numpy as np
+>>> bind("svdvals", np.diag([3.0, 2.0]))
+array([3., 2.])
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.shape as sh
+from gradc.errors import ShapeError
+from gradc.ir.registry import bind, defop
+from gradc.ops import spell
+from gradc.ops.linalg import matmul
+from gradc.ops.linalg_decomp import (
+    _cat,
+    _cols,
+    _item,
+    _leading_batch,
+    _off_diagonal_inverse,
+    _row,
+    _rows,
+    _square,
+    _stmts,
+    _swap_ast,
+    empty_or,
+    eye_like,
+    mT,
+    tri,
+    triangular_solve,
+)
+from gradc.ops.values import aval
+
+
+def _matrix(t, what):
+    if t.ndim < 2 or not t.is_float:
+        raise ShapeError(f"{what} needs float matrices (..., m, n), not {t}", hint="pass a 2-D (or stacked) array")
+    return t
+
+
+def take(x, axis, start, stop):
+    """``x[..., start:stop, :]`` (axis -2) or ``x[..., start:stop]`` (axis -1)."""
+    nd = aval(x).ndim
+    spec = [sh.slice_item(None, None, None)] * nd
+    spec[nd + axis] = sh.slice_item(start, stop, None)
+    return sh.index(x, tuple(spec))
+
+
+# ---------------------------------------------------------------- svd
+def _svd_infer(types, params):
+    t = _matrix(types[0], "svd")
+    m, n = t.shape[-2:]
+    return t.with_shape(t.shape[:-2] + (m + 1 + n, min(m, n)))
+
+
+def _svd_impl(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.concatenate((u, s[..., None, :], np.swapaxes(vh, -1, -2)), axis=-2)
+
+
+def unpack_svd(packed, m):
+    u = take(packed, -2, 0, m)
+    s = sh.reshape(take(packed, -2, m, m + 1), aval(packed).shape[:-2] + aval(packed).shape[-1:])
+    return u, s, take(packed, -2, m + 1, None)
+
+
+def _svd_vjp(ct, out, a, needs):
+    m = aval(a).shape[-2]
+    u, s, v = unpack_svd(out, m)
+    u_bar, s_bar, v_bar = unpack_svd(ct, m)
+    s2 = ew.mul(s, s)
+    f = _off_diagonal_inverse(ew.sub(_rows(s2), _cols(s2)))  # 1 / (s_j^2 - s_i^2)
+    ut_ub, vt_vb = matmul(mT(u), u_bar), matmul(mT(v), v_bar)
+    j = ew.mul(f, ew.sub(ut_ub, mT(ut_ub)))
+    k = ew.mul(f, ew.sub(vt_vb, mT(vt_vb)))
+    inner = ew.add(ew.add(ew.mul(j, _rows(s)), ew.mul(eye_like(j), _rows(s_bar))), ew.mul(_cols(s), k))
+    a_bar = matmul(matmul(u, inner), mT(v))
+    inv_s = ew.div(1.0, s)
+    left = ew.mul(ew.sub(u_bar, matmul(u, ut_ub)), _rows(inv_s))  # (I - U U^T) U_bar S^-1
+    right = ew.mul(_cols(inv_s), mT(ew.sub(v_bar, matmul(v, vt_vb))))  # S^-1 V_bar^T (I - V V^T)
+    a_bar = ew.add(a_bar, ew.add(matmul(left, mT(v)), matmul(u, right)))
+    return (a_bar,)
+
+
+defop("svd", infer=_svd_infer, impl=_svd_impl, vjp=_svd_vjp, c=None, batch=_leading_batch("svd"),
+      np=_stmts(lambda a, p: spell.call("np.linalg.svd", a[0], full_matrices=ast.Constant(False)),
+                lambda t, p: _cat([_item(t, 0), _row(_item(t, 1)), _swap_ast(_item(t, 2))], -2)),
+      doc="a_bar = U (J S + diag(s_bar) + S K) V^T + projections (Townsend 2016; distinct singular values)")
+
+
+def _svdvals_vjp(ct, out, a, needs):
+    u, _, v = unpack_svd(bind("svd", a), aval(a).shape[-2])
+    return (matmul(ew.mul(u, _rows(ct)), mT(v)),)
+
+
+defop("svdvals", infer=lambda types, params: _matrix(types[0], "svd").with_shape(
+          types[0].shape[:-2] + (min(types[0].shape[-2:]),)),
+      impl=lambda a: np.linalg.svd(a, compute_uv=False), vjp=_svdvals_vjp, c=None,
+      np=lambda args, params, out, target: spell.call("np.linalg.svd", args[0], compute_uv=ast.Constant(False)),
+      doc="a_bar = U diag(ct) V^T", batch=_leading_batch("svdvals"))
+
+
+# ---------------------------------------------------------------- qr
+def _qr_infer(types, params):
+    t = _matrix(types[0], "qr")
+    m, n = t.shape[-2:]
+    return t.with_shape(t.shape[:-2] + ((m + n, n) if m >= n else (m, m + n)))
+
+
+def _qr_impl(a):
+    q, r = np.linalg.qr(a)
+    return np.concatenate((q, r), axis=-2 if a.shape[-2] >= a.shape[-1] else -1)
+
+
+def unpack_qr(packed, m, n):
+    if m >= n:
+        return take(packed, -2, 0, m), take(packed, -2, m, None)
+    return take(packed, -1, 0, m), take(packed, -1, m, None)
+
+
+def _qr_tall_grad(q, r, q_bar, r_bar):
+    """The rule for m >= n: A_bar = (Q_bar + Q copyltu(M)) R^-T, M = R R_bar^T - Q_bar^T Q."""
+    m = ew.sub(matmul(r, mT(r_bar)), matmul(mT(q_bar), q))
+    sym = ew.add(tri(m, True, 0), mT(tri(m, True, -1)))
+    b = ew.add(q_bar, matmul(q, sym))
+    return mT(triangular_solve(r, mT(b), lower=False))
+
+
+def _qr_vjp(ct, out, a, needs):
+    m, n = aval(a).shape[-2:]
+    q, r = unpack_qr(out, m, n)
+    q_bar, r_bar = unpack_qr(ct, m, n)
+    if m >= n:
+        return (_qr_tall_grad(q, r, q_bar, r_bar),)
+    # wide: A = [X | Y] with X square; Q R = [Q U | Q V] (Liao et al. 2019)
+    y, u = take(a, -1, m, None), take(r, -1, 0, m)
+    v_bar = take(r_bar, -1, m, None)
+    x_bar = _qr_tall_grad(q, u, ew.add(q_bar, matmul(y, mT(v_bar))), take(r_bar, -1, 0, m))
+    return (sh.concatenate([x_bar, matmul(q, v_bar)], aval(a).ndim - 1),)
+
+
+def _qr_second(t, p, axis):
+    return _cat([_item(t, 0), _item(t, 1)], axis)
+
+
+defop("qr", infer=_qr_infer, impl=_qr_impl, vjp=_qr_vjp, c=None, batch=_leading_batch("qr"),
+      np=lambda args, params, out, target: _stmts(
+          lambda a, p: spell.call("np.linalg.qr", a[0]),
+          lambda t, p: _qr_second(t, p, -2 if out.shape[-2] > out.shape[-1] else -1))(args, params, out, target),
+      doc="a_bar = (Q_bar + Q copyltu(R R_bar^T - Q_bar^T Q)) R^-T (tall; wide by splitting A)")
+
+
+# ---------------------------------------------------------------- expm
+def _expm_impl(a):
+    import scipy.linalg  # the emitted code calls SciPy too: NumPy has no matrix exponential
+    return np.zeros(np.shape(a), np.asarray(a).dtype) if np.size(a) == 0 else scipy.linalg.expm(a)
+
+
+def _expm_vjp(ct, out, a, needs):
+    """The Frechet derivative at a^T applied to ct: the top-right block of expm([[a^T, ct], [0, a^T]])."""
+    nd, n = aval(a).ndim, aval(a).shape[-1]
+    at = mT(a)
+    top = sh.concatenate([at, ct], nd - 1)
+    bottom = sh.concatenate([ew.zeros_like(a), at], nd - 1)
+    e = bind("expm", sh.concatenate([top, bottom], nd - 2))
+    return (take(take(e, -2, 0, n), -1, n, None),)
+
+
+defop("expm", infer=lambda types, params: _square(types[0], "expm"), impl=_expm_impl, vjp=_expm_vjp, c=None,
+      np=empty_or(spell.fn("scipy.linalg.expm")), batch=_leading_batch("expm"),
+      doc="a_bar = expm([[a^T, ct], [0, a^T]])[:n, n:] (the Frechet derivative)")

@@ -1,0 +1,308 @@
+"""SciPy functions on traced values, intercepted by their public name before SciPy's own code runs.
+
+SciPy's functions are Python that converts its arguments with ``np.asarray`` (they
+do not use NumPy's ``__array_function__``), so a traced value reaches them only to be
+refused. The mechanism, in two parts:
+
+* **Routing** (``rebind``): before tracing, gradc looks at the names the function's
+  module sees (its globals and closure cells). If one of them is a SciPy module or a
+  SciPy function gradc knows, the function is traced as a copy whose globals map that
+  name to a gradc stand-in: ``scipy``, ``scipy.linalg`` or ``sla`` become proxies whose
+  attributes are gradc's functions, ``cho_factor`` (from-imported) becomes gradc's
+  ``cho_factor``. Functions of the same module that it calls are traced the same way.
+  Nothing in SciPy or in the user's module changes; a call whose arguments hold no
+  traced value goes to SciPy itself.
+* **Naming** (``conversion_error``): a SciPy function reached some other way (through a
+  class, another module, or one gradc lacks) converts the tracer with ``np.asarray``;
+  ``Tracer.__array__`` then walks the stack to the outermost SciPy frame and reports that
+  function by its public path (``scipy.linalg.cho_factor``) at the user's line.
+
+Limits: a name bound after tracing starts, a SciPy function stored in a container or
+an attribute of a user object, and functions of other modules are not routed (they
+get the clear error instead); a ``global`` statement in the traced copy assigns into the
+copy's globals, not the module's. ``register(path, fn)`` adds a function (other SciPy
+families register theirs the same way).
+
+>>> "scipy.linalg.cho_factor" in SCIPY_FUNCTIONS
+True
+"""
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+from gradc.errors import TraceError, _display_path
+from gradc.ir.builder import Traced
+from gradc.ops import linalg_api as lin
+from gradc.ops import linalg_scipy as lsp
+from gradc.ops.linalg_decomp import mT
+
+SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signature
+_resolved: dict = {}  # id(SciPy function) -> (function, gradc function), for the modules imported so far
+
+
+def register(path: str, fn) -> None:
+    """Route ``path`` (e.g. ``"scipy.special.erf"``) to ``fn`` on traced arguments."""
+    SCIPY_FUNCTIONS[path] = fn
+    _resolved.clear()
+
+
+def _refuse(what, option, hint):
+    raise TraceError(f"{what} with {option} is not supported by gradc", hint=hint)
+
+
+_NO_EFFECT = ("overwrite_a", "overwrite_b", "check_finite", "lapack_driver", "driver", "lwork")
+
+
+def _plain(what, fn):
+    """``fn`` taking SciPy's keywords that do not change the result; any other keyword is refused."""
+    def call(*args, **kwargs):
+        options = sorted(k for k in kwargs if k in _NO_EFFECT)
+        for k in options:
+            del kwargs[k]
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            raise TraceError(f"{what} called with arguments gradc does not handle: {e}",
+                             hint="drop options that select parts of the result (subset_by_index=, ...)") from None
+    return call
+
+
+def _solve(a, b, lower=False, assume_a=None, transposed=False):
+    a = mT(a) if transposed else a
+    if assume_a in ("pos", "positive definite"):
+        return lsp.cho_solve(lsp.cho_factor(a, lower=True, what="scipy.linalg.solve"), b, what="scipy.linalg.solve")
+    return lin.solve(a, b, what="scipy.linalg.solve")
+
+
+def _eigh(a, b=None, *, lower=True, eigvals_only=False, type=1):
+    if b is not None or type != 1:
+        _refuse("scipy.linalg.eigh", "b= (a generalized eigenproblem)", "solve with the Cholesky factor of b first")
+    return lin.eigvalsh(a, "L" if lower else "U") if eigvals_only else tuple(lin.eigh(a, "L" if lower else "U"))
+
+
+def _qr(a, mode="full", pivoting=False):
+    if pivoting:
+        _refuse("scipy.linalg.qr", "pivoting=True", "drop pivoting= (the permutation has no derivative)")
+    out = lin.qr(a, {"economic": "reduced"}.get(mode, mode), what="scipy.linalg.qr")
+    return (out,) if mode == "r" else tuple(out)
+
+
+def _pinv(a, *, atol=None, rtol=None, return_rank=False):
+    if return_rank or atol:
+        _refuse("scipy.linalg.pinv", "atol= or return_rank=", "use rtol= only")
+    m, n = a.shape[-2:]
+    return lin.pinv(a, rcond=rtol if rtol is not None else max(m, n) * _eps(a))
+
+
+def _eps(a):
+    import numpy as np
+    return float(np.finfo(a.dtype).eps)
+
+
+def _lstsq(a, b, cond=None):
+    x, residues, rank, s = lin.lstsq(a, b, cond, what="scipy.linalg.lstsq")
+    if b.ndim == 1 and a.shape[0] > a.shape[1]:
+        residues = residues[0]
+    return x, residues, rank, s
+
+
+def _svd(a, full_matrices=True, compute_uv=True):
+    out = lin.svd(a, full_matrices, compute_uv, what="scipy.linalg.svd")
+    return out if not compute_uv else tuple(out)
+
+
+for _name, _fn in {
+    "solve": _solve, "inv": lin.inv, "det": lin.det,
+    "cholesky": lambda a, lower=False: lin.cholesky(a, upper=not lower, what="scipy.linalg.cholesky"),
+    "cho_factor": lsp.cho_factor, "cho_solve": lsp.cho_solve, "solve_triangular": lsp.solve_triangular,
+    "lu_factor": lsp.lu_factor, "lu_solve": lsp.lu_solve, "eigh": _eigh,
+    "eigvalsh": lambda a, b=None, *, lower=True, type=1: _eigh(a, b, lower=lower, eigvals_only=True, type=type),
+    "svd": _svd, "svdvals": lambda a: lin.svd(a, compute_uv=False, what="scipy.linalg.svdvals"),
+    "qr": _qr, "expm": lambda A: lsp.expm(A), "pinv": _pinv, "lstsq": _lstsq,
+    "norm": lambda a, ord=None, axis=None, keepdims=False: lin.norm(a, ord, axis, keepdims),
+}.items():
+    register(f"scipy.linalg.{_name}", _plain(f"scipy.linalg.{_name}", _fn))
+
+
+# ---------------------------------------------------------------- routing
+
+
+def _table() -> dict:
+    for path, fn in SCIPY_FUNCTIONS.items():
+        module_name, _, name = path.rpartition(".")
+        module = sys.modules.get(module_name)
+        real = getattr(module, name, None) if module is not None else None
+        if real is not None and id(real) not in _resolved:
+            _resolved[id(real)] = (real, _routed(real, fn))
+    return _resolved
+
+
+def _has_tracer(values) -> bool:
+    for v in values:
+        if isinstance(v, (Traced, lsp.LUFactor)):
+            return True
+        if isinstance(v, (tuple, list)) and _has_tracer(v):
+            return True
+    return False
+
+
+def _routed(real, ours):
+    def call(*args, **kwargs):
+        if _has_tracer(args) or _has_tracer(kwargs.values()):
+            return ours(*args, **kwargs)
+        return real(*args, **kwargs)
+    call.__name__ = getattr(real, "__name__", "scipy_function")
+    call.__wrapped__ = real
+    return call
+
+
+def _is_scipy_module(value) -> bool:
+    return isinstance(value, types.ModuleType) and value.__name__.split(".")[0] == "scipy"
+
+
+class _ModuleProxy:
+    """A SciPy module whose known functions are gradc's (routed on traced arguments)."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        real = getattr(self._module, name)
+        known = _table().get(id(real))
+        if known is not None and known[0] is real:
+            return known[1]
+        return _ModuleProxy(real) if _is_scipy_module(real) else real
+
+
+def _substitute(value, table):
+    if _is_scipy_module(value):
+        return _ModuleProxy(value)
+    known = table.get(id(value))
+    return known[1] if known is not None and known[0] is value else None
+
+
+def rebind(f):
+    """``f`` as it should be traced: itself, or a copy seeing gradc's SciPy functions (see the docstring)."""
+    fn = getattr(f, "__func__", f)
+    if not isinstance(fn, types.FunctionType) or "scipy" not in sys.modules:
+        return f
+    table = _table()
+    module_globals = fn.__globals__
+    new_globals: dict = {}
+    changed = False
+    for name, value in module_globals.items():
+        sub = _substitute(value, table)
+        if sub is not None:
+            new_globals[name], changed = sub, True
+    cells = _cells(fn, table)
+    if not changed and cells is None:
+        return f
+    new_globals = {**module_globals, **new_globals}
+    for name, value in module_globals.items():  # the module's other functions see the same names
+        if isinstance(value, types.FunctionType) and value.__globals__ is module_globals and value is not fn:
+            new_globals[name] = _copy(value, new_globals, value.__closure__)
+    out = _copy(fn, new_globals, cells if cells is not None else fn.__closure__)
+    return types.MethodType(out, f.__self__) if fn is not f else out
+
+
+def _cells(fn, table):
+    if not fn.__closure__:
+        return None
+    new, changed = [], False
+    for cell in fn.__closure__:
+        try:
+            sub = _substitute(cell.cell_contents, table)
+        except ValueError:  # an empty cell
+            sub = None
+        new.append(types.CellType(sub) if sub is not None else cell)
+        changed |= sub is not None
+    return tuple(new) if changed else None
+
+
+def _copy(fn, new_globals, closure):
+    out = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__, closure)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__dict__.update(fn.__dict__)
+    out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    return out
+
+
+# ---------------------------------------------------------------- naming the SciPy function that was reached
+def ufunc_name(ufunc) -> str:
+    """``scipy.special.erf`` for SciPy's ufuncs (they carry no module), ``np.exp`` for NumPy's.
+
+    >>> import numpy as np
+    >>> ufunc_name(np.exp)
+    'np.exp'
+    """
+    for module in ("scipy.special",):
+        if getattr(sys.modules.get(module), ufunc.__name__, None) is ufunc:
+            return f"{module}.{ufunc.__name__}"
+    return f"np.{ufunc.__name__}"
+
+
+def conversion_error(default: TraceError) -> TraceError:
+    """``default``, or, when SciPy's code is what met the tracer, an error naming that SciPy function (by its
+    public path) at the user's line."""
+    frame = sys._getframe(2)
+    scipy_frames = []  # outermost last
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if _in_scipy(path):
+            scipy_frames.append(frame)
+        elif scipy_frames or not _in_numpy_or_gradc(path):
+            break
+        frame = frame.f_back
+    scipy_frame = scipy_frames[-1] if scipy_frames else None
+    if scipy_frame is None:
+        return default
+    where = f"{_display_path(frame.f_code.co_filename)}:{frame.f_lineno}" if frame is not None else None
+    name = next((n for n in map(_public_path, reversed(scipy_frames)) if n), _module_path(scipy_frame))
+    if name in SCIPY_FUNCTIONS:
+        return TraceError(f"{name} was reached on a traced value where gradc could not route it (through an "
+                          "object, another module or a name bound during the call)", where=where,
+                          hint=f"call {name}(...) directly in the differentiated function or its module")
+    return TraceError(f"{name} is not supported by gradc", where=where,
+                      hint="rewrite it with NumPy operations gradc supports (see `gradc ops`)")
+
+
+def _in_scipy(path) -> bool:
+    scipy = sys.modules.get("scipy")
+    return scipy is not None and os.path.abspath(path).startswith(os.path.dirname(scipy.__file__))
+
+
+def _in_numpy_or_gradc(path) -> bool:
+    import numpy
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.abspath(path).startswith((os.path.dirname(numpy.__file__), here))
+
+
+def _public_path(frame):
+    """``scipy.linalg.cho_factor`` for a frame of ``scipy.linalg._decomp_cholesky.cho_factor``, or of a SciPy
+    decorator's wrapper around it (found in the wrapper's variables); None when not a public function."""
+    path = _public_of(frame.f_globals.get("__name__", "scipy"), frame.f_code.co_name, lambda c: c is frame.f_code)
+    if path is None:
+        for value in frame.f_locals.values():
+            if isinstance(value, types.FunctionType) and (value.__module__ or "").startswith("scipy"):
+                path = _public_of(value.__module__, value.__name__, lambda c, v=value: c is v.__code__)
+                if path:
+                    break
+    return path
+
+
+def _public_of(module: str, name: str, is_code):
+    parts = module.split(".")
+    for k in range(1, len(parts) + 1):
+        public = ".".join(parts[:k])
+        candidate = getattr(sys.modules.get(public), name, None)
+        while candidate is not None:
+            if is_code(getattr(candidate, "__code__", None)):
+                return f"{public}.{name}"
+            candidate = getattr(candidate, "__wrapped__", None)
+    return None
+
+
+def _module_path(frame) -> str:
+    return f"{frame.f_globals.get('__name__', 'scipy')}.{frame.f_code.co_name}"
