@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from gradc.facade import dtypes, rng
+from gradc.facade import devices, dtypes, rng
 from gradc.facade.tensor import Tensor
 
 INT_GRAD = "Only Tensors of floating point and complex dtype can require gradients"
@@ -34,6 +34,7 @@ def _infer(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
@@ -49,6 +50,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 def as_tensor(data, dtype=None, device=None):
+    devices.check(device)
     return data if isinstance(data, Tensor) and dtype is None else tensor(data, dtype)
 
 
@@ -64,6 +66,7 @@ def _shape(size):
 
 def _factory(fill):
     def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+        devices.check(device)
         shape = _shape(size)
         dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
         return _finish(fill(shape, dt.np), dt, requires_grad)
@@ -76,16 +79,19 @@ empty = _factory(lambda shape, dt: np.zeros(shape, dt))
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     dt = dtypes.to_dtype(dtype) or _infer(fill_value)
     return _finish(np.full(tuple(size), fill_value, dt.np), dt, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
     return _finish(np.eye(n, n if m is None else m, dtype=dt.np), dt, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     if end is None:
         start, end = 0, start
     dt = dtypes.to_dtype(dtype) or _infer([start, end, step])
@@ -93,12 +99,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
     return _finish(np.linspace(start, end, steps).astype(dt.np), dt, requires_grad)
 
 
 def _like(fill):
     def make(t, dtype=None, device=None, requires_grad=False):
+        devices.check(device)
         dt = dtypes.to_dtype(dtype) or t.dtype
         return _finish(fill(t.shape, dt.np), dt, requires_grad)
     return make
@@ -110,11 +118,13 @@ empty_like = zeros_like
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     dt = dtypes.to_dtype(dtype) or t.dtype
     return _finish(np.full(t.shape, fill_value, dt.np), dt, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     shape = _shape(size)
     g = generator or rng.default_generator
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
@@ -123,25 +133,35 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     shape = _shape(size)
     g = generator or rng.default_generator
     data = g.uniform(int(np.prod(shape, dtype=np.int64))).reshape(shape)
     return _finish(data, dtype, requires_grad)
 
 
-def randn_like(t, dtype=None, requires_grad=False):
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     return randn(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def rand_like(t, dtype=None, requires_grad=False):
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
     return rand(*t.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=(), generator=None, dtype=None, requires_grad=False):
+def randint(low, high=None, size=(), generator=None, dtype=None, device=None, requires_grad=False):
+    devices.check(device)
+    if isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     g = generator or rng.default_generator
     n = int(np.prod(size, dtype=np.int64))
-    u = g.uniform(n).astype(np.float64)
-    data = (low + np.floor(u * (high - low))).astype(np.int64).reshape(tuple(size))
-    return _finish(data, dtype, requires_grad)
+    span = int(high) - int(low)
+    if span <= 0:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    # torch: one 32-bit draw modulo the range (two draws, 64 bits, for ranges of 2**32 and more)
+    draws = [g.random64() for _ in range(n)] if span >= 1 << 32 else g._mt.random_raw(n) if n else []
+    data = (np.asarray([int(d) % span + int(low) for d in draws], dtype=np.int64)).reshape(tuple(size))
+    return _finish(data, dtype or dtypes.int64, requires_grad)

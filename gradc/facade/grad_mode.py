@@ -85,3 +85,50 @@ class set_grad_enabled(_Mode):  # noqa: N801 - torch spelling
 
     def __repr__(self):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._mode})"
+
+
+class inference_mode:  # noqa: N801 - torch spelling
+    """``torch.inference_mode``: like ``no_grad`` here (no graph is recorded); a context manager or decorator.
+
+    >>> with inference_mode():
+    ...     is_inference_mode_enabled(), is_grad_enabled()
+    (True, False)
+    """
+
+    __module__ = "torch.autograd.grad_mode"
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode):  # @inference_mode without parentheses
+            self._inference = True
+            return self(mode)
+        return self
+
+    def __init__(self, mode=True):
+        self._inference = True if callable(mode) else bool(mode)
+
+    def __enter__(self):
+        self._prev = (_STATE["enabled"], _INFERENCE[0])
+        if self._inference:
+            _STATE["enabled"], _INFERENCE[0] = False, True
+        return None
+
+    def __exit__(self, *exc):
+        _STATE["enabled"], _INFERENCE[0] = self._prev
+        return False
+
+    def __call__(self, fn):
+        inference = self._inference
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+_INFERENCE = [False]
+
+
+def is_inference_mode_enabled() -> bool:
+    return _INFERENCE[0]

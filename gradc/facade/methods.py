@@ -12,11 +12,12 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import autograd, dtypes, grad_mode, indexing
+from gradc.facade import autograd, dtypes, grad_mode, indexing, tensor_extras
 from gradc.facade import functional as fn
 from gradc.facade.nn import functional as nnf
+from gradc.facade.nn import functional_layers as nn_layers
 from gradc.facade.record import aval_of, bind_hook, record
-from gradc.facade.tensor import Tensor, device
+from gradc.facade.tensor import Tensor
 
 
 def _is_num(x):
@@ -152,7 +153,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
 
-    T.flatten = lambda a: a.reshape(-1)
+    T.flatten = lambda a, start_dim=0, end_dim=-1: nn_layers.flatten(a, start_dim, end_dim)
     T.view_as = lambda a, b: a.view(b.shape)
     T.reshape_as = lambda a, b: a.reshape(b.shape)
     T.squeeze = lambda a, dim=None: fn.squeeze(a, dim)
@@ -203,13 +204,14 @@ def _install_core(T):
     """The registry protocol, ``backward``, conversions, ``clone``, in-place writes and indexing."""
     T.aval = property(aval_of)
     T.__gradc_bind__ = classmethod(_bind)
-    for f in (backward, to, contiguous, clone, _inplace, zero_):
+    for f in (backward, contiguous, clone, _inplace, zero_):
         setattr(T, f.__name__, f)
     for name, dt in [("float", dtypes.float32), ("double", dtypes.float64), ("long", dtypes.int64),
                      ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16)]:
         setattr(T, name, _converter(name, dt))
     T.__setitem__ = indexing.setitem
     T.__getitem__ = indexing.getitem
+    tensor_extras.install(T)  # to(device, dtype), cuda, new_ones, ...
 
 
 def _bind(cls, op, args, params):
@@ -218,18 +220,6 @@ def _bind(cls, op, args, params):
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     autograd.backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs)
-
-
-def to(self, dtype=None, *args, **kwargs):
-    dtype = kwargs.get("dtype", dtype)
-    if dtype is None or isinstance(dtype, (str, device)):
-        return self
-    dt = dtypes.to_dtype(dtype)
-    if dt is self.dtype:
-        return self
-    if dt.kind < 2 or self.dtype.kind < 2:
-        return Tensor._wrap(self._data.astype(dt.np))
-    return record("ToCopyBackward0", lambda x: fn.cast(x, dt), [self])
 
 
 def _converter(name, dt):

@@ -157,8 +157,10 @@ def _vjp_by_tape(tape, vals, root, edges, ct):
         return [np.zeros_like(v) if e is not None else None for v, e in zip(vals, edges)]
     cts = {id(root): ct}
     for op, args, params, out in reversed(tape):
+        if op.nondiff:  # before the pop: an identity op (stop_gradient) returns its input object itself
+            continue
         g = cts.pop(id(out), None)
-        if g is None or op.nondiff:
+        if g is None:
             continue
         needs = tuple(id(a) in live for a in args)
         res = op.vjp(g, out, *args, needs=needs, **params)

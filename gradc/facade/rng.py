@@ -19,9 +19,30 @@ _MASK53 = (1 << 53) - 1
 _MASK24 = (1 << 24) - 1
 
 
+DEFAULT_SEED = 67280421310721  # what a fresh torch.Generator() starts from
+
+
 class Generator:
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int = DEFAULT_SEED, device="cpu"):
         self.seed(seed)
+
+    def manual_seed(self, seed: int):
+        """Reseed (torch's spelling); returns the generator, so ``Generator().manual_seed(42)`` chains."""
+        return self.seed(seed)
+
+    def random64(self) -> int:
+        """A 64-bit draw: two 32-bit words, the first one high (torch's ``random64``)."""
+        hi = self._u32()
+        return (hi << 32) | self._u32()
+
+    def permutation(self, n: int) -> list:
+        """torch's ``randperm(n)``: swap element i with one of i..n-1 chosen by ``random() % (n - i)``."""
+        out = list(range(n))
+        raw = [int(v) for v in self._mt.random_raw(n - 1)] if n > 1 else []
+        for i, r in enumerate(raw):
+            j = i + r % (n - i)
+            out[i], out[j] = out[j], out[i]
+        return out
 
     def seed(self, seed: int):
         self._seed = int(seed)
@@ -40,6 +61,12 @@ class Generator:
         hi = self._u32()
         lo = self._u32()
         return (((hi << 32) | lo) & _MASK53) / float(1 << 53)
+
+    def doubles(self, n: int) -> np.ndarray:
+        """``n`` float64 values in [0, 1), 53 bits of two draws each (``_double``, vectorised)."""
+        raw = np.asarray(self._mt.random_raw(2 * n), dtype=np.uint64) if n else np.zeros(0, np.uint64)
+        both = (raw[0::2] << np.uint64(32)) | raw[1::2]
+        return (both & np.uint64(_MASK53)).astype(np.float64) / float(1 << 53)
 
     def _floats(self, n: int) -> np.ndarray:
         raw = np.asarray(self._mt.random_raw(n), dtype=np.uint64) if n else np.zeros(0, np.uint64)

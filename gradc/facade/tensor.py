@@ -40,17 +40,6 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-class device:  # noqa: N801 - torch spelling
-    def __init__(self, type="cpu"):  # noqa: A002
-        self.type = type
-
-    def __repr__(self):
-        return f"device(type='{self.type}')"
-
-    def __str__(self):
-        return self.type
-
-
 class MinMax(tuple):
     """``(values, indices)`` of ``max(dim)`` / ``min(dim)``."""
 
@@ -113,7 +102,6 @@ class Tensor:
     dtype = property(lambda self: dtypes.from_np(self._data.dtype))
     shape = property(lambda self: Size(self._data.shape))
     ndim = property(lambda self: self._data.ndim)
-    device = property(lambda self: device("cpu"))
     is_leaf = property(lambda self: self._grad_fn is None)
     grad_fn = property(lambda self: self._grad_fn)
     retains_grad = property(lambda self: self._retains_grad)

@@ -1,8 +1,16 @@
 """The torch-style names ``gradc`` exports (``import gradc as torch``)."""
 from __future__ import annotations
 
-from gradc.facade import dtypes
+import numpy as _np
+
+from gradc.errors import user_facing as _user_facing
+from gradc.facade import (
+    cuda,  # noqa: F401 - torch.cuda
+    dtypes,
+)
+from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
+from gradc.facade import rng as _rng
 from gradc.facade.creation import (  # noqa: F401
     arange,
     as_tensor,
@@ -24,9 +32,24 @@ from gradc.facade.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
-from gradc.facade.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from gradc.facade.devices import (  # noqa: F401
+    device,  # noqa: F401
+    get_default_device,
+    set_default_device,
+)
+from gradc.facade.func import vmap  # noqa: F401 - torch.vmap is torch.func.vmap
+from gradc.facade.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from gradc.facade.rng import Generator, initial_seed, manual_seed  # noqa: F401
-from gradc.facade.tensor import Size, Tensor, device  # noqa: F401
+from gradc.facade.serialization import load, save  # noqa: F401
+from gradc.facade.tensor import Size, Tensor  # noqa: F401
+from gradc.facade.torch_args import method_fn, torch_fn, with_out
 from gradc.facade.traceable import TRACED, traceable
 
 float16 = half = dtypes.float16
@@ -54,29 +77,86 @@ def numel(t):
     return t.numel()
 
 
-def _method(name):
-    def call(t, *args, **kwargs):
-        return getattr(t, name)(*args, **kwargs)
-    call.__name__ = name
-    return call
-
-
-add, sub, mul, div, matmul, mm, bmm, dot, mv = _fn.add, _fn.sub, _fn.mul, _fn.div, _fn.matmul, _fn.mm, _fn.bmm, \
-    _fn.matmul, _fn.matmul
-pow, maximum, minimum, where, cat, stack = _fn.pow, _fn.maximum, _fn.minimum, _fn.where, _fn.cat, _fn.stack  # noqa: A001
-sigmoid, relu, clamp, square, reciprocal = _fn.sigmoid, _fn.relu, _fn.clamp, _fn.square, _fn.reciprocal
-subtract, multiply, divide, clip = sub, mul, div, clamp
+_binary_names = ("input", "other")
+_METHOD_ARGS = {"reshape": ("input", "shape"), "transpose": ("input", "dim0", "dim1"), "permute": ("input", "dims"),
+                "flatten": ("input", "start_dim", "end_dim"), "flip": ("input", "dims"),
+                **{n: ("input", "dim") for n in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "squeeze",
+                                                 "unsqueeze", "softmax", "log_softmax", "all", "any")},
+                **{n: _binary_names for n in ("eq", "ne", "gt", "lt", "ge", "le")}}
+add, sub, mul, div, pow, maximum, minimum = (  # noqa: A001
+    torch_fn(f, n, names) for f, n, names in (
+        (_fn.add, "add", _binary_names), (_fn.sub, "sub", _binary_names), (_fn.mul, "mul", _binary_names),
+        (_fn.div, "div", _binary_names), (_fn.pow, "pow", ("input", "exponent")),
+        (_fn.maximum, "maximum", _binary_names), (_fn.minimum, "minimum", _binary_names)))
+matmul = torch_fn(_fn.matmul, "matmul")
+mm, bmm = torch_fn(_fn.mm, "mm", ("input", "mat2")), torch_fn(_fn.bmm, "bmm", ("input", "mat2"))
+dot, mv = torch_fn(_fn.matmul, "dot", ("input", "tensor")), torch_fn(_fn.matmul, "mv", ("input", "vec"))
+where = torch_fn(_fn.where, "where", ("condition", "input", "other"))
+cat, stack = torch_fn(_fn.cat, "cat", ("tensors", "dim")), torch_fn(_fn.stack, "stack", ("tensors", "dim"))
+sigmoid, relu, square, reciprocal = (torch_fn(f, n, ("input",)) for f, n in (
+    (_fn.sigmoid, "sigmoid"), (_fn.relu, "relu"), (_fn.square, "square"), (_fn.reciprocal, "reciprocal")))
+clamp = torch_fn(_fn.clamp, "clamp", ("input", "min", "max"))
+subtract, multiply, divide, clip, true_divide = sub, mul, div, clamp, div
 (exp, log, sin, cos, tanh, sqrt, abs, neg, log1p, sign, floor, sum, mean, max, min, prod, argmax, argmin,  # noqa: A001
  reshape, transpose, t, squeeze, unsqueeze, flatten, permute, eq, ne, gt, lt, ge, le, all, any, norm, clone,
  softmax, log_softmax, flip, detach) = (
-    _method(n) for n in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "neg", "log1p", "sign", "floor", "sum",
-                         "mean", "max", "min", "prod", "argmax", "argmin", "reshape", "transpose", "t", "squeeze",
-                         "unsqueeze", "flatten", "permute", "eq", "ne", "gt", "lt", "ge", "le", "all", "any", "norm",
-                         "clone", "softmax", "log_softmax", "flip", "detach"))
+    method_fn(n, _METHOD_ARGS.get(n, ("input",))) for n in (
+        "exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "neg", "log1p", "sign", "floor", "sum", "mean", "max", "min",
+        "prod", "argmax", "argmin", "reshape", "transpose", "t", "squeeze", "unsqueeze", "flatten", "permute", "eq",
+        "ne", "gt", "lt", "ge", "le", "all", "any", "norm", "clone", "softmax", "log_softmax", "flip", "detach"))
 negative, absolute = neg, abs
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002 - torch names
+    """Whether ``|input - other| <= atol + rtol * |other|`` everywhere (a Python bool)."""
+    return _np.allclose(input._data, getattr(other, "_data", other), rtol, atol, equal_nan)  # a Python bool
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    return Tensor._wrap(_np.isclose(input._data, getattr(other, "_data", other), rtol, atol, equal_nan))
+
+
+def equal(input, other):  # noqa: A002
+    """Same shape and the same values (a Python bool)."""
+    return input.shape == other.shape and _np.array_equal(input._data, other._data)
+
+
+_DETERMINISTIC = [False]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Recorded only: every gradc kernel is deterministic already."""
+    _DETERMINISTIC[0] = mode is True or mode == 1
+
+
+def are_deterministic_algorithms_enabled():
+    return _DETERMINISTIC[0]
+
+
+def set_num_threads(n):
+    """Accepted and ignored: NumPy's BLAS decides its own threading."""
+
+
+def get_num_threads():
+    return 1
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):  # noqa: F811
+    """A random permutation of ``0..n-1``, the same as torch's for the same generator state."""
+    _devices.check(device)
+    g = _rng.default_generator if generator is None else generator
+    data = _np.asarray(g.permutation(int(n)), dtype=(dtypes.to_dtype(dtype) or dtypes.int64).np)
+    return with_out(tensor(data, requires_grad=requires_grad), out, "randperm")
+
+
+# factories take device=: a CUDA request surfaces at the user's line, without gradc's frames
+for _name in ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn",
+              "randint", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randperm"):
+    globals()[_name] = _user_facing(globals()[_name])
 
 for _name in TRACED:
     if _name in globals():
         globals()[_name] = traceable(_name, globals()[_name])
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("annotations", "dtypes", "TRACED", "traceable")]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out")]

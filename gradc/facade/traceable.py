@@ -87,7 +87,13 @@ TRACED = {
     "softmax": lambda x, dim=None, dtype=None: ew.exp(_log_softmax(x, dim)),
     "log_softmax": lambda x, dim=None, dtype=None: _log_softmax(x, dim),
     "binary_cross_entropy_with_logits": _bce_logits, "mse_loss": _mse,
+    "linear": lambda x, w, b=None: _linear(x, getattr(w, "_data", w), getattr(b, "_data", b)),
 }
+
+
+def _linear(x, w, b):
+    y = la.matmul(x, sh.transpose(w))
+    return y if b is None else ew.add(y, b)
 
 
 def traceable(name, f):

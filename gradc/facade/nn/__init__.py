@@ -2,14 +2,49 @@
 
 Imported as ``gradc.nn`` (an alias, see ``gradc.facade.torch_modules``).
 """
-from gradc.facade.nn import functional
-from gradc.facade.nn.modules import (
+from gradc.facade.nn import functional, utils  # noqa: F401 - torch.nn.utils
+from gradc.facade.nn.containers import ModuleDict, ModuleList
+from gradc.facade.nn.layers import (
+                              AdaptiveAvgPool2d,
+                              AvgPool2d,
+                              BatchNorm1d,
+                              BatchNorm2d,
+                              Conv2d,
+                              Dropout,
+                              Embedding,
+                              Flatten,
+                              Identity,
+                              LayerNorm,
+                              LogSoftmax,
+                              MaxPool2d,
+                              Softmax,
+                              Unflatten,
+)
+from gradc.facade.nn.layers_extra import (
+                              ELU,
+                              GELU,
+                              AdaptiveAvgPool1d,
+                              AvgPool1d,
+                              Conv1d,
+                              EmbeddingBag,
+                              LeakyReLU,
+                              MaxPool1d,
+                              SiLU,
+                              Softplus,
+)
+from gradc.facade.nn.losses import (
                               BCELoss,
                               BCEWithLogitsLoss,
                               CrossEntropyLoss,
+                              HuberLoss,
+                              L1Loss,
+                              MSELoss,
+                              NLLLoss,
+                              SmoothL1Loss,
+)
+from gradc.facade.nn.modules import (
                               Linear,
                               Module,
-                              MSELoss,
                               Parameter,
                               ReLU,
                               Sequential,
@@ -19,3 +54,8 @@ from gradc.facade.nn.modules import (
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Linear", "MSELoss", "Module", "Parameter", "ReLU",
            "Sequential", "Sigmoid", "Tanh", "functional"]
+__all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv2d", "Dropout", "Embedding", "Flatten",
+            "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LogSoftmax", "MaxPool2d", "ModuleDict", "ModuleList",
+            "NLLLoss", "SmoothL1Loss", "Softmax", "Unflatten"]
+__all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "Conv1d", "ELU", "EmbeddingBag", "GELU", "LeakyReLU", "MaxPool1d",
+            "SiLU", "Softplus"]

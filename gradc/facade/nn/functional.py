@@ -15,9 +15,36 @@ import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.api import value_and_grad as _value_and_grad  # private: F's names stay torch's
+from gradc.facade import dtypes, grad_mode
 from gradc.facade import functional as fn
-from gradc.facade import grad_mode
-from gradc.facade.creation import rand as _rand
+from gradc.facade.nn.functional_extra import (  # noqa: F401 - torch.nn.functional's names
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    conv1d,
+    elu,
+    embedding_bag,
+    max_pool1d,
+    pad,
+    softplus,
+)
+from gradc.facade.nn.functional_layers import (  # noqa: F401
+    adaptive_avg_pool2d,
+    avg_pool2d,
+    batch_norm,
+    conv2d,
+    dropout,
+    embedding,
+    layer_norm,
+    max_pool2d,
+)
+from gradc.facade.nn.functional_losses import (  # noqa: F401
+    binary_cross_entropy,
+    cross_entropy,
+    huber_loss,
+    l1_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.facade.traceable import bce_logits_terms, traceable
@@ -101,43 +128,21 @@ def _bce_logits_compiled(f, input, target, reduction):  # noqa: A002
                   precomputed=(value, grads))
 
 
-def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa: A002
-    def f(p, y):
-        logp = ew.maximum(ew.log(p), -100.0)
-        log1mp = ew.maximum(ew.log(ew.sub(1.0, p)), -100.0)
-        loss = ew.neg(ew.add(ew.mul(y, logp), ew.mul(ew.sub(1.0, y), log1mp)))
-        return _reduce(loss, reduction)
-    return record("BinaryCrossEntropyBackward0", f, [input, target], saves=True, saved=[input, target])
-
-
 def mse_loss(input, target, reduction="mean"):  # noqa: A002
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=2)
 
+    # torch computes in the promoted dtype: a float32 input and an int64 target give a float32 loss
+    dt = dtypes.promote(input, target) if input.dtype is not target.dtype else None
+
     def f(x, y):
+        if dt is not None:
+            x, y = fn.cast(x, dt), fn.cast(y, dt)
         diff = ew.sub(x, y)
         return _reduce(ew.mul(diff, diff), reduction)
     return record("MseLossBackward0", f, [input, target], saves=True, saved=[input, target])
-
-
-def nll_loss(input, target, reduction="mean"):  # noqa: A002
-    idx = _data(target).astype(np.int64)
-    rows = np.arange(idx.shape[0])
-
-    def f(logp):
-        picked = ew.neg(sh.gather(logp, [rows, idx], (("array", 0), ("array", 1))))
-        return _reduce(picked, reduction)
-    return record("NllLossBackward0", f, [input], saves=True, saved=[input])
-
-
-def cross_entropy(input, target, reduction="mean"):  # noqa: A002
-    if target.dtype.kind == 2:  # class probabilities
-        logp = log_softmax(input, 1)
-        return record("NllLossBackward0", lambda lp, y: _reduce(ew.neg(rd.sum_(ew.mul(lp, y), 1)), reduction),
-                      [logp, target], saves=True)
-    return nll_loss(log_softmax(input, 1), target, reduction)
 
 
 def leaky_relu(input, negative_slope=0.01):  # noqa: A002
@@ -174,16 +179,11 @@ def gelu(input, approximate="none"):  # noqa: A002
     return record("GeluBackward0", f, [input], saves=True, saved=[input])
 
 
-def silu(input):  # noqa: A002
-    return input * fn.sigmoid(input)
+def silu(input, inplace=False):  # noqa: A002
+    return record("SiluBackward0", lambda x: ew.div(x, ew.add(ew.exp(ew.neg(x)), 1.0)), [input], saves=True,
+                  saved=[input])
 
 
-def dropout(input, p=0.5, training=True):  # noqa: A002
-    if not training or p == 0:
-        return input
-    keep = (_rand(*input.shape) >= p)._data
-    return input * Tensor._wrap(keep.astype(input._data.dtype) / (1 - p))
-
-
-for _name in ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss"):
+for _name in ("relu", "sigmoid", "tanh", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss",
+              "linear"):
     globals()[_name] = traceable(_name, globals()[_name])
