@@ -15,10 +15,10 @@ The packages, one per stage; each imports only from the ones before it
     passes/      fold, cse, dce
     backends/    numpy/ and c/: emit source from a Graph and load it
     api          grad, value_and_grad, trace, compile: the decorator and library entry points
-    derivatives  jvp, vjp, hvp, custom rules (and Jacobians, Hessians): every other derivative as code
+    derivatives  jvp, vjp, hvp (and Jacobians, Hessians): every other derivative as emitted code
     cli/         the gradc command
     facade/      the torch-style Tensor (on ir and ops; api for compiling), aliased as
-                 gradc.nn, gradc.nn.functional and gradc.autograd for ``import gradc as torch``
+                 gradc.nn, gradc.optim, gradc.utils.data, gradc.autograd, ... for ``import gradc as torch``
 
 >>> import numpy as np, gradc
 >>> gradc.grad(lambda x: np.sum(np.sin(x)))(np.zeros(3))
@@ -28,19 +28,42 @@ import importlib as _importlib
 import sys as _sys
 
 from gradc.api import Compiled, compile, grad, trace, value_and_grad
-from gradc.derivatives import custom_jvp, custom_vjp, hvp, jvp, stop_gradient, vjp
-from gradc.errors import ArgumentError, EmitError, GradcError, MissingRuleError, ShapeError, TraceError
+from gradc.derivatives import (
+    checkpoint,
+    custom_jvp,
+    custom_vjp,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    stop_gradient,
+    vjp,
+)
+from gradc.errors import (
+    ArgumentError,
+    EmitError,
+    GradcError,
+    GradcWarning,
+    MissingRuleError,
+    ShapeError,
+    StaleStateError,
+    TraceError,
+)
 from gradc.facade import torch_api as _torch_api
 from gradc.facade.torch_modules import ALIASES as _ALIASES
+from gradc.facade.torch_modules import AliasFinder as _AliasFinder
 from gradc.ir.graph import Graph
 
-# torch's module paths (torch.autograd, torch.nn, torch.nn.functional; later torch.optim, torch.utils.data,
+# torch's module paths (torch.autograd, torch.nn, torch.nn.functional, torch.optim, torch.utils.data,
 # torch.func) are modules of gradc.facade: register them under gradc's name instead of a shim package each
 for _alias, _target in _ALIASES.items():
     _sys.modules[_alias] = _importlib.import_module(_target)
     _parent, _child = _alias.rsplit(".", 1)
     setattr(_sys.modules[_parent], _child, _sys.modules[_alias])
 del _alias, _target, _parent, _child
+_sys.meta_path.append(_AliasFinder())  # ``import torch.nn`` where sys.modules["torch"] is gradc
 autograd, nn = _sys.modules["gradc.autograd"], _sys.modules["gradc.nn"]
 
 # torch-style names for ``import gradc as torch`` (gradc.grad stays the compiler's grad)
@@ -49,6 +72,7 @@ globals().update({n: getattr(_torch_api, n) for n in _torch_names})
 
 __version__ = "0.1.0"
 
-__all__ = ["ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "MissingRuleError", "ShapeError",
-           "TraceError", "autograd", "compile", "custom_jvp", "custom_vjp", "grad", "hvp", "jvp", "nn",
-           "stop_gradient", "trace", "value_and_grad", "vjp"] + _torch_names
+__all__ = ["ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
+           "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
+           "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "stop_gradient",
+           "trace", "value_and_grad", "vjp"] + _torch_names
