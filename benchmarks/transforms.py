@@ -118,6 +118,13 @@ def main(argv=None):
     for name, fn in [("gradc jacfwd (NumPy)", gradc.jacfwd(map_100)), ("gradc jacrev (NumPy)", gradc.jacrev(map_100))]:
         jac_impls[name] = lambda fn=fn: fn(*jac_args)
     hess_impls["gradc hessian (NumPy)"] = lambda fn=gradc.hessian(logistic): fn(*hess_args)
+    from gradc.backends.c.build import find_compiler
+
+    if find_compiler() is not None:  # the same units on the C target (ctypes calls)
+        jac_c = gradc.compile(map_100, *jac_args, mode="jacobian", target="c", wrt=0).jacobian
+        hess_c = gradc.compile(logistic, *hess_args, mode="hessian", target="c", wrt=0).hessian
+        jac_impls["gradc jacobian (C)"] = lambda: jac_c(*jac_args)
+        hess_impls["gradc hessian (C)"] = lambda: hess_c(*hess_args)
     for name, (kind, fn) in peers(opts).items():
         if kind == "jac":
             jac_impls[name] = lambda fn=fn: fn(*jac_args)

@@ -11,11 +11,11 @@ The packages, one per stage; each imports only from the ones before it
     ir/          types, atoms, graphs, the op registry, printer, dot, verify, interpreter
     ops/         the ops: one defop each (type rule, impl, VJP, NumPy/math/C spellings)
     trace/       the NumPy tracer and dispatch: a Python function becomes a Graph
-    transforms/  derivatives as graph-to-graph transforms (reverse mode)
+    transforms/  derivatives as graph-to-graph transforms: reverse, forward (jvp), batching (vmap)
     passes/      fold, cse, dce
     backends/    numpy/ and c/: emit source from a Graph and load it
+    derivatives/ jvp, vjp, hvp, Jacobians, Hessians, custom rules, checkpoint, the compile modes
     api          grad, value_and_grad, trace, compile: the decorator and library entry points
-    derivatives  jvp, vjp, hvp (and Jacobians, Hessians): every other derivative as emitted code
     cli/         the gradc command
     facade/      the torch-style Tensor (on ir and ops; api for compiling), aliased as
                  gradc.nn, gradc.optim, gradc.utils.data, gradc.autograd, ... for ``import gradc as torch``

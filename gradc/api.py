@@ -18,6 +18,7 @@ import numpy as np
 
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
+from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
@@ -86,23 +87,48 @@ class Compiled:
 
 
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", **example_kwargs):
+def compile(f, *example_args, wrt=0, target="numpy", mode="grad", **example_kwargs):
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
+
+    ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
+    derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
+    for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
 
     >>> import numpy as np
     >>> c = compile(lambda x: np.sum(np.sin(x)), np.zeros(2))
     >>> c.grad(np.zeros(2))
     array([1., 1.])
+    >>> compile(lambda x: x ** 2, np.ones(2), mode="jvp").jvp(np.ones(2), np.ones(2))
+    (array([1., 1.]), array([2., 2.]))
     """
     if target not in ("numpy", "c"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy' or target='c'")
+    if mode not in MODES:
+        raise ArgumentError(f"unknown mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
     graph = _trace(f, *example_args, **example_kwargs)
+    if mode != "grad":
+        return _compile_mode(f, graph, example_args, example_kwargs, wrt, target, mode)
     names, as_tuple = _check_grad_signature(f, graph, wrt)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
         return CCompiled(graph, names, as_tuple)
     return Compiled(graph, names, as_tuple)
+
+
+def _compile_mode(f, graph, args, kwargs, wrt, target, mode):
+    """``compile(..., mode=...)`` for a mode other than grad."""
+    where = def_location(f)
+    if kwargs:
+        args = tuple(bind_arguments(f, args, kwargs).values())
+    names, _ = resolve_wrt(graph, wrt, where)
+    if mode in SCALAR_MODES:
+        ad.check_differentiable_output(graph, what=mode, where=where)
+    if target == "c":
+        from gradc.backends.c.unit import CUnit  # imported here: only the C target needs sympy and ctypes
+
+        return CUnit(mode_functions(f, graph, args, names, mode), graph, names, mode)
+    return Unit(f, graph, args, names, mode)
 
 
 def _check_grad_signature(f, graph, wrt):

@@ -3,7 +3,7 @@
 Every ``import`` and ``from ... import`` statement counts, wherever it stands (inside
 functions too): a lazy import that closes a circle is still a circle.
 
-    errors <- ir <- ops <- trace <- transforms <- passes <- backends <- api <- derivatives <- cli
+    errors <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- cli
     facade: on errors, ir, ops and api only; nothing below the top imports the facade
     backends/numpy and backends/c never import each other
 """
@@ -16,7 +16,7 @@ import pytest
 
 GRADC = pathlib.Path(__file__).resolve().parents[1] / "gradc"
 
-ORDER = ["errors", "ir", "ops", "trace", "transforms", "passes", "backends", "api", "derivatives", "cli"]
+ORDER = ["errors", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives", "api", "cli"]
 FACADE_MAY_IMPORT = {"errors", "ir", "ops", "api", "facade"}
 TOP = {"", "__main__"}  # gradc/__init__.py and gradc/__main__.py assemble the public names
 

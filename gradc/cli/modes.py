@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from gradc.cli.check import EXIT_CHECK_FAILED, random_value
-from gradc.cli.load import CliError, Job
+from gradc.cli.load import Job
 from gradc.derivatives.modes import MODES, SCALAR_MODES, mode_functions
 
 __all__ = ["MODES", "compile_mode"]
@@ -29,8 +29,15 @@ def compile_mode(args, interval, header_lines):
     header = header_lines(job, args)
     functions = mode_functions(job.func, job.graph, job.examples, job.wrt, args.mode)
     if args.target == "c":
-        raise CliError(f"--mode {args.mode} with --target c is not available yet", where="",
-                       hint="emit NumPy (leave out --target c), or use --mode grad for C")
+        from gradc.backends.c.unit import CUnit, unit_sources
+
+        source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header)
+        status = 0
+        if args.check:
+            unit = CUnit(functions, job.graph, job.wrt, args.mode)
+            status = check_mode(job, args.mode, (unit.forward, getattr(unit, args.mode)), interval)
+        outputs = [(args.dest, source)] + ([(args.header_dest, c_header)] if args.header_dest else [])
+        return status, outputs, [args.header_note] if args.header_note else []
     source = emit_module([Function(name, graph, doc, returns=returns) for name, graph, doc, returns in functions],
                          header)
     status = check_mode(job, args.mode, source, interval) if args.check else 0
@@ -43,13 +50,19 @@ def _flat(value):
     return [np.asarray(value, dtype=np.float64)]
 
 
-def check_mode(job, mode, source, interval, h=1e-5):
-    """Run the emitted FUNC_<mode> on random inputs against finite differences of FUNC; print one verdict line."""
+def check_mode(job, mode, code, interval, h=1e-5):
+    """Run the emitted FUNC_<mode> on random inputs against finite differences of FUNC; print one verdict line.
+
+    ``code`` is the emitted NumPy module's source, or the pair ``(FUNC, FUNC_<mode>)`` (the C target's).
+    """
     from gradc.backends.numpy.load import load_source
 
     name = job.graph.name
-    namespace = load_source(source, name)
-    f, derivative = namespace[name], namespace[f"{name}_{mode}"]
+    if isinstance(code, str):
+        namespace = load_source(code, name)
+        f, derivative = namespace[name], namespace[f"{name}_{mode}"]
+    else:
+        f, derivative = code
     rng = np.random.default_rng(0)
     types = {p: t for p, t in job.types.items()}
     values = {p: random_value(t, rng, interval) for p, t in types.items()}

@@ -1,8 +1,8 @@
-"""Every derivative as emitted code, beyond ``grad``: the layer above ``gradc.api``.
+"""Every derivative as emitted code, beyond ``grad``: the layer between the backends and ``gradc.api``.
 
 ``transforms`` (``jvp``, ``vjp``, ``hvp``), ``jacobians`` (``jacfwd``, ``jacrev``,
 ``jacobian``, ``hessian``) and ``custom`` (``custom_vjp``, ``custom_jvp``,
-``stop_gradient``, ``checkpoint``). May import every layer below it (not the facade, not the CLI).
+``stop_gradient``, ``checkpoint``). May import every layer below it (not ``gradc.api``, the facade or the CLI).
 
 >>> import numpy as np
 >>> from gradc.derivatives import jvp

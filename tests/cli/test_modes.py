@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from cli_harness import run_cli
 
+import gradc
+from gradc.backends.c.build import find_compiler
 from gradc.ops import OPS
 from gradc.ops import elementwise as ew
 
@@ -86,6 +88,47 @@ def test_mode_errors_are_one_line(work):
     assert result.status == 2 and "needs a scalar output" in result.stderr and "model.py" in result.stderr
     result = run_cli("compile", "model.py:layer", "--mode", "bogus", cwd=work)
     assert result.status == 2 and "invalid choice" in result.stderr
-    result = run_cli("compile", "model.py:layer", "--mode", "jvp", "--target", "c", "-o", "x.c", cwd=work)
-    assert result.status == 2 and "not available yet" in result.stderr
+    result = run_cli("compile", "model.py:layer", "--mode", "hvp", "--target", "c", "-o", "x.c", cwd=work)
+    assert result.status == 2 and "needs a scalar output" in result.stderr
     assert not (work / "x.c").exists()
+
+
+@pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+@pytest.mark.parametrize("func,mode", CASES)
+def test_every_mode_on_the_c_target(work, func, mode):
+    result = run_cli("compile", f"model.py:{func}", "--mode", mode, "--target", "c", "--check", "-o", "out.c",
+                     cwd=work)
+    assert result.status == 0, result
+    assert f"check: ok: {mode} agrees with finite differences" in result.stderr
+    header = (work / "out.h").read_text()
+    assert f"void {func}_{mode}(" in header and "ABI:" in header
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_compile_with_a_mode_in_the_library(target):
+    if target == "c" and find_compiler() is None:
+        pytest.skip("no C compiler")
+
+    def layer(x, W):
+        return np.tanh(W @ x) * x
+
+    x, W = np.array([0.2, -0.4, 0.9]), np.arange(9.0).reshape(3, 3) / 10
+    t = np.tanh(W @ x)
+    expected = (1 - t * t)[:, None] * W * x[:, None] + np.diag(t)
+    unit = gradc.compile(layer, x, W, mode="jacobian", target=target)
+    np.testing.assert_allclose(unit.jacobian(x, W), expected, rtol=1e-12)
+    np.testing.assert_allclose(unit.forward(x, W), t * x, rtol=1e-15)
+    v = np.array([1.0, -2.0, 0.5])
+    value, dot = gradc.compile(layer, x, W, mode="jvp", target=target).jvp(x, W, v)
+    np.testing.assert_allclose(dot, expected @ v, rtol=1e-12)
+    value, x_bar = gradc.compile(layer, x, W, mode="vjp", target=target).vjp(x, W, v)
+    np.testing.assert_allclose(x_bar, v @ expected, rtol=1e-12)
+    loss = lambda w: np.sum(np.log1p(np.exp(w)))  # noqa: E731
+    w = np.array([0.3, -1.0])
+    s = 1 / (1 + np.exp(-w))
+    np.testing.assert_allclose(gradc.compile(loss, w, mode="hessian", target=target).hessian(w), np.diag(s * (1 - s)),
+                               rtol=1e-12)
+    np.testing.assert_allclose(gradc.compile(loss, w, mode="hvp", target=target).hvp(w, v[:2]), s * (1 - s) * v[:2],
+                               rtol=1e-12)
+    with pytest.raises(gradc.ArgumentError, match="unknown mode"):
+        gradc.compile(loss, w, mode="jacobians")
