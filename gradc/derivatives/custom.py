@@ -71,7 +71,32 @@ def _mark(name, y, residuals, xs, key):
     return autodiff.custom_call(y, list(residuals), xs, key)
 
 
-class custom_vjp:  # noqa: N801 (JAX's spelling)
+class _WithRule:
+    """What ``custom_vjp``, ``custom_jvp`` and ``checkpoint`` share: the wrapped function, and one rule
+    key per call structure (which arguments are traced, the values of the others)."""
+
+    def __init__(self, fun):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.name = function_name(fun)
+        self.keys: dict = {}  # call structure -> rule key
+
+    def _arguments(self, args, kwargs):
+        """The arguments as a tuple in parameter order (tracing passes them by name)."""
+        return tuple(bind_arguments(self.fun, args, kwargs).values()) if kwargs else args
+
+    def _rule_key(self, args, make_rule):
+        """The traced arguments and the key of this call structure's rule (``make_rule(positions)`` on a miss)."""
+        positions, xs = _split_args(args)
+        statics = tuple(a if isinstance(a, (int, float, bool, str, type(None))) else id(a)
+                        for i, a in enumerate(args) if i not in positions)
+        structure = (tuple(positions), len(args), statics)
+        if structure not in self.keys:
+            self.keys[structure] = autodiff.register_rule(make_rule(positions))
+        return xs, self.keys[structure]
+
+
+class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
     """A function with its own reverse-mode rule: ``f.defvjp(fwd, bwd)``.
 
     ``fwd(*args) -> (value, residuals)`` (residuals: a tuple of arrays, saved for the
@@ -92,11 +117,8 @@ class custom_vjp:  # noqa: N801 (JAX's spelling)
     """
 
     def __init__(self, fun):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.name = function_name(fun)
+        super().__init__(fun)
         self.bwd = None
-        self.keys: dict = {}  # (traced positions, number of arguments) -> rule key
 
     def defvjp(self, fwd, bwd):
         """Set the rule (see the class docstring); returns None, as JAX's does."""
@@ -104,8 +126,7 @@ class custom_vjp:  # noqa: N801 (JAX's spelling)
         self.keys.clear()
 
     def __call__(self, *args, **kwargs):
-        if kwargs:  # tracing passes arguments by name: bind them to the function's parameters
-            args = tuple(bind_arguments(self.fun, args, kwargs).values())
+        args = self._arguments(args, kwargs)
         if not any(isinstance(a, Traced) for a in args):
             return self.fun(*args)
         if self.bwd is None:
@@ -117,12 +138,9 @@ class custom_vjp:  # noqa: N801 (JAX's spelling)
                              hint="e.g. `return y, (x,)`")
         y, residuals = out
         residuals = tuple(residuals) if isinstance(residuals, (tuple, list)) else (residuals,)
-        positions, xs = _split_args(args)
-        structure = (tuple(positions), len(args))
-        if structure not in self.keys:
-            rule = functools.partial(self._vjp, positions=positions, nargs=len(args))
-            self.keys[structure] = autodiff.register_rule(autodiff.Rule(self.name, vjp=rule))
-        return _mark(self.name, y, residuals, xs, self.keys[structure])
+        xs, key = self._rule_key(args, lambda positions: autodiff.Rule(
+            self.name, vjp=functools.partial(self._vjp, positions=positions, nargs=len(args))))
+        return _mark(self.name, y, residuals, xs, key)
 
     def _vjp(self, ct, residuals, xs, positions, nargs):
         cts = self.bwd(tuple(_tracer(r) for r in residuals), _tracer(ct))
@@ -134,7 +152,7 @@ class custom_vjp:  # noqa: N801 (JAX's spelling)
                 for i, x in zip(positions, xs)]
 
 
-class custom_jvp:  # noqa: N801 (JAX's spelling)
+class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
     """A function with its own forward-mode rule: ``f.defjvp(rule)``; reverse mode transposes it.
 
     ``rule(primals, tangents) -> (value, tangent)``, written in NumPy and linear in the tangents.
@@ -155,11 +173,8 @@ class custom_jvp:  # noqa: N801 (JAX's spelling)
     """
 
     def __init__(self, fun):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.name = function_name(fun)
+        super().__init__(fun)
         self.rule = None
-        self.keys: dict = {}  # (traced positions, the other arguments) -> rule key
 
     def defjvp(self, rule):
         """Set the rule (see the class docstring); returns None."""
@@ -167,21 +182,19 @@ class custom_jvp:  # noqa: N801 (JAX's spelling)
         self.keys.clear()
 
     def __call__(self, *args, **kwargs):
-        if kwargs:  # tracing passes arguments by name: bind them to the function's parameters
-            args = tuple(bind_arguments(self.fun, args, kwargs).values())
+        args = self._arguments(args, kwargs)
         if not any(isinstance(a, Traced) for a in args):
             return self.fun(*args)
         if self.rule is None:
             raise TraceError(f"{self.name} is a custom_jvp function without a rule", where=user_location(),
                              hint=f"call {self.name}.defjvp(rule) before using it")
-        positions, xs = _split_args(args)
-        statics = tuple(a if isinstance(a, (int, float, bool, str, type(None))) else id(a)
-                        for i, a in enumerate(args) if i not in positions)
-        structure = (tuple(positions), statics)
-        if structure not in self.keys:
+
+        def make_rule(positions):
             call = _Call(self, list(args), positions)
-            self.keys[structure] = autodiff.register_rule(autodiff.Rule(self.name, vjp=call.vjp, jvp=call.jvp))
-        return _mark(self.name, self.fun(*args), (), xs, self.keys[structure])
+            return autodiff.Rule(self.name, vjp=call.vjp, jvp=call.jvp)
+
+        xs, key = self._rule_key(args, make_rule)
+        return _mark(self.name, self.fun(*args), (), xs, key)
 
 
 class _Call:
@@ -220,7 +233,7 @@ class _Call:
         return evaluate(g, *xs, *zeros, ct)
 
 
-class checkpoint:  # noqa: N801 (JAX's spelling, as a decorator)
+class checkpoint(_WithRule):  # noqa: N801 (JAX's spelling, as a decorator)
     """``fn`` whose intermediate values are recomputed in the backward sweep instead of kept for it.
 
     Under reverse mode only the block's inputs are kept; the backward sweep runs the
@@ -238,26 +251,17 @@ class checkpoint:  # noqa: N801 (JAX's spelling, as a decorator)
         return x_bar
     """
 
-    def __init__(self, fun):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.name = function_name(fun)
-        self.keys: dict = {}
-
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = tuple(bind_arguments(self.fun, args, kwargs).values())
+        args = self._arguments(args, kwargs)
         if not any(isinstance(a, Traced) for a in args):
             return self.fun(*args)
-        positions, xs = _split_args(args)
-        statics = tuple(a if isinstance(a, (int, float, bool, str, type(None))) else id(a)
-                        for i, a in enumerate(args) if i not in positions)
-        structure = (tuple(positions), statics)
-        if structure not in self.keys:
+
+        def make_rule(positions):
             block = _Block(self.fun, list(args), positions)
-            self.keys[structure] = autodiff.register_rule(
-                autodiff.Rule(f"{self.name}_checkpoint", vjp=block.vjp, jvp=block.jvp))
-        return _mark(self.name, self.fun(*args), (), xs, self.keys[structure])
+            return autodiff.Rule(f"{self.name}_checkpoint", vjp=block.vjp, jvp=block.jvp)
+
+        xs, key = self._rule_key(args, make_rule)
+        return _mark(self.name, self.fun(*args), (), xs, key)
 
 
 class _Block:
