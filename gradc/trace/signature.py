@@ -84,7 +84,7 @@ def function_name(f) -> str:
     if name == "<lambda>":
         return "lambda_"
     name = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in str(name)) or "f"
-    if name[0].isdigit() or keyword.iskeyword(name) or keyword.issoftkeyword(name) or name == "None":
+    if name[0].isdigit() or keyword.iskeyword(name):  # soft keywords (match, type) are valid names
         name = f"{name}_" if not name[0].isdigit() else f"f_{name}"  # a valid identifier for the emitted def
     return name
 
