@@ -188,6 +188,9 @@ def _trisolve_impl(a, b, lower, trans):
     import scipy.linalg  # the emitted code calls SciPy too: NumPy has no triangular solve
     if np.size(b) == 0:  # SciPy refuses empty batches
         return np.zeros(np.shape(b), np.result_type(a, b))
+    if np.ndim(a) > 2 or np.ndim(b) > 2:  # SciPy batches only from 1.16 (Python 3.10 stops at 1.15)
+        t = np.tril(a) if lower else np.triu(a)
+        return np.linalg.solve(np.swapaxes(t, -1, -2) if trans else t, b)
     return scipy.linalg.solve_triangular(a, b, trans=int(trans), lower=lower)
 
 
@@ -211,6 +214,11 @@ def _trisolve_vjp(ct, out, a, b, needs, lower, trans):
 
 
 def _trisolve_spell(args, params, out, target):
+    if out.ndim > 2:  # a stack of systems: NumPy's solve of the triangle (SciPy batches only from 1.16)
+        t = spell.call("np.tril" if params["lower"] else "np.triu", args[0])
+        if params["trans"]:
+            t = spell.call("np.swapaxes", t, spell.literal(-1), spell.literal(-2))
+        return spell.call("np.linalg.solve", t, args[1])
     kwargs = {"lower": ast.Constant(params["lower"])}
     if params["trans"]:
         kwargs = {"trans": ast.Constant(1), **kwargs}
