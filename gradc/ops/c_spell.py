@@ -101,10 +101,11 @@ def sym():
                 return b
             return None
 
-        # real when both branches are: without this SymPy calls ``t0 - ite(...)`` non-real and refuses
-        # to compare it (``np.maximum(s, np.where(...))`` raised "Invalid comparison of non-real")
+        # real unless a branch is known not to be (C's values are): where SymPy cannot tell (x**2.0 is
+        # "maybe complex" to it) it called ``t0 - ite(...)`` non-real and refused to compare it
+        # (``np.maximum(s, np.where(...))`` raised "Invalid comparison of non-real")
         def _eval_is_extended_real(self):
-            return fuzzy_and(getattr(a, "is_extended_real", None) for a in self.args[1:])
+            return not any(getattr(a, "is_extended_real", None) is False for a in self.args[1:])
 
         def _eval_is_real(self):
             return fuzzy_and(getattr(a, "is_real", None) for a in self.args[1:])

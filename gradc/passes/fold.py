@@ -139,7 +139,9 @@ class _Folder(ShapeRewrites):
             inner = self.producer(x[0], "broadcast_to")
             if inner is None:  # a reshape that only adds or drops leading 1s broadcasts the same
                 inner = self.producer(x[0], "reshape")
-                if inner is not None and _strip_ones(inner.inputs[0].type.shape) != _strip_ones(x[0].type.shape):
+                # ... unless its input has more axes than the result (broadcast_to cannot drop axes)
+                if inner is not None and (_strip_ones(inner.inputs[0].type.shape) != _strip_ones(x[0].type.shape)
+                                          or len(inner.inputs[0].type.shape) > len(out.type.shape)):
                     inner = None
             if inner is not None:
                 return Eqn(op, inner.inputs, eqn.params, out)

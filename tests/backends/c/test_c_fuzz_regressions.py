@@ -1,4 +1,4 @@
-"""Programs random testing found the C target getting wrong, each as its minimal form.
+"""Programs random testing found the C target (and once the folder) getting wrong, each as its minimal form.
 
 Each is compiled to C and checked against the NumPy target, the reference interpreter
 and central finite differences (``tests/test_random_programs.py`` runs the generator).
@@ -36,6 +36,19 @@ def gather_at_broadcast_index(x, y):
     return np.sum(x[np.argmax(y) + np.zeros(3, dtype=np.int64)] * y)
 
 
+def flattened_new_axis(x):
+    # fold turned broadcast_to(reshape(x[None, :, 0:], (4,)), (1, 4)) into a broadcast of the 3-d value
+    # (NumPy target: "input operand has more dimensions than allowed"); found by the NumPy fuzzer
+    return np.sum(x[None, :, 0:].reshape(-1) + x)
+
+
+def logaddexp_of_where_of_square(x):
+    # SymPy cannot tell x**2.0 is real, so an ite of it was "maybe non-real" and the minimum's
+    # comparison raised "Invalid comparison of non-real" (found by the C fuzzer, seed 13)
+    v = x ** 2
+    return np.sum(np.minimum(np.logaddexp(x, np.where(v < 0.2, 0.5, v)), v))
+
+
 def heaviside_of_where(x):
     return np.sum(np.maximum(x, np.where(x > 0.5, x * 2.0, -x)))
 
@@ -51,6 +64,8 @@ PROGRAMS = [
     (gather_of_constant, (np.array([0.5, 1.5, -2.0]),)),
     (gather_of_broadcast_row, (np.array([[0.5, 1.5], [-2.0, 0.25], [1.0, 3.0]]),)),
     (gather_at_broadcast_index, (np.array([0.5, 1.5, -2.0]), np.array([0.1, 0.9, 0.3]))),
+    (flattened_new_axis, (np.array([[-0.69, -1.37, -1.45, 0.94]]),)),
+    (logaddexp_of_where_of_square, (np.array([0.3, -0.9, 1.2]),)),
     (heaviside_of_where, (np.array([0.2, 0.7, -1.3, 2.0]),)),
     (minimum_of_where_and_sum, (np.array([0.2, 0.7, -1.3]), np.array([0.1, 0.9, -1.0]))),
 ]
