@@ -23,28 +23,11 @@ import inspect
 
 import numpy as np
 
-from gradc.derivatives.transforms import Emitted, _cached, signature_key
-from gradc.errors import ArgumentError, user_facing
+from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashable, signature_key, tensor_args
+from gradc.errors import user_facing
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, def_location, function_name, function_origin, trace
+from gradc.trace import bind_arguments, function_name, function_origin, trace
 from gradc.transforms import batching, forward, reverse
-
-
-def _argnums(f, graph, argnums):
-    """The names of the inputs ``argnums`` picks (each a float tensor), and whether it was a tuple."""
-    as_tuple = isinstance(argnums, (tuple, list))
-    names = []
-    for a in (argnums if as_tuple else (argnums,)):
-        if not isinstance(a, (int, np.integer)) or isinstance(a, bool) or not 0 <= a < len(graph.params):
-            raise ArgumentError(f"argnums={a!r} is not a parameter position of {graph.name}", where=def_location(f),
-                                hint=f"use 0 to {len(graph.params) - 1}")
-        name = graph.params[a]
-        v = next((v for v in graph.inputs if v.name == name), None)
-        if v is None or not v.type.is_float:
-            raise ArgumentError(f"cannot differentiate with respect to {name!r}: it is not a float array",
-                                where=def_location(f), hint="pass it as a float array")
-        names.append(name)
-    return names, as_tuple
 
 
 def _basis(shape, dtype):
@@ -61,19 +44,19 @@ def _to_jacobian(batched, out_shape, in_shape, batch_first_is_input):
     return batched.reshape(tuple(out_shape) + tuple(in_shape))  # (n_out, *in) -> out + in
 
 
-def _forward_jacobians(graph, name, tensor_args):
+def _forward_jacobians(graph, name, inputs):
     """Per output, d output / d ``name`` by one batched jvp sweep."""
     jg = forward.jvp_graph(graph, [name])
     v = next(v for v in graph.inputs if v.name == name)
     n = int(np.prod(v.type.shape, dtype=np.int64))
     in_axes = [None] * len(graph.inputs) + [0]
     vg = batching.vmap_graph(jg, in_axes, n)
-    outs = evaluate(vg, *tensor_args, _basis(v.type.shape, v.type.np_dtype))
+    outs = evaluate(vg, *inputs, _basis(v.type.shape, v.type.np_dtype))
     k = len(graph.outputs)
     return [_to_jacobian(dots, o.type.shape, v.type.shape, True) for dots, o in zip(outs[k:], graph.outputs)]
 
 
-def _reverse_jacobians(graph, name, tensor_args):
+def _reverse_jacobians(graph, name, inputs):
     """Per output, d output / d ``name`` by one batched vjp sweep over that output's basis."""
     vjp = reverse.vjp_graph(graph, [name])
     v = next(v for v in graph.inputs if v.name == name)
@@ -84,7 +67,7 @@ def _reverse_jacobians(graph, name, tensor_args):
         cts[k] = _basis(o.type.shape, o.type.np_dtype)
         in_axes = [None] * len(graph.inputs) + [0 if j == k else None for j in range(len(graph.outputs))]
         vg = batching.vmap_graph(vjp, in_axes, m)
-        grads = evaluate(vg, *tensor_args, *cts)[len(graph.outputs):]
+        grads = evaluate(vg, *inputs, *cts)[len(graph.outputs):]
         result.append(_to_jacobian(grads[0], o.type.shape, v.type.shape, False))
     return result
 
@@ -92,14 +75,14 @@ def _reverse_jacobians(graph, name, tensor_args):
 def _values(f, args, argnums, mode):
     """The Jacobians of ``f`` at ``args`` as values of the trace in progress (flat), and their nesting."""
     graph = trace(f, *args)
-    names, as_tuple = _argnums(f, graph, argnums)
-    tensor_args = [a for a, p in zip(args, graph.params) if p not in graph.static]
+    names, as_tuple = argnum_names(f, graph, argnums)
+    inputs = tensor_args(graph, args)
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
         use_fwd = mode == "fwd" or (mode == "auto" and v.type.size <= sum(o.type.size for o in graph.outputs))
         sweep = _forward_jacobians if use_fwd else _reverse_jacobians
-        per_arg.append(sweep(graph, name, tensor_args))
+        per_arg.append(sweep(graph, name, inputs))
     # JAX's nesting: outputs outside, argnums inside; kept as flat values and a nested structure of positions
     flat, structure = [], []
     for k in range(len(graph.outputs)):
@@ -169,7 +152,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
         """The emitted function for these arguments (``.source`` is its module), compiled on first use."""
         if kwargs:
             args = tuple(bind_arguments(f, args, kwargs).values())
-        return _cached(f, (what, mode, _hashable(argnums)), args, lambda: build(args))
+        return _cached(f, (what, mode, hashable(argnums)), args, lambda: build(args))
 
     jac = user_facing(jac)
     jac.emitted = user_facing(emitted)
@@ -177,10 +160,6 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
 
 
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
-
-
-def _hashable(argnums):
-    return tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums
 
 
 def jacfwd(f, argnums=0):

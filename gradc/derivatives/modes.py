@@ -24,17 +24,13 @@ mode          the derivative function                            returns
 from __future__ import annotations
 
 from gradc.derivatives.jacobians import jacobian_graph, jacrev
+from gradc.derivatives.transforms import outputs_then_derivatives
 from gradc.errors import ArgumentError
 from gradc.passes import optimize
 from gradc.transforms import forward, reverse
 
 MODES = ("grad", "vjp", "jvp", "jacobian", "hessian", "hvp")
 SCALAR_MODES = ("grad", "hessian", "hvp")  # the ones that need a scalar output
-
-
-def _pair(n):
-    """``returns`` for ``n`` outputs followed by ``n`` derivatives (or by ``m`` others: see callers)."""
-    return (0, 1) if n == 1 else (tuple(range(n)), tuple(range(n, 2 * n)))
 
 
 def mode_functions(f, graph, args, wrt, mode):
@@ -49,19 +45,16 @@ def mode_functions(f, graph, args, wrt, mode):
     base = (name, optimize(graph), f"Value of {name}.", 0 if n_out == 1 else tuple(range(n_out)))
     if mode == "vjp":
         g = reverse.vjp_graph(graph, list(wrt), name=f"{name}_vjp")
-        grads = 1 if k == 1 and n_out == 1 else tuple(range(n_out, n_out + k))
-        outs = 0 if n_out == 1 else tuple(range(n_out))
+        grads = tuple(range(n_out, n_out + k)) if k > 1 else n_out
         return [base, (g.name, optimize(g), f"Value of {name} and the pull-back of its output cotangents onto "
-                                            f"({wrt_text}).", (outs, grads if k > 1 else n_out))]
+                                            f"({wrt_text}).", (base[3], grads))]
     if mode == "jvp":
         g = forward.jvp_graph(graph, list(wrt), name=f"{name}_jvp")
         return [base, (g.name, optimize(g), f"Value of {name} and its tangent along ({wrt_text}_dot) "
-                                            "(forward mode).", _pair(n_out))]
+                                            "(forward mode).", outputs_then_derivatives(g))]
     if mode == "hvp":
         reverse.check_differentiable_output(graph, what="hvp")
-        gg = reverse.grad_graph(graph, list(wrt), name=f"{name}_grad")
-        g = forward.jvp_graph(gg, list(wrt), name=f"{name}_hvp")
-        g = g.replace(outputs=g.outputs[k:])
+        g = forward.hvp_graph(graph, list(wrt))
         return [base, (g.name, optimize(g), f"Hessian of {name} with respect to ({wrt_text}) times the "
                                             "tangents (forward over reverse).", 0 if k == 1 else tuple(range(k)))]
     if mode == "jacobian":

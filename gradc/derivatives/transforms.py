@@ -136,11 +136,8 @@ def _tangents_fast(entry, f, primals, tangents, names=None):
     return _check_tangents(f, entry.primal_graph, primals, tangents, names)
 
 
-def _selected(f, graph, argnums):
-    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
-    if argnums is None:
-        names = _float_inputs(graph)
-        return names, len(names) > 1
+def argnum_names(f, graph, argnums):
+    """The names of the float inputs ``argnums`` (an int or a tuple) picks, in its order, and whether it was a tuple."""
     as_tuple = isinstance(argnums, (tuple, list))
     names = []
     for a in (argnums if as_tuple else (argnums,)):
@@ -148,13 +145,22 @@ def _selected(f, graph, argnums):
             raise ArgumentError(f"argnums={a!r} is not a parameter position of {graph.name}", where=def_location(f),
                                 hint=f"use 0 to {len(graph.params) - 1}")
         if graph.params[a] not in _float_inputs(graph):
-            raise ArgumentError(f"cannot differentiate with respect to {graph.params[a]!r}: not a float array",
+            raise ArgumentError(f"cannot differentiate with respect to {graph.params[a]!r}: it is not a float array",
                                 where=def_location(f), hint="pass it as a float array")
         names.append(graph.params[a])
+    return names, as_tuple
+
+
+def _selected(f, graph, argnums):
+    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
+    if argnums is None:
+        names = _float_inputs(graph)
+        return names, len(names) > 1
+    names, as_tuple = argnum_names(f, graph, argnums)
     return [p for p in graph.params if p in names], as_tuple
 
 
-def _structure(graph):
+def outputs_then_derivatives(graph):
     """``returns`` for outputs followed by their derivatives: ``(0, 1)`` or ``((0, 1), (2, 3))``."""
     n = len(graph.outputs) // 2
     if n == 1:
@@ -182,13 +188,13 @@ def jvp(f, primals, tangents):
 
     if signature_key(primals) is None or any(isinstance(t, Traced) for t in tangents):
         graph, jg = build_graph()
-        outs = evaluate(jg, *_tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents))
+        outs = evaluate(jg, *tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents))
         n = len(outs) // 2
         return (outs[0], outs[1]) if n == 1 else (tuple(outs[:n]), tuple(outs[n:]))
 
     def build():
         graph, jg = build_graph()
-        entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", _structure(jg),
+        entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", outputs_then_derivatives(jg),
                         _header(graph, "forward mode"))
         entry.primal_graph, entry.plan = graph, _tangent_plan(graph)
         return entry
@@ -197,7 +203,8 @@ def jvp(f, primals, tangents):
     return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
 
 
-def _tensor_args(graph, args):
+def tensor_args(graph, args):
+    """The arguments that are graph inputs (the static ones are not)."""
     return [a for a, p in zip(args, graph.params) if p not in graph.static]
 
 
@@ -218,8 +225,8 @@ def vjp(f, *primals):
     vg = reverse.vjp_graph(graph, names, name=f"{graph.name}_vjp")
     n_out = len(graph.outputs)
     if signature_key(primals) is None:
-        run = lambda *args: evaluate(vg, *_tensor_args(graph, primals), *args)  # noqa: E731
-        outs = evaluate(graph, *_tensor_args(graph, primals))
+        run = lambda *args: evaluate(vg, *tensor_args(graph, primals), *args)  # noqa: E731
+        outs = evaluate(graph, *tensor_args(graph, primals))
     else:
         def build():
             return Emitted(vg, f"Value of {graph.name} and the pull-back of the output cotangents.",
@@ -270,13 +277,11 @@ def hvp(f, primals, tangents, argnums=None):
         graph = trace(f, *primals)
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(f))
         names, as_tuple = _selected(f, graph, argnums)
-        gg = reverse.grad_graph(graph, names, name=f"{graph.name}_grad")
-        hg = forward.jvp_graph(gg, names, name=f"{graph.name}_hvp")
-        return graph, hg.replace(outputs=hg.outputs[len(names):]), names, as_tuple
+        return graph, forward.hvp_graph(graph, names), names, as_tuple
 
     if signature_key(primals) is None or any(isinstance(t, Traced) for t in tangents):
         graph, hg, names, as_tuple = build_graph()
-        outs = evaluate(hg, *_tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents, names))
+        outs = evaluate(hg, *tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents, names))
         return tuple(outs) if as_tuple else outs[0]
 
     def build():
@@ -287,9 +292,9 @@ def hvp(f, primals, tangents, argnums=None):
         entry.primal_graph, entry.names, entry.plan = graph, names, _tangent_plan(graph, names)
         return entry
 
-    entry = _cached(f, ("hvp", _hashable(argnums)), primals, build)
+    entry = _cached(f, ("hvp", hashable(argnums)), primals, build)
     return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
 
 
-def _hashable(argnums):
+def hashable(argnums):
     return tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums

@@ -24,11 +24,9 @@ op has forward mode the day it has a VJP rule. An op may still say ``jvp=`` at i
 """
 from __future__ import annotations
 
-import numpy as np
-
 from gradc.errors import MissingRuleError
 from gradc.ir.builder import Builder, Traced, next_index
-from gradc.ir.graph import Const, Graph, Var
+from gradc.ir.graph import Graph, Var
 from gradc.ir.interpret import evaluate
 from gradc.ir.registry import OPS
 from gradc.ops import elementwise as ew
@@ -107,7 +105,7 @@ def _tangent(eqn, builder, tangents):
     rule = derived_rule(op, [a.type for a in eqn.inputs], eqn.out.type, needs, eqn.params)
     if rule is None:
         return None
-    zero_ct = wrap(Const(np.zeros(eqn.out.type.shape, eqn.out.type.np_dtype)))  # drops out: see the docstring
+    zero_ct = ew.zeros_like(wrap(eqn.out))  # a broadcast scalar, not an array constant: it drops out (docstring)
     args = [zero_ct, wrap(eqn.out)] + [wrap(a) for a in eqn.inputs] + [t for t in tangents if t is not None]
     (out_dot,) = evaluate(rule, *args)
     return out_dot
@@ -147,3 +145,16 @@ def jvp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     return builder.graph(name or f"{graph.name}_jvp", list(graph.outputs) + out_dots,
                          params=graph.params + [v.name for v in builder.inputs[len(graph.inputs):]],
                          static=graph.static, origin=graph.origin)
+
+
+def hvp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
+    """Forward over reverse: ``(inputs..., w_dot for w in wrt)`` -> the Hessian of scalar ``graph`` times the tangents.
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> [v.name for v in hvp_graph(trace(lambda x: np.sum(x ** 3), np.ones(2)), ["x"]).inputs]
+    ['x', 'x_dot']
+    """
+    gg = grad_graph(graph, wrt, name=f"{graph.name}_grad")
+    hg = jvp_graph(gg, wrt, name=name or f"{graph.name}_hvp")
+    return hg.replace(outputs=hg.outputs[len(wrt):])
