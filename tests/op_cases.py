@@ -551,3 +551,13 @@ NONDIFF_CASES.extend([
     NondiffCase("det_sign", lambda a: np.linalg.slogdet(a)[0] * 1.0, [well_conditioned(2, 3, 3)], ("det_sign",)),
 ])
 # ================================================================ end of linear algebra and contractions
+
+
+# ================================================================ the other families' entries (one module each)
+import op_cases_shape  # noqa: E402
+import op_cases_special  # noqa: E402
+import op_cases_stats  # noqa: E402
+
+for _family in (op_cases_stats, op_cases_special, op_cases_shape):
+    DIFF_CASES.extend(_family.DIFF_CASES)
+    NONDIFF_CASES.extend(_family.NONDIFF_CASES)

@@ -26,6 +26,9 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     nn,
     reduce,
     shape,
+    shape_extra,
+    special,
+    stats,
 )
 
 __all__ = ["OPS", "Op", "bind", "defop", "autodiff", "elementwise", "linalg", "reduce", "shape"]

@@ -246,3 +246,11 @@ def _static_int(v):
     if isinstance(v, Traced):
         raise TraceError("a slice bound depends on a traced value", hint="slice bounds must be Python ints")
     return int(v)
+
+
+# ---------------------------------------------------------------- the other families' tables (each in its own module)
+from gradc.trace import shape_dispatch, special_dispatch, stats_dispatch  # noqa: E402  (they may use the helpers above)
+
+for _family in (stats_dispatch, special_dispatch, shape_dispatch):
+    FUNCTIONS.update(_family.FUNCTIONS)
+    UFUNCS.update(_family.UFUNCS)

@@ -12,6 +12,8 @@ Plain NumPy code reaches gradc through ``__array_ufunc__``,
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from gradc.errors import GradcError, TraceError
@@ -112,6 +114,9 @@ class Tracer(Traced):
 
     # ---- ndarray attributes a traced array cannot have: refused with the reason
     def __getattr__(self, name):
+        function = _METHOD_FUNCTIONS.get(name)
+        if function is not None and function in FUNCTIONS:  # x.var(...) is np.var(x, ...), once a family has it
+            return functools.partial(FUNCTIONS[function], self)
         refusal = _REFUSED.get(name)
         if refusal is not None:
             raise TraceError(refusal[0].format(name=name), hint=refusal[1])
@@ -226,10 +231,15 @@ class _Copy(Tracer):
         self.copied = atom
 
 
+# ndarray methods that are the NumPy function of the same name with the array first (the families' dispatch
+# tables in gradc/trace/*_dispatch.py give the functions; a method whose function no table has stays refused)
+_METHOD_FUNCTIONS = {name: getattr(np, name) for name in (
+    "var", "std", "cumsum", "cumprod", "round", "repeat", "take", "argsort", "any", "all", "nonzero", "conj",
+    "conjugate", "compress", "searchsorted")} | {"ptp": np.ptp}
 _IN_PLACE = "x.{name}() changes an array in place, which a traced array cannot do"
 _MEMORY = "x.{name} describes an array's memory; a traced array has a shape and a dtype but no memory"
 _REFUSED = {
-    "sort": (_IN_PLACE, "gradc has no sort; see `gradc ops` for what is supported"),
+    "sort": (_IN_PLACE, "use `x = np.sort(x)`, which returns a new sorted array"),
     "partition": (_IN_PLACE, "gradc has no partition; see `gradc ops` for what is supported"),
     "fill": (_IN_PLACE, "build a new array with np.full_like(x, value)"),
     "resize": (_IN_PLACE, "use x.reshape(...) for a new array of the same size"),

@@ -1,0 +1,98 @@
+"""Structured control flow: ``fori_loop``, ``while_loop``, ``cond`` and ``scan`` (JAX's signatures).
+
+On concrete values (no traced value in the predicate, the bounds or the carried values)
+each is the plain Python loop or branch it stands for. On traced values the body is
+traced once into a sub-graph and the whole loop becomes one equation of the graph,
+so the emitted code keeps a real ``for``/``while``/``if``.
+
+The capture transform (``gradc.trace.capture``) rewrites the user's ``for``, ``while``
+and ``if`` statements into calls of these, passing ``names=`` (the user's variable
+names of the carried values, for readable emitted code and errors) and ``where=``
+(``file:line`` of the statement, for errors).
+
+>>> fori_loop(0, 3, lambda i, x: x * 2.0, 1.0)
+8.0
+"""
+from __future__ import annotations
+
+from gradc.ir.builder import Traced
+
+
+def _any_traced(*values) -> bool:
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Traced):
+            return True
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return False
+
+
+def fori_loop(lower, upper, body, init_val, *, checkpoint=None, names=None, where=None):
+    """``for i in range(lower, upper): val = body(i, val)``; returns ``val``.
+
+    >>> fori_loop(0, 4, lambda i, s: s + i, 0)
+    6
+    """
+    if not _any_traced(lower, upper, init_val):
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = body(i, val)
+        return val
+    from gradc.trace import control_trace
+    return control_trace.fori_loop(lower, upper, body, init_val, checkpoint=checkpoint, names=names, where=where)
+
+
+def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None, names=None, where=None):
+    """``while cond_fun(val): val = body_fun(val)``; returns ``val``.
+
+    >>> while_loop(lambda v: v < 10, lambda v: v * 3, 1)
+    27
+    """
+    if not _any_traced(init_val):
+        val = init_val
+        while True:
+            keep_going = cond_fun(val)
+            if _any_traced(keep_going):  # the condition reads a traced value from outside the loop
+                break
+            if not keep_going:
+                return val
+            val = body_fun(val)
+    from gradc.trace import control_trace
+    return control_trace.while_loop(cond_fun, body_fun, init_val, max_trips=max_trips, checkpoint=checkpoint,
+                                    names=names, where=where)
+
+
+def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
+    """``true_fun(*operands) if pred else false_fun(*operands)``.
+
+    >>> cond(True, lambda x: x + 1, lambda x: x - 1, 5)
+    6
+    """
+    if not _any_traced(pred):
+        return true_fun(*operands) if pred else false_fun(*operands)
+    from gradc.trace import control_trace
+    return control_trace.cond(pred, true_fun, false_fun, *operands, names=names, where=where)
+
+
+def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
+    """``carry, y = f(carry, x)`` for each ``x`` along ``xs``'s first axis; returns ``(carry, stacked ys)``.
+
+    >>> import numpy as np
+    >>> carry, ys = scan(lambda c, x: (c + x, c * x), 0.0, np.arange(3.0))
+    >>> float(carry), ys
+    (3.0, array([0., 0., 2.]))
+    """
+    if not _any_traced(init, xs):
+        import numpy as np
+        n = length if xs is None else len(xs)
+        carry, ys = init, []
+        for k in range(n):
+            carry, y = f(carry, None if xs is None else xs[k])
+            ys.append(y)
+        return carry, (np.stack([np.asarray(y) for y in ys]) if ys and ys[0] is not None else None)
+    from gradc.trace import control_trace
+    return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where)

@@ -1,0 +1,3 @@
+"""What NumPy's statistics functions mean on traced values (tables merged into ``numpy_dispatch``)."""
+FUNCTIONS: dict = {}
+UFUNCS: dict = {}

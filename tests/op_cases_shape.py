@@ -1,0 +1,5 @@
+"""Per-op table entries for the shape family (merged into ``op_cases``; see its docstring for the checks)."""
+from __future__ import annotations
+
+DIFF_CASES: list = []
+NONDIFF_CASES: list = []
