@@ -103,6 +103,14 @@ class TraceError(GradcError):
     """
 
 
+
+class StaticValueNeeded(TraceError):
+    """A traced value is used where Python needs a concrete one (an int for a slice bound, a float, an index).
+
+    Inside a traced loop this is usually the loop counter: gradc then runs a loop of static
+    length as plain Python (unrolled) instead.
+    """
+
 class StaleStateError(TraceError):
     """A global the traced function read at trace time has changed since (see README, "frozen").
 

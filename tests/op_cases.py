@@ -448,6 +448,7 @@ def ops_in(*graphs):
 # (gradc/ops/linalg_decomp.py, linalg_svd.py, linalg_api.py, contract.py). Matrices are well conditioned
 # and their spectra distinct, so the finite differences are accurate and the eigen/SVD rules apply.
 from gradc.ops import contract as con  # noqa: E402
+from gradc.ops import linalg_cholesky as lch  # noqa: E402
 from gradc.ops import linalg_decomp as decomp  # noqa: E402
 from gradc.ops import linalg_scipy as lsp  # noqa: E402
 
@@ -489,6 +490,8 @@ LINALG_CASES = [
     Case("slogdet_batched", lambda a: np.linalg.slogdet(a)[1], [well_conditioned(2, 3, 3)], ("logabsdet",)),
     Case("cholesky", lambda a: np.linalg.cholesky(a), [spd(4, 4)], ("cholesky",)),
     Case("cholesky_batched_upper", lambda a: np.linalg.cholesky(a, upper=True), [spd(2, 3, 3)], ("cholesky",)),
+    Case("cholesky_grad", lambda a, g: lch.cholesky_grad(np.linalg.cholesky(a), g), [spd(4, 4), normal(4, 4)],
+         ("cholesky", "cholesky_grad")),
     Case("triangular_solve_lower", lambda a, b: lsp.solve_triangular(a, b, lower=True),
          [well_conditioned(4, 4), normal(4, 2)], ("triangular_solve",)),
     Case("triangular_solve_upper_trans_unit", lambda a, b: lsp.solve_triangular(a, b, trans=1, unit_diagonal=True),
@@ -554,10 +557,11 @@ NONDIFF_CASES.extend([
 
 
 # ================================================================ the other families' entries (one module each)
+import op_cases_control  # noqa: E402
 import op_cases_shape  # noqa: E402
 import op_cases_special  # noqa: E402
 import op_cases_stats  # noqa: E402
 
-for _family in (op_cases_stats, op_cases_special, op_cases_shape):
+for _family in (op_cases_stats, op_cases_special, op_cases_shape, op_cases_control):
     DIFF_CASES.extend(_family.DIFF_CASES)
     NONDIFF_CASES.extend(_family.NONDIFF_CASES)

@@ -18,9 +18,11 @@ from gradc.ir.registry import OPS, Op, bind, defop
 from gradc.ops import (  # noqa: F401  (registers the ops)
     autodiff,
     contract,
+    control,
     elementwise,
     linalg,
     linalg_api,
+    linalg_cholesky,
     linalg_decomp,
     linalg_svd,
     nn,

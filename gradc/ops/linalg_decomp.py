@@ -27,7 +27,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.linalg import matmul, swap_last
 from gradc.ops.values import aval, batch_size, with_batch
 
@@ -132,7 +132,8 @@ def _eye_spell(args, params, out, target):
 
 defop("eye_like", infer=lambda types, params: _square(types[0], "eye_like"), nondiff=True,
       impl=lambda x: np.broadcast_to(np.eye(np.shape(x)[-1], dtype=np.asarray(x).dtype), np.shape(x)),
-      np=_eye_spell, doc="the identity of x's type (constant)", c=None, batch=_leading_batch("eye_like"))
+      np=_eye_spell, doc="the identity of x's type (constant)", c=c_spell.loop("eye_like"),
+      batch=_leading_batch("eye_like"))
 
 
 def _tri_impl(x, lower, k):
@@ -143,7 +144,8 @@ defop("tri_mask", infer=lambda types, params: types[0], impl=_tri_impl, linear=T
       vjp=lambda ct, out, x, needs, lower, k: (tri(ct, lower, k),),
       np=lambda args, params, out, target: spell.call("np.tril" if params["lower"] else "np.triu", args[0],
                                                       spell.literal(params["k"])),
-      doc="x_bar = tril(ct, k) (triu for the upper triangle)", c=None, batch=_leading_batch("tri_mask"))
+      doc="x_bar = tril(ct, k) (triu for the upper triangle)", c=c_spell.loop("triangle"),
+      batch=_leading_batch("tri_mask"))
 
 
 def _tri_half_impl(x, lower):
@@ -160,7 +162,7 @@ def _tri_half_spell(args, params, out, target):
 
 
 defop("tri_half", infer=lambda types, params: _square(types[0], "tri_half"), impl=_tri_half_impl, linear=True,
-      vjp=lambda ct, out, x, needs, lower: (phi(ct, lower),), np=_tri_half_spell, c=None,
+      vjp=lambda ct, out, x, needs, lower: (phi(ct, lower),), np=_tri_half_spell, c=c_spell.loop("triangle"),
       doc="x_bar = tril(ct) with its diagonal halved (the op is its own transpose)", batch=_leading_batch("tri_half"))
 
 
@@ -181,7 +183,7 @@ def _solve_vjp(ct, out, a, b, needs):
 
 
 defop("solve", infer=_solve_infer, impl=np.linalg.solve, vjp=_solve_vjp, np=spell.fn("np.linalg.solve"),
-      doc="b_bar = solve(a.T, ct); a_bar = -b_bar @ out.T", c=None, batch=_leading_batch("solve"))
+      doc="b_bar = solve(a.T, ct); a_bar = -b_bar @ out.T", c=c_spell.loop("solve"), batch=_leading_batch("solve"))
 
 
 def _trisolve_impl(a, b, lower, trans):
@@ -227,7 +229,7 @@ def _trisolve_spell(args, params, out, target):
 
 defop("triangular_solve", infer=_solve_infer, impl=_trisolve_impl, vjp=_trisolve_vjp, np=empty_or(_trisolve_spell),
       doc="b_bar = triangular_solve(a, ct, transposed); a_bar = -tril(b_bar @ out.T) (of a's triangle)",
-      c=None, batch=_leading_batch("triangular_solve"))
+      c=c_spell.loop("trisolve"), batch=_leading_batch("triangular_solve"))
 
 
 # ---------------------------------------------------------------- tri_matmul: a triangle times a matrix
@@ -255,7 +257,8 @@ def _trimatmul_spell(args, params, out, target):
     return ast.BinOp(_swap_ast(t) if params["trans"] else t, ast.MatMult(), args[1])
 
 
-defop("tri_matmul", infer=_solve_infer, impl=_trimatmul_impl, vjp=_trimatmul_vjp, np=_trimatmul_spell, c=None,
+defop("tri_matmul", infer=_solve_infer, impl=_trimatmul_impl, vjp=_trimatmul_vjp, np=_trimatmul_spell,
+      c=c_spell.loop("trimm"),
       doc="out = tril(a) @ b (or its transpose @ b); a_bar = tril(ct @ b.T); b_bar = tril(a).T @ ct",
       batch=_leading_batch("tri_matmul"))
 
@@ -291,16 +294,7 @@ def triangular_solve(a, b, lower=True, trans=False):
 
 
 # ---------------------------------------------------------------- cholesky, log|det|, sign(det)
-def _cholesky_vjp(ct, out, a, needs):
-    p = phi(tri_matmul(out, ct, lower=True, trans=True))  # L^T ct, with L triangular
-    y = triangular_solve(out, p, lower=True, trans=True)  # L^-T P
-    s = mT(triangular_solve(out, mT(y), lower=True, trans=True))  # L^-T P L^-1
-    return (phi(ew.add(s, mT(s))),)  # the symmetric part of S, counted on the lower triangle
-
-
-defop("cholesky", infer=lambda types, params: _square(types[0], "cholesky"), impl=np.linalg.cholesky,
-      vjp=_cholesky_vjp, np=spell.fn("np.linalg.cholesky"), c=None, batch=_leading_batch("cholesky"),
-      doc="S = L^-T Phi(L^T ct) L^-1; a_bar = Phi(S + S^T) on the lower triangle (Murray 2016)")
+# (cholesky itself, with its blocked adjoint, is defined in linalg_cholesky, which builds on this module)
 
 
 def _det_infer(types, params):
@@ -317,9 +311,11 @@ def _slogdet_spell(i):
 
 
 defop("logabsdet", infer=_det_infer, impl=lambda a: np.linalg.slogdet(a)[1], vjp=_logabsdet_vjp,
-      np=_slogdet_spell(1), doc="a_bar = ct * solve(a.T, I)", c=None, batch=_leading_batch("logabsdet"))
+      np=_slogdet_spell(1), doc="a_bar = ct * solve(a.T, I)", c=c_spell.loop("slogdet"),
+      batch=_leading_batch("logabsdet"))
 defop("det_sign", infer=_det_infer, impl=lambda a: np.linalg.slogdet(a)[0], nondiff=True,
-      np=_slogdet_spell(0), doc="the sign of det(a) (locally constant)", c=None, batch=_leading_batch("det_sign"))
+      np=_slogdet_spell(0), doc="the sign of det(a) (locally constant)", c=c_spell.loop("slogdet"),
+      batch=_leading_batch("det_sign"))
 
 
 # ---------------------------------------------------------------- eigh (packed: eigenvalues on row 0)
@@ -373,3 +369,4 @@ defop("eigvalsh", infer=lambda types, params: _square(types[0], "eigvalsh").with
       np=lambda args, params, out, target: spell.call("np.linalg.eigvalsh", args[0],
                                                       UPLO=ast.Constant("L" if params["lower"] else "U")),
       doc="a_bar = V diag(ct) V^T", batch=_leading_batch("eigvalsh"))
+

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import ShapeError, TraceError
+from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
-from gradc.ops.values import aval, normalize_axes
+from gradc.ops.values import aval, lift, normalize_axes
 from gradc.trace import linalg_dispatch
 
 UFUNCS = {
@@ -159,9 +159,15 @@ def _dot(a, b, out=None):
 
 
 def _like(value):
-    def make(a, dtype=None, **kw):
+    """``np.zeros_like``/``np.ones_like``: of a traced array, a traced constant the function owns (so
+    ``out = np.zeros_like(x); out[0] = ...`` writes into it); of anything else, NumPy's array."""
+    def make(a, dtype=None, shape=None, **kw):
         t = aval(a)
-        return np.full(t.shape, value, dtype=dtype or t.np_dtype)
+        shape = t.shape if shape is None else ((shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
+        full = np.full(shape, value, dtype=dtype or t.np_dtype)
+        if not isinstance(a, Traced):
+            return full
+        return sh.broadcast_to(lift(full[(0,) * full.ndim] if full.size else full, a), shape).copy()
     return make
 
 
@@ -191,12 +197,45 @@ UFUNCS.update(linalg_dispatch.UFUNCS)
 
 # ---------------------------------------------------------------- indexing
 def index_value(x, key):
-    """``x[key]`` for a traced ``x``: basic indexing becomes ``index``, integer arrays ``gather``."""
-    t = aval(x)
+    """``x[key]`` for a traced ``x``: basic indexing becomes ``index``, integer arrays (and static boolean
+    masks, as the integer arrays of their ``np.nonzero``) ``gather``.
+
+    >>> from gradc.trace import trace
+    >>> print(trace(lambda x: x[np.array([True, False, True])], np.ones(3)))
+    def lambda_(x: f64[3]) -> f64[2]:
+      t0: f64[2] = gather x const(i64[2]) spec=(<array 0>,)
+      return t0
+    """
+    spec, arrays = parse_index(aval(x), key)
+    return read_index(x, spec, arrays)
+
+
+def read_index(x, spec, arrays):
+    """``x`` read at a parsed index (see ``parse_index``).
+
+    >>> read_index(np.arange(4.0), (("slice", None, None, 2),), [])
+    array([0., 2.])
+    """
+    if arrays:
+        return sh.gather(x, arrays, spec)
+    if all(s == ("slice", None, None, None) for s in spec):
+        return x
+    return sh.index(x, spec)
+
+
+def parse_index(t, key):
+    """``(spec, arrays)`` of ``key`` for an array of type ``t``: the static spec of ``gradc.ops.shape``
+    (covering every axis) and the index arrays it names (NumPy integer arrays or traced integers).
+
+    >>> from gradc.ir.types import TensorType
+    >>> parse_index(TensorType((3, 4), "f64"), (Ellipsis, 1))
+    ((('slice', None, None, None), ('int', 1)), [])
+    """
     items = list(key) if isinstance(key, tuple) else [key]
+    items = [_static_mask(i) for i in items]
     if sum(i is Ellipsis for i in items) > 1:
         raise TraceError("an index can only have one ellipsis (...)", hint="use a single ... in the index")
-    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
+    consumed = sum(_axes_taken(i) for i in items)
     if consumed > t.ndim:
         raise ShapeError(f"too many indices for an array of shape {t.shape}: {consumed} given",
                          hint="index at most one item per dimension")
@@ -209,6 +248,17 @@ def index_value(x, key):
     for item in items:
         if item is None:
             spec.append(("new",))
+            continue
+        if isinstance(item, _Mask):  # a static boolean mask: the integer arrays of its np.nonzero
+            mask = item.mask
+            if mask.shape != t.shape[axis:axis + mask.ndim]:
+                raise ShapeError(f"a boolean index of shape {mask.shape} does not match the indexed axes "
+                                 f"{t.shape[axis:axis + mask.ndim]}", hint="the mask must have the shape of the "
+                                 "axes it selects from")
+            for rows in np.nonzero(mask):
+                spec.append(("array", len(arrays)))
+                arrays.append(rows)
+            axis += mask.ndim
             continue
         if isinstance(item, slice):
             spec.append(sh.slice_item(*(None if v is None else _static_int(v) for v in
@@ -223,8 +273,8 @@ def index_value(x, key):
             arr = item if isinstance(item, Traced) else np.asarray(item)
             at = aval(arr)
             if at.dtype == "bool":
-                raise TraceError("indexing with a boolean mask gives a data-dependent shape",
-                                 hint="use np.where(mask, x, 0) instead")
+                raise TraceError("indexing with a traced boolean mask gives a data-dependent shape",
+                                 hint="use np.where(mask, x, 0) instead (a mask that is a NumPy array works)")
             if at.dtype not in ("i64", "i32"):
                 raise TraceError(f"arrays used as indices must be integers, not {at.dtype}",
                                  hint="convert the index array with .astype(np.int64)")
@@ -235,22 +285,37 @@ def index_value(x, key):
             spec.append(("array", len(arrays)))
             arrays.append(arr)
         axis += 1
-    if arrays:
-        return sh.gather(x, arrays, spec)
-    if all(s == ("slice", None, None, None) for s in spec):
-        return x
-    return sh.index(x, spec)
+    return tuple(spec), arrays
+
+
+class _Mask:
+    """A concrete boolean index (NumPy array, list of bools or a bool), told apart from integer arrays."""
+
+    def __init__(self, mask):
+        self.mask = mask
+
+
+def _static_mask(item):
+    if isinstance(item, (np.ndarray, list)) and not isinstance(item, Traced):
+        arr = np.asarray(item)
+        if arr.dtype == bool:
+            return _Mask(arr)
+    return item
+
+
+def _axes_taken(item):
+    if item is None or item is Ellipsis:
+        return 0
+    return item.mask.ndim if isinstance(item, _Mask) else 1
+
+
+class TracedSliceBound(StaticValueNeeded):
+    """A slice bound is traced (e.g. the counter of a loop gradc traces): the slice's length is not static."""
 
 
 def _static_int(v):
     if isinstance(v, Traced):
-        raise TraceError("a slice bound depends on a traced value", hint="slice bounds must be Python ints")
+        raise TracedSliceBound("a slice bound depends on a traced value (a loop counter of a traced loop?)",
+                               hint="slice bounds must be Python ints; for x[:i] with a traced i, mask instead: "
+                                    "np.where(np.arange(len(x)) < i, x, 0)")
     return int(v)
-
-
-# ---------------------------------------------------------------- the other families' tables (each in its own module)
-from gradc.trace import shape_dispatch, special_dispatch, stats_dispatch  # noqa: E402  (they may use the helpers above)
-
-for _family in (stats_dispatch, special_dispatch, shape_dispatch):
-    FUNCTIONS.update(_family.FUNCTIONS)
-    UFUNCS.update(_family.UFUNCS)

@@ -149,6 +149,9 @@ def _has_tracer(values) -> bool:
 
 
 def _routed(real, ours):
+    if getattr(ours, "routes_itself", False):  # an object standing in for SciPy's (a distribution)
+        return ours
+
     def call(*args, **kwargs):
         if _has_tracer(args) or _has_tracer(kwargs.values()):
             return ours(*args, **kwargs)
@@ -176,9 +179,14 @@ class _ModuleProxy:
         return _ModuleProxy(real) if _is_scipy_module(real) else real
 
 
-def _substitute(value, table):
+def _substitute(value, table, arrays=False):
     if _is_scipy_module(value):
         return _ModuleProxy(value)
+    if arrays:  # np.array / np.r_ of traced values (gradc.trace.array_routing)
+        from gradc.trace import array_routing
+        sub = array_routing.substitute(value)
+        if sub is not None:
+            return sub
     known = table.get(id(value))
     return known[1] if known is not None and known[0] is value else None
 
@@ -186,17 +194,19 @@ def _substitute(value, table):
 def rebind(f):
     """``f`` as it should be traced: itself, or a copy seeing gradc's SciPy functions (see the docstring)."""
     fn = getattr(f, "__func__", f)
-    if not isinstance(fn, types.FunctionType) or "scipy" not in sys.modules:
+    from gradc.trace.array_routing import uses_routed_names  # here: it needs the dispatch tables loaded
+    arrays = isinstance(fn, types.FunctionType) and uses_routed_names(fn)
+    if not isinstance(fn, types.FunctionType) or ("scipy" not in sys.modules and not arrays):
         return f
     table = _table()
     module_globals = fn.__globals__
     new_globals: dict = {}
     changed = False
     for name, value in module_globals.items():
-        sub = _substitute(value, table)
+        sub = _substitute(value, table, arrays)
         if sub is not None:
             new_globals[name], changed = sub, True
-    cells = _cells(fn, table)
+    cells = _cells(fn, table, arrays)
     if not changed and cells is None:
         return f
     new_globals = {**module_globals, **new_globals}
@@ -207,13 +217,13 @@ def rebind(f):
     return types.MethodType(out, f.__self__) if fn is not f else out
 
 
-def _cells(fn, table):
+def _cells(fn, table, arrays=False):
     if not fn.__closure__:
         return None
     new, changed = [], False
     for cell in fn.__closure__:
         try:
-            sub = _substitute(cell.cell_contents, table)
+            sub = _substitute(cell.cell_contents, table, arrays)
         except ValueError:  # an empty cell
             sub = None
         new.append(types.CellType(sub) if sub is not None else cell)

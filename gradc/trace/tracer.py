@@ -16,17 +16,18 @@ import functools
 
 import numpy as np
 
-from gradc.errors import GradcError, TraceError
+from gradc.errors import GradcError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ir.types import DTYPE_NAMES, dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
-from gradc.trace.inplace import alias_of, assign, check_writable
+from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
+from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at
 from gradc.trace.linalg_dispatch import public_name
-from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, index_value
-from gradc.trace.scipy_dispatch import conversion_error, ufunc_name
+from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
+from gradc.trace.scipy_dispatch import SCIPY_FUNCTIONS, conversion_error, ufunc_name
 
 _CONTROL_FLOW_HINT = "use np.where(cond, a, b) to choose between values, or make the condition a Python value"
 
@@ -75,23 +76,21 @@ class Tracer(Traced):
                          hint=_CONTROL_FLOW_HINT)
 
     def _no_number(self, *args):
-        raise TraceError("a traced value is converted to a Python number (float(), int(), .item() or an index)",
-                         hint="keep the computation in NumPy operations; Python numbers are fixed at trace time")
+        raise StaticValueNeeded("a traced value is converted to a Python number (float(), int(), .item() or an "
+                                "index)", hint="keep the computation in NumPy operations; Python numbers are fixed "
+                                               "at trace time")
 
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _no_number
 
     def __array__(self, dtype=None, copy=None):
-        raise conversion_error(TraceError("a traced value was converted to a concrete NumPy array (np.asarray / "
-                                          "np.array?)", hint="pass the value on to NumPy functions directly"))
+        raise conversion_error(TraceError(
+            "a traced value was converted to a concrete NumPy array (np.asarray / np.array?)",
+            hint="pass the value on to NumPy functions directly; build arrays of traced values with np.stack([...]) "
+                 "(np.array([...]) works only in the traced function itself, see gradc.trace.array_routing)"))
 
     def __setitem__(self, key, value):
-        kind, name = alias_of(self.builder, self.atom)
-        if kind in ("input", "view-of-input"):
-            raise TraceError(f"item assignment writes into the input {name!r} in place; the caller's array would "
-                             "not change", hint=f"build a new array instead: `{name} = np.where(mask, new, {name})` "
-                             "or np.concatenate")
-        raise TraceError("item assignment on a traced array is not supported",
-                         hint="build the result with np.where(mask, new, old) or np.concatenate")
+        # a functional update the object is rebound to (gradc.trace.inplace); refused on inputs
+        setitem(self, key, value)
 
     def wrap(self, atom):
         return Tracer(self.builder, atom)  # a copy's results are ordinary values
@@ -100,7 +99,7 @@ class Tracer(Traced):
     def _update(self, symbol, op, other):
         what = f"`{symbol}=`"
         check_writable(self, what, owned=type(self) is _Copy and self.atom is self.copied)
-        assign(self, op(self, _operand(other)), what, ew.astype)
+        assign(self, op(self, _operand(other)), what, ew.astype)  # a view writes through into its base
         return self
 
     def __iadd__(self, o): return self._update("+", ew.add, o)
@@ -139,6 +138,10 @@ class Tracer(Traced):
     def __rtruediv__(self, o): return ew.div(_operand(o), self)
     def __pow__(self, o): return ew.power(self, _operand(o))
     def __rpow__(self, o): return ew.power(_operand(o), self)
+    def __mod__(self, o): return UFUNCS[np.mod](self, _operand(o))
+    def __rmod__(self, o): return UFUNCS[np.mod](_operand(o), self)
+    def __floordiv__(self, o): return UFUNCS[np.floor_divide](self, _operand(o))
+    def __rfloordiv__(self, o): return UFUNCS[np.floor_divide](_operand(o), self)
     def __matmul__(self, o): return la.matmul(self, _operand(o))
     def __rmatmul__(self, o): return la.matmul(_operand(o), self)
     def __neg__(self): return ew.neg(self)
@@ -155,7 +158,14 @@ class Tracer(Traced):
     def __invert__(self): return ew.logical_not(self)
 
     def __getitem__(self, key):
-        return index_value(self, key)
+        spec, arrays = parse_index(self.aval, key)
+        out = read_index(self, spec, arrays)
+        if arrays:
+            return out  # advanced indexing gives a copy in NumPy
+        if all(item[0] == "int" for item in spec):
+            track_copy(out)  # so does reading one element
+            return out
+        return _View(self.builder, out.atom, self, spec)  # basic indexing gives a view, as in NumPy
 
     # ---- methods of ndarray
     def sum(self, axis=None, keepdims=False): return red.sum_(self, axis, keepdims)
@@ -198,9 +208,18 @@ class Tracer(Traced):
         out = kwargs.pop("out", None)
         if out is not None:
             return _ufunc_into(ufunc, method, inputs, kwargs, out)
+        if method == "at" and not kwargs and isinstance(inputs[0], Tracer):  # np.add.at(y, idx, v), y traced
+            ufunc_at(ufunc, *inputs)
+            return None
+        if method == "at":
+            raise TraceError(f"{ufunc_name(ufunc)}.at writes a traced value into a NumPy array in place",
+                             hint="start from a traced array, e.g. `out = np.zeros_like(x)`, then write into it")
         unsupported = set(kwargs)
         if method == "__call__" and ufunc in UFUNCS and not unsupported:
             return UFUNCS[ufunc](*[_operand(x) for x in inputs])
+        routed = SCIPY_FUNCTIONS.get(ufunc_name(ufunc)) if method == "__call__" else None
+        if routed is not None:  # a SciPy ufunc (scipy.special.erf) called where routing by name did not reach
+            return routed(*inputs, **kwargs)
         if method == "reduce" and ufunc in UFUNC_REDUCE and set(kwargs) <= {"axis", "keepdims", "out"}:
             return UFUNC_REDUCE[ufunc](_operand(inputs[0]), kwargs.get("axis", 0), kwargs.get("keepdims", False))
         what = ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}")
@@ -229,6 +248,18 @@ class _Copy(Tracer):
     def __init__(self, builder, atom):
         super().__init__(builder, atom)
         self.copied = atom
+
+
+class _View(Tracer):
+    """``x[basic index]``: a view of ``x``, as in NumPy. Writing into it writes into ``x``; a write into ``x``
+    refreshes it (``gradc.trace.inplace.store``)."""
+
+    __slots__ = ("_base", "_spec", "__weakref__")
+
+    def __init__(self, builder, atom, base, spec):
+        super().__init__(builder, atom)
+        self._base, self._spec = base, spec
+        track_view(self)
 
 
 # ndarray methods that are the NumPy function of the same name with the array first (the families' dispatch

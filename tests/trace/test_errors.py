@@ -39,12 +39,12 @@ def uses_eig(a):
     return np.sum(np.linalg.eig(a)[0])  # MARK
 
 
-def uses_cumsum(a):
-    return np.sum(np.cumsum(a))  # MARK
+def uses_histogram(a):
+    return np.sum(np.histogram(a)[0])  # MARK
 
 
 def branches(a):
-    if np.sum(a) > 0:  # MARK
+    if a > 0:  # MARK  (a Python `if` on a traced array: elementwise, so it needs np.where)
         return np.sum(a)
     return -np.sum(a)
 
@@ -71,12 +71,12 @@ def scaled(x, n):
 
 @pytest.mark.parametrize("fn, args, cls, words", [
     (uses_eig, (np.eye(2),), TraceError, ("np.linalg.eig",)),
-    (uses_cumsum, (np.ones(3),), TraceError, ("cumsum",)),
+    (uses_histogram, (np.ones(3),), TraceError, ("np.histogram",)),
     (branches, (np.ones(3),), TraceError, ("if",)),
     (bad_matmul, (np.ones((2, 3)), np.ones((2, 3))), ShapeError, ("matmul",)),
     (bad_broadcast, (np.ones(3), np.ones(4)), ShapeError, ("broadcast",)),
     (masked, (np.ones(3),), TraceError, ("mask",)),
-], ids=["np.linalg.eig", "np.cumsum", "python-if", "matmul-shapes", "broadcast-shapes", "boolean-mask"])
+], ids=["np.linalg.eig", "np.histogram", "python-if", "matmul-shapes", "broadcast-shapes", "boolean-mask"])
 def test_trace_errors_point_at_the_user_line(fn, args, cls, words):
     for run in (lambda: gradc.grad(fn)(*args), lambda: gradc.compile(fn, *args)):
         with pytest.raises(GradcError) as info:
@@ -136,7 +136,7 @@ MORE_ERRORS = {
     "ufunc-accumulate": (lambda a: np.sum(np.add.accumulate(a)), (X,), TraceError),
     "item-assignment": (lambda a: (a.__setitem__(0, 1.0), np.sum(a))[1], (X,), TraceError),
     "float-of-traced": (lambda a: float(np.sum(a)), (X,), TraceError),
-    "asarray-of-traced": (lambda a: np.sum(np.asarray(a) * 1.0), (X,), TraceError),
+    "tolist-of-traced": (lambda a: np.sum(np.asarray(a).tolist()), (X,), TraceError),
     "traced-slice-bound": (lambda a, i: np.sum(a[:i]), (X, np.array(2)), TraceError),
     "where-one-argument": (lambda a: np.sum(np.where(a > 0)), (X,), TraceError),
     "reshape-size": (lambda a: np.sum(a.reshape(2, 2)), (X,), ShapeError),
@@ -163,7 +163,7 @@ MORE_ERRORS = {
     "squeeze-non-1": (lambda a: np.sum(np.squeeze(a, axis=0)), (M,), ShapeError),
     "transpose-axes": (lambda a: np.sum(np.transpose(a, (0, 0))), (M,), ShapeError),
     "clip-keyword": (lambda a: np.sum(np.clip(a, 0, 1, dtype=np.float32)), (X,), TraceError),
-    "boolean-list-index": (lambda a: np.sum(a[[True, False, True]]), (X,), TraceError),
+    "boolean-list-index-length": (lambda a: np.sum(a[[True, False]]), (X,), GradcError),
     "complex-argument": (lambda a: np.sum(a), (np.ones(2, complex),), ArgumentError),
     "object-argument": (lambda a: np.sum(a), (object(),), ArgumentError),
     "returns-a-string": (lambda a: "loss", (X,), TraceError),

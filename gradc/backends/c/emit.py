@@ -12,7 +12,7 @@ larger arguments, and a second loop, only then, recomputes those elements with l
 scalar code and loops that stay scalar, sin, cos and tan are gradc's scalar ones (a branch to libm's
 beyond ``2**20``, about twice as fast as glibc's below). A loop of short rows around vector
 math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
-concatenation and indexing are plain loops (``c_loops``).
+concatenation, indexing and small dense linear algebra are plain loops (``c_loops``, ``linalg``).
 
 No heap allocation and no mutable static state: work arrays live on the
 stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given

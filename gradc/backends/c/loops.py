@@ -8,12 +8,13 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
 from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops, size
 from gradc.ops.shape import spec_to_numpy
 
 
-class LoopLowerings(MatmulLowerings):
+class LoopLowerings(MatmulLowerings, LinalgLowerings):
     """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
 
     def copy(self, dst, src, comment):
@@ -251,3 +252,16 @@ class LoopLowerings(MatmulLowerings):
             self.emit(line)
         self.emit(f"{dst} += {src};")
         self.close(1)
+
+    def op_cumulative(self, e):
+        """cumsum/cumprod along an axis: the loops run row-major, so the previous element along it is written."""
+        x, out = self.atom_loc(e.inputs[0]), self.storage(e.out)
+        axis = e.params["axis"]
+        self.emit(f"/* {eqn_text(e)} */")
+        lines, idx = loops(x.shape)
+        self.open(lines)
+        prev = list(idx)
+        prev[axis] = f"({idx[axis]} - 1)"
+        step = "+" if e.op == "cumsum" else "*"
+        self.emit(f"{out.at(idx)} = {idx[axis]} ? {out.at(prev)} {step} {x.at(idx)} : {x.at(idx)};")
+        self.close(len(lines))

@@ -48,5 +48,12 @@ def array_constant_expr(const: Const) -> ast.expr:
     dtype = spell.dotted(f"np.{arr.dtype.name}")
     if arr.size == 0:  # [] would lose the shape, e.g. (0, 1)
         return spell.call("np.zeros", spell.literal(arr.shape), dtype=dtype)
-    data = ast.parse(repr(arr.tolist()), mode="eval").body
+    data = _NonFinite().visit(ast.parse(repr(arr.tolist()), mode="eval").body)
     return spell.call("np.array", data, dtype=dtype)
+
+
+class _NonFinite(ast.NodeTransformer):
+    """``repr`` writes NaN and infinity as the bare names ``nan`` and ``inf``: read them as ``np.nan``, ``np.inf``."""
+
+    def visit_Name(self, node):
+        return spell.dotted(f"np.{node.id}") if node.id in ("nan", "inf") else node

@@ -40,6 +40,9 @@ within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and subnormals
 follow C99 Annex F like libm. The bit manipulations assume what Annex F and NumPy
 do: IEEE 754 binary64 and binary32, integers and floats of one byte order.
 
+``special`` adds functions C99 lacks (``digamma``, ``erfinv``, ``erfcinv``, ``ndtri``, ``log_ndtr``): scalar code, for
+SciPy's special functions, not written to vectorise.
+
 >>> VECTOR_NAMES["f32"]["exp"]
 'gradc_expf'
 >>> print(definitions(["gradc_tanh"])[-1].splitlines()[1])
@@ -49,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bits, exp_log, hyperbolic, trig
+from gradc.backends.c.mathlib import bits, exp_log, hyperbolic, special, trig
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -126,6 +129,7 @@ _LIBRARY = {
     "gradc_tanf_scalar": (trig.TANF_SCALAR, ("gradc_tanf",)),
     "gradc_sinf_scalar": (trig.SINF_SCALAR, ("gradc_sinf",)),
     "gradc_cosf_scalar": (trig.COSF_SCALAR, ("gradc_cosf",)),
+    **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr
 }
 
 _CALL = re.compile(r"\b(gradc_\w+)\(")

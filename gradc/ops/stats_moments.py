@@ -1,0 +1,258 @@
+"""Moments as compositions of registry ops: var, std, average, the nan-reductions, ptp, cov, corrcoef.
+
+Each is written the way NumPy computes it (``var``: the mean of squared
+deviations from the mean), so values agree with NumPy to rounding and the
+derivative comes from the ops' own rules. The nan-reductions replace NaN
+entries by a neutral value with ``where``, whose VJP gives those entries a
+zero gradient.
+
+>>> import numpy as np
+>>> float(var(np.array([1.0, 2.0, 3.0, 4.0]), ddof=1))
+1.6666666666666667
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.linalg as la
+import gradc.ops.reduce as red
+import gradc.ops.shape as sh
+from gradc.errors import ShapeError
+from gradc.ir.registry import bind
+from gradc.ops.values import aval, normalize_axes
+
+
+def as_float(x):
+    """``x`` itself if it is a float array, else as float64 (the statistics of integers are float64)."""
+    return x if aval(x).is_float else ew.astype(x, "f64")
+
+
+def _count(shape, axes):
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _dof(n, ddof, what):
+    dof = n - ddof
+    if dof <= 0:
+        raise ShapeError(f"{what}: {n} values with ddof={ddof} leave {dof} degrees of freedom",
+                         hint="reduce over more values or use a smaller ddof")
+    return dof
+
+
+def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
+    """``np.var(a, axis, ddof=, keepdims=)``: ``sum((a - mean)**2) / (n - ddof)`` over the axes.
+
+    >>> var(np.array([[1.0, 3.0], [2.0, 2.0]]), axis=1)
+    array([1., 0.])
+    """
+    a = as_float(a)
+    t = aval(a)
+    axes = normalize_axes(axis, t.ndim)
+    dof = _dof(_count(t.shape, axes), ddof, what)
+    centre = red.mean(a, axes, keepdims=True) if mean is None else mean
+    deviation = ew.sub(a, centre)
+    return ew.div(red.sum_(ew.square(deviation), axes, keepdims), float(dof))
+
+
+def std(a, axis=None, ddof=0, keepdims=False, mean=None):
+    """``np.std``: the square root of ``var`` (its derivative is infinite where the variance is 0).
+
+    >>> float(std(np.array([1.0, 3.0])))
+    1.0
+    """
+    return ew.sqrt(var(a, axis, ddof, keepdims, mean, what="np.std"))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """``np.average``: ``sum(a * w) / sum(w)``; ``returned=True`` gives ``(average, sum of weights)`` too.
+
+    >>> float(average(np.array([1.0, 3.0]), weights=np.array([3.0, 1.0])))
+    1.5
+    """
+    a = as_float(a)
+    t = aval(a)
+    axes = normalize_axes(axis, t.ndim)
+    if weights is None:
+        avg = red.mean(a, axes, keepdims)
+        total = np.full(aval(avg).shape, float(_count(t.shape, axes)), dtype=aval(avg).np_dtype)
+        return (avg, total) if returned else avg
+    w = weights
+    wt = aval(w)
+    if wt.shape != t.shape:
+        if axis is None:
+            raise ShapeError(f"np.average: weights of shape {wt.shape} differ from a's {t.shape} and no axis is given",
+                             hint="pass axis= when the weights are 1-d")
+        if wt.ndim != 1 or len(axes) != 1 or wt.shape[0] != t.shape[axes[0]]:
+            raise ShapeError(f"np.average: 1-d weights of shape {wt.shape} must have the length of axis {axis} "
+                             f"of a {t}", hint="give one weight per entry along the axis")
+        shape = [1] * t.ndim
+        shape[axes[0]] = wt.shape[0]
+        w = sh.reshape(w, shape)
+    dtype = ew.result_dtype(a, w)
+    if dtype not in ("f32", "f64"):
+        dtype = "f64"
+    w = ew.astype(w, dtype) if aval(w).dtype is not None else w
+    full_w = sh.broadcast_to(w, t.shape)
+    total = red.sum_(full_w, axes, keepdims)
+    avg = ew.div(red.sum_(ew.mul(a, w), axes, keepdims), total)
+    return (avg, sh.broadcast_to(total, aval(avg).shape)) if returned else avg
+
+
+# ---------------------------------------------------------------- NaN-ignoring reductions
+def _isnan(x):
+    # the special family's test (C's isnan): ``x != x`` would do in NumPy, but SymPy folds it to False in C
+    return bind("isnan", x)
+
+
+def nansum(a, axis=None, keepdims=False):
+    """``np.nansum``: the sum with NaN entries as 0 (they get a zero gradient).
+
+    >>> float(nansum(np.array([1.0, np.nan, 2.0])))
+    3.0
+    """
+    if not aval(a).is_float:
+        return red.sum_(a, axis, keepdims)
+    return red.sum_(ew.where(_isnan(a), 0.0, a), axis, keepdims)
+
+
+def _valid_count(a, axes, keepdims):
+    return red.sum_(ew.astype(ew.logical_not(_isnan(a)), aval(a).dtype), axes, keepdims)
+
+
+def nanmean(a, axis=None, keepdims=False):
+    """``np.nanmean``: the mean of the non-NaN entries (NaN for a slice of NaNs only).
+
+    >>> float(nanmean(np.array([1.0, np.nan, 2.0])))
+    1.5
+    """
+    a = as_float(a)
+    axes = normalize_axes(axis, aval(a).ndim)
+    return ew.div(nansum(a, axes, keepdims), _valid_count(a, axes, keepdims))
+
+
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    """``np.nanvar``: ``var`` of the non-NaN entries (NaN where fewer than ``ddof + 1`` remain).
+
+    >>> float(nanvar(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    a = as_float(a)
+    axes = normalize_axes(axis, aval(a).ndim)
+    missing = _isnan(a)
+    deviation = ew.where(missing, 0.0, ew.sub(a, nanmean(a, axes, keepdims=True)))
+    dof = ew.sub(_valid_count(a, axes, keepdims), float(ddof))
+    enough = ew.greater(dof, 0.0)
+    # a safe divisor where the slice has too few values, so the unused branch's gradient is 0, not NaN
+    quotient = ew.div(red.sum_(ew.square(deviation), axes, keepdims), ew.where(enough, dof, 1.0))
+    return ew.where(enough, quotient, np.nan)
+
+
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    """``np.nanstd``: the square root of ``nanvar``.
+
+    >>> float(nanstd(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    return ew.sqrt(nanvar(a, axis, ddof, keepdims))
+
+
+def _nan_extremum(a, axis, keepdims, reduce_fn, neutral):
+    if not aval(a).is_float:
+        return reduce_fn(a, axis, keepdims)
+    axes = normalize_axes(axis, aval(a).ndim)
+    result = reduce_fn(ew.where(_isnan(a), neutral, a), axes, keepdims)
+    return ew.where(ew.greater(_valid_count(a, axes, keepdims), 0.0), result, np.nan)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    """``np.nanmax``: the max of the non-NaN entries (NaN for a slice of NaNs only).
+
+    >>> float(nanmax(np.array([1.0, np.nan, 2.0])))
+    2.0
+    """
+    return _nan_extremum(a, axis, keepdims, red.max_, -np.inf)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    """``np.nanmin``: the min of the non-NaN entries (NaN for a slice of NaNs only).
+
+    >>> float(nanmin(np.array([1.0, np.nan, 2.0])))
+    1.0
+    """
+    return _nan_extremum(a, axis, keepdims, red.min_, np.inf)
+
+
+def ptp(a, axis=None, keepdims=False):
+    """``np.ptp``: max minus min (peak to peak).
+
+    >>> float(ptp(np.array([3.0, -1.0, 2.0])))
+    4.0
+    """
+    return ew.sub(red.max_(a, axis, keepdims), red.min_(a, axis, keepdims))
+
+
+# ---------------------------------------------------------------- covariance
+def _as_rows(m, rowvar):
+    t = aval(m)
+    if t.ndim > 2:
+        raise ShapeError(f"np.cov: m has more than 2 dimensions ({t})", hint="pass a 1-d or 2-d array")
+    if t.ndim < 2:
+        return sh.reshape(m, (1, t.size))
+    return m if rowvar else sh.transpose(m, (1, 0))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """``np.cov``: ``X_c @ (X_c * w).T / fact`` with ``X_c`` the rows less their (weighted) means.
+
+    >>> cov(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    array([[ 1., -1.],
+           [-1.,  1.]])
+    """
+    x = ew.astype(_as_rows(m, rowvar), "f64")  # NumPy's cov is float64 whatever the input
+    if y is not None:
+        x = sh.concatenate([x, ew.astype(_as_rows(y, rowvar), "f64")], 0)
+    n = aval(x).shape[1]
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    for given, name in ((fweights, "fweights"), (aweights, "aweights")):
+        if given is not None:
+            if aval(given).shape != (n,):
+                raise ShapeError(f"np.cov: {name} must be 1-d with one weight per observation ({n}), not "
+                                 f"{aval(given)}", hint="give one weight per column (per row with rowvar=False)")
+            given = ew.astype(given, aval(x).dtype)
+            w = given if w is None else ew.mul(w, given)
+    if w is None:
+        centred = ew.sub(x, red.mean(x, 1, keepdims=True))
+        fact = float(_dof(n, ddof, "np.cov"))
+        scaled = centred
+    else:
+        v1 = red.sum_(w)
+        centred = ew.sub(x, ew.div(red.sum_(ew.mul(x, w), 1, keepdims=True), v1))
+        if aweights is None:
+            fact = ew.sub(v1, float(ddof))
+        else:
+            fact = ew.sub(v1, ew.div(ew.mul(red.sum_(ew.mul(w, ew.astype(aweights, aval(x).dtype))), float(ddof)),
+                                     v1))
+        scaled = ew.mul(centred, w)
+    c = ew.div(la.matmul(centred, sh.transpose(scaled, (1, 0))), fact)
+    return sh.reshape(c, ()) if aval(c).shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """``np.corrcoef``: ``cov`` divided by the outer product of the standard deviations.
+
+    >>> corrcoef(np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]))
+    array([[1., 1.],
+           [1., 1.]])
+    """
+    c = cov(x, y, rowvar)
+    if aval(c).ndim == 0:
+        return ew.div(c, c)
+    k = aval(c).shape[0]
+    d = sh.gather(c, [np.arange(k), np.arange(k)], (("array", 0), ("array", 1)))
+    stddev = ew.sqrt(d)
+    c = ew.div(c, sh.reshape(stddev, (k, 1)))
+    return ew.div(c, sh.reshape(stddev, (1, k)))
+
