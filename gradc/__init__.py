@@ -27,7 +27,7 @@ array([1., 1., 1.])
 import importlib as _importlib
 import sys as _sys
 
-from gradc.api import Compiled, compile, grad, trace, value_and_grad
+from gradc.api import Compiled, grad, trace, value_and_grad
 from gradc.derivatives import (
     checkpoint,
     custom_jvp,
@@ -52,9 +52,11 @@ from gradc.errors import (
     TraceError,
 )
 from gradc.facade import torch_api as _torch_api
+from gradc.facade.compile import gradc_compile as compile  # gradc's compiler, and torch.compile
 from gradc.facade.torch_modules import ALIASES as _ALIASES
 from gradc.facade.torch_modules import AliasFinder as _AliasFinder
 from gradc.ir.graph import Graph
+from gradc.trace.control import cond, fori_loop, scan, while_loop  # structured control flow (JAX's signatures)
 
 # torch's module paths (torch.autograd, torch.nn, torch.nn.functional, torch.optim, torch.utils.data,
 # torch.func) are modules of gradc.facade: register them under gradc's name instead of a shim package each
@@ -72,7 +74,15 @@ globals().update({n: getattr(_torch_api, n) for n in _torch_names})
 
 __version__ = "0.1.0"
 
-__all__ = ["ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
+
+def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so ``import gradc`` never imports it
+    if name == "dask":
+        return _importlib.import_module("gradc.dask")
+    raise AttributeError(f"module 'gradc' has no attribute {name!r}")
+
+
+__all__ = ["fori_loop", "while_loop", "cond", "scan",
+           "ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
            "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
            "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "stop_gradient",
            "trace", "value_and_grad", "vjp"] + _torch_names

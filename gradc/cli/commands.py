@@ -28,6 +28,8 @@ from gradc.cli.check import check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
+from gradc.passes.loops import loop_report
+from gradc.trace.control_trace import UNROLLED
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -113,6 +115,9 @@ def cmd_compile(args):
     interval = check_interval(args)
     source_dest, header_dest, note = args.dest, args.header_dest, args.header_note
     if args.mode != "grad":
+        if args.target == "array_api":
+            raise CliError(f"--target array_api emits --mode grad only, not {args.mode}", where="",
+                           hint="use --target numpy for this mode")
         return Product(*compile_mode(args, interval, _header_lines))
     job = Job(args)
     if args.check:
@@ -123,7 +128,12 @@ def cmd_compile(args):
         status = _check_c(job, interval) if args.check else 0
         outputs = [(source_dest, source)] + ([(header_dest, c_header)] if header_dest else [])
         return Product(status, outputs, [note] if note else [])
-    compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header)
+    emit = {}
+    if args.target == "array_api":  # the NumPy module re-spelled in the array API standard
+        from gradc.backends.array_api import emit_module as emit_array_api
+
+        emit = {"emit": emit_array_api}
+    compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header, **emit)
     status = 0
     if args.check:
         status = run_check(job, compiled.source, interval=interval)
@@ -167,11 +177,19 @@ def stage_graphs(job, stage):
 
 def cmd_show(args):
     dest = args.dest
+    UNROLLED.clear()  # what this job's trace runs in Python
     graphs = stage_graphs(Job(args), args.stage)
     parts = []
     for title, graph in graphs:
         text = str(graph)
         parts.append(text if args.stage else f"# {title}\n{text}")
+    loops = loop_report(graphs[-1][1]) if graphs else []
+    unrolled = [f"{where or '?'}: {why}" for where, why in UNROLLED]
+    if loops and not args.stage:
+        parts.append("# loops and branches (of the last graph above)\n" + "\n".join(loops))
+    if unrolled and not args.stage:
+        parts.append("# loops run in Python (unrolled: the body needs its counter as a Python int)\n"
+                     + "\n".join(unrolled))
     return Product(0, [(dest, "\n\n".join(parts) + "\n")])
 
 
@@ -283,7 +301,8 @@ def build_parser():
                        description="Trace FILE.py:FUNC, differentiate it and emit readable NumPy source.",
                        epilog=_COMPILE_EXAMPLE, formatter_class=fmt)
     function_options(p, "parameters to differentiate with respect to (default: every float parameter)")
-    p.add_argument("--target", choices=("numpy", "c"), default="numpy", help="output language (default numpy)")
+    p.add_argument("--target", choices=("numpy", "c", "array_api"), default="numpy",
+                   help="output language (default numpy; array_api: any array-API library's arrays)")
     p.add_argument("--mode", choices=MODES, default="grad",
                    help="the derivative: grad (default; FUNC, FUNC_grad, FUNC_value_and_grad), vjp, jvp, jacobian, "
                         "hessian or hvp (FUNC and FUNC_<mode>)")

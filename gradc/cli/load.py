@@ -201,6 +201,7 @@ class Job:
 
     def __init__(self, args, need_wrt=True, scalar_output=True):
         from gradc.trace import trace_bound
+        from gradc.trace.control_trace import unrolled_loops
         from gradc.transforms import reverse as ad
         from gradc.transforms.reverse import resolve_wrt
 
@@ -208,7 +209,9 @@ class Job:
         self.types = argument_types(self.func, self.path, args.arg)
         self.examples = list(self.types.values())  # types, not arrays: tracing allocates nothing
         try:
-            self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
+            # C has no loops yet: loops of static length unroll there
+            with unrolled_loops(getattr(args, "target", "numpy") == "c"):
+                self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
         except GradcError:
             raise
         except SystemExit as e:

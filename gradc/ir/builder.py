@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradc.errors import TraceError
 from gradc.ir.graph import Const, Eqn, Graph, Var
 
 
@@ -23,13 +24,51 @@ class Builder:
     parameter names among them).
     """
 
-    def __init__(self, taken=(), first_index: int = 0):
+    def __init__(self, taken=(), first_index: int = 0, parent: "Builder | None" = None):
         self.eqns: list[Eqn] = []
         self.inputs: list[Var] = []
         self.taken: set[str] = set(taken)
         self.counter = first_index
+        # a sub-graph's builder (a loop body, a branch): names come from the outermost builder, so a name
+        # means one value in the whole nested graph; values of enclosing builders it reads become inputs
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.closed = False  # a finished sub-graph: a value of it used later escaped its loop or branch
+        self.captured: list = []  # the enclosing builder's atoms read here, in order
+        self.capture_inputs: list = []  # this builder's input standing for each of them
+        self._captures: dict = {}
+
+    @property
+    def root(self) -> "Builder":
+        b = self
+        while b.parent is not None:
+            b = b.parent
+        return b
+
+    def encloses(self, other: "Builder") -> bool:
+        """Whether ``other`` is this builder or one of its enclosing builders."""
+        b = self
+        while b is not None:
+            if b is other:
+                return True
+            b = b.parent
+        return False
+
+    def capture(self, owner: "Builder", atom):
+        """``atom`` of the enclosing builder ``owner`` as a value of this one (an input of the sub-graph)."""
+        if owner is self or not isinstance(atom, Var):  # a constant needs no capturing
+            return atom
+        outer = self.parent.capture(owner, atom)
+        var = self._captures.get(id(outer))
+        if var is None:
+            var = self._captures[id(outer)] = Var(self.fresh_name(outer.name), outer.type)
+            self.captured.append(outer)
+            self.capture_inputs.append(var)
+        return var
 
     def fresh_name(self, preferred: str | None = None) -> str:
+        if self.parent is not None:
+            return self.root.fresh_name(preferred)
         if preferred is not None:
             name, k = preferred, 1
             while name in self.taken:
@@ -46,7 +85,7 @@ class Builder:
 
     def input(self, name: str, type) -> Var:
         """An input keeps the user's parameter name exactly (reserve it with ``taken``)."""
-        self.taken.add(name)
+        self.root.taken.add(name)
         var = Var(name, type)
         self.inputs.append(var)
         return var
@@ -58,7 +97,7 @@ class Builder:
 
     def rename(self, var: Var, name: str) -> None:
         """Give an intermediate a meaningful name (``x_bar``) once it is known."""
-        self.taken.discard(var.name)
+        self.root.taken.discard(var.name)
         var.name = self.fresh_name(name)
 
     def graph(self, name: str, outputs, **fields) -> Graph:
@@ -97,15 +136,30 @@ class Traced:
 
     @classmethod
     def __gradc_bind__(cls, op, args, params):
-        first = next(a for a in args if isinstance(a, Traced))
+        first = None
+        for a in args:  # the innermost builder records: a loop body reading a value from outside the loop
+            if isinstance(a, Traced) and (first is None or a.builder.depth > first.builder.depth):
+                first = a
         builder = first.builder
+        if builder.closed:
+            raise_escaped()
         atoms = []
         for a in args:
             if isinstance(a, Traced):
                 if a.builder is not builder:
-                    raise RuntimeError("values of two different traces were mixed")
-                atoms.append(a.atom)
+                    if not builder.encloses(a.builder):
+                        raise_escaped()
+                    atoms.append(builder.capture(a.builder, a.atom))
+                else:
+                    atoms.append(a.atom)
             else:
                 atoms.append(Const(np.asarray(a)))
         out_type = op.infer([a.type for a in atoms], params)
         return first.wrap(builder.add(op.name, atoms, params, out_type))
+
+
+def raise_escaped():
+    """A value computed inside a loop body or branch was used outside it (kept in a list, an attribute, ...)."""
+    raise TraceError("a value computed inside a traced loop or branch is used outside it (was it stored in a "
+                     "list, a dict or an attribute inside the loop?)",
+                     hint="carry it as a loop variable: assign it before the loop and update it inside")

@@ -70,3 +70,19 @@ class Graph:
 
     def _repr_svg_(self):  # Jupyter: draw the graph when Graphviz is installed
         return render_svg(self)
+
+
+def subgraphs(eqn) -> list:
+    """The graphs an equation holds in its params (a loop's body, a branch), in param order; empty for most ops.
+
+    >>> subgraphs(Eqn("neg", (), {}, None))
+    []
+    """
+    found = []
+    for key in sorted(eqn.params):
+        value = eqn.params[key]
+        if isinstance(value, Graph):
+            found.append(value)
+        elif isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
+            found.extend(value)
+    return found

@@ -52,10 +52,25 @@ def _format_index_item(item) -> str:
     return text + (f":{step}" if step is not None else "")
 
 
+def _is_graph(value) -> bool:
+    return hasattr(value, "eqns") and hasattr(value, "outputs")
+
+
+def _holds_graphs(value) -> bool:
+    return _is_graph(value) or isinstance(value, tuple) and bool(value) and all(_is_graph(v) for v in value)
+
+
 def format_eqn(eqn) -> str:
+    """One equation; the sub-graphs it holds (a loop's body) follow, indented, one ``def`` each."""
     parts = [eqn.op] + [format_atom(a) for a in eqn.inputs]
-    parts += [f"{k}={format_param(eqn.params[k])}" for k in sorted(eqn.params)]
-    return f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}"
+    parts += [f"{k}={format_param(eqn.params[k])}" for k in sorted(eqn.params) if not _holds_graphs(eqn.params[k])]
+    lines = [f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}"]
+    for k in sorted(eqn.params):
+        value = eqn.params[k]
+        if _holds_graphs(value):
+            for g in (value if isinstance(value, tuple) else (value,)):
+                lines += ["  " + line for line in format_graph(g).split("\n")]
+    return "\n".join(lines)
 
 
 def format_graph(graph) -> str:
@@ -69,7 +84,8 @@ def format_graph(graph) -> str:
     out_types = [o.type for o in graph.outputs]
     ret = str(out_types[0]) if len(out_types) == 1 else "(" + ", ".join(map(str, out_types)) + ")"
     lines = [f"def {graph.name}({', '.join(params)}) -> {ret}:"]
-    lines += ["  " + format_eqn(e) for e in graph.eqns]
+    for e in graph.eqns:
+        lines += ["  " + line for line in format_eqn(e).split("\n")]
     lines.append("  return " + ", ".join(format_atom(o) for o in graph.outputs) if graph.outputs else "  return")
     return "\n".join(lines)
 

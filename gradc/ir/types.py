@@ -73,6 +73,47 @@ class TensorType:
     __str__ = __repr__
 
 
+@dataclass(frozen=True)
+class TupleType:
+    """The type of an equation with several results (a loop's carried values, a branch's outputs).
+
+    Only ``element`` equations read such a value; each takes out one item.
+
+    >>> TupleType((TensorType((3,), "f64"), TensorType((), "i64")))
+    (f64[3], i64[])
+    """
+
+    items: tuple
+    shape = None  # not an array: code that asks for a shape must handle tuples first
+    dtype = "tuple"
+    is_float = False
+
+    def __repr__(self) -> str:
+        return "(" + ", ".join(map(repr, self.items)) + ("," if len(self.items) == 1 else "") + ")"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class StackType:
+    """A stack of values of type ``item``, one per iteration of a loop whose trip count is known only when it
+    runs (a ``while`` loop's tape). Read and written by loops only; its value is an array ``(trips, *item.shape)``.
+
+    >>> StackType(TensorType((3,), "f64"))
+    stack(f64[3])
+    """
+
+    item: TensorType
+    shape = None
+    dtype = "stack"
+    is_float = False
+
+    def __repr__(self) -> str:
+        return f"stack({self.item!r})"
+
+    __str__ = __repr__
+
+
 def type_of_array(value) -> TensorType:
     """The TensorType of a concrete NumPy value.
 

@@ -9,6 +9,7 @@ equation's type equal to what its op's type rule says.
 from __future__ import annotations
 
 from gradc.ir.atoms import Const, Var
+from gradc.ir.graph import subgraphs
 from gradc.ir.registry import OPS
 
 
@@ -48,6 +49,8 @@ def verify(graph) -> None:
             raise VerifyError(f"unknown op {eqn.op}")
         for a in eqn.inputs:
             check_use(a, f"{eqn.out.name} = {eqn.op}")
+        for sub in subgraphs(eqn):  # closed: a sub-graph reads only its own inputs
+            verify(sub)
         expected = OPS[eqn.op].infer([a.type for a in eqn.inputs], eqn.params)
         if expected != eqn.out.type:
             raise VerifyError(f"{eqn.out.name} = {eqn.op}: type {eqn.out.type}, rule says {expected}")

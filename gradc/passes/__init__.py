@@ -19,8 +19,9 @@ from gradc.ir.verify import verify
 from gradc.passes.cse import cse
 from gradc.passes.dce import dce
 from gradc.passes.fold import fold
+from gradc.passes.loops import merge_loops, optimize_subgraphs, prune_loop_inputs
 
-PIPELINE = (fold, cse, dce)
+PIPELINE = (fold, cse, dce, prune_loop_inputs)
 
 
 def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:
@@ -28,6 +29,7 @@ def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:
 
     With ``check=True`` the IR is verified after every pass (the tests do this).
     """
+    graph = optimize_subgraphs(merge_loops(graph), lambda g: optimize(g, check=check, rounds=rounds))
     for _ in range(rounds):
         before = _signature(graph)
         for run in PIPELINE:

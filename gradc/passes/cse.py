@@ -21,7 +21,14 @@ def _atom_key(atom):
 
 
 def _params_key(params):
-    return tuple((k, repr(params[k])) for k in sorted(params))
+    return tuple((k, _param_text(params[k])) for k in sorted(params))
+
+
+def _param_text(value) -> str:
+    """A param as text; a sub-graph by its printed form (two loops with the same body text are the same)."""
+    if isinstance(value, Graph) or isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
+        return str(value) if isinstance(value, Graph) else "|".join(map(str, value))
+    return repr(value)
 
 
 def cse(graph: Graph) -> Graph:

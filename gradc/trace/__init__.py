@@ -29,6 +29,7 @@ import numpy as np
 from gradc.errors import TraceError
 from gradc.ir.builder import Builder
 from gradc.ir.graph import Const
+from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
@@ -77,7 +78,7 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
             call_args[name] = Tracer(builder, builder.input(name, info))
         else:
             static[name] = call_args[name] = info
-    result = call_bound(rebind(f), call_args)  # SciPy functions it calls by name become gradc's
+    result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while captured
     outputs = [_output_atom(r, builder, f) for r in (result if isinstance(result, (tuple, list)) else (result,))]
     graph = builder.graph(function_name(f), outputs, params=list(values), static=static, origin=function_origin(f))
     found = scan(f)

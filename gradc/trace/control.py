@@ -16,6 +16,7 @@ names of the carried values, for readable emitted code and errors) and ``where=`
 from __future__ import annotations
 
 from gradc.ir.builder import Traced
+from gradc.trace import control_trace
 
 
 def _any_traced(*values) -> bool:
@@ -31,39 +32,48 @@ def _any_traced(*values) -> bool:
     return False
 
 
-def fori_loop(lower, upper, body, init_val, *, checkpoint=None, names=None, where=None):
-    """``for i in range(lower, upper): val = body(i, val)``; returns ``val``.
+def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=None, where=None):
+    """``for i in range(lower, upper, step): val = body(i, val)``; returns ``val``.
+
+    With concrete bounds and values the iterations run in Python; once an iteration
+    makes the carried value traced (the body reads a traced value from outside), the
+    remaining iterations become one traced loop.
 
     >>> fori_loop(0, 4, lambda i, s: s + i, 0)
     6
     """
     if not _any_traced(lower, upper, init_val):
         val = init_val
-        for i in range(int(lower), int(upper)):
+        steps = range(int(lower), int(upper), int(step))
+        for k, i in enumerate(steps):
             val = body(i, val)
+            if k + 1 < len(steps) and _any_traced(val):
+                return control_trace.fori_loop(steps[k + 1], steps[-1] + (1 if step > 0 else -1), body, val,
+                                               step=step, checkpoint=checkpoint, names=names, where=where)
         return val
-    from gradc.trace import control_trace
-    return control_trace.fori_loop(lower, upper, body, init_val, checkpoint=checkpoint, names=names, where=where)
+    return control_trace.fori_loop(lower, upper, body, init_val, step=step, checkpoint=checkpoint, names=names,
+                                   where=where)
 
 
 def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None, names=None, where=None):
     """``while cond_fun(val): val = body_fun(val)``; returns ``val``.
 
+    Runs in Python while the condition is a Python value; from the first traced condition on,
+    the rest is one traced loop.
+
     >>> while_loop(lambda v: v < 10, lambda v: v * 3, 1)
     27
     """
-    if not _any_traced(init_val):
-        val = init_val
-        while True:
-            keep_going = cond_fun(val)
-            if _any_traced(keep_going):  # the condition reads a traced value from outside the loop
-                break
-            if not keep_going:
-                return val
-            val = body_fun(val)
-    from gradc.trace import control_trace
-    return control_trace.while_loop(cond_fun, body_fun, init_val, max_trips=max_trips, checkpoint=checkpoint,
-                                    names=names, where=where)
+    val = init_val
+    while True:
+        keep_going = cond_fun(val)
+        if _any_traced(keep_going):  # from here on the condition depends on traced values
+            break
+        if not keep_going:
+            return val
+        val = body_fun(val)
+    return control_trace.while_loop(cond_fun, body_fun, val, max_trips=max_trips, checkpoint=checkpoint,
+                                    names=names, where=where, hint=keep_going)
 
 
 def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
@@ -74,7 +84,6 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     """
     if not _any_traced(pred):
         return true_fun(*operands) if pred else false_fun(*operands)
-    from gradc.trace import control_trace
     return control_trace.cond(pred, true_fun, false_fun, *operands, names=names, where=where)
 
 
@@ -92,7 +101,9 @@ def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
         carry, ys = init, []
         for k in range(n):
             carry, y = f(carry, None if xs is None else xs[k])
+            if _any_traced(carry, y):  # the body reads traced values: the whole scan is traced
+                return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where,
+                                          hint=(carry, y))
             ys.append(y)
         return carry, (np.stack([np.asarray(y) for y in ys]) if ys and ys[0] is not None else None)
-    from gradc.trace import control_trace
     return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where)

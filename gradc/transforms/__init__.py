@@ -11,3 +11,4 @@ May import: ``gradc.ir``, ``gradc.ops``, ``gradc.trace``, ``gradc.errors``.
 >>> callable(reverse.value_and_grad_graph)
 True
 """
+from gradc.transforms import control  # noqa: E402,F401  (installs the control-flow ops' rules)

@@ -141,7 +141,23 @@ def _check_arguments(graph, in_axes, batch_size, where):
     return [axis == 0 for axis in axes]
 
 
-def vmap_graph(graph: Graph, in_axes, batch_size: int, name: str | None = None, where: str | None = None) -> Graph:
+def batched_outputs(graph: Graph, flags) -> list:
+    """Which outputs of ``graph`` depend on the inputs flagged in ``flags`` (a forward dependence sweep).
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> batched_outputs(trace(lambda x, y: (x * 2.0, y), 1.0, 1.0), [True, False])
+    [True, False]
+    """
+    marked = {id(v) for v, f in zip(graph.inputs, flags) if f}
+    for eqn in graph.eqns:
+        if any(id(a) in marked for a in eqn.inputs):
+            marked.add(id(eqn.out))
+    return [id(o) in marked for o in graph.outputs]
+
+
+def vmap_graph(graph: Graph, in_axes, batch_size: int, name: str | None = None, where: str | None = None,
+               out_batched=None) -> Graph:
     """``graph`` for a batch of ``batch_size``: inputs with ``in_axes`` 0 and every output get a leading axis.
 
     ``in_axes`` has one entry per graph input (0 or None), or is one of them for all.
@@ -170,9 +186,15 @@ def vmap_graph(graph: Graph, in_axes, batch_size: int, name: str | None = None, 
     for eqn in graph.eqns if batch_size else ():  # an empty batch has empty outputs, whatever they compute
         xs, batched = zip(*(read(a) for a in eqn.inputs)) if eqn.inputs else ((), ())
         start = len(builder.eqns)
+        if eqn.op == "element" and isinstance(xs[0], list):  # an item of a batched loop's results
+            env[id(eqn.out)] = xs[0][eqn.params["index"]]
+            continue
         if any(batched):
             out = _batch_equation(eqn, xs, batched, batch_size, graph, where)
             new = {id(e.out) for e in builder.eqns[start:]}
+            if isinstance(out, list):  # a loop's or branch's results, each with the batch axis or not
+                env[id(eqn.out)] = (out, True)
+                continue
             if isinstance(out.atom, Var) and id(out.atom) in new:
                 out.atom.name = eqn.out.name  # the batched value keeps its name (reserved in ``taken``)
         else:
@@ -189,6 +211,11 @@ def vmap_graph(graph: Graph, in_axes, batch_size: int, name: str | None = None, 
             outputs.append(bind("broadcast_to", zero, shape=(0,) + atom.type.shape).atom)
             continue
         value, batched = read(atom)
+        if out_batched is not None and not out_batched[len(outputs)]:  # asked to stay unbatched
+            if batched:
+                raise AssertionError(f"internal: output {len(outputs)} of {graph.name} depends on the batch")
+            outputs.append(value.atom)
+            continue
         outputs.append(with_batch(value, batched, batch_size).atom)
     return builder.graph(name or f"{graph.name}_vmap", outputs, params=list(graph.params), static=graph.static,
                          origin=graph.origin, adjoint=frozenset(adjoint))
@@ -201,6 +228,8 @@ def _batch_equation(eqn, xs, batched, n, graph, where):
                                where=where,
                                hint="batch the function with a Python loop, or give the op a batch= rule")
     out = rule(*xs, batched=tuple(batched), **eqn.params)
+    if isinstance(out, list):  # tuple-valued ops give (value, has the batch axis) per item
+        return out
     expected = eqn.out.type.with_shape((n,) + eqn.out.type.shape)
     if out.aval != expected:
         raise AssertionError(f"internal: the batching rule of {eqn.op} gave {out.aval}, expected {expected}")

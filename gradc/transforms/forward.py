@@ -131,6 +131,9 @@ def jvp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
         dot = _tangent(eqn, builder, tangents)
         if dot is None:
             continue
+        if isinstance(dot, list):  # a loop's or branch's results: one tangent (or None) per item
+            tangent[id(eqn.out)] = dot
+            continue
         if dot.aval != eqn.out.type:
             raise AssertionError(f"internal: tangent of {eqn.op} is {dot.aval}, its output {eqn.out.type}")
         atom = dot.atom

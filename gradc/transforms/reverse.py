@@ -25,6 +25,7 @@ from gradc.errors import ArgumentError, MissingRuleError, ShapeError
 from gradc.ir.builder import Builder, Traced, next_index
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
+from gradc.ir.types import TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.values import aval
 
@@ -146,7 +147,7 @@ def _backward(graph: Graph, wrt: list[str], builder: Builder, wrap, seeds) -> li
         for c in contributions[1:]:
             acc = ew.add(acc, c)
         atom = acc.atom
-        if isinstance(atom, Var) and id(atom) not in forward_ids and id(atom) not in named:
+        if var is not None and isinstance(atom, Var) and id(atom) not in forward_ids and id(atom) not in named:
             builder.rename(atom, f"{var.name}_bar")
             named.add(id(atom))
         return acc
@@ -156,12 +157,23 @@ def _backward(graph: Graph, wrt: list[str], builder: Builder, wrap, seeds) -> li
     for out, seed in seeds:
         if isinstance(out, Var) and id(out) in active:
             cts.setdefault(id(out), []).append(seed)
+    items: dict = {}  # id(tuple value) -> {index: [contributions]}: a loop's or branch's results
     for eqn in reversed(graph.eqns):
-        contributions = cts.pop(id(eqn.out), None)
-        if contributions is None:
-            continue
+        if isinstance(eqn.out.type, TupleType):
+            per_item = items.pop(id(eqn.out), None)
+            if per_item is None:
+                continue
+            ct = [total(per_item[k], None) if k in per_item else None for k in range(len(eqn.out.type.items))]
+        else:
+            contributions = cts.pop(id(eqn.out), None)
+            if contributions is None:
+                continue
+            ct = total(contributions, eqn.out)
+            if eqn.op == "element":
+                if id(eqn.inputs[0]) in active:
+                    items.setdefault(id(eqn.inputs[0]), {}).setdefault(eqn.params["index"], []).append(ct)
+                continue
         op = OPS[eqn.op]
-        ct = total(contributions, eqn.out)
         if op.nondiff:
             continue
         needs = [isinstance(a, Var) and id(a) in active for a in eqn.inputs]

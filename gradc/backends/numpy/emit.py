@@ -45,6 +45,7 @@ from gradc.backends.numpy.analysis import (
     operation_count,
     single_use_values,
 )
+from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
 from gradc.backends.numpy.names import finish, import_line, import_math_functions, unmark, user
 from gradc.errors import EmitError
@@ -116,10 +117,12 @@ def _leading_complement(spec, shape):
 
 
 class _FunctionEmitter:
-    def __init__(self, fn: Function, state: _ModuleState):
+    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None):
         self.fn = fn
-        self.graph = fn.graph
+        self.graph = fn.graph if graph is None else graph  # a sub-graph (a loop body) shares the function's scope
         self.state = state
+        self.scope = scope if scope is not None else Scope(self.graph)
+        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope)
         self.elided = elided_broadcasts(self.graph)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
@@ -135,7 +138,7 @@ class _FunctionEmitter:
         The buffer is ``np.empty`` with the rest zeroed when the first index is one
         slice of the leading axis (``x_bar[:-1] = a``, ``x_bar[999:] = 0.0``), else ``np.zeros``.
         """
-        target, t = user(eqn.out.name), eqn.out.type
+        target, t = self.name_of(eqn.out), eqn.out.type
         groups: dict = {}
         for piece in self.chains[id(eqn.out)]:
             groups.setdefault(piece.params["spec"], []).append(self.atom(piece.inputs[0]))
@@ -165,9 +168,15 @@ class _FunctionEmitter:
             return ast.Name(self.state.constant_name(atom), ast.Load())
         if id(atom) in self.sources:
             return self.sources[id(atom)]
-        return ast.Name(user(atom.name), ast.Load())
+        return ast.Name(self.name_of(atom), ast.Load())
+
+    def name_of(self, var) -> str:
+        """The Python name of ``var``: its IR name, made unique across the function's nested graphs."""
+        return user(self.scope.name(var))
 
     def statements(self, eqn) -> list:
+        if eqn.op in CONTROL_OPS:
+            return emit_control(self, eqn)
         if id(eqn.out) in self.elided:
             self.sources[id(eqn.out)] = self.atom(eqn.inputs[0])
             return []
@@ -180,19 +189,20 @@ class _FunctionEmitter:
         if spelling is None:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         args = [self.atom(a) for a in eqn.inputs]
-        result = spelling(args, eqn.params, eqn.out.type, user(eqn.out.name))
+        result = spelling(args, eqn.params, eqn.out.type, self.name_of(eqn.out))
         before = []
         for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
-            if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1:
-                before.append(spell.assign(user(a.name), self.sources.pop(id(a))))
+            if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1 and not \
+                    isinstance(self.sources[id(a)], (ast.Name, ast.Constant)):
+                before.append(spell.assign(self.name_of(a), self.sources.pop(id(a))))
         if before:
-            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, user(eqn.out.name))
+            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, self.name_of(eqn.out))
         if isinstance(result, list):
             return before + result
         if id(eqn.out) in self.inlined and (self.state.math_mode or operation_count(result) <= MAX_INLINE_OPS):
             self.sources[id(eqn.out)] = result
             return before
-        return before + [spell.assign(user(eqn.out.name), result)]
+        return before + [spell.assign(self.name_of(eqn.out), result)]
 
     def body(self) -> list:
         stmts = self.checks()
@@ -201,8 +211,10 @@ class _FunctionEmitter:
         if self.fn.sections:
             stmts.append(_comment("forward"))
         for eqn in self.graph.eqns:
-            is_backward = eqn.out.name in self.graph.adjoint or any(
-                isinstance(a, Var) and id(a) in backward for a in eqn.inputs)
+            reads_backward = any(isinstance(a, Var) and id(a) in backward for a in eqn.inputs)
+            # a loop re-issued by reverse mode to write its tape is still the forward loop
+            is_backward = reads_backward or eqn.params.get("adjoint", False) or (
+                eqn.out.name in self.graph.adjoint and eqn.op not in CONTROL_OPS)
             emitted = self.statements(eqn)
             if is_backward:
                 backward.add(id(eqn.out))
@@ -285,6 +297,9 @@ class _FunctionEmitter:
             if eqn.op in _VIEW_OPS and isinstance(eqn.inputs[0], Var) and (
                     id(eqn.inputs[0]) in may_alias or eqn.op == "broadcast_to"):
                 may_alias.add(id(eqn.out))
+            elif eqn.op in CONTROL_OPS or eqn.op == "element":  # a loop of no trips hands its input back
+                if any(id(a) in may_alias or isinstance(a, Const) for a in eqn.inputs):
+                    may_alias.add(id(eqn.out))
         seen: set = set()
         exprs = []
         for out in self.graph.outputs:
@@ -308,7 +323,9 @@ class _FunctionEmitter:
         body = [ast.Expr(ast.Constant(self.fn.doc))] + self.body()
         args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in self.graph.params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        return ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
+        fdef = ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
+        fdef.scope_names = self.scope.used
+        return fdef
 
 
 def _comment(text: str) -> ast.stmt:
@@ -336,6 +353,7 @@ def emit_module(functions: list, header: list | None = None) -> str:
     # appends the helpers; a user's np, float or C0 renames the generated one
     users = {name for f in functions for name in [f.name, *f.graph.params, *(v.name for v in f.graph.inputs),
                                                   *(e.out.name for e in f.graph.eqns)]}
+    users |= {name for d in defs for name in getattr(d, "scope_names", ())}  # loop bodies' names too
     generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values())
     alias = finish(module, always=("np", "math", "scipy"), helpers=texts, user_names=users, generated_names=generated)
     from_math = import_math_functions(module, alias["math"], users) if state.math_mode else []
@@ -350,8 +368,10 @@ def emit_module(functions: list, header: list | None = None) -> str:
     imports = ([import_line("math", alias["math"])] if needs_math else []) \
         + ([f"from math import {', '.join(from_math)}"] if from_math else []) + (
         [import_line("numpy", alias["np"])] if needs_numpy else [])
-    if alias["scipy"] in used:  # triangular solves and expm: NumPy has none
-        imports += ["import scipy.linalg"] + ([f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
+    if alias["scipy"] in used:  # triangular solves, expm, special functions: NumPy has none
+        modules = sorted(set(re.findall(rf"\b{alias['scipy']}\.(\w+)", text)))  # each subpackage the code uses
+        imports += [f"import scipy.{m}" for m in modules] + (
+            [f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
     lines = [python_comment(h) for h in (header or [])] + imports  # file names and commands, escaped
     return "\n".join(lines) + "\n\n\n" + text + "\n"
 

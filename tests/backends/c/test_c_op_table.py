@@ -35,7 +35,9 @@ def _same(c_result, numpy_result, rtol, atol, what):
 @pytest.mark.parametrize("case", DIFF_CASES + NONDIFF_CASES, ids=lambda c: c.id)
 def test_c_target_equals_numpy_target(case):
     args = make_inputs(case)
-    no_c = sorted(op for op in case.ops if OPS[op].c is None)
+    # the C target has no loops yet: a loop of static length unrolls there (while loops and branches cannot)
+    unrolled = {"scan", "element"} if not {"while_loop", "cond"} & set(case.ops) else set()
+    no_c = sorted(op for op in case.ops if OPS[op].c is None and op not in unrolled)
     if no_c:  # ops without a C lowering (c=None at the defop): a clear error naming them, nothing built
         with pytest.raises(gradc.GradcError, match=f"no C lowering for ops? {', '.join(no_c)} in loss"):
             gradc.compile(make_loss(case.fn, len(args)), *args, 0.0, target="c")

@@ -1,0 +1,307 @@
+"""Loops and branches in emitted NumPy: real ``for``, ``while`` and ``if`` statements.
+
+A loop's carried values are Python variables named after the body's inputs (the
+user's names where the capture knew them), assigned before the loop and updated at
+the end of each iteration; per-iteration inputs are read as ``xs[j]``, per-iteration
+outputs (a reverse-mode tape among them) written into a preallocated ``(trips, ...)``
+array, or appended to a list when the trip count is known only at the end (a ``while``
+loop). A ``cond`` is an ``if``/``else`` assigning the same names in both branches.
+
+Names: every value of the function and of its nested graphs gets one Python name
+(:class:`Scope`): its IR name, suffixed where two values share one.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> from gradc.trace.control import fori_loop
+>>> from gradc.backends.numpy.emit import Function, emit_module
+>>> src = emit_module([Function("f", trace(lambda x: fori_loop(0, 3, lambda i, v: np.sin(v) * x, x), 0.5), "f.")])
+>>> print(src[src.index("def f"):src.index("    return")])
+def f(x):
+    \"\"\"f.\"\"\"
+    if type(x) is not float:
+        x = _scalar_argument('f', 'x', x, None)
+    c0 = x
+    for i in range(3):
+        c0 = np.sin(c0) * x
+    t3 = c0
+<BLANKLINE>
+"""
+from __future__ import annotations
+
+import ast
+
+from gradc.ir.graph import Graph, subgraphs
+from gradc.ir.types import StackType
+from gradc.ops import spell
+from gradc.ops.control import scan_parts, while_parts
+
+CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element"})
+
+
+class Scope:
+    """One Python name per value of a function and of its nested graphs (IR names, made unique)."""
+
+    def __init__(self, graph: Graph):
+        self.names: dict = {}
+        self.used: set = set(graph.params)
+        self.keep: list = []  # the named Var objects stay alive, so their ids stay theirs
+        for v in graph.inputs:
+            self.names[id(v)] = v.name
+            self.keep.append(v)
+        for e in graph.eqns:
+            self.name(e.out)
+
+    def name(self, var) -> str:
+        found = self.names.get(id(var))
+        if found is None:
+            found = self.fresh(var.name)
+            self.names[id(var)] = found
+            self.keep.append(var)
+        return found
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 1
+        while name in self.used:
+            name = f"{base}_{k}"
+            k += 1
+        self.used.add(name)
+        return name
+
+
+def _elements(em) -> dict:
+    """``{id(tuple value): {index: element equation}}`` of the emitter's graph (computed once)."""
+    table = getattr(em, "_element_table", None)
+    if table is None:
+        table = {}
+        for e in em.graph.eqns:
+            if e.op == "element":
+                table.setdefault(id(e.inputs[0]), {})[e.params["index"]] = e
+        em._element_table = table
+    return table
+
+
+def _name(em, text: str) -> ast.Name:
+    return ast.Name(text, ast.Load())
+
+
+def _store(target: str) -> ast.Name:
+    return ast.Name(target, ast.Store())
+
+
+def _assign_many(targets: list, values: list) -> list:
+    """``a = x`` or ``a, b = x, y`` (simultaneous: a loop's carried values may swap); unchanged names left out."""
+    pairs = [(t, v) for t, v in zip(targets, values) if not (isinstance(v, ast.Name) and v.id == t)]
+    if not pairs:
+        return []
+    if len(pairs) == 1:
+        return [ast.Assign([_store(pairs[0][0])], pairs[0][1], lineno=0)]
+    return [ast.Assign([ast.Tuple([_store(t) for t, _ in pairs], ast.Store())],
+                       ast.Tuple([v for _, v in pairs], ast.Load()), lineno=0)]
+
+
+def _operands(em, atoms) -> tuple:
+    """Expressions of a control equation's inputs; a value pending inline is named first (``before``)."""
+    before = []
+    for a in atoms:
+        if id(a) in em.sources and id(a) not in em.elided and not isinstance(em.sources[id(a)], (ast.Name,
+                                                                                                 ast.Constant)):
+            before.append(spell.assign(em.name_of(a), em.sources.pop(id(a))))
+    return before, [em.atom(a) for a in atoms]
+
+
+def _run(sub, graph: Graph) -> tuple:
+    """Statements computing ``graph``'s equations in ``sub`` and its output expressions."""
+    stmts = []
+    for eqn in graph.eqns:
+        stmts.extend(sub.statements(eqn))
+    return stmts, [sub.atom(o) for o in graph.outputs]
+
+
+def _bind_inputs(sub, variables, exprs) -> None:
+    for v, expr in zip(variables, exprs):
+        sub.sources[id(v)] = expr
+
+
+def emit_control(em, eqn) -> list:
+    if eqn.op == "element":
+        return []  # the loop or branch assigned it
+    return {"scan": _scan, "while_loop": _while, "cond": _cond}[eqn.op](em, eqn)
+
+
+def _element_names(em, eqn) -> dict:
+    return {k: em.name_of(e.out) for k, e in _elements(em).get(id(eqn.out), {}).items()}
+
+
+def _alloc(shape_expr, item_type) -> ast.expr:
+    kwargs = {} if item_type.dtype == "f64" else {"dtype": spell.dotted(f"np.{item_type.np_dtype.name}")}
+    return spell.call("np.empty", shape_expr, **kwargs)
+
+
+def _scan(em, eqn) -> list:
+    p = eqn.params
+    body = p["body"]
+    n_k, n_c = p["n_consts"], p["n_carry"]
+    length_in, consts, carry, xs = scan_parts(eqn.inputs, p)
+    stmts, exprs = _operands(em, ([length_in] if length_in is not None else []) + consts + carry + xs)
+    if length_in is not None:
+        trips, exprs = exprs[0], exprs[1:]
+    else:
+        trips = ast.Constant(p["length"])
+    e_consts, e_carry, e_xs = exprs[:n_k], exprs[n_k:n_k + n_c], exprs[n_k + n_c:]
+    b_i, b_consts = body.inputs[0], body.inputs[1:1 + n_k]
+    b_carry, b_xs = body.inputs[1 + n_k:1 + n_k + n_c], body.inputs[1 + n_k + n_c:]
+    sub = em.sub(body)
+    _bind_inputs(sub, b_consts, e_consts)
+    carry_names = [sub.name_of(v) for v in b_carry]
+    stmts += _assign_many(carry_names, e_carry)
+    outs = _element_names(em, eqn)
+    start, step = p.get("start", 0), p.get("step", 1)
+    read = {id(a) for e in body.eqns for a in e.inputs} | {id(o) for o in body.outputs}
+    counter = sub.name_of(b_i)
+    simple = start == 0 and step == 1
+    j = counter if simple else em.scope.fresh("j")
+    inner = []
+    if not simple and id(b_i) in read:
+        inner.append(spell.assign(counter, _affine(start, step, _name(em, j))))
+    for v, expr in zip(b_xs, e_xs):
+        if id(v) in read:
+            inner.append(spell.assign(sub.name_of(v), ast.Subscript(expr, _name(em, j), ast.Load())))
+    body_stmts, results = _run(sub, body)
+    tape_writes = []  # rows that copy a carried value as it came in (a tape): written first, before it changes
+    for k, item in enumerate(body.outputs[n_c:]):
+        target = outs.get(n_c + k)
+        if target is None:
+            continue  # an output nobody reads is not written
+        t = item.type
+        shape = ast.Tuple([trips] + [ast.Constant(d) for d in t.shape], ast.Load())
+        stmts.append(spell.assign(target, _alloc(shape, t)))
+        store = ast.Subscript(ast.Name(target, ast.Load()), _name(em, j), ast.Store())
+        write = ast.Assign([store], results[n_c + k], lineno=0)
+        if item in body.inputs:
+            tape_writes.append(write)
+        else:
+            body_stmts.append(write)
+    inner += tape_writes + body_stmts
+    inner += _assign_many(carry_names, results[:n_c])
+    _fold_last_update(inner)
+    rng = spell.call("range", trips) if not p.get("reverse") else spell.call(
+        "range", _minus_one(trips), ast.Constant(-1), ast.Constant(-1))
+    stmts.append(ast.For(_store(j), rng, inner or [ast.Pass()], [], lineno=0))
+    stmts += [spell.assign(outs[k], _name(em, carry_names[k])) for k in range(n_c) if k in outs]
+    return stmts
+
+
+def _fold_last_update(stmts: list) -> None:
+    """``t1 = f(v)`` ... ``v = t1`` (the value's only use) becomes ``v = f(v)`` at the end of the iteration."""
+    if len(stmts) < 2:
+        return
+    update = stmts[-1]
+    if not (isinstance(update, ast.Assign) and len(update.targets) == 1 and isinstance(update.targets[0], ast.Name)
+            and isinstance(update.value, ast.Name)):
+        return
+    temp = update.value.id
+    for k in range(len(stmts) - 2, -1, -1):
+        stmt = stmts[k]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == temp:
+            between = stmts[k + 1:-1]
+            if any(isinstance(n, ast.Name) and n.id in (temp, update.targets[0].id)
+                   for b in between for n in ast.walk(b)):
+                return  # read in between: the temporary stays
+            del stmts[k]
+            stmts[-1] = ast.Assign(update.targets, stmt.value, lineno=0)
+            return
+
+
+def _affine(start, step, j) -> ast.expr:
+    expr = j if step == 1 else ast.BinOp(ast.Constant(step), ast.Mult(), j)
+    return expr if start == 0 else ast.BinOp(ast.Constant(start), ast.Add(), expr)
+
+
+def _minus_one(trips: ast.expr) -> ast.expr:
+    if isinstance(trips, ast.Constant):
+        return ast.Constant(trips.value - 1)
+    return ast.BinOp(trips, ast.Sub(), ast.Constant(1))
+
+
+def _while(em, eqn) -> list:
+    p = eqn.params
+    cond, body = p["cond"], p["body"]
+    cond_consts, body_consts, carry = while_parts(eqn.inputs, p)
+    stmts, exprs = _operands(em, cond_consts + body_consts + carry)
+    a, b = len(cond_consts), len(body_consts)
+    sub, csub = em.sub(body), em.sub(cond)
+    b_carry = body.inputs[b:]
+    carry_names = [sub.name_of(v) for v in b_carry]
+    _bind_inputs(sub, body.inputs[:b], exprs[a:a + b])
+    _bind_inputs(csub, cond.inputs[:a], exprs[:a])
+    _bind_inputs(csub, cond.inputs[a:], [_name(em, n) for n in carry_names])
+    stmts += _assign_many(carry_names, exprs[a + b:])
+    outs = _element_names(em, eqn)
+    n_c = len(b_carry)
+    trips = outs.get(n_c) or (em.scope.fresh("trips") if "max_trips" in p else None)
+    if trips is not None:
+        stmts.append(spell.assign(trips, ast.Constant(0)))
+    cond_stmts, (test,) = _run(csub, cond)
+    inner = []
+    if p.get("max_trips") is not None:
+        message = ast.Constant(f"while loop ran more than max_trips={p['max_trips']} times")
+        inner.append(ast.If(ast.Compare(_name(em, trips), [ast.GtE()], [ast.Constant(p["max_trips"])]),
+                            [ast.Raise(spell.call("RuntimeError", message), None)], []))
+    body_stmts, results = _run(sub, body)
+    for k in range(len(body.outputs) - n_c):
+        target = outs.get(n_c + 1 + k)
+        if target is None:
+            continue
+        stmts.append(spell.assign(target, ast.List([], ast.Load())))
+        append = ast.Expr(spell.method_call(_name(em, target), "append", results[n_c + k]))
+        if body.outputs[n_c + k] in body.inputs:
+            inner.append(append)  # a tape of a carried value as it came in: before it changes
+        else:
+            body_stmts.append(append)
+    inner += body_stmts
+    inner += _assign_many(carry_names, results[:n_c])
+    _fold_last_update(inner)
+    if trips is not None:
+        inner.append(ast.AugAssign(_store(trips), ast.Add(), ast.Constant(1)))
+    if len(cond_stmts) == 1 and isinstance(cond_stmts[0], ast.Assign) and isinstance(test, ast.Name) and \
+            len(cond_stmts[0].targets) == 1 and getattr(cond_stmts[0].targets[0], "id", None) == test.id:
+        test, cond_stmts = cond_stmts[0].value, []  # one expression: ``while <test>:``
+    if cond_stmts:  # a condition that needs statements: test it at the top of an endless loop
+        inner = cond_stmts + [ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])] + inner
+        test = ast.Constant(True)
+    stmts.append(ast.While(test, inner, []))
+    stmts += [spell.assign(outs[k], _name(em, carry_names[k])) for k in range(n_c) if k in outs]
+    return stmts
+
+
+def _cond(em, eqn) -> list:
+    branches = eqn.params["branches"]
+    stmts, exprs = _operands(em, list(eqn.inputs))
+    pred, operand_exprs = exprs[0], exprs[1:]
+    outs = _element_names(em, eqn)
+    arms = []
+    for g in branches:
+        sub = em.sub(g)
+        _bind_inputs(sub, g.inputs, operand_exprs)
+        body_stmts, results = _run(sub, g)
+        targets = sorted(outs)
+        arms.append(body_stmts + _assign_many([outs[k] for k in targets], [results[k] for k in targets])
+                    or [ast.Pass()])
+    stmts.append(ast.If(pred, arms[1], arms[0]))
+    return stmts
+
+
+def subgraph_names(graph: Graph) -> set:
+    """Every IR name in ``graph``'s nested graphs (for collision checks)."""
+    names, stack = set(), [graph]
+    while stack:
+        g = stack.pop()
+        names.update(v.name for v in g.inputs)
+        for e in g.eqns:
+            names.add(e.out.name)
+            stack.extend(subgraphs(e))
+    return names
+
+
+__all__ = ["CONTROL_OPS", "Scope", "emit_control", "StackType"]

@@ -1,0 +1,322 @@
+"""Capture: the user's ``for``, ``while`` and ``if`` on traced values become gradc's structured control flow.
+
+When gradc traces a function (and the functions of its module it calls), it reads the
+function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
+
+* ``if``/``elif``/``else``, ``for`` and ``while`` keep the user's statement for concrete
+  values (Python ints, floats, lists, NumPy arrays: exactly Python's semantics, unrolled
+  while tracing as before) and gain a functional form used when a traced value is
+  involved: ``if`` on a traced scalar becomes ``gradc.trace.control.cond``; ``for`` over
+  ``range(...)`` (static or traced bounds) whose carried or read values are traced becomes
+  ``fori_loop``; ``for`` over a traced array's first axis (or ``zip`` of such arrays, or
+  a float NumPy array when the body reads traced values) becomes ``scan``, ``enumerate``
+  of a traced array a ``fori_loop``; ``while`` on traced values
+  becomes ``while_loop``. A loop that indexes or calls a method of a Python list, tuple
+  or dict (``ws[i]``, ``ys.append(y)``) stays a Python loop: a traced index cannot pick
+  from a list, and an append inside a traced body would be lost.
+* ``break``/``continue`` become flags in the carry; the statements after a possible jump
+  run under ``if not flag``. A ``return`` inside a loop (in the function's own
+  statements, not in a nested loop) becomes a flag and a ``break``; after the loop,
+  ``if flag: return <its value>`` reads the carried variables, which hold what they held
+  at the ``return``.
+* The carry of a loop, and the results of an ``if``, are the variables the statement
+  assigns that are live afterwards (liveness on the AST), passed with ``names=`` (the
+  user's names) and ``where=`` (the statement's ``file:line``).
+* ``a if p else b``, ``and``, ``or``, ``not`` and chained comparisons (``0 < x < 1``)
+  become run-time helpers that keep Python's meaning on concrete values and build
+  ``cond`` / ``np.logical_and`` / ... on traced scalars.
+* ``x[k] = v``, ``x[k] += v`` and ``np.add.at(x, k, v)`` on a local name ``x`` rebind
+  ``x`` through ``gradc.trace.inplace`` (when it provides ``setitem``, ``setitem_op`` and
+  ``ufunc_at``), so an updated array is carried like any other variable.
+
+The rewritten code keeps the user's file and line numbers (tracebacks and errors point
+at the user's lines); generated names start with a prefix no name of the function starts
+with. Left as they are: functions without source (builtins, lambdas, exec'd code without
+a linecache entry) or without control flow; nested functions, lambdas and comprehensions;
+``try``/``with``/``match`` blocks (a traced condition in them gets the tracer's error); a
+method using private names (``self.__x``, which only the class body mangles) or
+``super()``; a function so deeply nested that its rewrite would pass ``MAX_NAMES``
+generated names (each level holds two versions of what it contains). Refused with a
+TraceError at the user's line, and only when traced values reach them: a ``return``
+inside a nested traced loop; a variable assigned in only one branch of a traced ``if``
+(or first inside a traced loop) and used after it; ``global``/``nonlocal`` assignments
+inside traced control flow; ``break``/``continue``/``return`` under a traced condition
+in a loop that stays a Python loop; an ``if``, ``while`` or conditional expression on a
+traced array (np.where is the elementwise choice).
+
+>>> def clip(x, hi):
+...     if x > hi:
+...         x = hi
+...     return x
+>>> print(converted_source(clip).splitlines()[2])
+    if _gc_rt.traced(_gc_p1):
+"""
+from __future__ import annotations
+import __future__
+
+import ast
+import builtins
+import functools
+import inspect
+import textwrap
+import types
+import warnings
+
+from gradc.errors import GradcWarning, _display_path
+from gradc.trace import capture_analysis as an
+from gradc.trace import capture_runtime
+from gradc.trace.capture_convert import MAX_NAMES, Converter, Ctx, TooLarge
+
+_CACHE: dict = {}  # code object -> (code of the rewritten function, its source) or None
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def capture(f):
+    """``f`` with its control flow captured (and the same-module functions it calls, when any of them needs it);
+    ``f`` itself when nothing needs rewriting.
+
+    >>> def f(x):
+    ...     return x + 1
+    >>> capture(f) is f
+    True
+    """
+    if isinstance(f, functools.partial):
+        inner = capture(f.func)
+        return f if inner is f.func else functools.partial(inner, *f.args, **f.keywords)
+    fn = getattr(f, "__func__", f)
+    if not isinstance(fn, types.FunctionType):
+        return f
+    module_globals = fn.__globals__
+    helpers = _reachable(fn, module_globals)
+    if any(_conversion(h) is not None for h in helpers.values()):
+        new_globals = dict(module_globals)
+        for name, h in helpers.items():
+            new_globals[name] = _rebuild(h, new_globals)
+        out = _rebuild(fn, new_globals)
+    elif _conversion(fn) is not None:
+        out = _rebuild(fn, module_globals)
+    else:
+        return f
+    return types.MethodType(out, f.__self__) if fn is not f else out
+
+
+def converted_source(f) -> str | None:
+    """The rewritten source of ``f`` (for debugging and ``gradc show``), or None when gradc traces ``f`` as it is.
+
+    >>> converted_source(len) is None
+    True
+    """
+    fn = getattr(f, "__func__", f)
+    if not isinstance(fn, types.FunctionType):
+        return None
+    found = _conversion(fn)
+    return found[1] if found is not None else None
+
+
+# ---------------------------------------------------------------- the functions a traced function reaches
+def _reachable(fn, module_globals) -> dict:
+    """The same-module functions ``fn`` calls by global name, directly or through each other (name -> function)."""
+    found: dict = {}
+    todo = [fn]
+    while todo:
+        code_stack = [todo.pop().__code__]
+        while code_stack:
+            code = code_stack.pop()
+            code_stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            for name in code.co_names:
+                value = module_globals.get(name)
+                if isinstance(value, types.FunctionType) and value.__globals__ is module_globals and \
+                        value is not fn and name not in found:
+                    found[name] = value
+                    todo.append(value)
+    return dict(sorted(found.items()))
+
+
+def _rebuild(fn, new_globals):
+    found = _conversion(fn)
+    code = found[0] if found is not None else fn.__code__
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = tuple(types.CellType(capture_runtime) if name not in cells else cells[name] for name in code.co_freevars)
+    out = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__, closure or None)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__dict__.update(fn.__dict__)
+    out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    out.__annotations__ = fn.__annotations__
+    return out
+
+
+# ---------------------------------------------------------------- conversion, once per code object
+def _conversion(fn):
+    code = fn.__code__
+    if code not in _CACHE:
+        _CACHE[code] = _convert(fn)
+    return _CACHE[code]
+
+
+def _source_def(fn):
+    """The ``def`` node of ``fn``, with the file's line numbers, or None when its source cannot be read."""
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, ValueError, IndentationError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or \
+            tree.body[0].name != fn.__code__.co_name:
+        return None
+    ast.increment_lineno(tree, start - 1)
+    return tree.body[0]
+
+
+def _identifiers(node) -> set:
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            out.update(n.names)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).split(".")[0])
+    return out
+
+
+def _prefix(idents) -> str:
+    prefix, k = "_gc_", 0
+    while any(i.startswith(prefix) for i in idents):
+        k += 1
+        prefix = f"_gc{k}_"
+    return prefix
+
+
+def _needs_capture(body) -> bool:
+    return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp))
+
+
+def _convert(fn):
+    """``(code, source)`` of ``fn`` rewritten, or None when it is traced as it is."""
+    code = fn.__code__
+    if "__class__" in code.co_freevars or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
+                                                           inspect.CO_ASYNC_GENERATOR):
+        return None
+    node = _source_def(fn)
+    if node is None:
+        return None
+    idents = _identifiers(node)
+    if any(i.startswith("__") and not i.endswith("__") for i in idents):  # private names: mangled in a class only
+        return None
+    declared = an.declared(node)
+    params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    params += [a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None]
+    local_names = (set(params) | set(an.stores(node.body))) - declared
+    path = _display_path(code.co_filename)
+    prefix = _prefix(idents)
+    items = _ItemAssignments(prefix + "rt", path, local_names)
+    if items.available:
+        node.body = [items.visit(s) for s in node.body]
+    if not items.count and not _needs_capture(node.body):
+        return None
+    kept = [n for n in ("range", "enumerate", "zip")
+            if fn.__globals__.get(n, getattr(builtins, n)) is getattr(builtins, n) and n not in local_names]
+    conv = Converter(prefix, path, local_names, declared, kept)
+    an.clear_cache()
+    try:
+        node.body = conv.block(node.body, set(), Ctx(tail=True))
+    except TooLarge:  # deeply nested: traced as written (Python loops unroll; traced conditions are errors)
+        warnings.warn_explicit(f"the loops and branches of {fn.__name__} are not captured: its rewrite would "
+                               f"take more than {MAX_NAMES} generated names (each nested level holds two versions "
+                               "of what it contains); split it into smaller functions", GradcWarning,
+                               code.co_filename, code.co_firstlineno)
+        return None
+    finally:
+        an.clear_cache()
+    node.decorator_list = []
+    return _compile(node, code, prefix + "rt")
+
+
+def _compile(node, code, rt_name):
+    """Compile ``node`` inside a factory binding ``rt_name`` and the original free variables, so the rewritten
+    function's free variables are exactly those cells (the factory itself is never run)."""
+    binds = [] if node.name in code.co_freevars else [ast.Global(names=[node.name])]  # recursion: the global
+    binds += [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=ast.Constant(None))
+             for n in (rt_name, *code.co_freevars)]
+    factory = ast.FunctionDef(name=rt_name + "factory", args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=binds + [node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))], decorator_list=[],
+        returns=None, type_comment=None)
+    if "type_params" in ast.FunctionDef._fields:
+        factory.type_params = []
+    for n in [factory, *binds, factory.body[-1]]:
+        ast.copy_location(n, node)
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    compiled = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    return inner, ast.unparse(node)
+
+
+class _ItemAssignments(ast.NodeTransformer):
+    """``x[k] = v`` -> ``x = rt.setitem(v, x, k, where)``, ``x[k] op= v`` -> ``x = rt.setitem_op(x, k, "op", v,
+    where)``, ``E.at(x, k[, v])`` -> ``x = rt.ufunc_at(E, x, k[, v], where=...)``, for a local name ``x``."""
+
+    def __init__(self, rt_name, path, local_names):
+        from gradc.trace import inplace
+        self.available = all(hasattr(inplace, n) for n in ("setitem", "setitem_op", "ufunc_at"))
+        self.rt_name, self.path, self.locals = rt_name, path, local_names
+        self.count = 0
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+
+    def _call(self, helper, node, args, keywords=()):
+        self.count += 1
+        func = ast.Attribute(value=ast.Name(id=self.rt_name, ctx=ast.Load()), attr=helper, ctx=ast.Load())
+        where = ast.Constant(f"{self.path}:{node.lineno}")
+        return ast.Call(func=func, args=args, keywords=[*keywords, ast.keyword(arg="where", value=where)])
+
+    def _target(self, t):
+        return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in self.locals
+
+    def _assign(self, name, value, node):
+        return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), node)
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and self._target(node.targets[0]):
+            t = node.targets[0]
+            call = self._call("setitem", node, [node.value, ast.Name(id=t.value.id, ctx=ast.Load()), t.slice])
+            return self._assign(t.value.id, call, node)
+        return node
+
+    def visit_AugAssign(self, node):
+        if self._target(node.target):
+            t = node.target
+            symbol = _SYMBOLS.get(type(node.op))
+            if symbol is None:
+                return node
+            args = [ast.Name(id=t.value.id, ctx=ast.Load()), t.slice, ast.Constant(symbol), node.value]
+            return self._assign(t.value.id, self._call("setitem_op", node, args), node)
+        return node
+
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "at" and \
+                not call.keywords and len(call.args) in (2, 3) and \
+                not any(isinstance(a, ast.Starred) for a in call.args) and \
+                isinstance(call.args[0], ast.Name) and call.args[0].id in self.locals:
+            name = call.args[0].id
+            return self._assign(name, self._call("ufunc_at", node, [call.func.value, *call.args]), node)
+        return node
+
+
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+            ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+            ast.LShift: "<<", ast.RShift: ">>"}

@@ -1,0 +1,166 @@
+"""Loops of the capture rewriter: each ``for``/``while`` as a run-time choice between the Python loop and its
+functional form (``rt.for_stmt`` / ``rt.while_stmt`` with a body function over a tuple carry), ``break``,
+``continue`` and ``return`` as flags. A mixin of :class:`gradc.trace.capture_convert.Converter`.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import replace
+
+from gradc.trace import capture_analysis as an
+from gradc.trace.capture_nodes import (
+    LEAVE_ALONE,
+    RETURN_IN_LOOP,
+    Ctx,
+    guard,
+    indexed_names,
+    make_def,
+    names_tuple,
+    not_flag,
+    strings,
+    var,
+)
+
+
+class LoopRewriter:
+    """``for`` and ``while`` statements (needs the Converter's ``block``, ``expr``, ``call``, ``fresh``, ...)."""
+
+    def _iterable(self, node):
+        """``range(...)``, ``enumerate(...)`` and ``zip(...)`` (the builtins) through the run-time helpers that
+        keep them Python's on concrete values and loopable on traced ones."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.builtins and \
+                not any(isinstance(a, ast.Starred) for a in node.args) and \
+                all(k.arg == "start" for k in node.keywords) and (not node.keywords or node.func.id == "enumerate"):
+            args = [self.expr(a) for a in node.args]
+            return self.call(node.func.id + "_", *args, **{k.arg: self.expr(k.value) for k in node.keywords})
+        return self.expr(node)
+
+    def loop(self, s, live, ctx, rest=None, live_out=None):
+        """``s`` as a run-time choice between the Python loop and its functional form; with ``rest`` (the statements
+        after a loop holding `return`s, in tail position), each version continues with its own copy of them."""
+        is_for = isinstance(s, ast.For)
+        head = an.loop_head_live(s, live)
+        body_ctx = Ctx(loop=True, brk=frozenset(live), cont=frozenset(head))
+        after_ctx = replace(ctx, tail=False)
+        reads = an.loads(s.body) | set(an.stores(s.body))
+        out = []
+        if is_for:
+            it = self.fresh("it")
+            out.append(ast.Assign(targets=[var(it, True)], value=self._iterable(s.iter)))
+            concrete = ast.For(target=s.target, iter=var(it), body=self.block(s.body, head, body_ctx),
+                               orelse=self.block(s.orelse, live, after_ctx), type_comment=None)
+            reads |= set(an.stores(s.target))
+        else:
+            it = None
+            test = self.call("static_test", self.expr(s.test), ast.Constant("while"), self.where(s))
+            concrete = ast.While(test=test, body=self.block(s.body, head, body_ctx),
+                                 orelse=self.block(s.orelse, live, after_ctx))
+            reads |= an.loads(s.test)
+        indexed = sorted(indexed_names(s) & self.locals)
+        decide = self.call("loop_traced", var(it) if it else ast.Constant(None),
+                           self.values(sorted(reads & self.locals)), self.values(indexed))
+        concrete = [ast.copy_location(concrete, s)]
+        if rest is None:
+            functional = self.functional_loop(s, live, ctx, it, head)
+        else:
+            concrete += self.block(rest, live_out, ctx)
+            functional = self.functional_loop(s, live, ctx, it, head, rest=rest, live_out=live_out)
+        out.append(ast.If(test=decide, body=functional, orelse=concrete))
+        return [ast.copy_location(x, s) for x in out]
+
+    def functional_loop(self, s, live, ctx, it, head, rest=None, live_out=None):
+        """The functional form of loop ``s``. Its `return`s (only with ``rest``) become a flag each plus a
+        `break`; after the loop, ``if flag: return <value>`` (the loop stopped at that `return`, so the carried
+        variables hold what the value reads), then ``rest``."""
+        is_for = isinstance(s, ast.For)
+        returns = [n for n in an.walk_scope(s.body, into_loops=False) if isinstance(n, ast.Return)]
+        if an.contains(s.body, ast.Return) and rest is None:
+            return self.refuse(s, *RETURN_IN_LOOP)
+        ret_flags = {id(r): self.fresh("ret") for r in returns}
+        post = list(rest or [])
+        for r in reversed(returns):
+            value = r.value if r.value is not None else ast.Constant(None)
+            post = [ast.copy_location(ast.If(test=var(ret_flags[id(r)]), body=[
+                ast.copy_location(ast.Return(value=copy.deepcopy(value)), r)], orelse=post), r)]
+        if returns:
+            live = an.block_live(post, live_out)
+            head = an.loop_head_live(s, live)
+        assigned = (an.stores(s.target) if is_for else []) + an.stores(s.body)
+        assigned = list(dict.fromkeys(assigned))
+        if set(assigned) & self.declared:
+            return self.refuse(s, "a loop on traced values assigns a global or nonlocal variable",
+                               "assign a local variable in the loop and the global after it")
+        for n in an.walk_scope(s.body, into_loops=False):
+            if isinstance(n, LEAVE_ALONE[:5]) and an.contains([n], (ast.Break, ast.Continue), into_loops=False):
+                return self.refuse(n, "a `break` or `continue` inside a `try`/`with` block of a loop on traced "
+                                      "values", "move the `break`/`continue` out of the `try`/`with` block")
+        has_brk = an.contains(s.body, ast.Break, into_loops=False) or bool(returns)
+        has_cont = an.contains(s.body, ast.Continue, into_loops=False)
+        brk = self.fresh("brk") if has_brk else None
+        cont = self.fresh("cont") if has_cont else None
+        carry = [n for n in assigned if n in head]
+        carry_all = carry + ([brk] if brk else []) + list(ret_flags.values())
+        flag_names = (["broke"] if brk else []) + ["returned"] * len(ret_flags)
+        self.ret_flags = ret_flags
+        inner = self.flagged(s.body, brk, cont)
+        if cont:
+            inner.insert(0, ast.copy_location(ast.Assign(targets=[var(cont, True)], value=ast.Constant(False)), s))
+        item = self.fresh("item") if is_for else None
+        if is_for:
+            inner.insert(0, ast.copy_location(ast.Assign(targets=[copy.deepcopy(s.target)], value=var(item)), s))
+        if brk:
+            inner = [guard(not_flag(brk), inner, s)]
+        c = self.fresh("c")
+        unpack = [ast.copy_location(ast.Assign(targets=[names_tuple(carry_all, True)], value=var(c)), s)] \
+            if carry_all else []
+        ret = ast.copy_location(ast.Return(value=names_tuple(carry_all)), s)
+        body_fn = self.fresh("body")
+        body = unpack + self.block(inner, set(carry_all), Ctx()) + [ret]
+        defs = [make_def(body_fn, ([item] if is_for else []) + [c], body, s)]
+        init = self.values(carry, "carry_init", ast.Constant(len(flag_names)))
+        names = strings(carry + flag_names)
+        if is_for:
+            run = self.call("for_stmt", var(it), var(body_fn), init, names, self.where(s))
+        else:
+            test = s.test if not brk else ast.BoolOp(op=ast.And(), values=[not_flag(brk), s.test])
+            cond_fn = self.fresh("cond")
+            check = ast.copy_location(ast.Return(value=self.expr(test)), s)
+            defs.insert(0, make_def(cond_fn, [c], unpack + [check], s))
+            run = self.call("while_stmt", var(cond_fn), var(body_fn), init, names, self.where(s))
+        last = ast.Assign(targets=[names_tuple(carry_all, True)], value=run) if carry_all else ast.Expr(value=run)
+        out = defs + [ast.copy_location(last, s)]
+        if s.orelse:
+            orelse = s.orelse if not brk else [guard(not_flag(brk), s.orelse, s)]
+            out += self.block(orelse, an.block_live(post, live_out) if rest is not None else live,
+                              replace(ctx, tail=False))
+        if rest is not None:
+            out += self.block(post, live_out, ctx)
+        return out
+
+    def flagged(self, stmts, brk, cont) -> list:
+        """``stmts`` with this loop's ``break``/``continue`` as flag assignments and what follows a possible
+        jump guarded by the flags."""
+        out = []
+        for k, s in enumerate(stmts):
+            if isinstance(s, (ast.Break, ast.Continue, ast.Return)):
+                flags = [brk if not isinstance(s, ast.Continue) else cont]
+                if isinstance(s, ast.Return):
+                    flags.insert(0, self.ret_flags[id(s)])
+                out += [ast.copy_location(ast.Assign(targets=[var(f, True)], value=ast.Constant(True)), s)
+                        for f in flags]
+                return out
+            jumps = [f for f, kind in ((brk, (ast.Break, ast.Return)), (cont, ast.Continue))
+                     if f and an.contains([s], kind, into_loops=False)]
+            if isinstance(s, ast.If) and jumps:
+                s = ast.copy_location(ast.If(test=s.test, body=self.flagged(s.body, brk, cont) or [ast.Pass()],
+                                             orelse=self.flagged(s.orelse, brk, cont)), s)
+            out.append(s)
+            rest = stmts[k + 1:]
+            if jumps and rest:
+                tests = [not_flag(f) for f in jumps]
+                test = tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.And(), values=tests)
+                out.append(guard(test, self.flagged(rest, brk, cont), rest[0]))
+                return out
+        return out
+

@@ -1,0 +1,343 @@
+"""What captured code calls at run time (the capture transform's ``rt`` name).
+
+The rewritten function keeps the user's own statement for concrete values and takes a
+functional form (a call of ``gradc.trace.control``'s primitives) only when a traced
+value is involved; the helpers below make that choice and adapt the user's variables to
+the primitives' tuple carries. Each helper that is reached with traced values only
+raises gradc errors at the user's line (``where``).
+
+>>> ifexp(True, lambda: "a", lambda: "b")
+'a'
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from gradc.errors import TraceError
+from gradc.ir.builder import Traced
+from gradc.trace import control
+from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
+    and_,
+    compare,
+    not_,
+    or_,
+    setitem,
+    setitem_op,
+    ufunc_at,
+)
+
+
+class Undefined:
+    """The value of a variable that is not bound yet, while it travels through a functional form.
+
+    >>> Undefined("y")
+    <y not assigned yet>
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name} not assigned yet>"
+
+    def _use(self, *args, **kwargs):  # what Python raises on reading the unbound variable
+        if sys.version_info >= (3, 11):
+            raise UnboundLocalError(f"cannot access local variable '{self.name}' where it is not associated with a "
+                                    "value")
+        raise UnboundLocalError(f"local variable '{self.name}' referenced before assignment")
+
+    __bool__ = __call__ = __getitem__ = __iter__ = __len__ = __float__ = __int__ = __index__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _use
+    __pow__ = __rpow__ = __neg__ = __matmul__ = __rmatmul__ = __lt__ = __le__ = __gt__ = __ge__ = _use
+    __array__ = __array_ufunc__ = __array_function__ = _use
+
+    def __getattr__(self, name):
+        self._use()
+
+
+def values(scope, names) -> tuple:
+    """The current values of the local variables ``names`` that the function ``scope`` (a ``lambda`` naming
+    them, never called) closes over; an :class:`Undefined` for those not bound yet. A closure reaches the
+    variables from any nested function the rewrite makes, which the frame's own locals would not.
+
+    >>> def f(a):
+    ...     if a:
+    ...         b = 2
+    ...     return values(lambda: (a, b), ("a", "b"))
+    >>> f(1), f(0)
+    ((1, 2), (0, <b not assigned yet>))
+    """
+    cells = dict(zip(scope.__code__.co_freevars, scope.__closure__ or ()))
+    out = []
+    for n in names:
+        try:
+            out.append(cells[n].cell_contents)
+        except (KeyError, ValueError):  # not a local of the function, or not assigned yet
+            out.append(Undefined(n))
+    return tuple(out)
+
+
+def carry_init(scope, names, flags: int = 0) -> tuple:
+    """:func:`values` of ``names`` followed by ``flags`` ``False`` (break flags start unset).
+
+    >>> def f(s):
+    ...     return carry_init(lambda: (s,), ("s",), 1)
+    >>> f(2.0)
+    (2.0, False)
+    """
+    return values(scope, names) + (False,) * flags
+
+
+def traced(value) -> bool:
+    """Whether ``value`` is a traced value (a predicate that needs a ``cond``).
+
+    >>> traced(True), traced(np.float64(1.0))
+    (False, False)
+    """
+    return isinstance(value, Traced)
+
+
+def any_traced(values) -> bool:
+    """Whether a traced value is anywhere in ``values`` (through tuples, lists and dicts).
+
+    >>> any_traced([1.0, (np.ones(2), {"k": 3})])
+    False
+    """
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Traced):
+            return True
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return False
+
+
+class TracedRange:
+    """``range(start, stop, step)`` with a traced bound (the step is a Python int)."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+class TracedItems:
+    """``enumerate(a)`` or ``zip(a, b, ...)`` over traced arrays' first axis (equal lengths)."""
+
+    def __init__(self, kind, arrays, start=0):
+        self.kind, self.arrays, self.start = kind, tuple(arrays), start
+
+
+def _rows(a):
+    shape = getattr(a, "shape", None)
+    return shape[0] if isinstance(a, (Traced, np.ndarray)) and shape else None
+
+
+def enumerate_(iterable, start=0):
+    """``enumerate(iterable, start)``, or :class:`TracedItems` over a traced array.
+
+    >>> list(enumerate_("ab", start=1))
+    [(1, 'a'), (2, 'b')]
+    """
+    if isinstance(iterable, Traced) and _rows(iterable) is not None and isinstance(start, int):
+        return TracedItems("enumerate", (iterable,), start)
+    return enumerate(iterable, start)
+
+
+def zip_(*iterables):
+    """``zip(*iterables)``, or :class:`TracedItems` when they are arrays of equal length, one of them traced.
+
+    >>> list(zip_([1, 2], "ab"))
+    [(1, 'a'), (2, 'b')]
+    """
+    rows = {_rows(a) for a in iterables}
+    if any(isinstance(a, Traced) for a in iterables) and None not in rows and len(rows) == 1:
+        return TracedItems("zip", iterables)
+    return zip(*iterables)
+
+
+def range_(*args):
+    """``range(*args)``, or a :class:`TracedRange` when a bound is traced.
+
+    >>> range_(5, 0, -2)
+    range(5, 0, -2)
+    """
+    if not any_traced(args):
+        return range(*args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if len(args) not in (1, 2, 3):
+        raise TraceError(f"range expected 1 to 3 arguments, got {len(args)}")
+    if isinstance(step, Traced) or not isinstance(step, (int, np.integer)) or isinstance(step, bool):
+        raise TraceError("the step of a range with traced bounds must be a Python int",
+                         hint="use a fixed step (range(a, b, 2)), or loop over a fixed range and test a condition")
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    for bound in (start, stop):
+        if isinstance(bound, Traced) and (bound.aval.shape != () or not str(bound.aval.dtype).startswith("i")):
+            raise TraceError(f"a range bound is a traced {bound.aval}, not an integer scalar",
+                             hint="compute the bound with integer operations, e.g. n // 2")
+    return TracedRange(start, stop, int(step))
+
+
+def loop_traced(iterable, current, indexed=()) -> bool:
+    """Whether a loop runs in functional form: its bounds or items are traced, or (over a range or for a
+    ``while``: ``iterable`` is None) a value it reads or carries is; not when it indexes or calls a method of a
+    Python container (``indexed``), which only a Python loop can do (unless a bound is traced).
+
+    >>> loop_traced(range(3), (1.0, np.ones(2))), loop_traced([1, 2], ())
+    (False, False)
+    """
+    if isinstance(iterable, TracedRange):
+        return True
+    if any(isinstance(v, (list, tuple, dict, set)) for v in indexed):
+        return False
+    if isinstance(iterable, (Traced, TracedItems)):
+        return True
+    if iterable is None or isinstance(iterable, range) or _numeric_rows(iterable):
+        return any_traced(current)
+    return False
+
+
+def _numeric_rows(iterable) -> bool:
+    """A float NumPy array with at least one axis: its rows can be scanned as constants (integer arrays often
+    hold indices or sizes the body needs as Python ints, so those loops stay Python loops)."""
+    return isinstance(iterable, np.ndarray) and iterable.ndim >= 1 and iterable.dtype.kind == "f"
+
+
+def _check_defined(init, names, where, what):
+    for value, name in zip(init, names):
+        if isinstance(value, Undefined):
+            raise TraceError(f"{name!r} is first assigned inside a traced {what} and used after it (or in the next "
+                             "iteration)", where=where,
+                             hint=f"initialise {name} before the {what} (e.g. {name} = 0.0 or an array of its shape)")
+
+
+def _scalar_predicate(pred, where, what):
+    if isinstance(pred, Traced) and pred.aval.shape != ():
+        raise TraceError(f"{what} depends on a traced array of shape {pred.aval.shape}, not a scalar", where=where,
+                         hint="for an elementwise choice use np.where(cond, a, b); to test every or any entry use "
+                              "np.all(...) or np.any(...)")
+
+
+def for_stmt(iterable, body, init, names, where):
+    """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable``.
+
+    >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
+    (6,)
+    """
+    _check_defined(init, names, where, "loop")
+    kw = {"names": tuple(names), "where": where}
+    if isinstance(iterable, Traced) or _numeric_rows(iterable):
+        if isinstance(iterable, Traced) and iterable.aval.shape == ():
+            raise TraceError("iteration over a 0-d array", where=where, hint="a 0-d value has no items")
+        return control.scan(lambda c, x: (body(x, c), ()), init, iterable, **kw)[0]  # no per-step outputs
+    if isinstance(iterable, TracedItems) and iterable.kind == "zip":
+        return control.scan(lambda c, xs: (body(tuple(xs), c), ()), init, iterable.arrays, **kw)[0]
+    if isinstance(iterable, TracedItems):
+        array, start = iterable.arrays[0], iterable.start
+        return control.fori_loop(0, _rows(array), lambda i, c: body((i + start, array[i]), c), init, **kw)
+    return control.fori_loop(iterable.start, iterable.stop, body, init, step=iterable.step, **kw)
+
+
+def while_stmt(cond_fn, body_fn, init, names, where):
+    """Run a captured ``while`` in functional form: ``cond_fn(carry)``, ``body_fn(carry) -> carry``.
+
+    >>> while_stmt(lambda c: c[0] < 10, lambda c: (c[0] * 3,), (1,), ("k",), "f.py:1")
+    (27,)
+    """
+    _check_defined(init, names, where, "loop")
+
+    def test(carry):
+        p = cond_fn(carry)
+        _scalar_predicate(p, where, "a `while` condition")
+        return p
+    return control.while_loop(test, body_fn, init, names=tuple(names), where=where)
+
+
+def _branches(true_fn, false_fn, ops, outs, where):
+    """Branch functions taking only the defined operands, refusing an output left undefined."""
+    defined = [k for k, v in enumerate(ops) if not isinstance(v, Undefined)]
+
+    def wrap(fn):
+        def branch(*vals):
+            full = list(ops)
+            for k, v in zip(defined, vals):
+                full[k] = v
+            result = fn(*full)
+            if outs is None:
+                if result is None:
+                    raise TraceError("a branch of an `if` on a traced value ends without returning a value, while the "
+                                     "function returns one", where=where, hint="return a value on every path")
+                return result
+            for value, name in zip(result, outs):
+                if isinstance(value, Undefined):
+                    raise TraceError(f"{name!r} is assigned in only one branch of an `if` on a traced value and used "
+                                     "after it", where=where, hint=f"initialise {name} before the `if`")
+            return result
+        return branch
+    return wrap(true_fn), wrap(false_fn), [ops[k] for k in defined]
+
+
+def if_stmt(pred, true_fn, false_fn, ops, names, outs, where):
+    """Run a captured ``if`` in functional form: each branch takes ``ops`` (the values of ``names``) and returns
+    the values of ``outs`` (``outs=None``: the branches return the function's result).
+
+    >>> if_stmt(False, lambda y: (y + 1,), lambda y: (y - 1,), (5,), ("y",), ("y",), "f.py:1")
+    (4,)
+    """
+    _scalar_predicate(pred, where, "an `if`")
+    t, f, operands = _branches(true_fn, false_fn, ops, outs, where)
+    op_names = tuple(n for n, v in zip(names, ops) if not isinstance(v, Undefined))
+    return control.cond(pred, t, f, *operands, names=op_names, where=where)
+
+
+def ifexp(pred, true_thunk, false_thunk, where=None):
+    """``true_thunk() if pred else false_thunk()``; a ``cond`` when ``pred`` is traced.
+
+    >>> ifexp(0, lambda: "yes", lambda: "no")
+    'no'
+    """
+    if not isinstance(pred, Traced):
+        return true_thunk() if pred else false_thunk()
+    _scalar_predicate(pred, where, "a conditional expression (`a if p else b`)")
+    return control.cond(pred, true_thunk, false_thunk, where=where)
+
+
+_STATIC_ONLY = {
+    "jump": ("a `break` or `continue` under a condition on a traced value, in a loop that runs in Python (over a "
+             "list or another Python iterable, or indexing / appending to a Python list, tuple or dict)",
+             "loop over range(...) or a NumPy array and keep the values in arrays, so the loop itself is traced"),
+    "while": ("the condition of this `while` is a traced value, in a loop that runs in Python (it indexes or "
+              "appends to a Python list, tuple or dict, whose changes a traced loop would lose)",
+              "keep the values in an array (np.zeros, then x[k] = ...) or bound the loop with range(...)"),
+    "return": ("a `return` under a condition on a traced value, inside a loop or a `try`/`with` block",
+               "assign the result to a variable (initialised before), leave with `break`, and return it at the end"),
+}
+
+
+def static_test(value, why, where):
+    """``value``, the test of an ``if`` kept as Python's own (its branches ``break``/``continue`` a Python loop or
+    ``return`` from inside a loop); a TraceError saying so when it is traced.
+
+    >>> static_test(3 > 2, "jump", "f.py:1")
+    True
+    """
+    if isinstance(value, Traced):
+        message, hint = _STATIC_ONLY[why]
+        raise TraceError(message, where=where, hint=hint)
+    return value
+
+
+def refuse(message, where, hint):
+    """Raise the TraceError for a statement gradc cannot run in functional form.
+
+    >>> refuse("no", "f.py:3", "do this")
+    Traceback (most recent call last):
+    gradc.errors.TraceError: no (f.py:3); do this
+    """
+    raise TraceError(message, where=where, hint=hint)
