@@ -11,12 +11,12 @@ import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes
+from gradc.facade import dtypes, fast_ops
 from gradc.facade.creation import tensor
+from gradc.facade.fast_ops import SAVES
+from gradc.facade.fast_ops import saved_by as _saved_by
 from gradc.facade.record import record
 from gradc.facade.tensor import MinMax, Tensor
-
-SAVES = {"mul", "div", "pow", "maximum", "minimum"}
 
 
 def as_tensor_operand(x):
@@ -59,6 +59,10 @@ _BINARY = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew
 
 
 def binary(op, a, b, name, out_dtype=None, slots=None):
+    if out_dtype is None:
+        out = fast_ops.binary(op, a, b, name)
+        if out is not None:
+            return out
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     check_broadcast(a, b)
     dt = dtypes.promote(a, b)
@@ -69,21 +73,6 @@ def binary(op, a, b, name, out_dtype=None, slots=None):
     def fn(x, y):
         return gfn(_cast_fast(x, dt), _cast_fast(y, dt))
     return record(name, fn, [a, b], saves=op in SAVES, saved=_saved_by(op, a, b))
-
-
-def _needs(x):
-    return getattr(x, "requires_grad", False)
-
-
-def _saved_by(op, a, b):
-    """The operands whose values the op's derivative reads (so an in-place change of them is an error)."""
-    if op == "mul":
-        return [x for x, other in ((a, b), (b, a)) if _needs(other)]
-    if op == "div":
-        return [b] + ([a] if _needs(b) else [])
-    if op == "pow":
-        return [a] + ([b] if _needs(b) else [])
-    return [a, b] if op in SAVES else []
 
 
 def _is_float(x):
@@ -208,6 +197,10 @@ def _dims(dim, ndim):
 
 
 def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
+    if dim is None and dtype is None:
+        out = fast_ops.reduce_all("sum", a, "SumBackward0")
+        if out is not None:
+            return out
     dims = _dims(dim, a.dim())
     dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
     name = "SumBackward0" if dim is None else "SumBackward1"
@@ -218,6 +211,10 @@ def mean(a, dim=None, keepdim=False):
     if a.dtype.kind < 2:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            "complex dtype. Got: " + {"int64": "Long", "int32": "Int", "bool": "Bool"}[a.dtype.name])
+    if dim is None:
+        out = fast_ops.reduce_all("mean", a, "MeanBackward0")
+        if out is not None:
+            return out
     dims = _dims(dim, a.dim())
     name = "MeanBackward0" if dim is None else "MeanBackward1"
     return record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
@@ -386,7 +383,7 @@ def round(a, decimals=0):  # noqa: A001 - torch name
 
 
 def contiguous(a):
-    if a._data.flags["C_CONTIGUOUS"]:
+    if type(a._data) is not np.ndarray or a._data.flags["C_CONTIGUOUS"]:  # traced (torch.compile): as is
         return a
     out = record("CloneBackward0", lambda x: x, [a])
     out._data = np.ascontiguousarray(out._data)

@@ -24,10 +24,19 @@ def _split(a):
     return hi, a - hi
 
 
-def fma(x, y, z):
-    """``x * y + z`` with one rounding, elementwise (arrays or scalars; result in their common dtype)."""
+def fma(x, y, z, out=None):
+    """``x * y + z`` with one rounding, elementwise (arrays or scalars; result in their common dtype).
+
+    ``out``: a float32 array to write the result into (instead of returning a new one).
+    """
     if np.result_type(x, y, z) == _F32:
-        return (np.float64(x) * np.asarray(y, np.float64) + np.asarray(z, np.float64)).astype(np.float32)
+        # one float64 temporary: the product is exact, the sum rounds once in float64, then to float32
+        wide = np.asarray(np.multiply(y, np.float64(x), dtype=np.float64))  # (0-d operands give a NumPy scalar)
+        wide = np.add(wide, z, out=wide if wide.ndim else None, dtype=np.float64)
+        if out is None:
+            return wide.astype(np.float32)
+        np.copyto(out, wide, casting="same_kind")
+        return out
     x, y, z = np.asarray(x, np.float64), np.asarray(y, np.float64), np.asarray(z, np.float64)
     p = x * y
     xh, xl = _split(x)

@@ -29,14 +29,22 @@ _CLASSES: dict = {}
 class Node:
     """Base of all graph nodes (subclasses are named per op, in module ``builtins``)."""
 
+    _retained = ()  # tensors whose hooks or retained .grad see this node's cotangent (a tuple once set)
+    _freed = False
+
     def __init__(self, edges, vjp=None, saved=(), saves=False):
         self._edges = tuple(edges)
         self._vjp = vjp
         self._saved = [(t, t._vc[0], None) for t in saved] if saved else []
         self._saves = bool(saves or saved)
-        self._freed = False
-        self._retained = []
-        self.metadata = {}
+
+    @property
+    def metadata(self):
+        """A dict for the user's annotations (made on first use: most nodes never get one)."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     @property
     def next_functions(self):
@@ -185,7 +193,9 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 if capture is None:
                     _accumulate(node.variable, g, create_graph)
                 continue
-            cts = node._apply(g)
+            if node._freed or node._saved:
+                node._check()
+            cts = node._vjp(g)
             if not retain_graph and node._saves:
                 node._freed = True
             for child, ct in zip(node._edges, cts):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 
-_STATE = {"enabled": True}
+# tracing: while torch.compile traces a call, its ``compile_trace.TraceContext``, else None
+_STATE = {"enabled": True, "tracing": None}
 
 
 def is_grad_enabled() -> bool:

@@ -12,7 +12,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import autograd, dtypes, grad_mode, indexing, tensor_extras
+from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, tensor_extras
 from gradc.facade import functional as fn
 from gradc.facade.nn import functional as nnf
 from gradc.facade.nn import functional_layers as nn_layers
@@ -24,8 +24,50 @@ def _is_num(x):
     return isinstance(x, (bool, int, float))
 
 
+def _contiguous(a):
+    """Whether ``a``'s storage is C-contiguous (a traced value, under ``torch.compile``, counts as such)."""
+    data = a._data
+    return type(data) is not np.ndarray or data.flags["C_CONTIGUOUS"] or data.size <= 1
+
+
 def _reduce_args(dim, keepdim, kwargs):
     return kwargs.get("dim", dim), kwargs.get("keepdim", keepdim)
+
+
+def _install_fast_operators(T):
+    """``a + b``, ``b + a``, ``a * b``, ``b * a``, ``a - b``, ``a / b``, ``a ** b``: the fast lane first
+    (``fast_ops``), else ``functional``."""
+    binary = fast_ops.binary
+
+    def __add__(a, b):
+        out = binary("add", a, b, "AddBackward0")
+        return fn.add(a, b) if out is None else out
+
+    def __radd__(a, b):
+        out = binary("add", b, a, "AddBackward0")
+        return fn.add(b, a) if out is None else out
+
+    def __mul__(a, b):
+        out = binary("mul", a, b, "MulBackward0")
+        return fn.mul(a, b) if out is None else out
+
+    def __rmul__(a, b):
+        out = binary("mul", b, a, "MulBackward0")
+        return fn.mul(b, a) if out is None else out
+
+    def __sub__(a, b):
+        out = binary("sub", a, b, "SubBackward0")
+        return fn.sub(a, b) if out is None else out
+
+    def __truediv__(a, b):
+        out = binary("div", a, b, "DivBackward0")
+        return fn.div(a, b) if out is None else out
+
+    def __pow__(a, b):
+        out = binary("pow", a, b, "PowBackward1" if isinstance(b, T) else "PowBackward0")
+        return fn.pow(a, b) if out is None else out
+    T.__add__, T.__radd__, T.__mul__, T.__rmul__ = __add__, __radd__, __mul__, __rmul__
+    T.__sub__, T.__truediv__, T.__pow__ = __sub__, __truediv__, __pow__
 
 
 def install(T):  # noqa: C901 - a flat list of definitions
@@ -39,16 +81,10 @@ def install(T):  # noqa: C901 - a flat list of definitions
             return f
         return deco
 
-    T.__add__ = lambda a, b: fn.add(a, b)
-    T.__radd__ = lambda a, b: fn.add(b, a)
-    T.__sub__ = lambda a, b: fn.sub(a, b)
+    _install_fast_operators(T)
     T.__rsub__ = lambda a, b: fn.rsub(a, b) if _is_num(b) else fn.sub(b, a)
-    T.__mul__ = lambda a, b: fn.mul(a, b)
-    T.__rmul__ = lambda a, b: fn.mul(b, a)
-    T.__truediv__ = lambda a, b: fn.div(a, b)
     T.__rtruediv__ = lambda a, b: fn.mul(fn.reciprocal(a), b) if _is_num(b) else fn.div(b, a)
     T.__floordiv__ = lambda a, b: T._wrap(np.floor_divide(a._data, getattr(b, "_data", b)))
-    T.__pow__ = lambda a, b: fn.pow(a, b)
     T.__rpow__ = lambda a, b: fn.pow(b, a)
     T.__matmul__ = lambda a, b: fn.matmul(a, b)
     T.__rmatmul__ = lambda a, b: fn.matmul(b, a)
@@ -80,6 +116,10 @@ def install(T):  # noqa: C901 - a flat list of definitions
 
     @method("sum")
     def sum_(a, dim=None, keepdim=False, dtype=None, **kw):
+        if dim is None and dtype is None and not kw:
+            out = fast_ops.reduce_all("sum", a, "SumBackward0")
+            if out is not None:
+                return out
         dim, keepdim = _reduce_args(dim, keepdim, kw)
         return fn.sum(a, dim, keepdim, dtype)
 
@@ -140,7 +180,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
     @method("reshape")
     def reshape(a, *shape):
         new = _resolve(a, _shape_args(shape))
-        contiguous = a._data.flags["C_CONTIGUOUS"] or a.numel() <= 1
+        contiguous = _contiguous(a)
         return record("ViewBackward0" if contiguous else "UnsafeViewBackward0", lambda x: sh.reshape(x, new), [a])
 
     @method("view")
@@ -148,7 +188,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return a.to(shape[0])
         new = _resolve(a, _shape_args(shape))
-        if not (a._data.flags["C_CONTIGUOUS"] or a.numel() <= 1):
+        if not _contiguous(a):
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
@@ -193,6 +233,16 @@ def install(T):  # noqa: C901 - a flat list of definitions
     for name, f in [("add_", fn.add), ("sub_", fn.sub), ("mul_", fn.mul), ("div_", fn.div), ("pow_", fn.pow),
                     ("clamp_", fn.clamp), ("sigmoid_", fn.sigmoid), ("relu_", fn.relu)]:
         inplace(name, f)
+    for name in ("add_", "sub_", "mul_", "div_"):  # the common no-grad updates (optimisers by hand) in one ufunc call
+        general = getattr(T, name)
+
+        def run(a, other, *rest, general=general, op=name[:-1], **kwargs):
+            if rest or kwargs:
+                return general(a, other, *rest, **kwargs)
+            out = fast_ops.inplace(op, a, other)
+            return general(a, other) if out is None else out
+        run.__name__ = name
+        setattr(T, name, run)
     for name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "neg"):
         inplace(name + "_", (lambda n: lambda s: fn.unary(n, s))(name))
     T.__iadd__, T.__isub__, T.__imul__, T.__itruediv__ = T.add_, T.sub_, T.mul_, T.div_
@@ -242,6 +292,14 @@ def clone(self):
 
 def _inplace(self, compute):
     """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage."""
+    if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
+        res = compute(self)
+        if type(self._data) is np.ndarray:
+            np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
+        else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
+            self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
+        self._bump()
+        return self
     self._check_inplace()
     shadow = Tensor._wrap(self._data.copy())
     shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
@@ -257,7 +315,7 @@ def _inplace(self, compute):
     if res._grad_fn is not None:
         self._grad_fn, self._requires_grad = res._grad_fn, True
         if self._retains_grad or self._hooks:
-            res._grad_fn._retained.append(self)
+            res._grad_fn._retained += (self,)
     return self
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import gradc.ops.elementwise as ew
+from gradc.errors import TraceError
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode
 from gradc.facade.tensor import Tensor
@@ -57,6 +58,8 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         else:
             vals.append(o)
             track = track or getattr(o, "requires_grad", False)
+    if track and grad_mode._STATE["tracing"]:
+        _refuse_concrete(operands)
     track = track and not nondiff and grad_mode._STATE["enabled"]
     if precomputed is not None:
         data, tape = precomputed[0], None
@@ -71,7 +74,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         finally:
             grad_mode._STATE["enabled"] = prev
             registry.TAPE = prev_tape
-    out = T._wrap(data if type(data) is np.ndarray else np.asarray(data))
+    out = T._wrap(data)
     if type(data) is np.ndarray and data.base is not None:
         for o in operands:  # a NumPy view of an operand shares its version counter, as torch views do
             if isinstance(o, T) and np.may_share_memory(data, o._data):
@@ -91,6 +94,15 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         node._saved.append((out, out._version, node))
         node._saves = True
     return out
+
+
+def _refuse_concrete(operands):
+    """While ``torch.compile`` traces: an operand that requires grad must be an input of the trace."""
+    for o in operands:
+        if isinstance(o, Tensor) and o._requires_grad and type(o._data) is np.ndarray:
+            raise TraceError("the function uses a tensor that requires grad but is neither an argument nor a "
+                             "parameter or buffer of a module it reaches (its gradient would be lost)",
+                             hint="pass the tensor as an argument, or keep it in a Module")
 
 
 def _distinct(vals):
@@ -113,6 +125,8 @@ def _vjp_by_replay(fn, operands, edges, taped=None, grads=None):
     def vjp(ct):
         cg = gf.STATE["create_graph"]
         if grads is not None and not cg:
+            if getattr(ct, "ndim", None) == 0 and ct == 1:  # backward() of the loss itself: no scaling pass
+                return list(grads)
             return [None if g is None else g * ct for g in grads]
         if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
             return _vjp_by_tape(taped[0], taped[1], taped[2], edges, ct)
@@ -137,6 +151,9 @@ def _vjp_by_replay(fn, operands, edges, taped=None, grads=None):
                           capture=[a.grad_fn for a in stand_ins]))
         return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, edges)]
     return vjp
+
+
+replay_vjp = _vjp_by_replay  # for nodes recorded elsewhere (gradc.facade.fast_ops) that replay under create_graph
 
 
 def _vjp_by_tape(tape, vals, root, edges, ct):

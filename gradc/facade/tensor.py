@@ -71,6 +71,11 @@ class Tensor:
     """An n-dimensional array that can record the ops applied to it (see the module docstring)."""
 
     __array_priority__ = 1000
+    # defaults of the per-tensor bookkeeping (``_wrap`` sets only what differs: most tensors are plain results)
+    _requires_grad = False
+    _grad_fn = _grad = _acc = _base = _view_of = None
+    _retains_grad = False
+    _hooks = ()
 
     def __init__(self, data=None, requires_grad=False):
         self._data = np.asarray([] if data is None else data, dtype=np.float32)
@@ -85,17 +90,19 @@ class Tensor:
         self._retains_grad = False
         self._base = None
         self._view_of = None
-        self._hooks = []
+        self._hooks = ()
 
     @classmethod
     def _wrap(cls, data, requires_grad=False):
         t = cls.__new__(cls)
-        if type(data) is not np.ndarray:
+        if type(data) is not np.ndarray and not hasattr(type(data), "__gradc_bind__"):  # a traced value stays
             data = np.asarray(data)
         if data.dtype not in _STORED:
             data = data.astype(dtypes.from_np(data.dtype).np)
         t._data = data
-        t._init_meta(requires_grad)
+        t._vc = [0]
+        if requires_grad:
+            t._requires_grad = True
         return t
 
     # ------------------------------------------------------------ metadata
@@ -156,6 +163,9 @@ class Tensor:
 
     @property
     def grad(self):
+        tracing = grad_mode._STATE["tracing"]  # torch.compile is tracing: it refuses what it cannot trace
+        if tracing is not None:
+            tracing.refuse("grad")
         if self._grad_fn is not None and not self._retains_grad:
             warnings.warn(NONLEAF_GRAD, UserWarning, stacklevel=2)
         return self._grad
@@ -174,15 +184,17 @@ class Tensor:
         if self._grad_fn is not None and not self._retains_grad:
             self._retains_grad = True
             if not any(t is self for t in self._grad_fn._retained):
-                self._grad_fn._retained.append(self)
+                self._grad_fn._retained += (self,)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces the gradient."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not self._hooks:
+            self._hooks = []
         self._hooks.append(hook)
         if self._grad_fn is not None and not any(t is self for t in self._grad_fn._retained):
-            self._grad_fn._retained.append(self)
+            self._grad_fn._retained += (self,)
         return _Handle(self._hooks, hook)
 
     def detach(self):

@@ -23,7 +23,7 @@ import gradc.ops.nn as nn_ops
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.errors import GradcWarning, TraceError
-from gradc.facade import rng
+from gradc.facade import grad_mode, rng
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.ir.builder import Traced
@@ -38,13 +38,20 @@ def data(x):
 
 
 def shape_of(x):
+    x = data(x)
     if isinstance(x, Traced):
         return tuple(x.aval.shape)
-    return tuple(np.shape(data(x)))
+    return tuple(np.shape(x))
 
 
 def dtype_of(x):
-    return x.aval.np_dtype if isinstance(x, Traced) else np.asarray(data(x)).dtype
+    x = data(x)  # a Tensor's storage is traced while torch.compile traces it
+    return x.aval.np_dtype if isinstance(x, Traced) else np.asarray(x).dtype
+
+
+def traced(x):
+    """Whether ``x`` is a traced value or a Tensor holding one (``torch.compile`` tracing a call)."""
+    return isinstance(data(x), Traced)
 
 
 def apply(name, fn, operands, **kw):
@@ -258,8 +265,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("gradc's embedding supports neither max_norm, scale_grad_by_freq nor sparse")
     rows, dim = shape_of(weight)
-    if isinstance(input, Traced):  # indices known only at run time: NumPy's indexing rules (negatives wrap)
-        idx = input
+    if traced(input):  # indices known only at run time: NumPy's indexing rules (negatives wrap)
+        idx = data(input)
     else:
         idx = np.asarray(data(input))
         if idx.dtype.kind not in "iu":
@@ -279,8 +286,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         # torch's padding row: its value, no gradient (on arrays a constant, kept off the recorded tape)
         fill = np.array(out) if isinstance(out, np.ndarray) else stop_gradient(out)
         return ew.where(keep, out, fill)
-    if isinstance(input, Traced):
-        return fn(data(weight))
+    if traced(input):
+        out = fn(data(weight))
+        return Tensor._wrap(out) if isinstance(input, Tensor) else out
     return apply("EmbeddingBackward0", fn, [weight])
 
 
@@ -297,15 +305,24 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    if isinstance(input, Traced):  # compiled code has no random stream: refuse rather than drop the noise
-        raise TraceError(f"dropout with p={p} in training mode cannot be compiled (generated code draws no random "
-                         "numbers)", hint="call model.eval() (or pass training=False) before compiling, or run "
-                         "the training step eagerly")
+    if traced(input):
+        tracing = grad_mode._STATE["tracing"]
+        if tracing is None or not isinstance(input, Tensor):  # gradc.grad of facade code: no random stream
+            raise TraceError(f"dropout with p={p} in training mode cannot be compiled (generated code draws no "
+                             "random numbers)", hint="call model.eval() (or pass training=False) before compiling, "
+                             "or use torch.compile, which passes the noise in")
+        # torch.compile: the noise is an input of the compiled code, drawn by each call (dropout_noise)
+        return Tensor._wrap(ew.mul(data(input), tracing.noise(shape_of(input), p, dtype_of(input))))
     x = np.asarray(data(input))
-    # torch: noise = bernoulli(1 - p) / (1 - p) in the input's dtype, then input * noise
-    keep = np.asarray(1.0 - p, x.dtype)
-    noise = bernoulli_mask(x.shape, 1.0 - p, x.dtype) / keep if p < 1.0 else np.zeros(x.shape, x.dtype)
+    noise = dropout_noise(x.shape, p, x.dtype)
     return apply("MulBackward0", lambda v: ew.mul(v, noise), [input])
+
+
+def dropout_noise(shape, p, dtype):
+    """torch's dropout noise: ``bernoulli(1 - p) / (1 - p)`` in ``dtype`` (zeros for ``p == 1``)."""
+    if p >= 1.0:
+        return np.zeros(shape, dtype)
+    return bernoulli_mask(shape, 1.0 - p, dtype) / np.asarray(1.0 - p, dtype)
 
 
 def flatten(x, start_dim=0, end_dim=-1):

@@ -16,10 +16,14 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade.nn.functional_layers import apply, data, dtype_of, shape_of
-from gradc.facade.tensor import Size
-from gradc.ir.builder import Traced
+from gradc.facade.nn.functional_layers import apply, data, dtype_of, shape_of, traced
+from gradc.facade.tensor import Size, Tensor
 from gradc.ops.autodiff import stop_gradient
+
+
+def _like(input, value):  # noqa: A002
+    """A traced loss as a Tensor when ``input`` is one (``torch.compile`` tracing facade code)."""
+    return Tensor._wrap(value) if isinstance(input, Tensor) else value
 
 
 def check_reduction(reduction):
@@ -119,8 +123,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """``torch.nn.functional.nll_loss`` of log-probabilities (N, C, ...) or (C,) and class indices."""
     check_reduction(reduction)
-    if isinstance(target, Traced):
-        return _nll_traced(data(input), target, weight, ignore_index, reduction)
+    if traced(target):
+        return _like(input, _nll_traced(data(input), data(target), weight, ignore_index, reduction))
     safe, wt, tshape, n_classes = _class_targets(input, target, weight, ignore_index)
     rows = np.arange(safe.shape[0])
     total = float(wt.sum())
@@ -144,8 +148,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = log_softmax(input, dim)
     if dtype_of(target).kind == "f":
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, dim)
-    if isinstance(target, Traced):
-        return _nll_traced(data(logp), target, weight, ignore_index, reduction, label_smoothing)
+    if traced(target):
+        return _like(input, _nll_traced(data(logp), data(target), weight, ignore_index, reduction, label_smoothing))
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return nll
@@ -237,7 +241,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if shape_of(target) != shape_of(input):
         raise ValueError(f"Using a target size ({Size(shape_of(target))}) that is different to the input size "
                          f"({Size(shape_of(input))}) is deprecated. Please ensure they have the same size.")
-    if not isinstance(input, Traced):
+    if not traced(input):
         p = np.asarray(data(input))
         if p.size and not ((p >= 0) & (p <= 1)).all():
             raise RuntimeError("all elements of input should be between 0 and 1")

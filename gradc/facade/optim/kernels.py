@@ -30,7 +30,10 @@ def add(a, b, alpha=1.0):
 
 
 def add_(a, b, alpha=1.0):
-    np.copyto(a, add(a, b, alpha))
+    if alpha != 1 and a.dtype == np.float32 and b.dtype == np.float32:  # written in place, no float32 temporary
+        fma(_s(alpha, a), b, a, out=a)
+    else:
+        np.copyto(a, add(a, b, alpha))
 
 
 def mul_(a, value):
