@@ -109,3 +109,13 @@ def test_c_gradient_example_calls_the_generated_c():
     in_process = numbers(r"in-process C: loss = (\d+\.\d+)", out)[0]
     from_main = numbers(r"from C main: loss = (\d+\.\d+)", out)[0]
     assert in_process == from_main
+
+
+def test_dask_logistic_fits_the_known_weights():
+    pytest.importorskip("distributed")
+    pytest.importorskip("scipy")
+    out = run_example("dask_logistic.py", "--rows", "100000", "--chunk", "25000")
+    assert "in 4 chunks; 2 workers with 2GB each" in out and "iteration   1: loss" in out
+    assert "CONVERGENCE" in out
+    assert numbers(r"max \|fitted - true\| = ([\d.]+)", out)[0] < 0.05  # 10^5 rows pin the weights to ~0.01
+    assert numbers(r"final \|grad\| = (\S+)", out)[0] < 1e-5
