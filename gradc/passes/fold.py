@@ -209,6 +209,7 @@ class _Folder(ShapeRewrites):
                 perm = tuple(inner.params["perm"][p] for p in eqn.params["perm"])
                 src = inner.inputs[0]
                 return src if perm == tuple(range(len(perm))) else Eqn("transpose", (src,), {"perm": perm}, out)
+            return self.transposed_product(eqn)
         elif op == "where":
             if x[1] is x[2]:
                 return x[1]
@@ -223,6 +224,26 @@ class _Folder(ShapeRewrites):
             return self.heaviside_as_sign(eqn)
         return None
 
+
+    def transposed_product(self, eqn: Eqn):
+        """``(a @ b).T -> b.T @ a.T`` for matrices, the product read only here: a weight's gradient
+        ``(x.T @ ct).T`` becomes ``ct.T @ x``, in C order (no transposing copy when it is used)."""
+        prod = self.sole(eqn.inputs[0], "matmul")
+        if prod is None or eqn.params["perm"] != (1, 0):
+            return None
+        a, b = prod.inputs
+        if a.type.ndim != 2 or b.type.ndim != 2:
+            return None
+        operands = []
+        for m in (b, a):
+            inner = self.producer(m, "transpose")
+            if inner is not None and inner.params["perm"] == (1, 0):
+                operands.append(inner.inputs[0])  # (m.T).T is m
+                continue
+            t = self.fresh_var(m.type.with_shape(m.type.shape[::-1]))
+            self.emit(Eqn("transpose", (m,), {"perm": (1, 0)}, t))
+            operands.append(t)
+        return Eqn("matmul", tuple(operands), {}, eqn.out)
 
     # ---- sums of products as dot products: sum(100 * a * a + b * b) -> 100 * (a @ a) + b @ b
 
