@@ -351,3 +351,14 @@ def test_function_names_that_are_not_identifiers_still_emit_valid_code(name):
     compiled = gradc.compile(f, np.ones(2))
     compile(compiled.source, "<emitted>", "exec")
     np.testing.assert_array_equal(compiled.grad(np.array([1.0, -3.0])), [2.0, -6.0])
+
+
+def test_compiled_functions_keep_the_defaults_of_the_users_def():
+    def f(x, s=2.0, n=3):
+        return np.sum(x ** 2) * s + n
+
+    c = gradc.compile(f, np.ones(2))
+    assert c.source.count("(x, s=2.0, n=3):") == 3
+    value, grad = c.value_and_grad(np.ones(2))
+    assert value == 7.0 and list(grad) == [4.0, 4.0]
+    assert list(c.grad(np.ones(2), 1.0)) == [2.0, 2.0]

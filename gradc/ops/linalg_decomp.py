@@ -330,9 +330,12 @@ def _eigh_impl(a, lower):
 
 
 def _off_diagonal_inverse(d):
-    """1 / d off the diagonal, 0 on it (d is zero on the diagonal)."""
-    eye = eye_like(d)
-    return ew.div(ew.sub(1.0, eye), ew.add(d, eye))
+    """1 / d where d is not zero, 0 where it is: on the diagonal, and for a pair of equal eigenvalues (singular
+    values), whose term is 0 / 0 for any function of the matrix that does not depend on how a basis of their
+    shared subspace is chosen (e.g. V f(w) V^T, or the eigenvalues alone); otherwise it has no derivative."""
+    degenerate = ew.equal(d, 0.0)
+    safe = ew.where(degenerate, ew.full_like(d, 1.0), d)
+    return ew.where(degenerate, ew.zeros_like(d), ew.div(1.0, safe))
 
 
 def _eigh_vjp(ct, out, a, needs, lower):

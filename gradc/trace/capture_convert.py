@@ -75,7 +75,7 @@ class Converter(LoopRewriter):
     """Rewrites a function body's statements; ``prefix`` starts every generated name.
 
     >>> conv = Converter("_gc_", "f.py", {"x"}, set())
-    >>> print(ast.unparse(conv.block(ast.parse("x = a if p else b").body, set(), Ctx())))
+    >>> print(ast.unparse(conv.block(ast.parse("x = a if p else b").body, set(), Ctx())).replace("lambda :", "lambda:"))
     x = _gc_rt.ifexp(p, lambda: a, lambda: b, 'f.py:1')
     """
 

@@ -15,6 +15,7 @@ names of the carried values, for readable emitted code and errors) and ``where=`
 """
 from __future__ import annotations
 
+from gradc.errors import StaticValueNeeded
 from gradc.ir.builder import Traced
 from gradc.trace import control_trace
 
@@ -71,6 +72,14 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
             break
         if not keep_going:
             return val
+        if _any_traced(val):
+            # a Python condition on a Python counter (``while t < 1.0``) while the loop carries traced values:
+            # the counter is carried too, traced, so the loop stays a loop (unless the body needs it as an int)
+            try:
+                return control_trace.while_loop(cond_fun, body_fun, val, max_trips=max_trips, checkpoint=checkpoint,
+                                                names=names, where=where, promote_python=True)
+            except StaticValueNeeded:
+                pass
         val = body_fun(val)
     return control_trace.while_loop(cond_fun, body_fun, val, max_trips=max_trips, checkpoint=checkpoint,
                                     names=names, where=where, hint=keep_going)

@@ -125,6 +125,29 @@ def _wrap(builder, atom):
     return Tracer(builder, atom)
 
 
+_WEAK: list = []
+
+
+def _wrap_weak(builder, atom):
+    """A carried Python number, traced: ``total += x`` makes a new value, as it does for a Python number
+    (a traced array's ``+=`` is NumPy's in-place update, which may not change the dtype)."""
+    if not _WEAK:
+        from gradc.trace.tracer import Tracer
+
+        class WeakNumber(Tracer):
+            __slots__ = ()
+
+            def __iadd__(self, o): return self + o
+            def __isub__(self, o): return self - o
+            def __imul__(self, o): return self * o
+            def __itruediv__(self, o): return self / o
+            def __ipow__(self, o): return self ** o
+            def __ifloordiv__(self, o): return self // o
+            def __imod__(self, o): return self % o
+        _WEAK.append(WeakNumber)
+    return _WEAK[0](builder, atom)
+
+
 def _widen(t: TensorType, got, weak: bool):
     """The carry type that also holds ``got`` (a body result), or None when it may not change."""
     if got == t:
@@ -145,13 +168,14 @@ class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
     def __init__(self, parent: Builder, name: str, fn, leading: list, carry_types: list, names, rebuild,
-                 counter_name="i"):
+                 weak=()):
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
         carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) for k, t in enumerate(carry_types)]
         args = [_wrap(b, v) for v in lead_vars]
-        carry = rebuild([_wrap(b, v) for v in carry_vars])
+        weak = list(weak) + [False] * (len(carry_vars) - len(weak))
+        carry = rebuild([_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)])
         _ACTIVE.append(b)
         try:
             self.result = fn(*args, carry)
@@ -179,7 +203,7 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
         if init_leaves else ((), ())
     types = list(types)
     for _ in range(4):
-        sub = _Sub(parent, name, fn, leading, types, names, rebuild)
+        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak)
         out = sub.result
         if extra_out:
             if not isinstance(out, tuple) or len(out) != 2:
@@ -353,10 +377,12 @@ def _segmented(lower, step, trips, k, body, init_val, names, where):
 
 
 def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None, names=None, where=None,
-               hint=None):
+               hint=None, promote_python=False):
     """``while cond_fun(val): val = body_fun(val)`` with traced values: one ``while_loop`` equation.
 
-    ``hint``: a traced value that made the loop traced (when ``init_val`` holds none)."""
+    ``hint``: a traced value that made the loop traced (when ``init_val`` holds none).
+    ``promote_python``: the condition was a Python value (on a Python counter the loop carries);
+    if it stays one once the counter is traced, StaticValueNeeded says to run the loop in Python."""
     builder = _current(init_val, hint=hint)
     leaves, rebuild = flatten(init_val)
     sub, types, out = _trace_loop_body(builder, "body", lambda carry: body_fun(carry), [], leaves, rebuild,
@@ -364,6 +390,12 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
     out_leaves, _ = flatten(out)
     body_graph = sub.graph([_atom_in(sub.builder, leaf, t) for leaf, t in zip(out_leaves, types)])
     csub = _Sub(builder, "cond", lambda carry: cond_fun(carry), [], types, names, rebuild)
+    if not isinstance(csub.result, Traced):
+        csub.builder.closed = True
+        if promote_python:
+            raise StaticValueNeeded("the while condition does not depend on the loop's values", where=where)
+        raise TraceError("the while condition does not depend on any value the loop changes", where=where,
+                         hint="the loop would run forever or not at all: make the condition read a loop variable")
     pred = _predicate(csub.builder, csub.result, where, "while")
     cond_graph = csub.graph([pred])
     init = [_atom_in(builder, leaf, t) for leaf, t in zip(leaves, types)]

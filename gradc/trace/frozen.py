@@ -20,6 +20,7 @@ import collections
 import dis
 import functools
 import inspect
+import os
 import random
 import sys
 import types
@@ -81,20 +82,32 @@ def scan(f) -> Findings:
 
 
 def warn_frozen(found: Findings, fname: str, reads=True) -> None:
-    """One GradcWarning per finding, at the user's line (``reads=False``: not for the reads)."""
+    """One GradcWarning per finding, at the user's line (``reads=False``: not for the reads); none for gradc's
+    own wrappers (``hessian`` traces a closure of gradc's that records the output layout)."""
     for r in found.reads if reads else ():
-        if r.warn:
+        if r.warn and not _in_gradc(r.filename):
             kind = _KIND_TEXT[r.kind]
             _warn(f"{fname} reads the {kind} {r.label} ({type_of_array(np.asarray(r.value))}) at {r.where}: "
                   "its value at trace time is baked into the compiled code; pass it as an argument to let it vary "
                   "(or, with gradc.grad, use static_globals=False to re-trace when it changes)", r.filename, r.line)
     for label, filename, line in found.randoms:
+        if _in_gradc(filename):
+            continue
         _warn(f"{fname} calls {label} at {_display_path(filename)}:{line}: the random numbers are drawn once, "
               "while tracing, and become constants in the compiled code; draw them outside the function and "
               "pass them in as an argument", filename, line)
     for what, filename, line, _ in found.stores:
+        if _in_gradc(filename):
+            continue
         _warn(f"{fname} {what} at {_display_path(filename)}:{line}: this runs once, while tracing, not on each "
               "call of the compiled code; keep such state outside the differentiated function", filename, line)
+
+
+_GRADC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _in_gradc(filename) -> bool:
+    return bool(filename) and os.path.abspath(filename).startswith(_GRADC_DIR)
 
 
 def _warn(message, filename, line):

@@ -221,6 +221,8 @@ def setitem(target, key, value, where=None):
                          "copy first (`v = v.copy()`)")
     _check_same_level(target, [value, *_key_items(key)], what, where)
     t = aval(target)
+    if _traced_mask(key):
+        return _masked_update(target, key, value, traced, what, where)
     spec, arrays = parse_index(t, key)
     if isinstance(target, Traced) and getattr(value, "_base", None) is target and getattr(value, "_spec", None) == \
             spec and not arrays:
@@ -231,6 +233,35 @@ def setitem(target, key, value, where=None):
         store(target, index_update(target, value, arrays, spec))
         return target
     return index_update(lift_target(target, traced), value, arrays, spec)
+
+
+def _traced_mask(key) -> bool:
+    return isinstance(key, Traced) and aval(key).dtype == "bool"
+
+
+def _masked_update(target, mask, value, traced, what, where):
+    """``target[mask] = value`` for a traced boolean ``mask`` of the target's shape: ``np.where(mask, value,
+    target)``. The value is one number or an array of the target's shape (NumPy's masked values, one per
+    selected entry, would need the count of the mask: a data-dependent shape)."""
+    t, m = aval(target), aval(mask)
+    if m.shape != t.shape:
+        raise TraceError(f"{what} with a traced boolean mask of shape {m.shape} into an array of shape {t.shape}",
+                         where=where, hint="give the mask the array's shape, or write np.where(mask, new, old)")
+    v = aval(value) if isinstance(value, Traced) else aval(np.asarray(value))
+    if v.shape not in ((), t.shape):
+        raise TraceError(f"{what} with a traced boolean mask takes one number (or an array of the target's shape), "
+                         f"not an array of shape {v.shape}: how many entries the mask selects is known only when "
+                         "the code runs", where=where, hint="write np.where(mask, new, old) with `new` of the "
+                                                           "array's shape")
+    base = target if isinstance(target, Traced) else lift_target(target, traced)
+    val = ew.astype(value, t.dtype) if isinstance(value, Traced) else np.asarray(value, dtype=t.np_dtype)
+    if aval(val).shape != t.shape:
+        val = sh.broadcast_to(val, t.shape)
+    new = ew.where(mask, val, base)
+    if isinstance(target, Traced):
+        store(target, new)
+        return target
+    return new
 
 
 def setitem_op(target, key, op_symbol: str, value, where=None):
@@ -251,6 +282,8 @@ def setitem_op(target, key, op_symbol: str, value, where=None):
     if op is None:
         raise TraceError(f"`{op_symbol}=` on an indexed traced array is not supported", where=where,
                          hint="write it out: `a[k] = a[k] " + op_symbol + " v` with an operation gradc supports")
+    if _traced_mask(key):  # `y[mask] += v`: y + v where the mask holds
+        return _masked_update(target, key, op(target, _operand(value)), traced, f"`{op_symbol}=`", where)
     spec, arrays = parse_index(aval(target), key)
     current = read_index(target, spec, arrays) if isinstance(target, Traced) else np.asarray(target)[key]
     if isinstance(current, Traced) and current is not target:

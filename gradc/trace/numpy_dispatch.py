@@ -191,6 +191,33 @@ FUNCTIONS = {
     np.square: ew.square, np.abs: ew.abs_,
     np.copy: lambda a, order="K", **kw: a.copy(),  # a new array object: writable in place, as in NumPy
 }
+def _truth(a):
+    t = aval(a)
+    return a if t.dtype == "bool" else ew.not_equal(a, np.zeros((), t.np_dtype))
+
+
+def _any_all(kind):
+    def reduce(a, axis=None, out=None, keepdims=False, *, where=None):
+        if out is not None or where is not None:
+            raise TraceError(f"np.{kind}: out= and where= are not supported",
+                             hint=f"apply a mask first: np.{kind}(mask & x)")
+        truth = _truth(a if isinstance(a, Traced) else np.asarray(a))
+        if kind == "any":
+            return ew.greater(red.sum_(ew.astype(truth, "i64"), axis, keepdims), np.int64(0))
+        return ew.equal(red.sum_(ew.astype(ew.logical_not(truth), "i64"), axis, keepdims), np.int64(0))
+    return reduce
+
+
+def _heaviside(x1, x2, **kw):
+    if isinstance(x2, Traced) or np.ndim(x2) != 0:
+        raise TraceError("np.heaviside with an array as its value at 0 is not supported by gradc",
+                         hint="pass one number: np.heaviside(x, 0.5)")
+    return ew.heaviside(x1, float(x2))
+
+
+FUNCTIONS[np.any] = _any_all("any")
+FUNCTIONS[np.all] = _any_all("all")
+UFUNCS[np.heaviside] = _heaviside
 FUNCTIONS.update(linalg_dispatch.FUNCTIONS)  # np.linalg, einsum and the other contractions
 UFUNCS.update(linalg_dispatch.UFUNCS)
 

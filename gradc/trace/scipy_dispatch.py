@@ -34,9 +34,10 @@ import types
 
 from gradc.errors import TraceError, _display_path
 from gradc.ir.builder import Traced
+from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
-from gradc.ops.linalg_decomp import mT
+from gradc.ops.linalg_decomp import eye_like, mT, tri
 
 SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signature
 _resolved: dict = {}  # id(SciPy function) -> (function, gradc function), for the modules imported so far
@@ -69,11 +70,31 @@ def _plain(what, fn):
     return call
 
 
+_ASSUME_A = {None: "gen", "general": "gen", "symmetric": "sym", "hermitian": "her", "positive definite": "pos"}
+
+
 def _solve(a, b, lower=False, assume_a=None, transposed=False):
+    """SciPy's ``solve``: each ``assume_a`` reads only the entries SciPy reads (one triangle for ``sym``/``her``/
+    ``pos`` (``lower=False``: the upper one), the diagonal, three diagonals, a triangle), so the gradient is zero
+    in the others, as SciPy's result does not depend on them."""
+    what = "scipy.linalg.solve"
+    kind = _ASSUME_A.get(assume_a, assume_a)
+    if kind == "pos":  # symmetric: ``transposed`` changes nothing
+        return lsp.cho_solve(lsp.cho_factor(a, lower=lower, what=what), b, what=what)
+    if kind in ("sym", "her"):  # the triangle SciPy reads, mirrored
+        a = ew.add(tri(a, lower), mT(tri(a, lower, k=-1 if lower else 1)))
+        return lin.solve(a, b, what=what)
+    if kind in ("lower triangular", "upper triangular"):  # the triangle of ``a`` itself, transposed or not
+        return lsp.solve_triangular(a, b, trans=1 if transposed else 0, lower=kind == "lower triangular", what=what)
     a = mT(a) if transposed else a
-    if assume_a in ("pos", "positive definite"):
-        return lsp.cho_solve(lsp.cho_factor(a, lower=True, what="scipy.linalg.solve"), b, what="scipy.linalg.solve")
-    return lin.solve(a, b, what="scipy.linalg.solve")
+    if kind == "diagonal":
+        a = ew.mul(a, eye_like(a))
+    elif kind == "tridiagonal":
+        a = tri(tri(a, True, 1), False, -1)
+    elif kind not in ("gen", "banded"):
+        raise TraceError(f"scipy.linalg.solve with assume_a={assume_a!r} is not supported by gradc",
+                         hint="use assume_a='gen', 'sym', 'pos', 'diagonal', 'tridiagonal', 'banded' or a triangle")
+    return lin.solve(a, b, what=what)
 
 
 def _eigh(a, b=None, *, lower=True, eigvals_only=False, type=1):

@@ -60,6 +60,8 @@ def unwrap(f):
             f = f.func
         elif isinstance(f, types.MethodType):
             f = f.__func__
+        elif not isinstance(f, types.FunctionType) and callable(getattr(f, "__wrapped__", None)):
+            f = f.__wrapped__  # a wrapper object (gradc.grad's): the function it wraps is the user's
         elif not isinstance(f, types.FunctionType) and callable(f) and \
                 isinstance(inspect.getattr_static(type(f), "__call__", None), types.FunctionType):
             f = inspect.getattr_static(type(f), "__call__")

@@ -83,10 +83,12 @@ class Tracer(Traced):
     __float__ = __int__ = __index__ = __complex__ = item = tolist = _no_number
 
     def __array__(self, dtype=None, copy=None):
-        raise conversion_error(TraceError(
-            "a traced value was converted to a concrete NumPy array (np.asarray / np.array?)",
+        raise conversion_error(StaticValueNeeded(
+            "a traced value was converted to a concrete NumPy array (np.asarray / np.array, or a traced index into "
+            "a NumPy array the function holds?)",
             hint="pass the value on to NumPy functions directly; build arrays of traced values with np.stack([...]) "
-                 "(np.array([...]) works only in the traced function itself, see gradc.trace.array_routing)"))
+                 "(np.array([...]) works only in the traced function itself, see gradc.trace.array_routing); to "
+                 "index a constant array with a traced index, make it a traced value first (e.g. y = x * 0 + y)"))
 
     def __setitem__(self, key, value):
         # a functional update the object is rebound to (gradc.trace.inplace); refused on inputs

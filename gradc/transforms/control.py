@@ -444,6 +444,15 @@ SUBGRAPH_RULES.update({("scan", "jvp"): scan_jvp, ("while_loop", "jvp"): while_j
 
 
 # ---------------------------------------------------------------- batching: the loop runs once for the whole batch
+def _batch_n(values, batched) -> int:
+    """The batch size: the leading axis of a batched array, or of a batched stack's entries."""
+    for v, b in zip(values, batched):
+        if b:
+            t = v.aval
+            return (t.item if isinstance(t, StackType) else t).shape[0]
+    raise AssertionError("internal: no batched input")
+
+
 def _batch_body(graph: Graph, flags, n):
     from gradc.transforms.batching import batched_outputs, vmap_graph
     out_flags = batched_outputs(graph, flags)
@@ -475,9 +484,8 @@ def _move_batch(x, source: int, dest: int):
 
 
 def scan_batch(*inputs, batched, body, n_consts, n_carry, length, **params):
-    from gradc.ops.values import batch_size
     params = dict(params, body=body, n_consts=n_consts, n_carry=n_carry, length=length)
-    n = batch_size(inputs, batched)
+    n = _batch_n(inputs, batched)
     off = 1 if length is None else 0
     if off and batched[0]:
         return _masked_scan(inputs, batched, n, params)
@@ -498,9 +506,8 @@ def scan_batch(*inputs, batched, body, n_consts, n_carry, length, **params):
 
 
 def while_batch(*inputs, batched, cond, body, n_cond_consts, n_body_consts, **params):
-    from gradc.ops.values import batch_size
     params = dict(params, cond=cond, body=body, n_cond_consts=n_cond_consts, n_body_consts=n_body_consts)
-    n = batch_size(inputs, batched)
+    n = _batch_n(inputs, batched)
     cond_consts, body_consts, carry = while_parts(inputs, params)
     a, b = n_cond_consts, n_body_consts
     fa, fb, fc = batched[:a], batched[a:a + b], batched[a + b:]
@@ -604,8 +611,7 @@ def _masked_scan(inputs, batched, n, params):
 
 def cond_batch(pred, *operands, batched, branches, **params):
     from gradc.ops import elementwise as ew_ops
-    from gradc.ops.values import batch_size
-    n = batch_size((pred,) + operands, batched)
+    n = _batch_n((pred,) + operands, batched)
     flags = list(batched[1:])
     out_flags = [any(t) for t in zip(*[_batch_body(g, flags, n)[1] for g in branches])]
     new = [vmap_graph_selective(g, flags, out_flags, n) for g in branches]

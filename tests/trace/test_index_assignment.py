@@ -234,12 +234,31 @@ def test_assignment_into_an_input_is_refused_at_the_users_line(f, text, name):
 def traced_mask(x):
     y = x * 1.0
     y[x > 0] = 0.0
-    return np.sum(y)
+    return np.sum(y * y)
 
 
-def test_traced_mask_suggests_where():
+def traced_mask_augmented(x):
+    y = x * 2.0
+    y[y > 1.0] += x[0]
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("fn", [traced_mask, traced_mask_augmented])
+def test_traced_mask_assignment_is_np_where(fn):
+    x = np.array([1.0, -2.0, 3.0, 0.25])
+    expected = [(fn(x + 1e-6 * e) - fn(x - 1e-6 * e)) / 2e-6 for e in np.eye(4)]
+    np.testing.assert_allclose(gradc.grad(fn)(x), expected, rtol=1e-6, atol=1e-8)
+    assert "np.where(" in gradc.compile(fn, x).source
+
+
+def test_traced_mask_with_selected_values_suggests_where():
+    def f(x):
+        y = x * 1.0
+        y[x > 0] = x[:2]  # NumPy: one value per selected entry, a count known only at run time
+        return np.sum(y)
+
     with pytest.raises(TraceError, match="np.where"):
-        gradc.grad(traced_mask)(X)
+        gradc.grad(f)(np.array([1.0, -2.0, 3.0, 0.25]))
 
 
 def test_bad_value_shape_is_a_shape_error():
@@ -436,3 +455,14 @@ def test_traced_slice_bound_suggests_a_mask():
 
     with pytest.raises(TraceError, match="np.where"):
         gradc.grad(f)(np.array([0.5, -1.0, 2.0]), np.array(3))
+
+
+def any_all(x):
+    m = (x > 0).all() | np.any(x > 2.0, axis=0)
+    return np.sum(np.heaviside(x, 0.5) * x) + np.sum(np.where(m, x, 0.0))
+
+
+def test_any_all_and_heaviside():
+    x = np.array([1.0, 3.0])
+    expected = [(any_all(x + 1e-6 * e) - any_all(x - 1e-6 * e)) / 2e-6 for e in np.eye(2)]
+    np.testing.assert_allclose(gradc.grad(any_all)(x), expected, rtol=1e-6)

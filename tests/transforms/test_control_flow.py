@@ -249,3 +249,55 @@ def test_carried_shape_change_is_an_error_at_the_users_line():
                                       where="model.py:7"))
     with pytest.raises(gradc.GradcError, match=r"'v' changes from f64\[2\] to f64\[4\].*model.py:7"):
         gradc.grad(f)(np.ones(2))
+
+
+# ---------------------------------------------------------------- found by an outside corpus
+def ode_until(k):
+    t, y = 0.0, 1.0
+    while t < 1.0:  # a Python float as the clock: the loop still stays a loop (the clock is carried, traced)
+        y = y + 0.001 * (-k * y)
+        t = t + 0.001
+    return y
+
+
+def test_while_on_a_python_counter_stays_a_loop():
+    compiled = gradc.compile(ode_until, 1.3)
+    grad_src = compiled.source[compiled.source.index("def ode_until_grad"):]
+    assert "while " in grad_src and len(compiled.source.splitlines()) < 150
+    np.testing.assert_allclose(compiled.grad(1.3), central(lambda k: ode_until(float(k)), 1.3), rtol=1e-6)
+
+
+def squares_from_zero(x):
+    total = 0
+    for v in x:  # a Python int that a float is added to: it widens, as a Python number does
+        total += v ** 2
+    return total
+
+
+def table_lookup(x):
+    y = np.array([0.1, 0.5, -0.3])
+    s = 0.0
+    for i in range(3):  # a constant array indexed by the counter: the loop runs in Python
+        s = s + (x[i] - y[i]) ** 2
+    return s
+
+
+@pytest.mark.parametrize("fn", [squares_from_zero, table_lookup])
+def test_everyday_accumulations(fn):
+    check(fn, np.array([1.0, 2.0, 3.0]))
+
+
+def test_hessian_of_a_loop_with_a_traced_trip_count():
+    def f(a, n):
+        y = a
+        for _ in range(n):
+            y = y * y
+        return y
+    np.testing.assert_allclose(gradc.hessian(f)(0.9, np.array(2)), 12 * 0.9 ** 2, rtol=1e-12)
+
+
+def test_hessian_does_not_warn_about_gradcs_own_wrappers():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(gradc.hessian(lambda x: np.sum(x ** 3))(np.ones(2)), 6 * np.eye(2))

@@ -100,6 +100,9 @@ def accumulations(graph: Graph):
 
 
 MAX_INLINE_OPS = 3  # array code: at most this many operations in an expression written inline
+# all-scalar code: long expressions are cheap, but a chain of thousands nested into one expression would
+# overflow the recursion of Python's parser and of ast.unparse: nesting stops at this many operations
+MAX_INLINE_SCALAR_OPS = 40
 
 
 def operation_count(expr: ast.expr) -> int:

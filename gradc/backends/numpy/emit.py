@@ -39,6 +39,7 @@ from gradc.backends.escape import python_comment
 from gradc.backends.numpy import runtime_helpers as helpers
 from gradc.backends.numpy.analysis import (
     MAX_INLINE_OPS,
+    MAX_INLINE_SCALAR_OPS,
     accumulations,
     elided_broadcasts,
     occurrences,
@@ -70,6 +71,7 @@ class Function:
     doc: str
     returns: object = None
     sections: bool = False  # "# forward" / "# backward" comments
+    defaults: dict | None = None  # parameter -> the default value the user's def gives it (Python literals)
 
 
 def uses_math_only(graphs) -> bool:
@@ -199,7 +201,8 @@ class _FunctionEmitter:
             result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, self.name_of(eqn.out))
         if isinstance(result, list):
             return before + result
-        if id(eqn.out) in self.inlined and (self.state.math_mode or operation_count(result) <= MAX_INLINE_OPS):
+        limit = MAX_INLINE_SCALAR_OPS if self.state.math_mode else MAX_INLINE_OPS
+        if id(eqn.out) in self.inlined and operation_count(result) <= limit:
             self.sources[id(eqn.out)] = result
             return before
         return before + [spell.assign(self.name_of(eqn.out), result)]
@@ -321,8 +324,14 @@ class _FunctionEmitter:
 
     def function_def(self) -> ast.FunctionDef:
         body = [ast.Expr(ast.Constant(self.fn.doc))] + self.body()
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in self.graph.params], vararg=None,
-                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        params = self.graph.params
+        defaults = []
+        for p in reversed(params):  # the trailing parameters with a default in the user's def keep it
+            if not self.fn.defaults or p not in self.fn.defaults:
+                break
+            defaults.insert(0, spell.literal(self.fn.defaults[p]))
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in params], vararg=None,
+                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults)
         fdef = ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
         fdef.scope_names = self.scope.used
         return fdef
@@ -376,10 +385,15 @@ def emit_module(functions: list, header: list | None = None) -> str:
     return "\n".join(lines) + "\n\n\n" + text + "\n"
 
 
+_PARENTHESISED_TARGETS = re.compile(r"^(\s*)\(([A-Za-z_][\w]*(?:, [A-Za-z_][\w]*)+)\) = ")
+
+
 def _format(text: str) -> str:
-    """Comments from markers; two blank lines between top-level definitions (PEP 8)."""
+    """Comments from markers; two blank lines between top-level definitions (PEP 8); ``a, b = ...`` as Python
+    3.11's ``ast.unparse`` writes it (3.10's adds parentheses), so the module is the same on every version."""
     out = []
     for line in text.split("\n"):
+        line = _PARENTHESISED_TARGETS.sub(r"\1\2 = ", line)
         stripped = line.strip()
         if stripped.startswith(f"'{_COMMENT} ") or stripped.startswith(f'"{_COMMENT} '):
             indent = line[: len(line) - len(line.lstrip())]
