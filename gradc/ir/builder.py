@@ -163,3 +163,21 @@ def raise_escaped():
     raise TraceError("a value computed inside a traced loop or branch is used outside it (was it stored in a "
                      "list, a dict or an attribute inside the loop?)",
                      hint="carry it as a loop variable: assign it before the loop and update it inside")
+
+
+def contains_traced(*values) -> bool:
+    """Whether a traced value is anywhere in ``values`` (through tuples, lists and dicts).
+
+    >>> contains_traced(1.0, (np.ones(2), {"k": 3}))
+    False
+    """
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Traced):
+            return True
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return False

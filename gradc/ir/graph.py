@@ -86,3 +86,19 @@ def subgraphs(eqn) -> list:
         elif isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
             found.extend(value)
     return found
+
+
+def without_dead_code(graph: Graph) -> Graph:
+    """``graph`` without the equations no output depends on (dead-code elimination, one backward sweep).
+
+    >>> without_dead_code(Graph("f", [], [], [])).eqns
+    []
+    """
+    live = {id(o) for o in graph.outputs if isinstance(o, Var)}
+    kept = []
+    for eqn in reversed(graph.eqns):
+        if id(eqn.out) in live:
+            kept.append(eqn)
+            live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
+    kept.reverse()
+    return graph.replace(eqns=kept)

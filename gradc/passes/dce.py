@@ -12,15 +12,9 @@ def f(x: f64[2]) -> f64[2]:
 """
 from __future__ import annotations
 
-from gradc.ir.graph import Graph, Var
+from gradc.ir.graph import Graph, without_dead_code
 
 
 def dce(graph: Graph) -> Graph:
-    live = {id(o) for o in graph.outputs if isinstance(o, Var)}
-    kept = []
-    for eqn in reversed(graph.eqns):
-        if id(eqn.out) in live:
-            kept.append(eqn)
-            live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
-    kept.reverse()
-    return graph.replace(eqns=kept)
+    """Drop the equations no output depends on (sub-graphs keep all their outputs: ``optimize`` recurses)."""
+    return without_dead_code(graph)

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from gradc.errors import TraceError
-from gradc.ir.builder import Traced
+from gradc.ir.builder import Traced, contains_traced
 from gradc.trace import control
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
@@ -107,16 +107,7 @@ def any_traced(values) -> bool:
     >>> any_traced([1.0, (np.ones(2), {"k": 3})])
     False
     """
-    stack = list(values)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Traced):
-            return True
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-    return False
+    return contains_traced(*values)
 
 
 class TracedRange:

@@ -16,18 +16,9 @@ import operator
 import numpy as np
 
 from gradc.errors import TraceError
-from gradc.ir.builder import Traced
+from gradc.ir.builder import Traced, contains_traced
 
-
-def _has_traced(*values) -> bool:
-    stack = list(values)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Traced):
-            return True
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-    return False
+_has_traced = contains_traced
 
 
 def _boolean(value, what):

@@ -16,21 +16,10 @@ names of the carried values, for readable emitted code and errors) and ``where=`
 from __future__ import annotations
 
 from gradc.errors import StaticValueNeeded
-from gradc.ir.builder import Traced
+from gradc.ir.builder import contains_traced
 from gradc.trace import control_trace
 
-
-def _any_traced(*values) -> bool:
-    stack = list(values)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Traced):
-            return True
-        if isinstance(v, (tuple, list)):
-            stack.extend(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-    return False
+_any_traced = contains_traced
 
 
 def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=None, where=None):

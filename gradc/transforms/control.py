@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.ir.builder import Builder, Traced
-from gradc.ir.graph import Graph, Var
+from gradc.ir.graph import Graph, Var, without_dead_code
 from gradc.ir.registry import OPS
 from gradc.ir.types import StackType, TensorType, TupleType
 from gradc.ops import elementwise as ew
@@ -55,16 +55,7 @@ def call(builder: Builder, op: str, inputs, params) -> list:
     return [Traced(builder, builder.add("element", (var,), {"index": k}, t)) for k, t in enumerate(out_type.items)]
 
 
-def prune(graph: Graph) -> Graph:
-    """``graph`` without the equations its outputs do not need (a local DCE: transforms sit below the passes)."""
-    live = {id(o) for o in graph.outputs if isinstance(o, Var)}
-    kept = []
-    for eqn in reversed(graph.eqns):
-        if id(eqn.out) in live:
-            kept.append(eqn)
-            live.update(id(a) for a in eqn.inputs if isinstance(a, Var))
-    kept.reverse()
-    return graph.replace(eqns=kept)
+prune = without_dead_code  # the transforms sit below the passes: the IR's own dead-code sweep
 
 
 def reads(graph: Graph) -> set:
@@ -319,6 +310,19 @@ def _inline(builder: Builder, graph: Graph, name: str, input_vars_types, wire, o
     return Graph(name, inputs, list(sub.eqns), [_atom(sub, r, t) for r, t in outs])
 
 
+def _loop_outputs_with_tangents(body: Graph, b_carry, kf, ky):
+    """How a loop's JVP body orders its results: carried values, their tangents (float ones, ``kf``),
+    per-iteration outputs, their tangents (``ky``); ``pick(JVP graph results)`` as (value, type) pairs."""
+    nc, n_y = len(b_carry), len(body.outputs) - len(b_carry)
+
+    def pick(r):
+        outs, dots = r[:len(body.outputs)], r[len(body.outputs):]
+        return ([(outs[k], b_carry[k].type) for k in range(nc)] + [(dots[k], b_carry[k].type) for k in kf]
+                + [(outs[nc + k], body.outputs[nc + k].type) for k in range(n_y)]
+                + [(dots[nc + k], body.outputs[nc + k].type) for k in ky])
+    return pick
+
+
 def _jvp_of(graph: Graph, wrt_vars):
     from gradc.transforms.forward import jvp_graph
     return jvp_graph(graph, [v.name for v in wrt_vars], name=f"{graph.name}_jvp")
@@ -359,11 +363,7 @@ def scan_jvp(tangents, out, *inputs, body, n_consts, n_carry, length, **params):
         x, xd = rest[:len(b_xs)], rest[len(b_xs):]
         return [i] + cs + cr + x + cds + crd + xd
 
-    def pick(r):
-        outs, dots = r[:len(body.outputs)], r[len(body.outputs):]
-        return ([(outs[k], b_carry[k].type) for k in range(nc)] + [(dots[k], b_carry[k].type) for k in kf]
-                + [(outs[nc + k], body.outputs[nc + k].type) for k in range(n_y)]
-                + [(dots[nc + k], body.outputs[nc + k].type) for k in ky])
+    pick = _loop_outputs_with_tangents(body, b_carry, kf, ky)
     new_body = _inline(builder, jb, f"{body.name}_jvp", spec, wire, pick)
     new_inputs = ([length_in] if length is None else []) + consts + [t_consts[k] for k in kc] + carry
     new_inputs += [_tangent_in(builder, b_carry[k].type, t_carry[k]) for k in kf] + xs + [t_xs[k] for k in kx]
@@ -394,11 +394,7 @@ def while_jvp(tangents, out, *inputs, cond, body, n_cond_consts, n_body_consts, 
         cs, cds, cr, crd = v[:nk], v[nk:nk + len(kc)], v[nk + len(kc):nk + len(kc) + nc], v[nk + len(kc) + nc:]
         return cs + cr + cds + crd
 
-    def pick(r):
-        outs, dots = r[:len(body.outputs)], r[len(body.outputs):]
-        return ([(outs[k], b_carry[k].type) for k in range(nc)] + [(dots[k], b_carry[k].type) for k in kf]
-                + [(outs[nc + k], body.outputs[nc + k].type) for k in range(n_y)]
-                + [(dots[nc + k], body.outputs[nc + k].type) for k in ky])
+    pick = _loop_outputs_with_tangents(body, b_carry, kf, ky)
     new_body = _inline(builder, jb, f"{body.name}_jvp", spec, wire, pick)
     extra = [Var(f"{b_carry[k].name}_dot", b_carry[k].type) for k in kf]  # the condition ignores the tangents
     new_cond = cond.replace(inputs=list(cond.inputs) + extra, params=[v.name for v in cond.inputs] +
