@@ -133,7 +133,7 @@ def cmd_compile(args):
         from gradc.backends.array_api import emit_module as emit_array_api
 
         emit = {"emit": emit_array_api}
-    compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header, **emit)
+    compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header, defaults=_defaults_used(job), **emit)
     status = 0
     if args.check:
         status = run_check(job, compiled.source, interval=interval)
@@ -173,6 +173,18 @@ def stage_graphs(job, stage):
         if stage in (None, "opt"):
             out.append(("opt", optimize(vg)))
     return out
+
+
+def _defaults_used(job) -> dict:
+    """The parameters compiled with their ``def``'s default (no --arg, no annotation): the emitted functions
+    keep those defaults, so they are called as the user's function is."""
+    import inspect
+    try:
+        params = inspect.signature(job.func).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not p.empty and job.types.get(p.name) is p.default
+            and type(p.default) in (int, float, bool, str, type(None))}
 
 
 def cmd_show(args):
