@@ -35,6 +35,7 @@ class Builder:
         self.depth = 0 if parent is None else parent.depth + 1
         self.closed = False  # a finished sub-graph: a value of it used later escaped its loop or branch
         self.captured: list = []  # the enclosing builder's atoms read here, in order
+        self.carry_origins: dict = {}  # id(carried input) -> the enclosing atom the loop starts it from
         self.capture_inputs: list = []  # this builder's input standing for each of them
         self._captures: dict = {}
 

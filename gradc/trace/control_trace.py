@@ -168,11 +168,14 @@ class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
     def __init__(self, parent: Builder, name: str, fn, leading: list, carry_types: list, names, rebuild,
-                 weak=()):
+                 weak=(), origins=()):
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
         carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) for k, t in enumerate(carry_types)]
+        # where each carried value starts (for the in-place rules: `x += ...` on a loop over an input x)
+        b.carry_origins = {id(v): leaf.atom for v, leaf in zip(carry_vars, origins)
+                           if isinstance(leaf, Traced) and leaf.builder is parent}
         args = [_wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
         carry = rebuild([_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)])
@@ -203,7 +206,7 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
         if init_leaves else ((), ())
     types = list(types)
     for _ in range(4):
-        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak)
+        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak, init_leaves)
         out = sub.result
         if extra_out:
             if not isinstance(out, tuple) or len(out) != 2:

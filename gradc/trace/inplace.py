@@ -65,6 +65,12 @@ def alias_of(builder, atom):
             # a loop body's or branch's input: an enclosing value it reads (judged there), or a carried value
             captured = [k for k, v in enumerate(builder.capture_inputs) if v is atom]
             if not captured:
+                # a carried value: in its first iteration it is the value the loop started from (an input,
+                # written in place by NumPy then, and by every later iteration's `x += ...` through it)
+                origin = getattr(builder, "carry_origins", {}).get(id(atom))
+                kind, name = alias_of(builder.parent, origin) if origin is not None else ("fresh", None)
+                if kind in ("input", "view-of-input"):
+                    return ("view-of-input" if through_view else kind, name)
                 return ("view", None) if through_view else ("fresh", None)
             kind, name = alias_of(builder.parent, builder.captured[captured[0]])
             return ({"input": "view-of-input", "fresh": "view"}.get(kind, kind), name) if through_view else \

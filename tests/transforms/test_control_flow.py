@@ -291,3 +291,19 @@ def test_hessian_does_not_warn_about_gradcs_own_wrappers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_allclose(gradc.hessian(lambda x: np.sum(x ** 3))(np.ones(2)), 6 * np.eye(2))
+
+
+def test_in_place_update_of_an_input_inside_a_loop_is_refused():
+    def f(x):
+        for _ in range(3):
+            x += 0.1 * np.sin(x)  # NumPy would change the caller's array; gradc cannot
+        return np.sum(x)
+    with pytest.raises(gradc.GradcError, match="changes the input 'x' in place"):
+        gradc.grad(f)(np.ones(2))
+
+    def g(x):
+        y = x * 1.0
+        for _ in range(3):
+            y += 0.1 * np.sin(y)  # a value the function made: fine
+        return np.sum(y)
+    check(g, np.array([0.5, 1.5]))
