@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import compile_ms as compile_median_ms  # noqa: E402
 from run import interleaved  # noqa: E402
 
 import gradc  # noqa: E402
@@ -96,16 +97,6 @@ def simulate_table(args):
     print(f"  tape: {tape / 1e6:.1f} MB = T x {x0.nbytes} bytes of carried state")
     print(f"  gradient: gradc {times[0] * 1e3:.2f} ms, hand-written NumPy {times[1] * 1e3:.2f} ms, "
           f"ratio {times[0] / times[1]:.2f}")
-
-
-def compile_median_ms(f, args, wrt, repeat):
-    """Median wall time of a whole ``gradc.compile`` (trace, AD, passes, emit, load) after the first."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        gradc.compile(f, *args, wrt=wrt)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return sorted(times)[len(times) // 2]
 
 
 def _unrolled(x0, k, dt, steps):
