@@ -91,20 +91,23 @@ def _arg(sub: Builder, var, t):
     return Traced(sub, var) if var is not None else zeros_of(sub, t)
 
 
-def inline(graph: Graph, *args) -> list:
+def inline(graph: Graph, *args, given=None) -> list:
     """``graph``'s outputs for ``args`` (Traced values), every equation recorded in the args' builder.
 
     Unlike the interpreter, equations on constants are recorded too, not computed: a broadcast
-    scalar stays a broadcast (a literal in the emitted code), not an array constant.
+    scalar stays a broadcast (a literal in the emitted code), not an array constant. ``given``
+    maps ids of the graph's values to values to use instead of computing them (a tape's rows).
     """
+    from gradc.ir.registry import bind
     builder = next(a.builder for a in args if isinstance(a, Traced))
     env = {id(v): a for v, a in zip(graph.inputs, args)}
+    env.update(given or {})
 
     def read(atom):
         return env[id(atom)] if isinstance(atom, Var) else Traced(builder, atom)
     for eqn in graph.eqns:
-        from gradc.ir.registry import bind
-        env[id(eqn.out)] = bind(eqn.op, *(read(a) for a in eqn.inputs), **eqn.params)
+        if id(eqn.out) not in env:
+            env[id(eqn.out)] = bind(eqn.op, *(read(a) for a in eqn.inputs), **eqn.params)
     return [read(o) for o in graph.outputs]
 
 
@@ -156,7 +159,8 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
     wrt = ([v for v, n in zip(b_consts, const_need) if n] + [v for v, f in zip(b_carry, carry_float) if f]
            + [v for v, n in zip(b_xs, x_need) if n])
     adj, _ = body_vjp(body, wrt)
-    used = reads(adj)
+    residuals = _costly_residuals(body, adj, [lead] if lead is not None else [], b_carry, b_xs)
+    used = _reads_given(adj, residuals)
     taped = [k for k, v in enumerate(b_carry) if id(v) in used]
     read_consts = [k for k, v in enumerate(b_consts) if id(v) in used]
     read_xs = [k for k, v in enumerate(b_xs) if id(v) in used]
@@ -175,6 +179,7 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
         acc_vars = [a.input(f"{_outer_name(consts[k], b_consts[k])}_bar_acc", b_consts[k].type)
                     for k in need_consts]
         tape_vars = [a.input(b_carry[k].name, b_carry[k].type) for k in taped]
+        tape_vars += [a.input(r.name, r.type) for r in residuals]
         x_vars = [a.input(b_xs[k].name, b_xs[k].type) for k in read_xs]
         yct_vars = [a.input("y_bar", y_types[k]) for k in y_cts]
         sub = a.sub
@@ -187,7 +192,8 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
         args += [pick(read_xs, x_vars, k, v.type) for k, v in enumerate(b_xs)]
         args += [pick(float_carry, ct_vars, k, v.type) for k, v in enumerate(b_carry)]
         args += [pick(y_cts, yct_vars, k, t) for k, t in enumerate(y_types)]
-        grads = inline(adj, *args)
+        given = {id(r): Traced(sub, v) for r, v in zip(residuals, tape_vars[len(taped):])}
+        grads = inline(adj, *args, given=given)
         n_c, n_f = len(need_consts), len(float_carry)
         g_consts, g_carry, g_xs = grads[:n_c], grads[n_c:n_c + n_f], grads[n_c + n_f:]
         outs = [_atom(sub, g, v.type) for g, v in zip(g_carry, ct_vars)]
@@ -209,7 +215,40 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
             return ([carry_bars.get(k) for k in range(n_carry)], [const_bars.get(k) for k in range(len(b_consts))],
                     [x_bars.get(k) for k in range(len(b_xs))])
         return inputs, params, unpack
-    return taped, backward
+    return [b_carry[k] for k in taped] + residuals, backward
+
+
+# ops whose results the adjoint reads from the tape rather than recomputing them (a product, a solve, a
+# transcendental function): recomputing them would cost about another forward sweep
+_COSTLY = frozenset({"matmul", "outer", "einsum", "tensordot", "solve", "triangular_solve", "cholesky", "conv2d",
+                     "tanh", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "arctan", "log1p", "expm1",
+                     "logaddexp", "pow", "sqrt", "erf", "gammaln", "digamma"})
+
+
+def _costly_residuals(body: Graph, adj: Graph, lead, b_carry, b_xs) -> list:
+    """The body's values the adjoint reads that change per iteration and cost a costly op to recompute."""
+    primal = {id(e) for e in body.eqns}
+    variant = {id(v) for v in list(lead) + list(b_carry) + list(b_xs)}
+    costly: set = set()
+    for e in body.eqns:
+        if any(id(a) in variant for a in e.inputs):
+            variant.add(id(e.out))
+            if e.op in _COSTLY or any(id(a) in costly for a in e.inputs):
+                costly.add(id(e.out))
+    read_by_adjoint = {id(a) for e in adj.eqns if id(e) not in primal for a in e.inputs}
+    read_by_adjoint |= {id(o) for o in adj.outputs}
+    return [e.out for e in adj.eqns if id(e) in primal and id(e.out) in read_by_adjoint and id(e.out) in costly
+            and e.out.type.shape is not None]
+
+
+def _reads_given(graph: Graph, given: list) -> set:
+    """Ids of the values ``graph`` reads to compute its outputs when the values in ``given`` are supplied."""
+    cut = {id(v) for v in given}
+    live = {id(o) for o in graph.outputs}
+    for e in reversed(graph.eqns):
+        if id(e.out) in live and id(e.out) not in cut:
+            live.update(id(a) for a in e.inputs)
+    return live
 
 
 def _outer_name(value, inner: Var) -> str:
@@ -230,10 +269,10 @@ def scan_vjp(ct, out, *inputs, needs, body, n_consts, n_carry, length, **params)
     x_need = [needs[off + n_consts + n_carry + k] and v.type.is_float for k, v in enumerate(b_xs)]
     taped, backward = _loop_adjoint(builder, body, body.inputs[0], b_consts, b_carry, b_xs, const_need, x_need,
                                     list(ct[:n_carry]), list(ct[n_carry:]), carry, consts, xs)
-    tape_body = body.replace(outputs=list(body.outputs) + [b_carry[k] for k in taped])
+    tape_body = body.replace(outputs=list(body.outputs) + taped)
     fwd = call(builder, "scan", list(inputs), dict(params, body=tape_body))
     tapes = fwd[len(body.outputs):]
-    _name_tapes(builder, tapes, [b_carry[k] for k in taped])
+    _name_tapes(builder, tapes, taped)
     bwd_inputs, bwd_params, unpack = backward(tapes)
     bwd_params.update(length=length, reverse=not params.get("reverse", False), start=params.get("start", 0),
                       step=params.get("step", 1))
@@ -253,10 +292,10 @@ def while_vjp(ct, out, *inputs, needs, cond, body, n_cond_consts, n_body_consts,
     ct_ys = list(ct[n_carry + 1:])
     taped, backward = _loop_adjoint(builder, body, None, b_consts, b_carry, [], const_need, [],
                                     list(ct[:n_carry]), ct_ys, carry, body_consts, [])
-    tape_body = body.replace(outputs=list(body.outputs) + [b_carry[k] for k in taped])
+    tape_body = body.replace(outputs=list(body.outputs) + taped)
     fwd = call(builder, "while_loop", list(inputs), dict(params, body=tape_body))
     trips, tapes = fwd[n_carry], fwd[n_carry + 1 + len(ct_ys):]
-    _name_tapes(builder, tapes, [b_carry[k] for k in taped])
+    _name_tapes(builder, tapes, taped)
     builder.rename(trips.atom, "trips")
     bwd_inputs, bwd_params, unpack = backward(tapes)
     bwd_params.update(length=None, reverse=True, start=0, step=1)
