@@ -121,16 +121,16 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     if target == "array_api":
         from gradc.backends.array_api import emit_module as emit_array_api  # array_api_compat when called
 
-        return Compiled(graph, names, as_tuple, emit=emit_array_api, defaults=_defaults(f, example_args,
+        return Compiled(graph, names, as_tuple, emit=emit_array_api, defaults=defaults_left(f, example_args,
                                                                                          example_kwargs))
-    return Compiled(graph, names, as_tuple, defaults=_defaults(f, example_args, example_kwargs))
+    return Compiled(graph, names, as_tuple, defaults=defaults_left(f, example_args, example_kwargs))
 
 
-def _defaults(f, args, kwargs) -> dict:
+def defaults_left(f, args, kwargs) -> dict:
     """The parameters the call leaves to ``f``'s defaults, with the default (Python numbers, bools, None and
     strings only): the emitted functions keep them, so they are called as ``f`` is.
 
-    >>> _defaults(lambda x, s=2.0, n=3: x, (1.0,), {"n": 4})
+    >>> defaults_left(lambda x, s=2.0, n=3: x, (1.0,), {"n": 4})
     {'s': 2.0}
     """
     try:

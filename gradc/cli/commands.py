@@ -177,14 +177,16 @@ def stage_graphs(job, stage):
 
 def _defaults_used(job) -> dict:
     """The parameters compiled with their ``def``'s default (no --arg, no annotation): the emitted functions
-    keep those defaults, so they are called as the user's function is."""
+    keep those defaults, as ``gradc.compile``'s do."""
     import inspect
+
+    from gradc.api import defaults_left
     try:
-        params = inspect.signature(job.func).parameters.values()
+        params = inspect.signature(job.func).parameters
     except (TypeError, ValueError):
         return {}
-    return {p.name: p.default for p in params if p.default is not p.empty and job.types.get(p.name) is p.default
-            and type(p.default) in (int, float, bool, str, type(None))}
+    given = {name: t for name, t in job.types.items() if name not in params or params[name].default is not t}
+    return defaults_left(job.func, (), given)
 
 
 def cmd_show(args):

@@ -19,8 +19,6 @@ from gradc.errors import StaticValueNeeded
 from gradc.ir.builder import contains_traced
 from gradc.trace import control_trace
 
-_any_traced = contains_traced
-
 
 def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=None, where=None):
     """``for i in range(lower, upper, step): val = body(i, val)``; returns ``val``.
@@ -32,12 +30,12 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
     >>> fori_loop(0, 4, lambda i, s: s + i, 0)
     6
     """
-    if not _any_traced(lower, upper, init_val):
+    if not contains_traced(lower, upper, init_val):
         val = init_val
         steps = range(int(lower), int(upper), int(step))
         for k, i in enumerate(steps):
             val = body(i, val)
-            if k + 1 < len(steps) and _any_traced(val):
+            if k + 1 < len(steps) and contains_traced(val):
                 return control_trace.fori_loop(steps[k + 1], steps[-1] + (1 if step > 0 else -1), body, val,
                                                step=step, checkpoint=checkpoint, names=names, where=where)
         return val
@@ -57,11 +55,11 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
     val = init_val
     while True:
         keep_going = cond_fun(val)
-        if _any_traced(keep_going):  # from here on the condition depends on traced values
+        if contains_traced(keep_going):  # from here on the condition depends on traced values
             break
         if not keep_going:
             return val
-        if _any_traced(val):
+        if contains_traced(val):
             # a Python condition on a Python counter (``while t < 1.0``) while the loop carries traced values:
             # the counter is carried too, traced, so the loop stays a loop (unless the body needs it as an int)
             try:
@@ -80,7 +78,7 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     >>> cond(True, lambda x: x + 1, lambda x: x - 1, 5)
     6
     """
-    if not _any_traced(pred):
+    if not contains_traced(pred):
         return true_fun(*operands) if pred else false_fun(*operands)
     return control_trace.cond(pred, true_fun, false_fun, *operands, names=names, where=where)
 
@@ -93,13 +91,13 @@ def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
     >>> float(carry), ys
     (3.0, array([0., 0., 2.]))
     """
-    if not _any_traced(init, xs):
+    if not contains_traced(init, xs):
         import numpy as np
         n = length if xs is None else len(xs)
         carry, ys = init, []
         for k in range(n):
             carry, y = f(carry, None if xs is None else xs[k])
-            if _any_traced(carry, y):  # the body reads traced values: the whole scan is traced
+            if contains_traced(carry, y):  # the body reads traced values: the whole scan is traced
                 return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where,
                                           hint=(carry, y))
             ys.append(y)

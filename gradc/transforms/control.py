@@ -37,6 +37,7 @@ from gradc.ir.registry import OPS
 from gradc.ir.types import StackType, TensorType, TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.control import SUBGRAPH_RULES, scan_parts, while_parts
+from gradc.transforms.batching import batched_outputs, vmap_graph
 from gradc.transforms.reverse import vjp_graph
 
 I64 = TensorType((), "i64")
@@ -58,11 +59,6 @@ def call(builder: Builder, op: str, inputs, params) -> list:
 prune = without_dead_code  # the transforms sit below the passes: the IR's own dead-code sweep
 
 
-def reads(graph: Graph) -> set:
-    """Ids of the atoms a graph's equations and outputs read."""
-    return {id(a) for e in graph.eqns for a in e.inputs} | {id(o) for o in graph.outputs}
-
-
 def zeros(t) -> np.ndarray:
     return np.zeros(t.shape, t.np_dtype)
 
@@ -75,15 +71,6 @@ def body_vjp(body: Graph, wrt_vars: list):
     g = vjp_graph(body, names, name=f"{body.name}_adjoint")
     n_out = len(body.outputs)
     return prune(g.replace(outputs=g.outputs[n_out:])), n_out
-
-
-def _subbuilder(parent: Builder, name: str, types, names):
-    b = Builder(parent=parent)
-    return b, [Traced(b, b.input(b.fresh_name(n), t)) for n, t in zip(names, types)]
-
-
-def _floats(atoms):
-    return [a.type.is_float for a in atoms]
 
 
 def _arg(sub: Builder, var, t):
@@ -119,10 +106,6 @@ def _atom(sub: Builder, value, t):
         return value.atom
     from gradc.ir.atoms import Const
     return Const(np.asarray(value, dtype=t.np_dtype).reshape(t.shape))
-
-
-def _zeros_like(x: Traced):
-    return zeros_of(x.builder, x.atom.type)
 
 
 def zeros_of(builder: Builder, t):
@@ -201,8 +184,8 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
         outs += [_atom(sub, g, b_xs[k].type) for g, k in zip(g_xs, need_xs)]
         graph = Graph(a.name, [i_var] + const_vars + ct_vars + acc_vars + tape_vars + x_vars + yct_vars,
                       list(sub.eqns), outs)
-        carry_in = [ct_carry[k] if ct_carry[k] is not None else _zeros_like(carry_init[k]) for k in float_carry]
-        carry_in += [_zeros_like(consts[k]) for k in need_consts]
+        carry_in = [ct_carry[k] if ct_carry[k] is not None else ew.zeros_like(carry_init[k]) for k in float_carry]
+        carry_in += [ew.zeros_like(consts[k]) for k in need_consts]
         xs_in = list(tapes) + [xs[k] for k in read_xs] + [ct_ys[k] for k in y_cts]
         inputs = [consts[k] for k in read_consts] + carry_in + xs_in
         params = dict(body=graph, n_consts=len(const_vars), n_carry=len(ct_vars) + len(acc_vars), adjoint=True)
@@ -488,9 +471,11 @@ def _batch_n(values, batched) -> int:
     raise AssertionError("internal: no batched input")
 
 
-def _batch_body(graph: Graph, flags, n):
-    from gradc.transforms.batching import batched_outputs, vmap_graph
-    out_flags = batched_outputs(graph, flags)
+def _batch_body(graph: Graph, flags, n, out_flags=None):
+    """``graph`` batched over the inputs in ``flags``; its outputs batched where they depend on them (or as
+    ``out_flags`` says). Returns ``(batched graph, output flags)``."""
+    if out_flags is None:
+        out_flags = batched_outputs(graph, flags)
     return vmap_graph(graph, [0 if f else None for f in flags], n, name=graph.name, out_batched=out_flags), out_flags
 
 
@@ -498,8 +483,7 @@ def _carry_flags(body: Graph, lead_flags, const_flags, carry_flags, x_flags, n_c
     """Which carried values get the batch axis: the batched ones and all that come to depend on the batch."""
     flags = list(carry_flags)
     while True:
-        outs = __import__("gradc.transforms.batching", fromlist=["x"]).batched_outputs(
-            body, list(lead_flags) + list(const_flags) + flags + list(x_flags))
+        outs = batched_outputs(body, list(lead_flags) + list(const_flags) + flags + list(x_flags))
         new = [a or b for a, b in zip(flags, outs[:n_carry])]
         if new == flags:
             return flags, outs[n_carry:]
@@ -547,7 +531,6 @@ def while_batch(*inputs, batched, cond, body, n_cond_consts, n_body_consts, **pa
     a, b = n_cond_consts, n_body_consts
     fa, fb, fc = batched[:a], batched[a:a + b], batched[a + b:]
     carry_flags, y_flags = _carry_flags(body, [], fb, fc, [], len(carry))
-    from gradc.transforms.batching import batched_outputs
     if batched_outputs(cond, list(fa) + carry_flags)[0]:
         return _masked_while(inputs, batched, n, params)
     new_body, _ = _batch_body(body, list(fb) + carry_flags, n)
@@ -645,33 +628,18 @@ def _masked_scan(inputs, batched, n, params):
 
 
 def cond_batch(pred, *operands, batched, branches, **params):
-    from gradc.ops import elementwise as ew_ops
     n = _batch_n((pred,) + operands, batched)
     flags = list(batched[1:])
     out_flags = [any(t) for t in zip(*[_batch_body(g, flags, n)[1] for g in branches])]
-    new = [vmap_graph_selective(g, flags, out_flags, n) for g in branches]
+    new = [_batch_body(g, flags, n, out_flags)[0] for g in branches]
     builder = next(x.builder for x in (pred,) + operands if isinstance(x, Traced))
     if not batched[0]:
         results = call(builder, "cond", [pred] + list(operands), dict(params, branches=tuple(new)))
         return [(r, f) for r, f in zip(results, out_flags)]
     # a predicate per batch element: both branches run, and each element takes its own (np.where)
     outs = [inline(g, *operands) for g in new]
-    result = []
-    for f_val, t_val, flag in zip(outs[0], outs[1], out_flags):
-        t_val, f_val = _batched(t_val, flag, n), _batched(f_val, flag, n)
-        p = pred
-        while p.aval.ndim < t_val.aval.ndim:
-            from gradc.ops import shape as sh
-            p = sh.reshape(p, p.aval.shape + (1,))
-        from gradc.ops import shape as sh
-        p = sh.broadcast_to(p, t_val.aval.shape)
-        result.append((ew_ops.where(p, t_val, f_val), True))
-    return result
-
-
-def vmap_graph_selective(graph, flags, out_flags, n):
-    from gradc.transforms.batching import vmap_graph
-    return vmap_graph(graph, [0 if f else None for f in flags], n, name=graph.name, out_batched=out_flags)
+    return [(_select(pred, _batched(t_val, flag, n), _batched(f_val, flag, n)), True)
+            for f_val, t_val, flag in zip(outs[0], outs[1], out_flags)]
 
 
 def element_batch(*args, **kwargs):

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import ast
 
-from gradc.ir.graph import Graph, subgraphs
-from gradc.ir.types import StackType
+from gradc.ir.graph import Graph
 from gradc.ops import spell
 from gradc.ops.control import scan_parts, while_parts
 
@@ -292,16 +291,4 @@ def _cond(em, eqn) -> list:
     return stmts
 
 
-def subgraph_names(graph: Graph) -> set:
-    """Every IR name in ``graph``'s nested graphs (for collision checks)."""
-    names, stack = set(), [graph]
-    while stack:
-        g = stack.pop()
-        names.update(v.name for v in g.inputs)
-        for e in g.eqns:
-            names.add(e.out.name)
-            stack.extend(subgraphs(e))
-    return names
-
-
-__all__ = ["CONTROL_OPS", "Scope", "emit_control", "StackType"]
+__all__ = ["CONTROL_OPS", "Scope", "emit_control"]
