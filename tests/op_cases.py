@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 import gradc
+from gradc.ir.registry import bind
 from gradc.ops import elementwise as ew
 from gradc.ops import nn as nn_ops
 from gradc.ops import shape as sh
@@ -376,6 +377,9 @@ NONDIFF_CASES = [
     NondiffCase("argmax", lambda a: np.argmax(a, axis=0) * 1.0, [distinct(3, 4)], ("argmax",)),
     NondiffCase("argmax_flat", lambda a: a.argmax() * 1.0, [distinct(3, 4)], ("argmax",)),
     NondiffCase("argmin", lambda a: np.argmin(a, axis=1) * 1.0, [distinct(3, 4)], ("argmin",)),
+    # a named size read at run time (gradc/ops/sizes.py; its symbolic use is tested in tests/test_symbolic_sizes.py)
+    NondiffCase("size", lambda a: np.ones(4) * bind("size", a, axes=(0, 1), dim=6, dtype="f64"), [normal(2, 3)],
+                ("size",)),
     # ---- nn (gradc/ops/nn.py)
     NondiffCase("max_pool2d_index", lambda a: nn_ops.max_pool2d_index(a, 2) * 1.0, [distinct(1, 2, 4, 5)],
                 ("max_pool2d_index",)),

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 
 from gradc.cli.load import CliError
+from gradc.ir.dims import substitute, symbols_of
 from gradc.ir.types import TensorType
 
 EXIT_CHECK_FAILED = 3
@@ -113,7 +114,19 @@ def run_check(job, source=None, functions=None, interval=DEFAULT_RANGE):
 def _types(job):
     """Each parameter's type as traced (a float default is a traced f64[]), or its static value."""
     traced = {v.name: v.type for v in job.graph.inputs} if getattr(job, "graph", None) is not None else {}
-    return {n: traced.get(n, t) for n, t in job.types.items()}
+    types = {n: traced.get(n, t) for n, t in job.types.items()}
+    return {n: _sampled(t) for n, t in types.items()}
+
+
+CHECK_SIZE = 4  # the value --check gives every named size (f64[n,3] is checked as f64[4,3])
+
+
+def _sampled(t):
+    """A type with named sizes at ``CHECK_SIZE``; other types and static values as they are."""
+    if isinstance(t, TensorType) and t.is_symbolic:
+        sizes = {s.name: CHECK_SIZE for s in symbols_of(t.shape)}
+        return t.with_shape(tuple(substitute(d, sizes) for d in t.shape))
+    return t
 
 
 def _picks(t, rng):

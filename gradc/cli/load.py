@@ -138,7 +138,7 @@ def parse_arg_option(text: str):
     except ValueError as e:
         raise CliError(f"malformed --arg '{shown}': {printable(str(e))}", where="",
                        hint="types look like f64[5,3], f32[], i64[10]") from None
-    if int(np.prod([float(d) for d in t.shape])) * t.np_dtype.itemsize >= 2 ** 63:
+    if int(np.prod([float(d) for d in t.shape if isinstance(d, int)])) * t.np_dtype.itemsize >= 2 ** 63:
         raise CliError(f"--arg '{shown}': an array of that shape would not fit in any memory", where="",
                        hint="check the dimensions")
     return name, t
@@ -201,7 +201,6 @@ class Job:
 
     def __init__(self, args, need_wrt=True, scalar_output=True):
         from gradc.trace import trace_bound
-        from gradc.trace.control_trace import unrolled_loops
         from gradc.transforms import reverse as ad
         from gradc.transforms.reverse import resolve_wrt
 
@@ -209,9 +208,7 @@ class Job:
         self.types = argument_types(self.func, self.path, args.arg)
         self.examples = list(self.types.values())  # types, not arrays: tracing allocates nothing
         try:
-            # C has no loops yet: loops of static length unroll there
-            with unrolled_loops(getattr(args, "target", "numpy") == "c"):
-                self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
+            self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
         except GradcError:
             raise
         except SystemExit as e:

@@ -24,9 +24,9 @@ a sum over rows is refused with a ``TraceError`` naming the op, instead of
 returning a wrong gradient. So is a loss that reads the number of rows
 (``X.shape[0]``, ``len(X)``): write ``np.mean`` instead.
 
-Current limit: shapes are fixed at compile time, so gradc compiles once per
-distinct chunk length (a regular chunking has at most two: the chunk and the
-ragged last one), cached for later calls.
+The per-chunk function is compiled once for every chunk length: the row
+arguments are traced with a named size (``f64[rows,10]``, see ``gradc.spec``),
+so the ragged last chunk runs the same emitted code as the others.
 
 >>> import numpy as np, dask.array as da
 >>> def loss(w, X, y, lam):
@@ -45,6 +45,8 @@ from gradc.api import Compiled
 from gradc.backends.numpy.load import load_source
 from gradc.dask.rows import NotSeparable, split
 from gradc.errors import ArgumentError, TraceError
+from gradc.ir.dims import size_symbol
+from gradc.ir.types import TensorType, dtype_name
 from gradc.trace import bind_arguments, def_location, trace
 
 __all__ = ["RowGradient", "value_and_grad"]
@@ -82,7 +84,7 @@ class RowGradient:
 
     def __init__(self, f, wrt, rows, split_every):
         self.f, self.wrt, self.rows, self.split_every = f, wrt, rows, split_every
-        self.compiled: dict = {}  # (chunk length, signature) -> (Compiled, split) of that chunk's share
+        self.compiled: dict = {}  # signature -> (Compiled, split) of a chunk's share, for any chunk length
         self._offsets: dict = {}  # signature -> (Compiled of the free term, or its constant value)
         self._checked: set = set()  # signatures whose row-count independence was checked
 
@@ -104,13 +106,12 @@ class RowGradient:
         signature = _signature(params, {r: bound[r] for r in self.rows})
         if signature not in self._checked:
             self._check_row_count(bound, signature)
-        entries = {c: self._entry(c, bound, signature) for c in sorted(set(lengths))}
-        some, parts = next(iter(entries.values()))
+        some, parts = self._entry(bound, signature)
         order, as_tuple = list(some.graph.params), isinstance(self.wrt, (tuple, list))
         shared = dask.delayed(params, pure=True, traverse=False)  # one key: each worker receives it once
-        sources = {c: dask.delayed(e[0].source, pure=True, traverse=False) for c, e in entries.items()}
+        source = dask.delayed(some.source, pure=True, traverse=False)
         run = dask.delayed(_chunk_value_and_grad, pure=True)
-        level = [run(sources[c], some.name, order, self.rows, shared, *bs) for c, bs in zip(lengths, blocks)]
+        level = [run(source, some.name, order, self.rows, shared, *bs) for bs in blocks]
         add = dask.delayed(_add, pure=True)
         while len(level) > 1:
             level = [add(*level[i:i + self.split_every]) for i in range(0, len(level), self.split_every)]
@@ -120,8 +121,10 @@ class RowGradient:
         return dask.delayed(_finish, pure=True)(level[0], offset, scale, as_tuple)
 
     # ---- compiling
-    def _trace(self, bound, length):
-        example = {n: (_rows_like(v, length) if n in self.rows else v) for n, v in bound.items()}
+    def _trace(self, bound, length=None):
+        """The loss traced with rows of ``length``, or of a named size (one compile for every chunk)."""
+        rows = length if length is not None else size_symbol(_free_name("rows", bound))
+        example = {n: (_rows_like(v, rows) if n in self.rows else v) for n, v in bound.items()}
         return trace(self.f, *example.values())
 
     def _split(self, graph):
@@ -133,10 +136,10 @@ class RowGradient:
                              hint="gradc.dask sums per-chunk gradients, which is exact only for such losses; "
                                   "use gradc.grad on the whole data instead") from None
 
-    def _entry(self, length, bound, signature):
-        key = (length, signature)
+    def _entry(self, bound, signature):
+        key = signature
         if key not in self.compiled:
-            graph = self._trace(bound, length)
+            graph = self._trace(bound)
             parts = self._split(graph)
             names, as_tuple = _wrt_names(graph, self.wrt, self.rows, self.f)
             self.compiled[key] = (Compiled(parts.partial, names, as_tuple), parts)
@@ -226,9 +229,21 @@ def _row_blocks(rows: dict, da, names):
 
 
 def _rows_like(x, length):
-    """A stand-in with ``length`` rows and ``x``'s other dimensions and dtype, without memory (for tracing)."""
-    shape = (length,) + tuple(x.shape[1:])
+    """A stand-in with ``length`` rows (an int, or a named size: then a type) and ``x``'s other dimensions and
+    dtype, without memory (for tracing)."""
+    shape = (length,) + tuple(int(d) for d in x.shape[1:])
+    if not isinstance(length, int):
+        return TensorType(shape, dtype_name(x.dtype))
     return np.broadcast_to(np.zeros((), np.dtype(x.dtype)), shape)
+
+
+def _free_name(name, taken):
+    """``name``, or ``name_1``, ``name_2``, ... : the first that is not a parameter's."""
+    k, candidate = 0, name
+    while candidate in taken:
+        k += 1
+        candidate = f"{name}_{k}"
+    return candidate
 
 
 def _signature(params: dict, rows: dict) -> tuple:

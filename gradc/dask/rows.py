@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradc.ir.dims import as_dim
 from gradc.ir.graph import Const, Eqn, Graph, Var
 from gradc.ir.registry import OPS
 
@@ -228,7 +229,7 @@ def _partial(graph, tags, reductions, n_rows):
         if id(e) in reductions and reductions[id(e)] == "mean":
             total = Var(e.out.name + "_rows", e.out.type)
             eqns.append(Eqn("sum", ins, {"axes": e.params["axes"], "keepdims": e.params["keepdims"]}, total))
-            others = e.params["count"] // n_rows  # the mean over the other reduced axes stays a mean
+            others = as_dim(e.params["count"] // n_rows)  # the mean over the other reduced axes stays a mean
             if others == 1:
                 subst[id(e.out)] = total
             else:

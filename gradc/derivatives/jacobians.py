@@ -25,6 +25,7 @@ import numpy as np
 
 from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashable, signature_key, tensor_args
 from gradc.errors import user_facing
+from gradc.ir import dims
 from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, function_name, function_origin, trace
 from gradc.transforms import batching, forward, reverse
@@ -32,7 +33,7 @@ from gradc.transforms import batching, forward, reverse
 
 def _basis(shape, dtype):
     """The standard basis of a space of ``shape``: ``(n, *shape)`` with ``n`` the number of entries."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = dims.prod(shape)
     return np.eye(n, dtype=dtype).reshape((n,) + tuple(shape))
 
 
@@ -48,7 +49,7 @@ def _forward_jacobians(graph, name, inputs):
     """Per output, d output / d ``name`` by one batched jvp sweep."""
     jg = forward.jvp_graph(graph, [name])
     v = next(v for v in graph.inputs if v.name == name)
-    n = int(np.prod(v.type.shape, dtype=np.int64))
+    n = dims.prod(v.type.shape)
     in_axes = [None] * len(graph.inputs) + [0]
     vg = batching.vmap_graph(jg, in_axes, n)
     outs = evaluate(vg, *inputs, _basis(v.type.shape, v.type.np_dtype))
@@ -62,7 +63,7 @@ def _reverse_jacobians(graph, name, inputs):
     v = next(v for v in graph.inputs if v.name == name)
     result = []
     for k, o in enumerate(graph.outputs):
-        m = int(np.prod(o.type.shape, dtype=np.int64))
+        m = dims.prod(o.type.shape)
         cts = [np.zeros(p.type.shape, p.type.np_dtype) for p in graph.outputs]
         cts[k] = _basis(o.type.shape, o.type.np_dtype)
         in_axes = [None] * len(graph.inputs) + [0 if j == k else None for j in range(len(graph.outputs))]

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ir.graph import Const, Eqn, Graph, Var
+from gradc.ir.symbolic_infer import infer_type
 
 
 class Builder:
@@ -38,6 +39,7 @@ class Builder:
         self.carry_origins: dict = {}  # id(carried input) -> the enclosing atom the loop starts it from
         self.capture_inputs: list = []  # this builder's input standing for each of them
         self._captures: dict = {}
+        self.size_sources: dict = {}  # a named size (SymPy symbol) -> (input Var, axis) whose length it is
 
     @property
     def root(self) -> "Builder":
@@ -86,9 +88,17 @@ class Builder:
 
     def input(self, name: str, type) -> Var:
         """An input keeps the user's parameter name exactly (reserve it with ``taken``)."""
-        self.root.taken.add(name)
+        root = self.root
+        root.taken.add(name)
         var = Var(name, type)
         self.inputs.append(var)
+        for axis, d in enumerate(getattr(type, "shape", None) or ()):
+            if not isinstance(d, int) and getattr(d, "is_Symbol", False) and d not in root.size_sources:
+                if d.name in root.taken:
+                    raise TraceError(f"the size name {d.name!r} of {name}'s type {type} is also the name of a "
+                                     "parameter or another value", hint="rename the size (e.g. f64[n_rows,...])")
+                root.taken.add(d.name)  # no intermediate ever takes a size's name
+                root.size_sources[d] = (var, axis)
         return var
 
     def add(self, op: str, inputs, params: dict, out_type) -> Var:
@@ -155,7 +165,7 @@ class Traced:
                     atoms.append(a.atom)
             else:
                 atoms.append(Const(np.asarray(a)))
-        out_type = op.infer([a.type for a in atoms], params)
+        out_type = infer_type(op.infer, [a.type for a in atoms], params)
         return first.wrap(builder.add(op.name, atoms, params, out_type))
 
 

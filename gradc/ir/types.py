@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradc.ir.dims import as_dim, parse_dim, prod, shape_text
+
 DTYPE_NAMES = {
     np.dtype(np.float64): "f64",
     np.dtype(np.float32): "f32",
@@ -36,7 +38,8 @@ def dtype_name(dtype) -> str:
 
 @dataclass(frozen=True)
 class TensorType:
-    """Shape (a tuple of ints) and dtype (a short name such as ``"f64"``) of a value.
+    """Shape (a tuple of dimensions: ints, or size expressions such as ``n``; see ``gradc.ir.dims``) and
+    dtype (a short name such as ``"f64"``) of a value.
 
     >>> t = TensorType((2, 3), "f64"); t.size, t.ndim
     (6, 2)
@@ -45,13 +48,23 @@ class TensorType:
     shape: tuple
     dtype: str
 
+    def __post_init__(self):
+        shape = self.shape
+        if shape is not None and not all(type(d) is int for d in shape):  # canonical dims: int when known
+            object.__setattr__(self, "shape", tuple(as_dim(d) for d in shape))
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def size(self):
+        """The number of elements: an int, or a size expression when the shape has names."""
+        return prod(self.shape)
+
+    @property
+    def is_symbolic(self) -> bool:
+        return not all(type(d) is int for d in self.shape)
 
     @property
     def np_dtype(self) -> np.dtype:
@@ -68,7 +81,7 @@ class TensorType:
         return TensorType(self.shape, dtype)
 
     def __repr__(self) -> str:
-        return f"{self.dtype}[{','.join(str(d) for d in self.shape)}]"
+        return f"{self.dtype}[{shape_text(self.shape)}]"
 
     __str__ = __repr__
 
@@ -136,12 +149,15 @@ _TYPES: dict = {}  # (shape, np.dtype) -> TensorType, for concrete arrays
 
 
 def parse_type(text: str) -> TensorType:
-    """Parse ``"f64[5,3]"`` / ``"f32[]"`` into a TensorType.
+    """Parse ``"f64[5,3]"`` / ``"f32[]"`` / ``"f64[n,10]"`` (a named size: one compile for every n) into a
+    TensorType.
 
-    >>> parse_type("f64[5, 3]")
-    f64[5,3]
+    >>> parse_type("f64[5, 3]"), parse_type("f64[n,10]")
+    (f64[5,3], f64[n,10])
     """
     text = text.strip()
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()  # an annotation under ``from __future__ import annotations`` keeps its quotes
     if not text.endswith("]") or "[" not in text:
         raise ValueError(f"malformed type {text!r}: expected e.g. f64[5,3] or f64[]")
     name, dims = text[:-1].split("[", 1)
@@ -149,9 +165,10 @@ def parse_type(text: str) -> TensorType:
         raise ValueError(f"unknown dtype {name!r} in {text!r}: use one of {', '.join(NP_DTYPES)}")
     dims = dims.strip()
     try:
-        shape = tuple(int(d) for d in dims.split(",")) if dims else ()
+        shape = tuple(parse_dim(d) for d in dims.split(",")) if dims else ()
     except ValueError:
-        raise ValueError(f"malformed shape in {text!r}: dimensions must be integers") from None
-    if any(d < 0 for d in shape):
+        raise ValueError(f"malformed shape in {text!r}: a dimension is an integer or a size name such as n "
+                         "(letters, digits, _)") from None
+    if any(type(d) is int and d < 0 for d in shape):
         raise ValueError(f"negative dimension in {text!r}")
     return TensorType(shape, name)

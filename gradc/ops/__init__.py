@@ -29,6 +29,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     reduce,
     shape,
     shape_extra,
+    sizes,
     special,
     stats,
 )

@@ -18,6 +18,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.reduce as red
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError, TraceError
+from gradc.ir import dims
 from gradc.ops.linalg import matmul
 from gradc.ops.linalg_api import as_float
 from gradc.ops.values import aval, broadcast_shapes, normalize_axes
@@ -113,7 +114,7 @@ def contract_pair(x, lx, y, ly, keep):
         return (red.sum_(prod, tuple(range(len(batch), len(batch) + len(summed)))) if summed else prod), batch
 
     def count(labs):
-        return int(np.prod([size[lab] for lab in labs], dtype=np.int64))
+        return dims.prod([size[lab] for lab in labs])
 
     lead = (count(batch),) if batch else ()
     xm = sh.reshape(_permute(x, lx, batch + fx + summed), lead + (count(fx), count(summed)))

@@ -16,6 +16,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
+from gradc.ir import dims
 from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
 from gradc.ops.values import aval, batch_size, broadcast_shapes, result_dtype, with_batch
@@ -81,7 +82,7 @@ def _matmul_spell(args, params, out, target):
 def _rows_times(a, b):
     """``a[i] @ b`` for every i, with ``b`` (1-D or 2-D) shared: one matmul of all of a's rows."""
     sa, sb = aval(a).shape, aval(b).shape
-    rows = shape_ops.reshape(a, (int(np.prod(sa[:-1], dtype=np.int64)), sa[-1]))
+    rows = shape_ops.reshape(a, (dims.prod(sa[:-1]), sa[-1]))
     return shape_ops.reshape(bind("matmul", rows, b), sa[:-1] + sb[1:])
 
 

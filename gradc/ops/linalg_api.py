@@ -19,6 +19,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.reduce as red
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError, TraceError
+from gradc.ir import dims
 from gradc.ir.registry import bind
 from gradc.ops.linalg import matmul
 from gradc.ops.linalg_decomp import eye_like, mT
@@ -354,7 +355,7 @@ def tensorinv(a, ind=2):
     """
     t = aval(a)
     rows, cols = t.shape[:ind], t.shape[ind:]
-    n = int(np.prod(rows, dtype=np.int64))
+    n = dims.prod(rows)
     return sh.reshape(inv(sh.reshape(a, (n, n))), cols + rows)
 
 
@@ -369,6 +370,6 @@ def tensorsolve(a, b, axes=None):
         raise TraceError("np.linalg.tensorsolve with axes= is not supported", hint="move the axes with np.moveaxis")
     ta, tb = aval(a), aval(b)
     rest = ta.shape[tb.ndim:]
-    n = int(np.prod(rest, dtype=np.int64))
+    n = dims.prod(rest)
     x = solve(sh.reshape(a, (tb.size, n)), sh.reshape(b, (tb.size,)), what="np.linalg.tensorsolve")
     return sh.reshape(x, rest)

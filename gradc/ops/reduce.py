@@ -16,8 +16,10 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as shape_ops
 from gradc.errors import ShapeError
+from gradc.ir import dims
 from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
+from gradc.ops.sizes import size_value
 from gradc.ops.values import aval, normalize_axes
 
 
@@ -46,8 +48,9 @@ def _ufunc_reduce_spell(ufunc):
 
 
 def _count(x, axes):
+    """How many elements a reduction over ``axes`` takes in: an int, or a size expression (``n``)."""
     shape = aval(x).shape
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return dims.prod(shape[a] for a in axes)
 
 
 def expand_to(ct, x, axes, keepdims):
@@ -69,11 +72,11 @@ def _mean_impl(x, axes, keepdims):
 
 def _mean_spell(args, params, out, target):
     total = _ufunc_reduce_spell("add")(args, params, out, target)
-    return ast.BinOp(total, ast.Div(), ast.Constant(params["count"]))
+    return ast.BinOp(total, ast.Div(), spell.literal(params["count"]))
 
 
 def _mean_vjp(ct, out, x, needs, axes, keepdims, count):
-    return (expand_to(ew.div(ct, float(count)), x, axes, keepdims),)
+    return (expand_to(ew.div(ct, size_value(x, axes, aval(ct).dtype)), x, axes, keepdims),)
 
 
 defop("mean", infer=_reduce_infer, impl=lambda x, axes, keepdims, count: _mean_impl(x, axes, keepdims),
@@ -137,7 +140,7 @@ def _arg_batch(name):
     def batch(x, batched, axis):
         if axis is None:  # the flat position within each batch element
             t = aval(x)
-            flat = int(np.prod(t.shape[1:], dtype=np.int64))
+            flat = dims.prod(t.shape[1:])
             return bind(name, shape_ops.reshape(x, (t.shape[0], flat)), axis=1)
         return bind(name, x, axis=axis + 1)
     return batch

@@ -16,6 +16,8 @@ import ast
 import numpy as np
 
 from gradc.errors import ShapeError
+from gradc.ir import dims
+from gradc.ir.dims import as_dim
 from gradc.ir.registry import bind, defop
 from gradc.ir.types import NP_DTYPES
 from gradc.ops import c_spell, spell
@@ -51,7 +53,7 @@ defop("broadcast_to", infer=_broadcast_infer, impl=lambda x, shape: np.broadcast
 
 
 def _reshape_infer(types, params):
-    if int(np.prod(params["shape"], dtype=np.int64)) != types[0].size:
+    if dims.prod(params["shape"]) != types[0].size:
         raise ShapeError(f"cannot reshape {types[0]} to shape {params['shape']}",
                          hint="the new shape must have as many elements as the array")
     return types[0].with_shape(params["shape"])
@@ -309,12 +311,12 @@ defop("gather_grad", infer=lambda types, params: types[0].with_shape(params["sha
 
 # ---------------------------------------------------------------- functions
 def broadcast_to(x, shape):
-    shape = tuple(map(int, shape))
+    shape = tuple(map(as_dim, shape))
     return x if aval(x).shape == shape else bind("broadcast_to", x, shape=shape)
 
 
 def reshape(x, shape):
-    shape = tuple(map(int, shape))
+    shape = tuple(map(as_dim, shape))
     return x if aval(x).shape == shape else bind("reshape", x, shape=shape)
 
 

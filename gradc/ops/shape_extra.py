@@ -26,6 +26,7 @@ import ast
 import numpy as np
 
 from gradc.errors import ShapeError
+from gradc.ir import dims
 from gradc.ir.registry import bind, defop
 from gradc.ops import spell
 from gradc.ops.shape import (
@@ -62,8 +63,8 @@ def _update_infer(types, params):
     x, v = types[0], types[1]
     target = indexed_shape(x.shape, params["spec"], [t.shape for t in types[2:]])
     try:
-        np.broadcast_shapes(v.shape, target)
-        fits = np.broadcast_shapes(v.shape, target) == tuple(target)
+        dims.broadcast(v.shape, target)
+        fits = dims.broadcast(v.shape, target) == tuple(target)
     except ValueError:
         fits = False
     if not fits:

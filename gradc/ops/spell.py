@@ -12,6 +12,12 @@ from __future__ import annotations
 
 import ast
 
+from gradc.ir.dims import dim_ast, is_dim_expr
+
+# The emitters' mark of a user's name (``gradc.backends.numpy.names.user``): a named size (``n`` of
+# ``f64[n,10]``) is written as the user wrote it, and generated names step aside for it.
+USER_MARK = "\x00"
+
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult}
 _CMPOPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 
@@ -31,6 +37,8 @@ def literal(value) -> ast.expr:
         return ast.Tuple([literal(v) for v in value], ast.Load())
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    if is_dim_expr(value):  # a named size: its Python expression (``n - 1``)
+        return dim_ast(value, lambda s: USER_MARK + s.name)
     return ast.Constant(value)
 
 

@@ -19,7 +19,9 @@ import gradc.ops.linalg as la
 import gradc.ops.reduce as red
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError
+from gradc.ir import dims
 from gradc.ir.registry import bind
+from gradc.ops.sizes import dim_value
 from gradc.ops.values import aval, normalize_axes
 
 
@@ -29,12 +31,12 @@ def as_float(x):
 
 
 def _count(shape, axes):
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return dims.prod([shape[a] for a in axes])
 
 
 def _dof(n, ddof, what):
     dof = n - ddof
-    if dof <= 0:
+    if isinstance(dof, int) and dof <= 0:  # a named size (n - 1) is checked by NumPy's own result at run time
         raise ShapeError(f"{what}: {n} values with ddof={ddof} leave {dof} degrees of freedom",
                          hint="reduce over more values or use a smaller ddof")
     return dof
@@ -52,7 +54,7 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
     dof = _dof(_count(t.shape, axes), ddof, what)
     centre = red.mean(a, axes, keepdims=True) if mean is None else mean
     deviation = ew.sub(a, centre)
-    return ew.div(red.sum_(ew.square(deviation), axes, keepdims), float(dof))
+    return ew.div(red.sum_(ew.square(deviation), axes, keepdims), dim_value(dof, a, aval(a).dtype))
 
 
 def std(a, axis=None, ddof=0, keepdims=False, mean=None):

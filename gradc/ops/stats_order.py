@@ -21,6 +21,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError, TraceError
+from gradc.ir import dims
 from gradc.ir.registry import bind
 from gradc.ir.types import dtype_name
 from gradc.ops import stats
@@ -39,7 +40,7 @@ def _along_last(x, axis):
         return sh.reshape(x, (1,)), axes
     kept = tuple(i for i in range(t.ndim) if i not in axes)
     moved = sh.transpose(x, kept + axes)
-    n = int(np.prod([t.shape[a] for a in axes], dtype=np.int64))
+    n = dims.prod([t.shape[a] for a in axes])
     return sh.reshape(moved, tuple(t.shape[i] for i in kept) + (n,)), axes
 
 

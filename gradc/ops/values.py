@@ -15,6 +15,7 @@ import numpy as np
 
 from gradc.errors import ShapeError
 from gradc.ir.atoms import Const
+from gradc.ir.dims import broadcast
 from gradc.ir.registry import bind
 from gradc.ir.types import TensorType, dtype_name, type_of_array
 
@@ -73,7 +74,7 @@ def broadcast_shapes(*shapes, what: str = "operands") -> tuple:
     (5, 3)
     """
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        return broadcast(*shapes)
     except ValueError:
         listed = ", ".join(f"({', '.join(map(str, s))}{',' if len(s) == 1 else ''})" for s in shapes)
         raise ShapeError(f"shapes {listed} of the {what} do not broadcast together",
@@ -120,3 +121,4 @@ def with_batch(x, is_batched: bool, size: int):
     if is_batched:
         return x
     return bind("broadcast_to", x, shape=(size,) + aval(x).shape)
+

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.errors import ShapeError, TraceError
+from gradc.ir import dims
 from gradc.ir.builder import Traced
 from gradc.ops import shape as sh
 from gradc.ops.shape_extra import indexed_shape
@@ -43,7 +44,7 @@ def fit_shape(value, shape, what, where):
     while len(vshape) > len(shape) and vshape[0] == 1:
         vshape = vshape[1:]
     try:
-        if np.broadcast_shapes(vshape, shape) == tuple(shape):
+        if dims.broadcast(vshape, shape) == tuple(shape):
             return tuple(shape)
     except ValueError:
         pass
@@ -100,7 +101,7 @@ def _select(t, spec, arrays, value, rows, keep):
     lead = sum(1 for item in spec[:advanced[0]] if item[0] != "int") if adjacent else 0
     width = len(rows[0].shape)
     shape = indexed_shape(t.shape, spec, [aval(a).shape for a in arrays])
-    flat_shape = shape[:lead] + (int(np.prod(shape[lead:lead + width], dtype=np.int64)),) + shape[lead + width:]
+    flat_shape = shape[:lead] + (dims.prod(shape[lead:lead + width]),) + shape[lead + width:]
     full = sh.slice_item(None, None, None)
     picked_spec = (full,) * lead + (("array", 0),) + (full,) * (len(flat_shape) - lead - 1)
     value = sh.gather(sh.reshape(sh.broadcast_to(value, shape), flat_shape), [keep], picked_spec)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
+from gradc.ir import dims
 from gradc.ir.builder import Traced
 from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
@@ -57,12 +58,12 @@ def _reshape(a, shape, order="C", **kw):
         raise ShapeError("can only specify one unknown dimension (-1) in reshape",
                          hint="give every dimension but one explicitly")
     if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        known = dims.prod([d for d in shape if d != -1])
         if known == 0 or size % known:
             raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}",
                              hint="the new shape must have as many elements as the array")
         shape = tuple(size // known if d == -1 else d for d in shape)
-    if int(np.prod(shape, dtype=np.int64)) != size:
+    if dims.prod(shape) != size:
         raise ShapeError(f"cannot reshape an array of size {size} into shape {shape}",
                          hint="the new shape must have as many elements as the array")
     return sh.reshape(a, shape)

@@ -18,11 +18,13 @@ import numpy as np
 
 from gradc.errors import GradcError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
+from gradc.ir.dims import is_dim_expr
 from gradc.ir.types import DTYPE_NAMES, dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
+from gradc.ops.sizes import dim_value
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
 from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at
 from gradc.trace.linalg_dispatch import public_name
@@ -62,6 +64,9 @@ class Tracer(Traced):
     def __len__(self):
         if not self.shape:
             raise TraceError("len() of a 0-d array", hint="a 0-d value has no length; use np.shape(x) or x.size")
+        if not isinstance(self.shape[0], int):  # Python's len() must return an int
+            raise StaticValueNeeded(f"len() of an array whose length {self.shape[0]} is a named size",
+                                    hint="use x.shape[0]: it stays a size read at run time")
         return self.shape[0]
 
     def __iter__(self):
@@ -130,33 +135,33 @@ class Tracer(Traced):
         return id(self)
 
     # ---- operators
-    def __add__(self, o): return ew.add(self, _operand(o))
-    def __radd__(self, o): return ew.add(_operand(o), self)
-    def __sub__(self, o): return ew.sub(self, _operand(o))
-    def __rsub__(self, o): return ew.sub(_operand(o), self)
-    def __mul__(self, o): return ew.mul(self, _operand(o))
-    def __rmul__(self, o): return ew.mul(_operand(o), self)
-    def __truediv__(self, o): return ew.div(self, _operand(o))
-    def __rtruediv__(self, o): return ew.div(_operand(o), self)
-    def __pow__(self, o): return ew.power(self, _operand(o))
-    def __rpow__(self, o): return ew.power(_operand(o), self)
-    def __mod__(self, o): return UFUNCS[np.mod](self, _operand(o))
-    def __rmod__(self, o): return UFUNCS[np.mod](_operand(o), self)
-    def __floordiv__(self, o): return UFUNCS[np.floor_divide](self, _operand(o))
-    def __rfloordiv__(self, o): return UFUNCS[np.floor_divide](_operand(o), self)
-    def __matmul__(self, o): return la.matmul(self, _operand(o))
-    def __rmatmul__(self, o): return la.matmul(_operand(o), self)
+    def __add__(self, o): return ew.add(self, _operand(o, self))
+    def __radd__(self, o): return ew.add(_operand(o, self), self)
+    def __sub__(self, o): return ew.sub(self, _operand(o, self))
+    def __rsub__(self, o): return ew.sub(_operand(o, self), self)
+    def __mul__(self, o): return ew.mul(self, _operand(o, self))
+    def __rmul__(self, o): return ew.mul(_operand(o, self), self)
+    def __truediv__(self, o): return ew.div(self, _operand(o, self))
+    def __rtruediv__(self, o): return ew.div(_operand(o, self), self)
+    def __pow__(self, o): return ew.power(self, _operand(o, self))
+    def __rpow__(self, o): return ew.power(_operand(o, self), self)
+    def __mod__(self, o): return UFUNCS[np.mod](self, _operand(o, self))
+    def __rmod__(self, o): return UFUNCS[np.mod](_operand(o, self), self)
+    def __floordiv__(self, o): return UFUNCS[np.floor_divide](self, _operand(o, self))
+    def __rfloordiv__(self, o): return UFUNCS[np.floor_divide](_operand(o, self), self)
+    def __matmul__(self, o): return la.matmul(self, _operand(o, self))
+    def __rmatmul__(self, o): return la.matmul(_operand(o, self), self)
     def __neg__(self): return ew.neg(self)
     def __pos__(self): return self
     def __abs__(self): return ew.abs_(self)
-    def __lt__(self, o): return ew.less(self, _operand(o))
-    def __le__(self, o): return ew.less_equal(self, _operand(o))
-    def __gt__(self, o): return ew.greater(self, _operand(o))
-    def __ge__(self, o): return ew.greater_equal(self, _operand(o))
-    def __eq__(self, o): return ew.equal(self, _operand(o))
-    def __ne__(self, o): return ew.not_equal(self, _operand(o))
-    def __and__(self, o): return ew.logical_and(self, _operand(o))
-    def __or__(self, o): return ew.logical_or(self, _operand(o))
+    def __lt__(self, o): return ew.less(self, _operand(o, self))
+    def __le__(self, o): return ew.less_equal(self, _operand(o, self))
+    def __gt__(self, o): return ew.greater(self, _operand(o, self))
+    def __ge__(self, o): return ew.greater_equal(self, _operand(o, self))
+    def __eq__(self, o): return ew.equal(self, _operand(o, self))
+    def __ne__(self, o): return ew.not_equal(self, _operand(o, self))
+    def __and__(self, o): return ew.logical_and(self, _operand(o, self))
+    def __or__(self, o): return ew.logical_or(self, _operand(o, self))
     def __invert__(self): return ew.logical_not(self)
 
     def __getitem__(self, key):
@@ -177,7 +182,7 @@ class Tracer(Traced):
     def prod(self, axis=None, keepdims=False): return red.prod(self, axis, keepdims)
     def argmax(self, axis=None): return red.argmax(self, axis)
     def argmin(self, axis=None): return red.argmin(self, axis)
-    def dot(self, o): return la.matmul(self, _operand(o))
+    def dot(self, o): return la.matmul(self, _operand(o, self))
     def clip(self, lo=None, hi=None): return FUNCTIONS[np.clip](self, lo, hi)
     def astype(self, dtype, copy=True):
         out = ew.astype(self, dtype_name(dtype))
@@ -305,13 +310,16 @@ def _ufunc_into(ufunc, method, inputs, kwargs, out):
     return target
 
 
-def _operand(x):
-    """Operands from user code: tracers, NumPy values and Python scalars as they are; lists as arrays."""
+def _operand(x, like=None):
+    """Operands from user code: tracers, NumPy values and Python scalars as they are; lists as arrays;
+    a named size (``X.shape[0]`` of ``f64[n,3]``) as a value read at run time, typed like the tracer ``like``."""
     if isinstance(x, (Tracer, np.ndarray, np.generic, float, int, bool)):
         if isinstance(x, np.ndarray) and x.dtype not in DTYPE_NAMES:
             return x.astype(np.float64) if x.dtype.kind == "f" else x.astype(np.int64)
         return x
     if isinstance(x, (list, tuple)):
         return np.asarray(x)
+    if is_dim_expr(x) and like is not None:
+        return dim_value(x, like, like.aval.dtype if like.aval.is_float else "i64")
     raise TraceError(f"cannot use a {type(x).__name__} as an array operand",
                      hint="use NumPy arrays, Python floats or ints")

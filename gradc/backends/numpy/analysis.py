@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
-
+from gradc.ir import dims
 from gradc.ir.graph import Graph, Var
 from gradc.ir.registry import OPS
 
@@ -51,7 +50,7 @@ def elided_broadcasts(graph: Graph) -> set:
         elided.add(id(eqn.out))
         source_shape[id(eqn.out)] = eqn.inputs[0].type.shape
         try:
-            ok = all(_stores(u, eqn.out) or tuple(np.broadcast_shapes(*(effective_shape(a) for a in u.inputs)))
+            ok = all(_stores(u, eqn.out) or tuple(dims.broadcast(*(effective_shape(a) for a in u.inputs)))
                      == u.out.type.shape for u in uses)
         except ValueError:
             ok = False

@@ -231,6 +231,7 @@ class _FunctionEmitter:
     # ---- arguments
     def checks(self) -> list:
         inputs = {v.name: v for v in self.graph.inputs}
+        self.sizes_bound = []  # the named sizes read so far, in order
         out = []
         floats = [v for v in self.graph.inputs if v.type.shape == () and v.type.dtype == "f64"]
         for name in self.graph.params:
@@ -238,7 +239,8 @@ class _FunctionEmitter:
                 if inputs[name] is floats[0]:
                     out.append(self.check_floats(floats))
             elif name in inputs:
-                out.append(self.check_input(inputs[name]))
+                check = self.check_input(inputs[name])
+                out.extend(check if isinstance(check, list) else [check])
             else:
                 value = self.graph.static[name]
                 self.state.helpers.add("static")
@@ -265,10 +267,12 @@ class _FunctionEmitter:
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
         return ast.If(test, [self.convert_scalar(v) for v in floats], [])
 
-    def check_input(self, var: Var) -> ast.stmt:
+    def check_input(self, var: Var):
         t = var.type
         if t.shape == ():
             return self.convert_scalar(var)
+        if t.is_symbolic:
+            return self.check_sized(var)
         name = ast.Name(user(var.name), ast.Load())
         self.state.helpers.update({"bad", "array"})
         dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
@@ -279,6 +283,36 @@ class _FunctionEmitter:
         check = ast.Expr(spell.call("_check_array", ast.Constant(self.fn.name), ast.Constant(var.name), name,
                                     spell.literal(t.shape), dtype))
         return ast.If(test, [check], [])
+
+    def check_sized(self, var: Var) -> list:
+        """An array with named sizes: an inline test of what is known, then each new size bound by name
+        (``n = X.shape[0]``); later arguments and the body read ``n``."""
+        t, name = var.type, ast.Name(user(var.name), ast.Load())
+        self.state.helpers.update({"bad", "sized"})
+        dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
+        bound = self.sizes_bound
+
+        def axis_of(k):
+            return ast.Subscript(ast.Attribute(name, "shape", ast.Load()), ast.Constant(k), ast.Load())
+        tests = [ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
+                 ast.Compare(ast.Attribute(name, "ndim", ast.Load()), [ast.NotEq()], [ast.Constant(t.ndim)])]
+        fresh = []
+        for k, d in enumerate(t.shape):
+            if isinstance(d, int) or d in bound:
+                tests.append(ast.Compare(axis_of(k), [ast.NotEq()], [spell.literal(d)]))
+            elif d not in fresh:
+                fresh.append(d)
+                tests.append(ast.Compare(axis_of(k), [ast.Lt()], [ast.Constant(1)]))
+        tests.append(ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.IsNot()], [dtype]))
+        pattern = ast.Tuple([ast.Constant(d if isinstance(d, int) else d.name) for d in t.shape], ast.Load())
+        known = ast.Dict([ast.Constant(s.name) for s in bound], [ast.Name(user(s.name), ast.Load()) for s in bound])
+        check = ast.Expr(spell.call("_check_sized", ast.Constant(self.fn.name), ast.Constant(var.name), name,
+                                    pattern, dtype, known))
+        out = [ast.If(ast.BoolOp(ast.Or(), tests), [check], [])]
+        for d in fresh:
+            out.append(spell.assign(user(d.name), axis_of(t.shape.index(d))))
+            bound.append(d)
+        return out
 
     # ---- results
     def returns(self) -> ast.expr:
@@ -356,6 +390,7 @@ def emit_module(functions: list, header: list | None = None) -> str:
         body.append(spell.assign(name, spell.call("np.dtype", ast.Constant(dtype))))
     body += defs
     texts = [text for key, text in [("array", helpers.ARRAY_CHECK), ("bad", helpers.BAD_ARGUMENT),
+                                    ("sized", helpers.SIZED_CHECK),
                                     ("scalar", helpers.SCALAR_ARG), ("static", helpers.STATIC_CHECK)]
              if key in state.helpers]
     module = ast.Module(body=body, type_ignores=[])
@@ -386,6 +421,8 @@ def emit_module(functions: list, header: list | None = None) -> str:
 
 
 _PARENTHESISED_TARGETS = re.compile(r"^(\s*)\(([A-Za-z_][\w]*(?:, [A-Za-z_][\w]*)+)\) = ")
+# ``ast.unparse`` brackets the later comparisons of a long ``or`` (``... or (X.dtype is not _float64)``)
+_BRACKETED_CHECK = re.compile(r" or \((\w+\.(?:shape\[\d+\]|ndim|dtype) (?:!=|<|is not) [^()]+)\)")
 
 
 def _format(text: str) -> str:
@@ -394,6 +431,8 @@ def _format(text: str) -> str:
     out = []
     for line in text.split("\n"):
         line = _PARENTHESISED_TARGETS.sub(r"\1\2 = ", line)
+        if line.lstrip().startswith("if "):  # an argument check
+            line = _BRACKETED_CHECK.sub(r" or \1", line)
         stripped = line.strip()
         if stripped.startswith(f"'{_COMMENT} ") or stripped.startswith(f'"{_COMMENT} '):
             indent = line[: len(line) - len(line.lstrip())]

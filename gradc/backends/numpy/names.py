@@ -24,7 +24,7 @@ import builtins
 import functools
 import keyword
 
-_MARK = "\x00"  # cannot occur in an identifier
+from gradc.ops.spell import USER_MARK as _MARK  # noqa: E402  (cannot occur in an identifier)
 
 
 def user(name: str) -> str:

@@ -15,6 +15,26 @@ def _check_array(function, name, value, shape, dtype):
         _bad_argument(function, name, value, f"{dtype} array of shape {shape}")
 '''
 
+SIZED_CHECK = '''
+def _check_sized(function, name, value, shape, dtype, sizes):
+    """Raise a clear ValueError unless value is an ndarray of this dtype and shape, where a name in shape is
+    a size that is at least 1 and agrees with the sizes read from earlier arguments."""
+    expected = f"{dtype} array of shape ({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
+    if type(value) is not np.ndarray or value.dtype != dtype or value.ndim != len(shape):
+        _bad_argument(function, name, value, expected)
+    known = dict(sizes)
+    for want, got in zip(shape, value.shape):
+        if not isinstance(want, str):
+            if want != got:
+                _bad_argument(function, name, value, expected)
+        elif got < 1:
+            raise ValueError(f"{function}: argument {name!r} has shape {value.shape}: size {want} is {got}, "
+                             "and a named size must be at least 1")
+        elif known.setdefault(want, got) != got:
+            raise ValueError(f"{function}: argument {name!r} has shape {value.shape}, so {want} = {got}, but an "
+                             f"earlier argument has {want} = {known[want]}; the sizes named {want} must agree")
+'''
+
 BAD_ARGUMENT = '''
 def _bad_argument(function, name, value, expected):
     """Raise a clear ValueError for an argument that does not match the compiled signature."""
