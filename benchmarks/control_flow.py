@@ -99,6 +99,26 @@ def simulate_table(args):
           f"ratio {times[0] / times[1]:.2f}")
 
 
+def checkpoint_table(args):
+    """simulate's gradient under each ``checkpoint=`` policy: states kept for the reverse sweep, time against none."""
+    steps = 300 if args.quick else STEPS
+    rng = np.random.default_rng(0)
+    x0, k, dt = rng.uniform(-1, 1, N_STATE), 0.7, 1e-3
+    simulate = make_simulate(steps)
+    segment = int(np.ceil(np.sqrt(steps)))
+    rows = [("none (tape every step)", None, steps), ("sqrt", "sqrt", steps // segment + segment),
+            ("binomial(snapshots=10)", gradc.binomial(snapshots=10), 10)]
+    compiled = [gradc.compile(simulate, x0, k, dt, wrt=("x0", "k"), checkpoint=policy) for _, policy, _ in rows]
+    ref = compiled[0].grad(x0, k, dt)
+    for c in compiled[1:]:
+        assert np.allclose(c.grad(x0, k, dt)[0], ref[0], rtol=1e-12, atol=0)
+    times = interleaved([lambda c=c: c.grad(x0, k, dt) for c in compiled], min_time=0.2, repeat=3 if args.quick else 5)
+    print(f"simulate's gradient by checkpoint policy, T = {steps}: states of {x0.nbytes} bytes kept for the "
+          "reverse sweep")
+    for (name, _, states), t in zip(rows, times):
+        print(f"  {name:24s} {states:6d} states   {t * 1e3:8.2f} ms   time vs none {t / times[0]:.2f}")
+
+
 def _unrolled(x0, k, dt, steps):
     """The same recurrence with no loop left for gradc to keep: each step an explicit call (a static list)."""
     x = x0
@@ -163,6 +183,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     args = parser.parse_args(argv)
     simulate_table(args)
+    checkpoint_table(args)
     rnn_table(args)
 
 

@@ -27,7 +27,7 @@ array([1., 1., 1.])
 import importlib as _importlib
 import sys as _sys
 
-from gradc.api import Compiled, grad, trace, value_and_grad
+from gradc.api import Compiled, grad, spec, trace, value_and_grad
 from gradc.derivatives import (
     checkpoint,
     custom_jvp,
@@ -56,6 +56,7 @@ from gradc.facade.compile import gradc_compile as compile  # gradc's compiler, a
 from gradc.facade.torch_modules import ALIASES as _ALIASES
 from gradc.facade.torch_modules import AliasFinder as _AliasFinder
 from gradc.ir.graph import Graph
+from gradc.trace.checkpoint import binomial  # checkpoint=binomial(snapshots=s): Revolve schedules for loops
 from gradc.trace.control import cond, fori_loop, scan, while_loop  # structured control flow (JAX's signatures)
 
 # torch's module paths (torch.autograd, torch.nn, torch.nn.functional, torch.optim, torch.utils.data,
@@ -81,8 +82,8 @@ def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so
     raise AttributeError(f"module 'gradc' has no attribute {name!r}")
 
 
-__all__ = ["fori_loop", "while_loop", "cond", "scan",
+__all__ = ["fori_loop", "while_loop", "cond", "scan", "binomial",
            "ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
            "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
-           "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "stop_gradient",
+           "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "spec", "stop_gradient",
            "trace", "value_and_grad", "vjp"] + _torch_names

@@ -30,6 +30,7 @@ from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
 from gradc.passes.loops import loop_report
 from gradc.trace.control_trace import UNROLLED
+from gradc.transforms.binomial import binomial_report
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -100,8 +101,8 @@ def _check_fits_in_memory(job, limit=2 ** 30):
     """--check runs the code on random inputs of the traced shapes: refuse sizes no test run can hold."""
     from gradc.ir.types import TensorType
 
-    total = sum(float(np.prod([float(d) for d in t.shape])) * t.np_dtype.itemsize
-                for t in job.types.values() if isinstance(t, TensorType))
+    total = sum(float(np.prod([float(d) if isinstance(d, int) else 4.0 for d in t.shape])) * t.np_dtype.itemsize
+                for t in job.types.values() if isinstance(t, TensorType))  # a named size is checked at 4
     if total > limit:
         raise CliError(f"--check needs its random inputs in memory: {total / 2 ** 30:.3g} GiB is more than "
                        f"{limit / 2 ** 30:.3g} GiB", where="",
@@ -197,7 +198,7 @@ def cmd_show(args):
     for title, graph in graphs:
         text = str(graph)
         parts.append(text if args.stage else f"# {title}\n{text}")
-    loops = loop_report(graphs[-1][1]) if graphs else []
+    loops = loop_report(graphs[-1][1]) + binomial_report(graphs[-1][1]) if graphs else []  # + Revolve's memory
     unrolled = [f"{where or '?'}: {why}" for where, why in UNROLLED]
     if loops and not args.stage:
         parts.append("# loops and branches (of the last graph above)\n" + "\n".join(loops))

@@ -34,6 +34,7 @@ import contextvars
 import numpy as np
 
 from gradc.errors import StaticValueNeeded, TraceError
+from gradc.ir import dims
 from gradc.ir.atoms import Const
 from gradc.ir.builder import Builder, Traced
 from gradc.ir.graph import Graph
@@ -41,6 +42,7 @@ from gradc.ir.types import TensorType, type_of_array
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.values import result_dtype
+from gradc.trace.checkpoint import POLICY_HINT, Binomial, as_policy
 
 UNROLL_MAX_TRIPS = 1
 DEFAULT_CHECKPOINT: contextvars.ContextVar = contextvars.ContextVar("checkpoint", default=None)  # grad(checkpoint=)
@@ -256,6 +258,9 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
     builder = _current(lower, upper, init_val)
     static = not isinstance(lower, Traced) and not isinstance(upper, Traced)
     leaves, rebuild = flatten(init_val)
+    checkpoint = as_policy(checkpoint, where)
+    if not static:
+        _no_binomial(checkpoint, "a loop whose trip count is known only when it runs", where)
     if static:
         trips = len(range(int(lower), int(upper), int(step)))
         if trips <= UNROLL_MAX_TRIPS or UNROLL_STATIC.get():
@@ -331,6 +336,7 @@ def loop_checkpoint(policy):
     ...     DEFAULT_CHECKPOINT.get()
     'sqrt'
     """
+    policy = as_policy(policy)
     if policy is not None:
         segment_length(policy, 4, None)  # a bad policy is refused before tracing
     token = DEFAULT_CHECKPOINT.set(policy)
@@ -346,21 +352,30 @@ def segment_length(checkpoint, trips: int, where) -> int | None:
     ``None``/``"none"``: tape everything; ``"sqrt"``: segments of ceil(sqrt(T)) iterations;
     an int k: segments of k iterations. Reverse mode then keeps one state per segment and
     recomputes a segment's tape when its turn comes: about T/k + k states instead of T.
+    A binomial policy keeps the loop whole (None): its reverse rule follows the Revolve schedule.
 
     >>> segment_length("sqrt", 10_000, None), segment_length(None, 10, None)
     (100, None)
     """
-    if checkpoint is None or checkpoint == "none":
+    checkpoint = as_policy(checkpoint, where)
+    if checkpoint is None or checkpoint == "none" or isinstance(checkpoint, Binomial):
         return None
     if checkpoint == "sqrt":
         k = int(np.ceil(np.sqrt(trips)))
     elif isinstance(checkpoint, (int, np.integer)) and not isinstance(checkpoint, bool) and checkpoint >= 1:
         k = int(checkpoint)
     else:
-        raise TraceError(f"checkpoint={checkpoint!r} is not a checkpointing policy", where=where,
-                         hint='use checkpoint=None (tape every iteration), "sqrt", or an int k (a stored state '
-                              'every k iterations); binomial (Revolve) schedules are not available yet')
+        raise TraceError(f"checkpoint={checkpoint!r} is not a checkpointing policy", where=where, hint=POLICY_HINT)
     return k if 1 < k < trips else None
+
+
+def _no_binomial(checkpoint, what: str, where) -> None:
+    """Refuse binomial checkpointing (asked for, or the default of ``grad``) on a loop without a static trip count."""
+    policy = checkpoint if checkpoint is not None else DEFAULT_CHECKPOINT.get()
+    if isinstance(policy, Binomial):
+        raise TraceError(f"{policy!r} checkpointing needs a trip count known at trace time; this is {what}",
+                         where=where, hint='use checkpoint="sqrt" or an int k for this loop, or give it a fixed '
+                                           'trip count (a for loop over range(T) with a Python int T)')
 
 
 def _segmented(lower, step, trips, k, body, init_val, names, where):
@@ -388,6 +403,8 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
     if it stays one once the counter is traced, StaticValueNeeded says to run the loop in Python."""
     builder = _current(init_val, hint=hint)
     leaves, rebuild = flatten(init_val)
+    checkpoint = as_policy(checkpoint, where)
+    _no_binomial(checkpoint, "a while loop", where)
     sub, types, out = _trace_loop_body(builder, "body", lambda carry: body_fun(carry), [], leaves, rebuild,
                                        names, where)
     out_leaves, _ = flatten(out)
@@ -443,7 +460,7 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     for k, (a, b) in enumerate(zip(t_leaves, f_leaves)):
         ta, tb = _leaf_type(a, names, k, where)[0], _leaf_type(b, names, k, where)[0]
         try:
-            shape = tuple(np.broadcast_shapes(ta.shape, tb.shape))
+            shape = tuple(dims.broadcast(ta.shape, tb.shape))
         except ValueError:
             shape = None
         if shape is None or (shape != ta.shape and isinstance(a, Traced)) or (
@@ -487,6 +504,11 @@ def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None, h
     trips = length if not lengths else lengths.pop()
     if trips is None:
         raise TraceError("scan needs xs or length=", where=where, hint="pass length=<number of steps>")
+    checkpoint = as_policy(checkpoint, where)
+    if checkpoint is not None:
+        segment_length(checkpoint, max(int(trips), 1), where)  # a bad policy is refused
+    elif isinstance(DEFAULT_CHECKPOINT.get(), Binomial):  # grad(checkpoint=binomial(s)) reaches scans too
+        checkpoint = DEFAULT_CHECKPOINT.get()
     if UNROLL_STATIC.get():  # a target without loops: the steps one after another
         carry, ys = init, []
         for k in range(trips):

@@ -38,7 +38,8 @@ from gradc.ir.types import StackType, TensorType, TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.control import SUBGRAPH_RULES, scan_parts, while_parts
 from gradc.transforms.batching import batched_outputs, vmap_graph
-from gradc.transforms.reverse import vjp_graph
+from gradc.transforms.binomial import binomial_scan_vjp, uses_binomial
+from gradc.transforms.inlining import body_vjp, inline, zeros_of  # noqa: F401 (shared with transforms.binomial)
 
 I64 = TensorType((), "i64")
 
@@ -63,39 +64,9 @@ def zeros(t) -> np.ndarray:
     return np.zeros(t.shape, t.np_dtype)
 
 
-def body_vjp(body: Graph, wrt_vars: list):
-    """The body's VJP graph, cut to the cotangents of ``wrt_vars`` and pruned: ``(graph, n cotangent inputs)``."""
-    names = [v.name for v in wrt_vars]
-    if not names:
-        return None
-    g = vjp_graph(body, names, name=f"{body.name}_adjoint")
-    n_out = len(body.outputs)
-    return prune(g.replace(outputs=g.outputs[n_out:])), n_out
-
-
 def _arg(sub: Builder, var, t):
     """An input of an inlined graph: ``var`` of ``sub``, or zeros where the graph does not read it."""
     return Traced(sub, var) if var is not None else zeros_of(sub, t)
-
-
-def inline(graph: Graph, *args, given=None) -> list:
-    """``graph``'s outputs for ``args`` (Traced values), every equation recorded in the args' builder.
-
-    Unlike the interpreter, equations on constants are recorded too, not computed: a broadcast
-    scalar stays a broadcast (a literal in the emitted code), not an array constant. ``given``
-    maps ids of the graph's values to values to use instead of computing them (a tape's rows).
-    """
-    from gradc.ir.registry import bind
-    builder = next(a.builder for a in args if isinstance(a, Traced))
-    env = {id(v): a for v, a in zip(graph.inputs, args)}
-    env.update(given or {})
-
-    def read(atom):
-        return env[id(atom)] if isinstance(atom, Var) else Traced(builder, atom)
-    for eqn in graph.eqns:
-        if id(eqn.out) not in env:
-            env[id(eqn.out)] = bind(eqn.op, *(read(a) for a in eqn.inputs), **eqn.params)
-    return [read(o) for o in graph.outputs]
 
 
 def _atom(sub: Builder, value, t):
@@ -106,14 +77,6 @@ def _atom(sub: Builder, value, t):
         return value.atom
     from gradc.ir.atoms import Const
     return Const(np.asarray(value, dtype=t.np_dtype).reshape(t.shape))
-
-
-def zeros_of(builder: Builder, t):
-    """Zeros of type ``t`` in ``builder``: a broadcast scalar (never an array constant)."""
-    from gradc.ir.atoms import Const
-    from gradc.ops import shape as sh
-    zero = Traced(builder, Const(np.zeros((), t.np_dtype)))
-    return sh.broadcast_to(zero, t.shape) if t.shape else zero
 
 
 class _Adjoint:
@@ -243,6 +206,8 @@ def _outer_name(value, inner: Var) -> str:
 def scan_vjp(ct, out, *inputs, needs, body, n_consts, n_carry, length, **params):
     builder = out.builder
     params = dict(params, body=body, n_consts=n_consts, n_carry=n_carry, length=length)
+    if uses_binomial(params):  # checkpoint=binomial(s): the reverse sweep follows the Revolve schedule
+        return binomial_scan_vjp(ct, out, inputs, needs, params)
     length_in, consts, carry, xs = scan_parts(inputs, params)
     off = 1 if length is None else 0
     b_consts = body.inputs[1:1 + n_consts]

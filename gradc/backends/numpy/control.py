@@ -29,8 +29,15 @@ def f(x):
 from __future__ import annotations
 
 import ast
+import copy
+import functools
+import inspect
+import textwrap
 
-from gradc.ir.graph import Graph
+import numpy as np
+
+from gradc.backends.numpy.names import user
+from gradc.ir.graph import Const, Graph
 from gradc.ops import spell
 from gradc.ops.control import scan_parts, while_parts
 
@@ -141,6 +148,9 @@ def _scan(em, eqn) -> list:
     body = p["body"]
     n_k, n_c = p["n_consts"], p["n_carry"]
     length_in, consts, carry, xs = scan_parts(eqn.inputs, p)
+    schedule = _revolve_rows(eqn)  # a binomial schedule: its generator drives the loop, not a table constant
+    if schedule is not None:
+        xs = []
     stmts, exprs = _operands(em, ([length_in] if length_in is not None else []) + consts + carry + xs)
     if length_in is not None:
         trips, exprs = exprs[0], exprs[1:]
@@ -185,9 +195,61 @@ def _scan(em, eqn) -> list:
     _fold_last_update(inner)
     rng = spell.call("range", trips) if not p.get("reverse") else spell.call(
         "range", _minus_one(trips), ast.Constant(-1), ast.Constant(-1))
-    stmts.append(ast.For(_store(j), rng, inner or [ast.Pass()], [], lineno=0))
+    target = _store(j)
+    if schedule is not None:
+        helper, rng = _schedule_call(em, *p["revolve"])
+        stmts.extend(helper)
+        target = ast.Tuple([_store(sub.name_of(v)) for v in b_xs], ast.Store())
+    stmts.append(ast.For(target, rng, inner or [ast.Pass()], [], lineno=0))
     stmts += [spell.assign(outs[k], _name(em, carry_names[k])) for k in range(n_c) if k in outs]
     return stmts
+
+
+def _revolve_rows(eqn):
+    """``(T, s)`` when ``eqn`` is a binomial checkpointing schedule loop (``gradc.transforms.binomial``) over the
+    rows its generator yields, in order, with nothing else per row: the loop can iterate the generator."""
+    p = eqn.params
+    if "revolve" not in p or p.get("reverse") or (p.get("start", 0), p.get("step", 1)) != (0, 1):
+        return None
+    body, n_c = p["body"], p["n_carry"]
+    _, _, _, xs = scan_parts(eqn.inputs, p)
+    read = {id(a) for e in body.eqns for a in e.inputs} | {id(o) for o in body.outputs}
+    if len(xs) != 3 or len(body.outputs) != n_c or id(body.inputs[0]) in read or p["length"] is None:
+        return None
+    from gradc.transforms.revolve import schedule_table
+    table = schedule_table(*p["revolve"])
+    if not all(isinstance(x, Const) and np.array_equal(x.value, table[:, k]) for k, x in enumerate(xs)):
+        return None
+    return p["revolve"]
+
+
+@functools.lru_cache(maxsize=1)
+def _schedule_def() -> ast.FunctionDef:
+    from gradc.transforms.revolve import revolve_schedule
+    return ast.parse(textwrap.dedent(inspect.getsource(revolve_schedule))).body[0]
+
+
+def _schedule_call(em, steps: int, snapshots: int) -> tuple:
+    """The schedule's generator as a local function (names its own: never renamed) and the call that iterates it."""
+    fn = copy.deepcopy(_schedule_def())
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name):
+            node.id = user(node.id)
+        elif isinstance(node, ast.arg):
+            node.arg = user(node.arg)
+    name = em.scope.fresh("revolve_schedule")
+    fn.name = user(name)
+    notes = [_comment(f"reverse sweep: binomial checkpointing (Revolve) of {steps} steps with {snapshots} snapshots,"),
+             _comment("rows (action, step, target): 0 advance from step up to target, 1 store the state"),
+             _comment("of step in slot target, 2 restore the state of step from slot target, 3 reverse step")]
+    call = spell.call(user(name), ast.Constant(steps), ast.Constant(snapshots))
+    return notes + [fn], call
+
+
+def _comment(text: str) -> ast.stmt:
+    """A ``# text`` line: the marker ``emit._format`` turns into a comment (``emit._comment``'s; emit imports this
+    module, so it is spelled here too)."""
+    return ast.Expr(ast.Constant(f"__gradc_comment__ {text}"))
 
 
 def _fold_last_update(stmts: list) -> None:
@@ -283,12 +345,30 @@ def _cond(em, eqn) -> list:
     for g in branches:
         sub = em.sub(g)
         _bind_inputs(sub, g.inputs, operand_exprs)
+        _share_targets(em, g, eqn)
         body_stmts, results = _run(sub, g)
         targets = sorted(outs)
         arms.append(body_stmts + _assign_many([outs[k] for k in targets], [results[k] for k in targets])
                     or [ast.Pass()])
     stmts.append(ast.If(pred, arms[1], arms[0]))
     return stmts
+
+
+def _share_targets(em, branch: Graph, eqn) -> None:
+    """A branch that is one inner ``if`` whose results it returns as they are: the inner ``if`` assigns the outer
+    one's names itself, so the branch reads ``elif`` (no copies between the two)."""
+    inner = [e for e in branch.eqns if e.op != "element"]
+    if len(inner) != 1 or inner[0].op != "cond" or branch.eqns[0] is not inner[0]:
+        return
+    items = {id(e.out): e.params["index"] for e in branch.eqns[1:] if e.inputs[0] is inner[0].out}
+    if len(items) != len(branch.eqns) - 1 or [items.get(id(o)) for o in branch.outputs] != list(
+            range(len(inner[0].out.type.items))):
+        return
+    outer = {k: e.out for k, e in _elements(em).get(id(eqn.out), {}).items()}
+    for k, out in enumerate(branch.outputs):
+        if k in outer and id(out) not in em.scope.names:
+            em.scope.names[id(out)] = em.scope.name(outer[k])
+            em.scope.keep.append(out)
 
 
 __all__ = ["CONTROL_OPS", "Scope", "emit_control"]
