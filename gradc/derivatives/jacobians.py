@@ -24,7 +24,7 @@ import inspect
 import numpy as np
 
 from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashable, signature_key, tensor_args
-from gradc.errors import user_facing
+from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, function_name, function_origin, trace
@@ -81,7 +81,7 @@ def _values(f, args, argnums, mode):
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
-        use_fwd = mode == "fwd" or (mode == "auto" and v.type.size <= sum(o.type.size for o in graph.outputs))
+        use_fwd = _forward_sweep(v, graph, mode)
         sweep = _forward_jacobians if use_fwd else _reverse_jacobians
         per_arg.append(sweep(graph, name, inputs))
     # JAX's nesting: outputs outside, argnums inside; kept as flat values and a nested structure of positions
@@ -93,6 +93,24 @@ def _values(f, args, argnums, mode):
             flat.append(j[k])
         structure.append(tuple(positions) if as_tuple else positions[0])
     return flat, (structure[0] if len(structure) == 1 else tuple(structure))
+
+
+def _forward_sweep(v, graph, mode) -> bool:
+    """Forward (a jvp per input entry) or reverse (a vjp per output entry): the smaller basis, and always the
+    side of fixed size when the other has a named size (``f64[n]``: a basis of n vectors cannot be built)."""
+    out_sizes = [o.type.size for o in graph.outputs]
+    fixed_in, fixed_out = isinstance(v.type.size, int), all(isinstance(s, int) for s in out_sizes)
+    if not fixed_in and not fixed_out:
+        raise ShapeError(f"the Jacobian with respect to {v.name} has named sizes on both sides ({v.type} to "
+                         f"{', '.join(str(o.type) for o in graph.outputs)}): gradc builds it from a basis of one side",
+                         hint="give the input or the output fixed sizes, or use jvp/vjp (one direction at a time)")
+    if mode == "fwd" or not fixed_out:
+        if not fixed_in:
+            raise ShapeError(f"forward mode needs a basis of {v.name}: {v.type}", hint="use mode='rev'")
+        return True
+    if mode == "rev" or not fixed_in:
+        return False
+    return v.type.size <= sum(out_sizes)
 
 
 def _nest(flat, structure):

@@ -11,6 +11,8 @@ records, which is how a compiled graph is inlined into an outer trace.
 """
 from __future__ import annotations
 
+from gradc.ir.builder import Traced
+from gradc.ir.dims import is_symbolic
 from gradc.ir.graph import Const, Graph
 from gradc.ir.registry import bind
 
@@ -24,6 +26,17 @@ def evaluate(graph: Graph, *args) -> list:
     def read(atom):
         return atom.value if isinstance(atom, Const) else env[id(atom)]
 
+    like = next((a for a in args if isinstance(a, Traced)), None)
     for eqn in graph.eqns:
-        env[id(eqn.out)] = bind(eqn.op, *(read(a) for a in eqn.inputs), **eqn.params)
+        ins = [read(a) for a in eqn.inputs]
+        if like is not None and ins and _named_sizes(eqn) and not any(isinstance(a, Traced) for a in ins):
+            # a value of constants with a named size (broadcast_to 0.0 to (n,)) exists only when the code runs:
+            # record it, as NumPy cannot compute it now
+            ins[0] = like.wrap(Const(ins[0]))
+        env[id(eqn.out)] = bind(eqn.op, *ins, **eqn.params)
     return [read(o) for o in graph.outputs]
+
+
+def _named_sizes(eqn) -> bool:
+    shape = getattr(eqn.out.type, "shape", None)
+    return shape is not None and is_symbolic(shape)

@@ -184,7 +184,7 @@ def _scan(name, x, axis):
         raise ShapeError(f"axis {axis} is out of bounds for a 0-d array", hint="a 0-d value has no axis to scan")
     else:
         axis = normalize_axes(axis, t.ndim)[0]
-    if aval(x).shape[axis] <= 1:
+    if aval(x).shape[axis] == 1 or aval(x).shape[axis] == 0:  # (a named size may be more than 1)
         return x
     return bind(name, x, axis=axis)
 

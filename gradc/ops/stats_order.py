@@ -20,7 +20,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.errors import ShapeError, TraceError
+from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir import dims
 from gradc.ir.registry import bind
 from gradc.ir.types import dtype_name
@@ -58,7 +58,7 @@ def sort(x, axis=-1):
     elif t.ndim == 0:
         raise ShapeError("np.sort of a 0-d array needs axis=None", hint="pass axis=None, or sort a 1-d array")
     axis = normalize_axes(axis, t.ndim)[0]
-    if t.shape[axis] <= 1:
+    if t.shape[axis] == 1 or t.shape[axis] == 0:  # (a named size may be more than 1)
         return x
     order = stats.argsort(x, axis, stable=True)
     if t.ndim == 1:
@@ -112,6 +112,10 @@ def _pick(sorted_rows, k):
 
 
 def _one_quantile(sorted_rows, n, q, method):
+    if not isinstance(n, int):
+        raise StaticValueNeeded(f"a median, percentile or quantile over an axis of named size {n}: which sorted "
+                                "values it picks depends on the number, known only when the code runs",
+                                hint="compile for a fixed size along that axis")
     lo, hi, weight = _positions(method, n, float(q))
     low = _pick(sorted_rows, lo)
     if weight == 0.0:

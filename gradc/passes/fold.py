@@ -151,7 +151,8 @@ class _Folder(ShapeRewrites):
                 value = spec.impl(*(np.asarray(s) for s in scalars), **eqn.params)
             self.constant(value, out)
             return _HANDLED
-        if x and all(isinstance(a, Const) for a in x) and out.type.size <= _MAX_FOLDED_SIZE:
+        if x and all(isinstance(a, Const) for a in x) and isinstance(out.type.size, int) \
+                and out.type.size <= _MAX_FOLDED_SIZE:  # a named size is never folded into a constant
             with np.errstate(all="ignore"):
                 return Const(np.asarray(spec.impl(*(a.value for a in x), **eqn.params), out.type.np_dtype))
         return self.identity(eqn, scalars)

@@ -63,7 +63,8 @@ class ShapeRewrites:
         """
         x, out = eqn.inputs[0], eqn.out
         limit = _HEAVISIDE_SHARED_SIZE if id(x) in self.signed else _HEAVISIDE_SIZE
-        if eqn.params["at_zero"] != 0.5 or not out.type.is_float or out.type.size < limit:
+        small = isinstance(out.type.size, int) and out.type.size < limit  # (a named size may be large)
+        if eqn.params["at_zero"] != 0.5 or not out.type.is_float or small:
             return None
         sign = self.fresh_var(out.type)
         self.emit(Eqn("sign", (x,), {}, sign))

@@ -151,18 +151,19 @@ def _scan(em, eqn) -> list:
     schedule = _revolve_rows(eqn)  # a binomial schedule: its generator drives the loop, not a table constant
     if schedule is not None:
         xs = []
-    stmts, exprs = _operands(em, ([length_in] if length_in is not None else []) + consts + carry + xs)
+    stmts, exprs = _operands(em, ([length_in] if length_in is not None else []) + consts + xs)
     if length_in is not None:
         trips, exprs = exprs[0], exprs[1:]
     else:
         trips = ast.Constant(p["length"])
-    e_consts, e_carry, e_xs = exprs[:n_k], exprs[n_k:n_k + n_c], exprs[n_k + n_c:]
+    e_consts, e_xs = exprs[:n_k], exprs[n_k:]
     b_i, b_consts = body.inputs[0], body.inputs[1:1 + n_k]
     b_carry, b_xs = body.inputs[1 + n_k:1 + n_k + n_c], body.inputs[1 + n_k + n_c:]
     sub = em.sub(body)
     _bind_inputs(sub, b_consts, e_consts)
     carry_names = [sub.name_of(v) for v in b_carry]
-    stmts += _assign_many(carry_names, e_carry)
+    stmts += _init_carry(em, carry, carry_names)
+    _branch_assigns_carry(em, body, b_carry)
     outs = _element_names(em, eqn)
     start, step = p.get("start", 0), p.get("step", 1)
     read = {id(a) for e in body.eqns for a in e.inputs} | {id(o) for o in body.outputs}
@@ -182,7 +183,7 @@ def _scan(em, eqn) -> list:
         if target is None:
             continue  # an output nobody reads is not written
         t = item.type
-        shape = ast.Tuple([trips] + [ast.Constant(d) for d in t.shape], ast.Load())
+        shape = ast.Tuple([trips] + [spell.literal(d) for d in t.shape], ast.Load())
         stmts.append(spell.assign(target, _alloc(shape, t)))
         store = ast.Subscript(ast.Name(target, ast.Load()), _name(em, j), ast.Store())
         write = ast.Assign([store], results[n_c + k], lineno=0)
@@ -192,6 +193,7 @@ def _scan(em, eqn) -> list:
             body_stmts.append(write)
     inner += tape_writes + body_stmts
     inner += _assign_many(carry_names, results[:n_c])
+    _fold_tuple_update(inner)
     _fold_last_update(inner)
     rng = spell.call("range", trips) if not p.get("reverse") else spell.call(
         "range", _minus_one(trips), ast.Constant(-1), ast.Constant(-1))
@@ -201,8 +203,7 @@ def _scan(em, eqn) -> list:
         stmts.extend(helper)
         target = ast.Tuple([_store(sub.name_of(v)) for v in b_xs], ast.Store())
     stmts.append(ast.For(target, rng, inner or [ast.Pass()], [], lineno=0))
-    stmts += [spell.assign(outs[k], _name(em, carry_names[k])) for k in range(n_c) if k in outs]
-    return stmts
+    return stmts + _results_as_carry(em, eqn, carry_names)
 
 
 def _revolve_rows(eqn):
@@ -244,6 +245,86 @@ def _schedule_call(em, steps: int, snapshots: int) -> tuple:
              _comment("of step in slot target, 2 restore the state of step from slot target, 3 reverse step")]
     call = spell.call(user(name), ast.Constant(steps), ast.Constant(snapshots))
     return notes + [fn], call
+
+
+def _init_carry(em, atoms, names) -> list:
+    """``x = x0`` before the loop, a line per carried value; a value computed only to start the loop is computed
+    into it (``x_bar = 2.0 * x``, not ``t20 = 2.0 * x`` and ``x_bar = t20``). The names are the loop's own, read
+    by no start value, so one line after another is the same as one simultaneous assignment."""
+    stmts = []
+    for name, a in zip(names, atoms):
+        pending = em.sources.get(id(a))
+        if pending is not None and id(a) not in em.elided and not isinstance(pending, (ast.Name, ast.Constant)):
+            expr = em.sources.pop(id(a))
+        else:
+            expr = em.atom(a)
+        if not (isinstance(expr, ast.Name) and expr.id == name):
+            stmts.append(spell.assign(name, expr))
+    return stmts
+
+
+def _branch_assigns_carry(em, body: Graph, carried_vars) -> None:
+    """A body ending in an ``if`` whose results are the new carried values: the ``if`` assigns the carried names
+    itself (each branch at its end, all at once), instead of temporaries copied after it."""
+    tail = [e for e in body.eqns if e.op != "element"]
+    if not tail or tail[-1].op != "cond":
+        return
+    branch = tail[-1]
+    rest = body.eqns[body.eqns.index(branch) + 1:]
+    items = {id(e.out): e for e in rest if e.op == "element" and e.inputs[0] is branch.out}
+    if len(items) != len(rest):
+        return
+    outputs = body.outputs[:len(carried_vars)]
+    if len({id(o) for o in outputs}) != len(outputs):
+        return
+    for out, carried in zip(outputs, carried_vars):
+        if id(out) in items and id(out) not in em.scope.names:
+            em.scope.names[id(out)] = em.scope.name(carried)
+            em.scope.keep.append(out)
+
+
+def _results_as_carry(em, eqn, names) -> list:
+    """After the loop each result is its carried variable, read by that name (no ``t11 = x``); a named adjoint
+    keeps its line (``x0_bar = x_bar``): it is what a reader looks for."""
+    stmts = []
+    for k, e in _elements(em).get(id(eqn.out), {}).items():
+        if k >= len(names):
+            continue
+        if e.out.name.endswith("_bar") or em.state.math_mode:
+            stmts.append(spell.assign(em.name_of(e.out), _name(em, names[k])))
+        else:
+            em.sources[id(e.out)] = _name(em, names[k])
+    return stmts
+
+
+def _fold_tuple_update(stmts: list) -> None:
+    """``t38 = f(x, ...)`` ... ``x, a = t38, t39`` becomes ``x = f(x, ...)`` where it stands, for each pair whose
+    temporary and old value nothing after it reads: the tuple keeps only the values that must swap at once."""
+    update = stmts[-1] if stmts else None
+    if not (isinstance(update, ast.Assign) and isinstance(update.targets[0], ast.Tuple)
+            and isinstance(update.value, ast.Tuple)):
+        return
+    pairs = list(zip([t.id for t in update.targets[0].elts], update.value.elts))
+    kept = []
+    for target, value in pairs:
+        others = {v.id for t, v in pairs if t != target and isinstance(v, ast.Name)}
+        k = _defining(stmts, value.id) if isinstance(value, ast.Name) and value.id not in others else None
+        if k is None or target in others or _reads(stmts[k + 1:-1], (value.id, target)):
+            kept.append((target, value))
+            continue
+        stmts[k] = ast.Assign([_store(target)], stmts[k].value, lineno=0)
+    stmts[-1:] = _assign_many([t for t, _ in kept], [v for _, v in kept])
+
+
+def _defining(stmts: list, name: str):
+    """The index of the top-level ``name = ...`` among ``stmts`` (all but the last), if exactly one."""
+    found = [k for k, s in enumerate(stmts[:-1]) if isinstance(s, ast.Assign) and len(s.targets) == 1
+             and isinstance(s.targets[0], ast.Name) and s.targets[0].id == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _reads(stmts: list, names) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for s in stmts for n in ast.walk(s))
 
 
 def _comment(text: str) -> ast.stmt:
@@ -289,7 +370,7 @@ def _while(em, eqn) -> list:
     p = eqn.params
     cond, body = p["cond"], p["body"]
     cond_consts, body_consts, carry = while_parts(eqn.inputs, p)
-    stmts, exprs = _operands(em, cond_consts + body_consts + carry)
+    stmts, exprs = _operands(em, cond_consts + body_consts)
     a, b = len(cond_consts), len(body_consts)
     sub, csub = em.sub(body), em.sub(cond)
     b_carry = body.inputs[b:]
@@ -297,7 +378,8 @@ def _while(em, eqn) -> list:
     _bind_inputs(sub, body.inputs[:b], exprs[a:a + b])
     _bind_inputs(csub, cond.inputs[:a], exprs[:a])
     _bind_inputs(csub, cond.inputs[a:], [_name(em, n) for n in carry_names])
-    stmts += _assign_many(carry_names, exprs[a + b:])
+    stmts += _init_carry(em, carry, carry_names)
+    _branch_assigns_carry(em, body, b_carry)
     outs = _element_names(em, eqn)
     n_c = len(b_carry)
     trips = outs.get(n_c) or (em.scope.fresh("trips") if "max_trips" in p else None)
@@ -322,6 +404,7 @@ def _while(em, eqn) -> list:
             body_stmts.append(append)
     inner += body_stmts
     inner += _assign_many(carry_names, results[:n_c])
+    _fold_tuple_update(inner)
     _fold_last_update(inner)
     if trips is not None:
         inner.append(ast.AugAssign(_store(trips), ast.Add(), ast.Constant(1)))
@@ -332,8 +415,7 @@ def _while(em, eqn) -> list:
         inner = cond_stmts + [ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])] + inner
         test = ast.Constant(True)
     stmts.append(ast.While(test, inner, []))
-    stmts += [spell.assign(outs[k], _name(em, carry_names[k])) for k in range(n_c) if k in outs]
-    return stmts
+    return stmts + _results_as_carry(em, eqn, carry_names)
 
 
 def _cond(em, eqn) -> list:
@@ -348,8 +430,10 @@ def _cond(em, eqn) -> list:
         _share_targets(em, g, eqn)
         body_stmts, results = _run(sub, g)
         targets = sorted(outs)
-        arms.append(body_stmts + _assign_many([outs[k] for k in targets], [results[k] for k in targets])
-                    or [ast.Pass()])
+        arm = body_stmts + _assign_many([outs[k] for k in targets], [results[k] for k in targets])
+        _fold_tuple_update(arm)
+        _fold_last_update(arm)
+        arms.append(arm or [ast.Pass()])
     stmts.append(ast.If(pred, arms[1], arms[0]))
     return stmts
 
