@@ -328,3 +328,19 @@ def test_a_median_over_a_named_axis_says_why_not():
         return np.median(X @ w)
     with pytest.raises(GradcError, match="which sorted values it picks depends on the number"):
         gradc.compile(loss, gradc.spec("f64[n,3]"), np.zeros(3))
+
+
+def test_a_loop_over_the_rows_of_a_named_size_runs_n_times():
+    def loss(X, w):
+        acc = 0.0
+        for i in range(X.shape[0]):
+            acc = acc + np.tanh(X[i] @ w) ** 2
+        return acc / X.shape[0]
+    sym = gradc.compile(loss, gradc.spec("f64[n,3]"), np.zeros(3), wrt="w")
+    assert "for i in range(" in sym.source  # one loop of run-time length, not unrolled
+    rng = np.random.default_rng(9)
+    for n in (1, 2, 5):
+        X, w = rng.standard_normal((n, 3)), rng.standard_normal(3)
+        np.testing.assert_allclose(sym.grad(X, w), gradc.compile(loss, X, w, wrt="w").grad(X, w), rtol=1e-12)
+        numeric = central_gradient(lambda v, X=X: loss(X, v), w)
+        np.testing.assert_allclose(sym.grad(X, w), numeric, rtol=1e-6, atol=1e-9)

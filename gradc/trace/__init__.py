@@ -42,7 +42,7 @@ from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers a
     unwrap,
 )
 from gradc.trace.state import CapturedState
-from gradc.trace.tracer import Tracer
+from gradc.trace.tracer import TRACING, Tracer
 
 
 def trace(f, *args, **kwargs):
@@ -78,7 +78,11 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
             call_args[name] = Tracer(builder, builder.input(name, info))
         else:
             static[name] = call_args[name] = info
-    result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while captured
+    token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
+    try:
+        result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while
+    finally:
+        TRACING.reset(token)
     outputs = [_output_atom(r, builder, f) for r in (result if isinstance(result, (tuple, list)) else (result,))]
     graph = builder.graph(function_name(f), outputs, params=list(values), static=static, origin=function_origin(f))
     found = scan(f)

@@ -17,6 +17,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced, contains_traced
+from gradc.ir.dims import is_dim_expr
 from gradc.trace import control
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
@@ -27,6 +28,7 @@ from gradc.trace.capture_values import (  # noqa: F401  (the generated code reac
     setitem_op,
     ufunc_at,
 )
+from gradc.trace.tracer import size_operand
 
 
 class Undefined:
@@ -158,6 +160,8 @@ def range_(*args):
     >>> range_(5, 0, -2)
     range(5, 0, -2)
     """
+    if any(is_dim_expr(a) for a in args):  # range(X.shape[0]) of a named size: a loop of run-time length
+        args = tuple(size_operand(a) for a in args)
     if not any_traced(args):
         return range(*args)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]

@@ -12,6 +12,7 @@ Plain NumPy code reaches gradc through ``__array_ufunc__``,
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 
 import numpy as np
@@ -308,6 +309,21 @@ def _ufunc_into(ufunc, method, inputs, kwargs, out):
     result = target.__array_ufunc__(ufunc, method, *inputs, **kwargs)
     assign(target, result, what, ew.astype)
     return target
+
+
+TRACING: contextvars.ContextVar = contextvars.ContextVar("gradc_tracing", default=None)  # the outermost Builder
+
+
+def size_operand(dim, dtype: str = "i64"):
+    """A named size (``X.shape[0]`` of ``f64[n,3]``, or ``n - 1``) as a traced scalar of the trace in progress.
+
+    >>> size_operand(3)
+    3
+    """
+    root = TRACING.get()
+    if root is None or not is_dim_expr(dim):
+        return dim
+    return dim_value(dim, Tracer(root, None), dtype)
 
 
 def _operand(x, like=None):
