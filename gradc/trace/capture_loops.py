@@ -121,7 +121,8 @@ class LoopRewriter:
         init = self.values(carry, "carry_init", ast.Constant(len(flag_names)))
         names = strings(carry + flag_names)
         if is_for:
-            run = self.call("for_stmt", var(it), var(body_fn), init, names, self.where(s))
+            run = self.call("for_stmt", var(it), var(body_fn), init, names, self.where(s),
+                            strings([n for n in an.stores(s.target) if n in carry]))
         else:
             test = s.test if not brk else ast.BoolOp(op=ast.And(), values=[not_flag(brk), s.test])
             cond_fn = self.fresh("cond")

@@ -204,8 +204,13 @@ def _numeric_rows(iterable) -> bool:
     return isinstance(iterable, np.ndarray) and iterable.ndim >= 1 and iterable.dtype.kind == "f"
 
 
-def _check_defined(init, names, where, what):
+def _check_defined(init, names, where, what, targets=()):
     for value, name in zip(init, names):
+        if isinstance(value, Undefined) and name in targets:
+            raise TraceError(f"the loop variable {name!r} is read after the traced loop (a `return` inside the loop "
+                             "takes effect after it, with the loop's variables as they are then)", where=where,
+                             hint="keep what you need in a variable set before the loop (found = 0.0), assign it "
+                                  "inside the loop and break")
         if isinstance(value, Undefined):
             raise TraceError(f"{name!r} is first assigned inside a traced {what} and used after it (or in the next "
                              "iteration)", where=where,
@@ -219,13 +224,14 @@ def _scalar_predicate(pred, where, what):
                               "np.all(...) or np.any(...)")
 
 
-def for_stmt(iterable, body, init, names, where):
-    """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable``.
+def for_stmt(iterable, body, init, names, where, targets=()):
+    """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable`` (``targets``: the
+    carried names the ``for`` itself assigns).
 
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
-    _check_defined(init, names, where, "loop")
+    _check_defined(init, names, where, "loop", targets)
     kw = {"names": tuple(names), "where": where}
     if isinstance(iterable, Traced) or _numeric_rows(iterable):
         if isinstance(iterable, Traced) and iterable.aval.shape == ():

@@ -195,6 +195,20 @@ class _Sub:
         return Graph(self.name, inputs, list(b.eqns), list(outputs))
 
 
+def _structure_changed(before, after, names, where):
+    """Name the loop variable whose structure changed (a list or dict that grew, a value that became a tuple)."""
+    if not (isinstance(before, tuple) and isinstance(after, tuple) and len(before) == len(after)):
+        return
+    for k, (a, b) in enumerate(zip(before, after)):
+        n_a, n_b = len(flatten(a)[0]), len(flatten(b)[0])
+        if n_a != n_b:
+            raise TraceError(f"{_label(names, k)} holds {n_a} values before the loop and {n_b} after an iteration "
+                             "(a list or dict that grows in the loop, or a value that becomes a tuple)", where=where,
+                             hint="a loop variable keeps its structure across iterations: keep growing results in "
+                                  "an array of fixed shape (x = np.zeros(n), then x[k] = ...), or collect them after "
+                                  "the loop")
+
+
 def _var_name(names, k):
     if names and k < len(names) and names[k] and str(names[k]).isidentifier():
         return str(names[k])
@@ -216,6 +230,7 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
                                  hint="return a pair: the new carried values and this iteration's output")
         out_leaves, _ = flatten(out[0] if extra_out else out)
         if len(out_leaves) != len(types):
+            _structure_changed(rebuild(list(init_leaves)), out[0] if extra_out else out, names, where)
             raise TraceError(f"the loop body returns {len(out_leaves)} carried values, it was given {len(types)}",
                              where=where, hint="return the carried values in the structure they came in")
         changed = False

@@ -262,7 +262,8 @@ def test_return_inside_traced_loop_needs_its_values_initialised():
         return x
     with pytest.raises(TraceError) as info:
         trace(returns_index, 1.0)
-    assert check(info.value, "'i'", "initialise i before the loop") == line_of(returns_index, "MARK")
+    assert check(info.value, "the loop variable 'i' is read after", "assign it inside the loop and break") == \
+        line_of(returns_index, "MARK")
 
 
 def test_return_inside_a_nested_traced_loop():

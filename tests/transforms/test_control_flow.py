@@ -309,3 +309,30 @@ def test_in_place_update_of_an_input_inside_a_loop_is_refused():
             y += 0.1 * np.sin(y)  # a value the function made: fine
         return np.sum(y)
     check(g, np.array([0.5, 1.5]))
+
+
+def _returns_the_counter(x):
+    for i in range(3):
+        if x[i] > 0:
+            return x[i] * i
+    return np.sum(x)
+
+
+def _grows_a_dict(x):
+    d = {}
+    while np.sum(x) < 10.0:
+        x = x * 2.0
+        d["a"] = x
+    return np.sum(d["a"])
+
+
+def test_a_return_reading_the_loop_counter_says_what_to_write():
+    with pytest.raises(gradc.TraceError, match=r"the loop variable 'i' is read after the traced loop") as err:
+        gradc.compile(_returns_the_counter, np.array([0.5, 1.0, 2.0]))
+    assert "test_control_flow.py" in str(err.value) and "break" in str(err.value)
+
+
+def test_a_carried_dict_that_grows_is_named():
+    with pytest.raises(gradc.TraceError, match=r"'d' holds 0 values before the loop and 1 after an iteration") as err:
+        gradc.compile(_grows_a_dict, np.array([0.5, 1.0, 2.0]))
+    assert "test_control_flow.py" in str(err.value)
