@@ -22,10 +22,11 @@ from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
+from gradc.ir.types import parse_type
 from gradc.passes import optimize
 from gradc.trace import bind_arguments, def_location, function_name, trace_bound
 from gradc.trace import trace as _trace
-from gradc.trace.control_trace import loop_checkpoint, unrolled_loops
+from gradc.trace.control_trace import loop_checkpoint
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
 
@@ -87,13 +88,54 @@ class Compiled:
         return f"<gradc.Compiled {self.name} wrt {', '.join(self.wrt)}>"
 
 
+def spec(text: str):
+    """A type in place of an example array: ``spec("f64[n,10]")`` compiles once for every ``n``.
+
+    Names are sizes known only when the compiled function runs; the emitted functions read them
+    from their arguments and check that every ``n`` agrees. A string annotation such as
+    ``X: "f64[n,10]"`` says the same for an argument not given.
+
+    >>> import numpy as np
+    >>> c = compile(lambda x: np.mean(x ** 2), spec("f64[n]"))
+    >>> c.grad(np.arange(3.0)), c.grad(np.ones(2))
+    (array([0.        , 0.66666667, 1.33333333]), array([1., 1.]))
+    """
+    try:
+        return parse_type(text)
+    except ValueError as e:
+        raise ArgumentError(f"gradc.spec({text!r}): {e}", where=user_location(),
+                            hint='write a dtype and sizes, e.g. "f64[n,10]" or "f32[]"') from None
+
+
+def _annotated(f, args, kwargs):
+    """Keyword arguments for the parameters not given whose annotation is a type string (``"f64[n,10]"``)."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return kwargs
+    filled = dict(kwargs)
+    for k, p in enumerate(params):
+        if k < len(args) or p.name in kwargs or not isinstance(p.annotation, str) or "[" not in p.annotation:
+            continue
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            continue
+        try:
+            filled[p.name] = parse_type(p.annotation)
+        except ValueError as e:
+            raise ArgumentError(f"annotation of {p.name!r}: {e}", where=def_location(f)) from None
+    return filled
+
+
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, **example_kwargs):
+def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, max_trips=None,
+            **example_kwargs):
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
     derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
     for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
+    ``max_trips`` (C target): rows of the tape of a loop whose trip count is known only when it
+    runs (a ``while`` loop's, in reverse mode; default 10000); a run past it raises ``ValueError``.
 
     >>> import numpy as np
     >>> c = compile(lambda x: np.sum(np.sin(x)), np.zeros(2))
@@ -108,16 +150,17 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
         raise ArgumentError(f"unknown mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
     if target == "array_api" and mode != "grad":
         raise ArgumentError(f"target='array_api' emits mode='grad' only, not {mode!r}", hint="use target='numpy'")
-    # the default policy of the loops traced (see gradc.fori_loop); C has no loops yet: static ones unroll there
-    with loop_checkpoint(checkpoint), unrolled_loops(target == "c"):
+    # the default policy of the loops traced (see gradc.fori_loop)
+    example_kwargs = _annotated(f, example_args, example_kwargs)
+    with loop_checkpoint(checkpoint):
         graph = _trace(f, *example_args, **example_kwargs)
     if mode != "grad":
-        return _compile_mode(f, graph, example_args, example_kwargs, wrt, target, mode)
+        return _compile_mode(f, graph, example_args, example_kwargs, wrt, target, mode, max_trips)
     names, as_tuple = _check_grad_signature(f, graph, wrt)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
-        return CCompiled(graph, names, as_tuple)
+        return CCompiled(graph, names, as_tuple, max_trips=max_trips)
     if target == "array_api":
         from gradc.backends.array_api import emit_module as emit_array_api  # array_api_compat when called
 
@@ -143,7 +186,7 @@ def defaults_left(f, args, kwargs) -> dict:
             and type(p.default) in (int, float, bool, str, type(None))}
 
 
-def _compile_mode(f, graph, args, kwargs, wrt, target, mode):
+def _compile_mode(f, graph, args, kwargs, wrt, target, mode, max_trips=None):
     """``compile(..., mode=...)`` for a mode other than grad."""
     where = def_location(f)
     if kwargs:
@@ -154,7 +197,7 @@ def _compile_mode(f, graph, args, kwargs, wrt, target, mode):
     if target == "c":
         from gradc.backends.c.unit import CUnit  # imported here: only the C target needs sympy and ctypes
 
-        return CUnit(mode_functions(f, graph, args, names, mode), graph, names, mode)
+        return CUnit(mode_functions(f, graph, args, names, mode), graph, names, mode, max_trips=max_trips)
     return Unit(f, graph, args, names, mode)
 
 
@@ -315,4 +358,4 @@ def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     return _Transform(f, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint)
 
 
-__all__ = ["Compiled", "compile", "grad", "trace", "value_and_grad", "function_name"]
+__all__ = ["Compiled", "compile", "grad", "spec", "trace", "value_and_grad", "function_name"]

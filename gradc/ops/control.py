@@ -102,7 +102,7 @@ def _scan_impl(*args, body, n_consts, n_carry, length, reverse=False, start=0, s
 
 
 defop("scan", infer=_scan_infer, impl=_scan_impl, vjp=_rule("scan", "vjp"), jvp=_rule("scan", "jvp"),
-      batch=_rule("scan", "batch"), c=None,
+      batch=_rule("scan", "batch"), c=("scan",),  # C: a for loop (gradc.backends.c.control)
       doc="a counted loop; reverse mode tapes the carried values its adjoint reads and runs the loop backwards")
 
 
@@ -147,7 +147,7 @@ def _while_impl(*args, cond, body, n_cond_consts, n_body_consts, max_trips=None,
 
 
 defop("while_loop", infer=_while_infer, impl=_while_impl, vjp=_rule("while_loop", "vjp"),
-      jvp=_rule("while_loop", "jvp"), batch=_rule("while_loop", "batch"), c=None,
+      jvp=_rule("while_loop", "jvp"), batch=_rule("while_loop", "batch"), c=("while_loop",),  # C: a while loop
       doc="a loop on a condition; reverse mode tapes its carried values (one stack entry per trip) and runs "
           "the adjoint as a counted loop of as many trips, backwards")
 
@@ -168,7 +168,7 @@ def _cond_impl(pred, *operands, branches, **_):  # adjoint=True marks reverse mo
 
 
 defop("cond", infer=_cond_infer, impl=_cond_impl, vjp=_rule("cond", "vjp"), jvp=_rule("cond", "jvp"),
-      batch=_rule("cond", "batch"), c=None,
+      batch=_rule("cond", "batch"), c=("cond",),  # C: if/else
       doc="if/else on a traced scalar; its adjoint is an if/else on the same predicate")
 
 
@@ -180,7 +180,7 @@ def _element_infer(types, params):
 
 
 defop("element", infer=_element_infer, impl=lambda t, index: t[index], vjp=_rule("element", "vjp"),
-      jvp=_rule("element", "jvp"), batch=_rule("element", "batch"), c=None,
+      jvp=_rule("element", "jvp"), batch=_rule("element", "batch"), c=("element",),  # C: the loop's storage
       doc="one result of a loop or branch")
 
 SUBGRAPH_OPS = frozenset({"scan", "while_loop", "cond"})

@@ -33,9 +33,11 @@ import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
 from gradc.backends.c.cache import cache_dir, make_private, trusted_file
+from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh
 from gradc.errors import EmitError
+from gradc.ir.dims import is_dim_expr, substitute, symbols_of
 from gradc.passes import optimize
 from gradc.transforms import reverse as ad
 
@@ -156,11 +158,12 @@ def output_names(graph, wrt_names) -> tuple:
     return value, bars
 
 
-def emit_sources(graph, value_and_grad_graph, wrt_names, header=None):
+def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=None):
     """``(source, header)`` of the forward function ``NAME`` and ``NAME_grad``.
 
     ``header``: the first lines of the opening comment (default: where the code came from); the
-    emitter escapes them.
+    emitter escapes them. ``max_trips``: rows of a tape whose length is known only at run time
+    (``control.DEFAULT_MAX_TRIPS`` when None).
     """
     name, _ = function_names(graph.name)
     value, bars = output_names(graph, wrt_names)
@@ -181,7 +184,7 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None):
                  (value_and_grad_graph, function_names(graph.name)[1], [value] + bars,
                   f"Value and gradient of {graph.name} with respect to ({wrt_text}).")]
     guard = f"GRADC_{name.upper()}_H"
-    return emit_c(functions, header, guard)
+    return emit_c(functions, header, guard, max_trips)
 
 
 def emit_sources_for(f, *example_args, wrt=0, **example_kwargs):
@@ -198,12 +201,25 @@ def emit_sources_for(f, *example_args, wrt=0, **example_kwargs):
 class _CFunction:
     """A loaded C function called with NumPy arrays; returns its outputs as arrays / NumPy scalars."""
 
-    def __init__(self, lib, fname, graph, work):
+    def __init__(self, lib, fname, graph, work, limits=()):
         self.fn = getattr(lib, fname)
-        self.fn.restype = None
+        # a function with bounded loops returns a status: 0, or the number of the loop that hit its bound
+        self.limits = {lim.code: lim.message(fname) for lim in limits}
+        self.fn.restype = ctypes.c_int if self.limits else None
         self.graph, self.fname, self.work = graph, fname, work
         self.inputs = [(v.name, v.type) for v in graph.inputs]
         self.params, self.static = graph.params, graph.static
+        # named sizes (f64[n,3]): the C function takes them first, as long, in the order of their names
+        self.sizes = [s.name for s in symbols_of([d for _, t in self.inputs for d in getattr(t, "shape", ())])]
+        if self.sizes:
+            self.work_size = getattr(lib, f"{fname}_work_size")
+            self.work_size.restype = ctypes.c_size_t
+            self.work_size.argtypes = [ctypes.c_long] * len(self.sizes)
+        # per call, without SymPy: an axis is an int, the name of a size, or (rarely) an expression to substitute
+        self.sized = {name: tuple(d.name if getattr(d, "is_Symbol", False) else d for d in t.shape)
+                      for name, t in self.inputs if any(is_dim_expr(d) for d in getattr(t, "shape", ()))}
+        self.out_shapes = [tuple(d.name if getattr(d, "is_Symbol", False) else d for d in o.type.shape)
+                           for o in graph.outputs]
 
     def __call__(self, *args):
         if len(args) != len(self.params):
@@ -213,10 +229,12 @@ class _CFunction:
             if by_name[name] != expected:
                 raise ValueError(f"{self.fname}: argument {name!r} was {expected!r} when this code was compiled, "
                                  f"got {by_name[name]!r}; recompile for the new value")
-        keep, ptrs = [], []
+        keep, ptrs, sizes = [], [], {}
         for name, t in self.inputs:
             value = by_name[name]
-            if t.shape == () and not isinstance(value, np.ndarray):
+            if name in self.sized:
+                _check_sized(self.fname, name, value, t, self.sized[name], sizes)
+            elif t.shape == () and not isinstance(value, np.ndarray):
                 if isinstance(value, (bool, str)) or getattr(value, "shape", ()) != ():
                     raise ValueError(f"{self.fname}: argument {name!r} must be a scalar, got {type(value).__name__}")
                 value = np.array(value, dtype=t.np_dtype)
@@ -227,14 +245,68 @@ class _CFunction:
             value = np.ascontiguousarray(value)
             keep.append(value)
             ptrs.append(value.ctypes.data)
-        outs = [np.empty(o.type.shape, o.type.np_dtype) for o in self.graph.outputs]
+        outs = [np.empty(tuple(d if type(d) is int else sizes[d] if type(d) is str else substitute(d, sizes)
+                               for d in shape), o.type.np_dtype)
+                for shape, o in zip(self.out_shapes, self.graph.outputs)]
         ptrs += [o.ctypes.data for o in outs]
-        if self.work:
-            work = np.empty(self.work // 8, np.float64)
+        work_bytes = self.work_size(*(sizes[s] for s in self.sizes)) if self.sizes else self.work
+        if work_bytes:
+            work = np.empty(work_bytes // 8, np.float64)
             ptrs.append(work.ctypes.data)
-        self.fn(*(ctypes.c_void_p(p) for p in ptrs))
+        status = self.fn(*(ctypes.c_long(sizes[s]) for s in self.sizes), *(ctypes.c_void_p(p) for p in ptrs))
+        if status:
+            raise ValueError(self.limits.get(status, f"{self.fname} returned status {status}"))
         # scalars as the NumPy target and the fast path give them: Python floats for float64, else NumPy scalars
         return [o if o.ndim else float(o[()]) if o.dtype == np.float64 else o[()] for o in outs]
+
+
+def _check_sized(fname, name, value, t, dims, sizes):
+    """Raise a clear ValueError unless ``value`` is an array of type ``t`` whose named sizes are at least 1 and
+    agree with ``sizes`` (name -> size, read from the earlier arguments; the new names are added). ``dims``:
+    ``t.shape`` with each name as a string."""
+    def shown():
+        return "(" + ", ".join(str(d) for d in t.shape) + ("," if len(t.shape) == 1 else "") + ")"
+
+    if type(value) is not np.ndarray or value.dtype != t.np_dtype or value.ndim != len(dims):
+        raise ValueError(f"{fname}: argument {name!r} must be {t.np_dtype} array of shape {shown()}, got "
+                         f"{type(value).__name__} {getattr(value, 'dtype', '')} {getattr(value, 'shape', '')}; "
+                         "recompile for other dtypes or numbers of axes")
+    for want, got in zip(dims, value.shape):
+        if type(want) is not str:
+            if want != got:
+                raise ValueError(f"{fname}: argument {name!r} must be {t.np_dtype} array of shape {shown()}, got "
+                                 f"shape {value.shape}; recompile for other fixed sizes")
+        elif got < 1:
+            raise ValueError(f"{fname}: argument {name!r} has shape {value.shape}: size {want} is {got}, "
+                             "and a named size must be at least 1")
+        elif sizes.setdefault(want, got) != got:
+            raise ValueError(f"{fname}: argument {name!r} has shape {value.shape}, so {want} = {got}, but an "
+                             f"earlier argument has {want} = {sizes[want]}; the sizes named {want} must agree")
+
+
+def _raiser(messages: dict):
+    """What the extension calls when a C function returns a nonzero status: raise its ``ValueError``."""
+    def overflow(status):
+        raise ValueError(messages.get(status, f"status {status}"))
+    return overflow
+
+
+def _work_bytes(source, fname):
+    """The bytes of work ``fname`` needs: an int, or for a function of named sizes the C expression of its
+    ``NAME_work_size`` with the k-th size as ``sz[k]`` (where the extension's entry points read them).
+
+    >>> _work_bytes("size_t f_work_size(long m, long n)\\n{\\n    (void)m;\\n    return 8*n + 24;\\n}", "f")
+    '8*sz[1] + 24'
+    """
+    found = re.search(rf"size_t {fname}_work_size\(void\)\n{{\n    return (\d+);", source)
+    if found:
+        return int(found.group(1))
+    found = re.search(rf"size_t {fname}_work_size\(([^)]*)\)\n{{\n(?:    \(void\)\w+;\n)*    return ([^;]*);", source)
+    names = re.findall(r"long (\w+)", found.group(1))
+    if found.group(2) == "0":
+        return 0
+    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"sz[{names.index(m.group())}]" if m.group() in names
+                  else m.group(), found.group(2))
 
 
 class CCompiled:
@@ -244,22 +316,25 @@ class CCompiled:
     Python's headers are available (``fast`` is True), else ctypes calls.
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple):
+    def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None):
         self.name = graph.name
         self.wrt = tuple(wrt_names)
         self.wrt_is_tuple = wrt_is_tuple
         self.graph = optimize(graph)
         self.value_and_grad_graph = optimize(ad.value_and_grad_graph(graph, wrt_names,
                                                                      name=f"{graph.name}_value_and_grad"))
-        self.c_source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names)
+        self.c_source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names,
+                                                  max_trips=max_trips)
+        limits = [loop_limits(g, max_trips) for g in (self.graph, self.value_and_grad_graph)]
         name, grad_name = function_names(self.name)
-        work = [int(re.search(rf"size_t {n}_work_size\(void\)\n{{\n    return (\d+);", self.c_source).group(1))
-                for n in (name, grad_name)]
+        work = [_work_bytes(self.c_source, n) for n in (name, grad_name)]
         n = len(wrt_names)
         grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
-        entries = [("forward", name, self.graph, 0, work[0]),
-                   ("grad", grad_name, self.value_and_grad_graph, grads, work[1]),
-                   ("value_and_grad", grad_name, self.value_and_grad_graph, (0, grads), work[1])]
+        raisers = [_raiser({lim.code: lim.message(n) for lim in lims}) if lims else None
+                   for n, lims in zip((name, grad_name), limits)]
+        entries = [("forward", name, self.graph, 0, work[0], raisers[0]),
+                   ("grad", grad_name, self.value_and_grad_graph, grads, work[1], raisers[1]),
+                   ("value_and_grad", grad_name, self.value_and_grad_graph, (0, grads), work[1], raisers[1])]
         glue = objs = None
         source = self.c_source
         self.fast = bool(c_pyglue.python_include()) and all(c_pyglue.supported(g) for g in
@@ -274,8 +349,8 @@ class CCompiled:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
-        self._forward = _CFunction(lib, name, self.graph, work[0])
-        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1])
+        self._forward = _CFunction(lib, name, self.graph, work[0], limits[0])
+        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
         if self.fast:
             loader = importlib.machinery.ExtensionFileLoader(module, self.library_path)

@@ -13,10 +13,18 @@ scalar code and loops that stay scalar, sin, cos and tan are gradc's scalar ones
 beyond ``2**20``, about twice as fast as glibc's below). A loop of short rows around vector
 math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
 concatenation, indexing and small dense linear algebra are plain loops (``c_loops``, ``linalg``).
+Loops and branches of the program (``scan``, ``while_loop``, ``cond``) stay ``for``/``while``/``if``
+statements whose bodies are emitted by a nested emitter (``control``, ``FunctionEmitter.nested``).
 
 No heap allocation and no mutable static state: work arrays live on the
 stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
 ``work`` buffer of ``NAME_work_size()`` bytes (8-byte aligned).
+
+Named sizes (``f64[n,3]``, ``gradc.ir.dims``): a function whose inputs have them takes each as a
+first ``long`` argument, in the order of the names (``size_params``); loop bounds, strides and
+offsets are SymPy expressions of them printed as C (``values.dim_c``), its work arrays are all in
+``work``, and ``NAME_work_size(long n)`` takes the same sizes. Ops whose lowering needs numbers
+(small dense linear algebra, index tables, structured control flow) are refused at once (``unsized_ops``).
 
 >>> import numpy as np
 >>> from gradc.trace import trace
@@ -32,10 +40,13 @@ void f(const double *restrict x, double *restrict value)
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
+from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
@@ -44,10 +55,13 @@ from gradc.backends.c.values import (
     STACK_LIMIT,
     Loc,
     Module,
+    dim_c,
     eqn_text,
+    known,
     loops,
     printer,
     size,
+    size_names,
     sym_const,
 )
 from gradc.backends.c.vectorise import (
@@ -63,18 +77,25 @@ from gradc.backends.c.vectorise import (
 )
 from gradc.backends.escape import c_comment
 from gradc.errors import EmitError
+from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
 
 
-class FunctionEmitter(LoopLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings):
     """Lowers one graph to the body of one C function."""
 
-    def __init__(self, graph, fname, out_params, module=None):
-        bad = unsupported_ops(graph)
+    def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
+        bad = unsupported_ops(graph) if check else []
         if bad:
             raise EmitError(f"no C lowering for op{'s' if len(bad) > 1 else ''} {', '.join(bad)} in {graph.name}",
                             where=graph.origin or None, hint="use target='numpy' for this function")
+        bad = unsized_ops(graph) if check else []
+        if bad:
+            raise EmitError(f"target c does not take named sizes for op{'s' if len(bad) > 1 else ''} "
+                            f"{', '.join(bad)} yet (in {graph.name})", where=graph.origin or None,
+                            hint="give these operands fixed sizes, or use target='numpy' for this function")
+        self.size_cnames = dict(sizes or {})  # named size -> its C parameter (see size_params)
         self.graph, self.fname, self.out_params = graph, fname, out_params
         self.module = module or Module()
         self.lines: list = []
@@ -84,6 +105,11 @@ class FunctionEmitter(LoopLowerings):
         self.used_inputs: set = set()
         self.temps = 0  # cse temporaries q0, q1, ... numbered across the whole function
         self.copy_holders: list = []
+        self.depth = 0  # loops around the code being emitted (a loop's counter is j<depth>)
+        self.busy: set = set()  # arrays the nested graphs of the current equation use
+        self.lent: list = []  # arrays those nested graphs added: free for this emitter after the equation
+        self.max_trips = max_trips  # the default bound of tapes of unknown length (see control.loop_limits)
+        self.limits: list = []
 
     # ---------------------------------------------------------------- helpers
     def emit(self, line):
@@ -127,15 +153,19 @@ class FunctionEmitter(LoopLowerings):
     def place(self, var, loc):
         """Give ``loc`` an array: a new one, or one whose values are all dead by now (declared as an alias)."""
         ctype, n = C_TYPES[var.type.dtype], size(var.type.shape)
-        free = [slot for slot in self.slots if slot[1] == ctype and slot[2] >= n
-                and all(self.last.get(o, -1) < self.segment for o in slot[3])]
+        free = [slot for slot in self.free_slots() if slot[1] == ctype and known(slot[2] >= n, False)]
         if free:
-            slot = min(free, key=lambda sl: sl[2])  # the smallest that fits (first of equals: deterministic)
+            slot = min(free, key=_slot_order)  # the smallest that fits (first of equals: deterministic)
             slot[3].append(id(var))
             self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
             return
         self.slots.append((loc.name, ctype, n, [id(var)]))
         self.arrays.append((loc.name, ctype, n))
+
+    def free_slots(self) -> list:
+        """Arrays whose values are all dead here (and no nested graph of this equation is using)."""
+        return [slot for slot in self.slots if slot[0] not in self.busy
+                and all(self.last.get(o, -1) < self.segment for o in slot[3])]
 
     def target(self, loc, idx, declare=False) -> str:
         if loc.local:
@@ -143,21 +173,33 @@ class FunctionEmitter(LoopLowerings):
         return loc.at(idx)
 
     # ---------------------------------------------------------------- planning
-    def plan(self):
+    def plan(self, bindings=None):
+        """Segments, value lifetimes and output places; ``bindings``: the input locations of a nested graph."""
         g = self.graph
-        self.input_ids = {id(v) for v in g.inputs}
-        cnames = assign([v.name for v in g.inputs])  # the same in every function of the unit (see build)
-        self.taken = set(cnames.values()) | set(self.out_params)
-        for v in g.inputs:
-            self.loc[id(v)] = Loc(cnames[v.name], v.type.shape, dtype=v.type.dtype)
         produced = {id(e.out): e for e in g.eqns}
         self.direct_out, self.copies = {}, []
+        if bindings is not None:  # a loop body or branch: its outputs are read by the loop, never written to params
+            self.input_ids = set()
+            for v, loc in zip(g.inputs, bindings):
+                self.loc[id(v)] = loc
+            self.copies = [(None, out) for out in g.outputs]
+        else:
+            self.input_ids = {id(v) for v in g.inputs}
+            cnames = assign([v.name for v in g.inputs])  # the same in every function of the unit (see build)
+            self.taken = set(cnames.values()) | set(self.out_params) | set(self.size_cnames.values())
+            for v in g.inputs:
+                self.loc[id(v)] = Loc(cnames[v.name], v.type.shape, dtype=v.type.dtype)
         for param, out in zip(self.out_params, g.outputs):
             e = produced.get(id(out)) if isinstance(out, Var) else None
-            if e is not None and C_LOWERING[e.op][0] not in ("view", "reshape") and id(out) not in self.direct_out:
+            if e is not None and C_LOWERING[e.op][0] not in ("view", "reshape", "element") \
+                    and id(out) not in self.direct_out:
                 self.direct_out[id(out)] = param
             else:
                 self.copies.append((param, out))
+        self.elements = {}  # id(tuple value) -> {index: [element equations]}
+        for e in g.eqns:
+            if e.op == "element":
+                self.elements.setdefault(id(e.inputs[0]), {}).setdefault(e.params["index"], []).append(e)
         segments, group = [], None
         group_ids: set = set()
         for e in g.eqns:
@@ -201,17 +243,47 @@ class FunctionEmitter(LoopLowerings):
 
     # ---------------------------------------------------------------- lowering
     def body(self) -> list:
+        self.limits = loop_limits(self.graph, self.max_trips)
         self.plan()
+        self.run_segments()
+        loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
+        for param, out in self.copies:
+            src, note = self.atom_loc(out), f"{param} = {_name(out)}"
+            if id(out) in loop_results and src.value is None and src.name != out.name:
+                note += f", the loop's {src.name}"  # a loop's result lives where the loop kept it
+            self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), src, note)
+        unused = [f"(void){self.loc[id(v)].name};" for v in self.graph.inputs if id(v) not in self.used_inputs]
+        return ["    " + u for u in unused] + self.lines
+
+    def run_segments(self):
         for n, (kind, item) in enumerate(self.segments):
             self.segment = n
             if kind == "group":
                 self.group(item)
             else:
                 getattr(self, "op_" + C_LOWERING[item.op][0])(item)
-        for param, out in self.copies:
-            self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), self.atom_loc(out), f"{param} = {_name(out)}")
-        unused = [f"(void){self.loc[id(v)].name};" for v in self.graph.inputs if id(v) not in self.used_inputs]
-        return ["    " + u for u in unused] + self.lines
+            # the arrays of a loop body or branch are dead once it is done: later code may reuse them
+            self.slots.extend(self.lent)
+            self.busy, self.lent = set(), []
+
+    def nested(self, graph, bindings, depth):
+        """Emit ``graph`` (a loop body or branch) here, its inputs at ``bindings``; returns its outputs' locations.
+
+        The nested emitter writes into this function's lines, arrays and names; arrays dead here are lent
+        to it, and the arrays it used are free again once the equation is done (``run_segments``).
+        """
+        sub = FunctionEmitter(graph, self.fname, [], self.module, check=False, sizes=self.size_cnames)
+        sub.lines, sub.indent, sub.arrays, sub.taken = self.lines, self.indent, self.arrays, self.taken
+        sub.temps, sub.copy_holders, sub.depth = self.temps, self.copy_holders, depth
+        sub.limits, sub.max_trips = self.limits, self.max_trips
+        sub.plan(bindings)
+        lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)
+        sub.slots = list(lent)
+        sub.run_segments()
+        self.temps = sub.temps
+        self.busy.update(slot[0] for slot in sub.slots)
+        self.lent.extend(slot for slot in sub.slots if slot not in lent)
+        return [sub.atom_loc(o) for o in graph.outputs]
 
     def sym(self, loc, idx):
         if loc.value is not None:
@@ -228,8 +300,8 @@ class FunctionEmitter(LoopLowerings):
                 stores.append((e.out, self.storage(e.out)))
         reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
-        if not flat and short_rows(shape) and size(shape) >= VECTOR_MIN and any(e.op in VECTOR_MATH for e in eqns) \
-                and not any(e.op in LIBM_MATH for e in eqns):
+        if not flat and short_rows(shape) and known(size(shape) >= VECTOR_MIN, True) \
+                and any(e.op in VECTOR_MATH for e in eqns) and not any(e.op in LIBM_MATH for e in eqns):
             # rows too short to vectorise well around vector math: read contiguous copies, loop once
             for key, loc in reads.items():
                 if not (loc.standard or loc.value is not None or loc.local):
@@ -242,7 +314,7 @@ class FunctionEmitter(LoopLowerings):
         if shape == ():
             idx, loop_lines = [], []
         elif flat:
-            idx, loop_lines = None, [f"for (long k = 0; k < {size(shape)}; ++k) {{"]
+            idx, loop_lines = None, [f"for (long k = 0; k < {dim_c(size(shape))}; ++k) {{"]
         else:
             loop_lines, idx = loops(shape)
         for e in eqns:
@@ -263,7 +335,7 @@ class FunctionEmitter(LoopLowerings):
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = compute_dtype(eqns)
-        vector = size(shape) >= VECTOR_MIN
+        vector = known(size(shape) >= VECTOR_MIN, True)  # a named size counts as large
         lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns))
         if vector and not all(vectorises(line) for line in lines):
             # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
@@ -348,6 +420,12 @@ def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"
 
 
+def _slot_order(slot):
+    """Work arrays by size: fixed sizes first, smallest first; named sizes after them, by their text."""
+    n = slot[2]
+    return (1, 0, dim_c(n)) if is_dim_expr(n) else (0, n, "")
+
+
 class _Copy:
     """The value of a contiguous copy, for the work-array planner (which knows values by ``type`` and ``id``)."""
 
@@ -355,40 +433,136 @@ class _Copy:
         self.type = type_
 
 
-def emit_function(graph, fname, out_params, module=None):
-    """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs."""
-    em = FunctionEmitter(graph, fname, out_params, module)
-    body = em.body()
-    work = sum(8 * ((n * np.dtype(_NP[ct]).itemsize + 7) // 8) for _, ct, n in em.arrays)
-    # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
-    params = [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
-    params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
-    decls, heap = [], work > STACK_LIMIT
-    offset = 0
-    for name, ctype, n_elems in em.arrays:
-        if heap:
-            decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {offset});")
-            offset += (n_elems * np.dtype(_NP[ctype]).itemsize + 7) // 8
-        else:
-            decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")
+def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None):
+    """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs.
+
+    A function with bounded loops (``control.loop_limits``) returns ``int``: 0, or the number of the
+    loop that would have run past its bound; the others return ``void``. A graph whose inputs have
+    named sizes (``f64[n,3]``) takes each as a first ``long`` argument, in the order of the names
+    (``sizes``: their C names, see ``size_params``); its work arrays are then all in ``work``, and
+    ``work_bytes`` is a SymPy expression of the sizes.
+    """
+    sizes = size_params([graph], []) if sizes is None else {k: v for k, v in sizes.items()
+                                                            if k in _size_names(graph)}
+    em = FunctionEmitter(graph, fname, out_params, module, max_trips=max_trips, sizes=sizes)
+    with size_names(sizes):
+        body = em.body()
+        if em.limits:
+            body.append("    return 0;")
+        work = sum(8 * _words(n, ct) for _, ct, n in em.arrays)
+        # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
+        params = [f"long {c}" for c in sizes.values()]
+        params += [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
+        params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
+        decls, heap = [], is_dim_expr(work) or work > STACK_LIMIT
+        offset = 0
+        for name, ctype, n_elems in em.arrays:
+            if heap:
+                decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {dim_c(offset)});")
+                offset += _words(n_elems, ctype)
+            else:
+                decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")
+    unused = [f"    (void){c};" for c in sizes.values() if not re.search(rf"\b{c}\b", "\n".join(decls + body))]
     if heap:
         params.append("double *work")
-    proto = f"void {fname}({', '.join(params)})"
-    text = "\n".join([proto, "{"] + decls + body + ["}"])
+    proto = f"{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
+    text = "\n".join([proto, "{"] + decls + unused + body + ["}"])
     return proto, text, (8 * offset if heap else 0)
+
+
+def _words(n_elems, ctype):
+    """8-byte words of a work array (a named size: one word per element, enough for any C type)."""
+    if is_dim_expr(n_elems):
+        return n_elems
+    return (n_elems * np.dtype(_NP[ctype]).itemsize + 7) // 8
+
+
+def _size_names(graph) -> list:
+    """The named sizes of ``graph``'s inputs, sorted by name."""
+    return [s.name for s in symbols_of([d for v in graph.inputs for d in getattr(v.type, "shape", None) or ()])]
+
+
+def size_params(graphs, taken) -> dict:
+    """The C parameter of each named size of ``graphs``' inputs, in the order of the names (the user's name
+    unless C, an input or an output buffer (``taken``) has it).
+
+    >>> import gradc
+    >>> from gradc.trace import trace
+    >>> size_params([trace(lambda x, v: x @ v, gradc.spec("f64[n,k]"), gradc.spec("f64[k]"))], [])
+    {'k': 'k_', 'n': 'n'}
+    """
+    taken = set(taken)
+    for g in graphs:
+        taken |= set(assign([v.name for v in g.inputs]).values())
+    out: dict = {}
+    for name in sorted({n for g in graphs for n in _size_names(g)}):
+        out[name] = fresh(name, taken)
+        taken.add(out[name])
+    return out
+
+
+def sizes_doc(sizes) -> list:
+    """The header's lines on the named-size arguments (none without named sizes).
+
+    >>> sizes_doc({"k": "k_", "n": "n"})[1]
+    'Named sizes: k (as the argument k_), n. Each function whose arrays have named sizes takes them first,'
+    """
+    if not sizes:
+        return []
+    names = ", ".join(name if c == name else f"{name} (as the argument {c})" for name, c in sizes.items())
+    return ["", f"Named sizes: {names}. Each function whose arrays have named sizes takes them first,",
+            "as `long` arguments in this order (the order of the names), before the arrays; each must be at",
+            "least 1 and equal the extent of every array axis of that name (the C code trusts this; the",
+            "Python entry points check it). Such a function keeps all its work arrays in `work`, of",
+            "NAME_work_size(sizes...) bytes."]
+
+
+# op kinds the emitter lowers with named sizes in their shapes (the others need numbers: see unsized_ops)
+SIZED_KINDS = frozenset({"scalar", "view", "reshape", "reduce", "argreduce", "concatenate", "index_grad",
+                         "cumulative", "matmul", "outer", "eye_like", "triangle", "size"})
+
+
+def unsized_ops(graph) -> list:
+    """Sorted names of the ops of ``graph`` whose C lowering needs fixed sizes and that have named ones.
+
+    >>> import numpy as np, gradc
+    >>> from gradc.trace import trace
+    >>> unsized_ops(trace(lambda x: np.sum(np.sin(x)), gradc.spec("f64[n]")))
+    []
+    """
+    def named(t):
+        items = getattr(t, "items", None)
+        if items is not None:
+            return any(named(i) for i in items)
+        return is_symbolic(getattr(t, "shape", None))
+
+    return sorted({e.op for e in graph.eqns if (C_LOWERING.get(e.op) or ("",))[0] not in SIZED_KINDS
+                   and any(named(a.type) for a in [*e.inputs, e.out])})
 
 
 _NP = {"double": np.float64, "float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "unsigned char": np.uint8}
 
 
-def emit_c(functions, header_lines, guard):
-    """``(source, header)`` for ``functions``: a list of ``(graph, name, out_params, doc)``."""
+def emit_c(functions, header_lines, guard, max_trips=None):
+    """``(source, header)`` for ``functions``: a list of ``(graph, name, out_params, doc)``.
+
+    ``max_trips`` bounds the tapes of loops whose trip count is known only when they run (default
+    ``control.DEFAULT_MAX_TRIPS``); the header lists each bounded loop and its status code.
+    """
     module = Module()
     defs, protos = [], []
+    sizes = size_params([g for g, *_ in functions], [p for _, _, outs, _ in functions for p in outs])
+    header_lines = list(header_lines) + sizes_doc(sizes)
+    header_lines += limits_doc([(g, name) for g, name, _, _ in functions], max_trips)
     for graph, fname, out_params, doc in functions:
-        proto, text, work = emit_function(graph, fname, out_params, module)
-        protos.append((proto, doc, fname, work))
-        defs.append(f"/* {c_comment(doc)} */\n{text}\n\nsize_t {fname}_work_size(void)\n{{\n    return {work};\n}}")
+        proto, text, work = emit_function(graph, fname, out_params, module, max_trips, sizes=sizes)
+        own = [c for name, c in sizes.items() if name in _size_names(graph)]
+        with size_names(sizes):
+            returned = "\n".join([f"    (void){c};" for c in own if not re.search(rf"\b{c}\b", dim_c(work))]
+                                 + [f"    return {dim_c(work)};"])
+        signature = f"size_t {fname}_work_size({', '.join(f'long {c}' for c in own) or 'void'})"
+        protos.append((proto, doc, fname, signature))
+        defs.append(f"/* {c_comment(doc)} */\n{text}\n\n{signature}\n{{\n{returned}\n}}")
     comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
@@ -402,8 +576,7 @@ def emit_c(functions, header_lines, guard):
     # do not change a function's type, so these declarations match the restrict-qualified definitions)
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
-    for proto, doc, fname, _ in protos:
-        hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";",
-                f"size_t {fname}_work_size(void);", ""]
+    for proto, doc, _, signature in protos:
+        hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";", f"{signature};", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
     return source + "\n", "\n".join(hdr) + "\n"

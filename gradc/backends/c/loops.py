@@ -10,7 +10,7 @@ import sympy as sp
 
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
-from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops, size
+from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
 
 
@@ -64,7 +64,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
         if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
-                and x.value is None and not x.local and x.standard and size(x.shape) >= 64:
+                and x.value is None and not x.local and x.standard and known(size(x.shape) >= 64, True):
             return self.reduce_all(e, x, out)
         self.emit(f"/* {eqn_text(e)} */")
         result = None
@@ -87,9 +87,9 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         self.close(len(lines))
         if e.op == "mean":
             if out.local:
-                self.emit(f"{out.name} /= {e.params['count']};")
+                self.emit(f"{out.name} /= {dim_c(e.params['count'])};")
             else:
-                self.each(out, f"@ /= {e.params['count']};")
+                self.each(out, f"@ /= {dim_c(e.params['count'])};")
         if result is not None:
             self.emit(f"{result.at(())} = acc;")
             self.close(1)
@@ -102,17 +102,18 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
             self.emit(f"{ctype} {out.name};")
         self.open(["{"])
         self.emit(f"{ctype} acc[8] = {{0, 0, 0, 0, 0, 0, 0, 0}};")
-        self.open([f"for (long k = 0; k < {n // 8 * 8}; k += 8) {{"])
+        full = f"{dim_c(n, paren=True)}/8*8" if hasattr(n, "free_symbols") else n // 8 * 8  # whole blocks of 8
+        self.open([f"for (long k = 0; k < {full}; k += 8) {{"])
         for half in (range(4), range(4, 8)):
             self.emit(" ".join(f"acc[{j}] += {x.flat(f'k + {j}' if j else 'k')};" for j in half))
         self.close(1)
-        if n % 8:
-            self.open([f"for (long k = {n // 8 * 8}; k < {n}; ++k) {{"])
+        if hasattr(n, "free_symbols") or n % 8:
+            self.open([f"for (long k = {full}; k < {dim_c(n)}; ++k) {{"])
             self.emit(f"acc[0] += {x.flat('k')};")
             self.close(1)
         total = "((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))"
         if e.op == "mean":
-            total = f"({total}) / {e.params['count']}"
+            total = f"({total}) / {dim_c(e.params['count'], paren=True)}"
         self.emit(f"{out.name if out.local else out.at(())} = {total};")
         self.close(1)
 
@@ -131,7 +132,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         j = f"i{len(idx)}"  # the probe index: a name no array can take
         probe = list(idx[:axis]) + [j] + list(idx[axis:])
         self.emit("long best = 0;")
-        self.open([f"for (long {j} = 1; {j} < {x.shape[axis]}; ++{j}) {{"])
+        self.open([f"for (long {j} = 1; {j} < {dim_c(x.shape[axis])}; ++{j}) {{"])
         nan = f" || (isnan({x.at(probe)}) && !isnan({x.at(full)}))" if x.dtype in ("f32", "f64") else ""
         self.emit(f"if ({x.at(probe)} {cmp} {x.at(full)}{nan}) best = {j};")  # the first NaN, as in NumPy
         self.close(1)
@@ -156,12 +157,25 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         if out.shape == ():
             self.emit(statement.replace("@", out.at(())))
             return
-        self.open([f"for (long k = 0; k < {size(out.shape)}; ++k) {{"])
+        self.open([f"for (long k = 0; k < {dim_c(size(out.shape))}; ++k) {{"])
         self.emit(statement.replace("@", out.flat("k")))
         self.close(1)
 
+    def op_size(self, e):
+        """``size``: a named size (or a product of sizes) as a number, read from the function's size arguments."""
+        out = self.storage(e.out)
+        ctype = C_TYPES[out.dtype]
+        where = f"const {ctype} {out.name}" if out.local else out.at(())
+        self.emit(f"{where} = ({ctype}){dim_c(e.params['dim'], paren=True)};  /* {eqn_text(e)} */")
+
     def zero(self, out):
+        self.declare_local(out)
         self.each(out, "@ = 0;")
+
+    def declare_local(self, out):
+        """A scalar local result written by a loop below is declared first (an index by a loop's counter)."""
+        if out.local:
+            self.emit(f"{C_TYPES[out.dtype]} {out.name};")
 
     def op_index_grad(self, e):
         ct = self.atom_loc(e.inputs[0])
@@ -228,6 +242,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         arrays = [self.atom_loc(a) for a in e.inputs[1:]]
         out = self.storage(e.out)
         self.emit(f"/* {eqn_text(e)} (integer-array indexing) */")
+        self.declare_local(out)
         body, src, n = self.gather_code(e, x, arrays)
         self.open([f"for (long k = 0; k < {n}; ++k) {{"])
         for line in body:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gradc.ir.graph import subgraphs
 from gradc.ir.registry import OPS
 from gradc.ops import c_spell
 
@@ -43,4 +44,9 @@ def unsupported_ops(graph) -> list:
     >>> unsupported_ops(trace(lambda x: np.sin(x) @ x, np.ones(3)))
     []
     """
-    return sorted({e.op for e in graph.eqns if C_LOWERING.get(e.op) is None})
+    bad, pending = set(), [graph]
+    while pending:  # loop bodies and branches too: every op without C is named at once
+        g = pending.pop()
+        bad.update(e.op for e in g.eqns if C_LOWERING.get(e.op) is None)
+        pending.extend(sub for e in g.eqns for sub in subgraphs(e))
+    return sorted(bad)

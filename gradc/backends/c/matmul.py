@@ -10,7 +10,7 @@ True
 from __future__ import annotations
 
 from gradc.backends.c.names import fresh
-from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, lin, loops, ptr, size
+from gradc.backends.c.values import C_TYPES, Loc, atom_name, dim_c, eqn_text, known, lin, loops, ptr, size
 
 T_ROWS, T_LANES = 10, 24  # transposed blocks (see matmul_blocked): up to 10 x 24, 30 AVX-512 registers
 BLOCKED_MIN = 4096  # multiply-adds from which a matmul goes by register blocks (below: plain loops)
@@ -57,6 +57,14 @@ def _kernel_text(name, ctype, mul_add, mr, nr, strided_out=False) -> str:
     return "\n".join(lines)
 
 
+def _blockable(a, b, out, batched) -> bool:
+    """Whether register blocks can compute ``out = a @ b``: every size a number but the shared axis's, which may
+    be named (``X.T @ dz`` over ``n`` rows); blocks along a named axis of ``out`` are not written yet."""
+    sizes = [*out.shape, *a.shape[:-1], *b.shape[:-2], *(b.shape[-1:] if len(b.shape) >= 2 else ())]
+    sizes += [d for x in (a, b, out) for d in (*x.strides, x.offset)]
+    return not any(hasattr(d, "free_symbols") for d in sizes) and not (batched and hasattr(a.shape[-1], "free_symbols"))
+
+
 class MatmulLowerings:
     """The matmul and outer-product lowerings (see the module docstring)."""
 
@@ -68,7 +76,8 @@ class MatmulLowerings:
         batched = na == nb == len(out.shape) >= 3 and a.shape[:-2] == b.shape[:-2]  # the tracer broadcasts
         if (na <= 2 and nb <= 2 or batched) and a.value is None and b.value is None and not out.local \
                 and a.dtype == b.dtype == out.dtype and out.dtype in ("f64", "f32") \
-                and size(out.shape[-2:] if batched else out.shape) * kdim >= BLOCKED_MIN:
+                and known(size(out.shape[-2:] if batched else out.shape) * kdim >= BLOCKED_MIN, True) \
+                and _blockable(a, b, out, batched):
             if not batched:
                 return self.matmul_blocked(e, a, b, out)
             self.emit(f"/* {eqn_text(e)}: one matrix product per index of the leading axes */")
@@ -78,7 +87,7 @@ class MatmulLowerings:
             self.matmul_blocked(e, *views, [list(zip(x.strides[:-2], idx)) for x in (a, b, out)])
             self.close(len(lines))
             return
-        if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and out.shape[-1] > 1:
+        if nb >= 2 and b.strides[-1] == 1 and b.value is None and not out.local and known(out.shape[-1] > 1, True):
             return self.matmul_rows(e, a, b, out, kdim)
         lines, idx = loops(out.shape)
         if na == 1 and nb == 1:
@@ -94,7 +103,7 @@ class MatmulLowerings:
             self.emit(f"{C_TYPES[out.dtype]} {out.name};")
         self.open(lines or ["{"])
         self.emit(f"{C_TYPES[out.dtype]} acc = 0;")
-        self.open([f"for (long k = 0; k < {kdim}; ++k) {{"])
+        self.open([f"for (long k = 0; k < {dim_c(kdim)}; ++k) {{"])
         self.emit(f"acc += {a.at(ia)} * {b.at(ib)};")
         self.close(1)
         self.emit(f"{self.target(out, idx)} = acc;")
@@ -125,12 +134,12 @@ class MatmulLowerings:
         if row0:
             kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
             self.emit(f"/* {out.name} up to row {row0} by {n}x{T_LANES} blocks of its transpose, vectors along "
-                      f"{a.name}, each summed over k ({kdim} terms) in registers */")
+                      f"{a.name}, each summed over k ({dim_c(kdim)} terms) in registers */")
             self.open([f"for (long {ri} = 0; {ri} < {row0}; {ri} += {T_LANES}) {{"] if row0 > T_LANES else [])
             i = ri if row0 > T_LANES else "0"
             lhs, rhs = ptr(b.name, b.offset, bb), ptr(a.name, a.offset, ba + [(1, i)])
-            self.emit(f"{kernel}({kdim}, {lhs}, {bc}, {bk}, {rhs}, {ak}, {ptr(out.name, out.offset, bo + [(n, i)])}, "
-                      f"1, {n});")
+            self.emit(f"{kernel}({dim_c(kdim)}, {lhs}, {bc}, {bk}, {rhs}, {ak}, "
+                      f"{ptr(out.name, out.offset, bo + [(n, i)])}, 1, {n});")
             self.close(1 if row0 > T_LANES else 0)
         if row0 == m:
             return
@@ -139,7 +148,8 @@ class MatmulLowerings:
             bname, boff = self.pack_name(out.name + "_rhs"), 0
             self.arrays.append((bname, ctype, kdim * n))
             self.emit(f"/* {bname}: {atom_name(e.inputs[1])} copied row-major, so that its rows are contiguous */")
-            self.open([f"for (long {ri} = 0; {ri} < {kdim}; ++{ri}) {{", f"for (long {ci} = 0; {ci} < {n}; ++{ci}) {{"])
+            self.open([f"for (long {ri} = 0; {ri} < {dim_c(kdim)}; ++{ri}) {{",
+                       f"for (long {ci} = 0; {ci} < {n}; ++{ci}) {{"])
             src = lin(b.offset, bb + [(bk, ri), (bc, ci)])
             self.emit(f"{bname}[{lin(0, [(n, ri), (1, ci)])}] = {b.name}[{src}];")
             self.close(2)
@@ -150,7 +160,7 @@ class MatmulLowerings:
         shapes = [f"{nrows}x{nq}" for _, nq in _spans(n, nr) for _, nrows in _spans(rows, mr)]
         self.emit(f"/* {out.name}{' from row ' + str(row0) if row0 else ''} by blocks of "
                   f"{', '.join(shapes[:-1]) + ' and ' if len(shapes) > 1 else ''}{shapes[-1]}, "
-                  f"each summed over k ({kdim} terms) in registers */")
+                  f"each summed over k ({dim_c(kdim)} terms) in registers */")
         for j0, nq in _spans(n, nr):
             for i0, nrows in _spans(rows, mr):
                 i = ri if nrows == mr and rows // mr > 1 else str(row0 + i0)
@@ -160,7 +170,7 @@ class MatmulLowerings:
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
                 lhs, rhs = ptr(a.name, a.offset, ba + [(ar, i)]), ptr(bname, boff, bb + [(1, j)])
-                self.emit(f"{kernel}({kdim}, {lhs}, {ar}, {ak}, {rhs}, {bk}, "
+                self.emit(f"{kernel}({dim_c(kdim)}, {lhs}, {ar}, {ak}, {rhs}, {bk}, "
                           f"{ptr(out.name, out.offset, bo + [(n, i), (1, j)])}, {n});")
                 self.close(len(opened))
 
@@ -187,12 +197,12 @@ class MatmulLowerings:
         n = out.shape[-1]
         self.emit(f"/* {eqn_text(e)} (row by row) */")
         self.open(lines or ["{"])
-        self.open([f"for (long {j} = 0; {j} < {n}; ++{j}) {{"])
+        self.open([f"for (long {j} = 0; {j} < {dim_c(n)}; ++{j}) {{"])
         self.emit(f"{out.at(idx + [j])} = 0;")
         self.close(1)
-        self.open([f"for (long k = 0; k < {kdim}; ++k) {{"])
+        self.open([f"for (long k = 0; k < {dim_c(kdim)}; ++k) {{"])
         self.emit(f"const {C_TYPES[out.dtype]} aik = {a.at(ia)};")
-        self.open([f"for (long {j} = 0; {j} < {n}; ++{j}) {{"])
+        self.open([f"for (long {j} = 0; {j} < {dim_c(n)}; ++{j}) {{"])
         self.emit(f"{out.at(idx + [j])} += aik * {b.at(ib)};")
         self.close(2)
         self.close(len(lines) or 1)

@@ -4,7 +4,7 @@ A user's name is *plain* when it is an ASCII identifier that no keyword (C99 to
 C23, C++), no identifier of the headers the unit includes (``math.h``,
 ``stddef.h``, ``stdint.h``, ``string.h``, and glibc's extras such as ``j0``),
 no reserved form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and
-no generated name (``k``, ``acc``, ``i0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
+no generated name (``k``, ``acc``, ``i0``, ``j0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
 can be. Plain names are kept; the others get a trailing ``_`` (``int`` ->
 ``int_``), then a number, until free. The generated names the ABI adds
 (``value``, ``x_bar``) yield to the user's inputs the same way.
@@ -39,8 +39,9 @@ strcat strchr strcmp strcoll strcpy strcspn strerror strlen strncat strncmp strn
 strtok strxfrm strdup strndup strnlen stpcpy bcmp bcopy bzero index rindex ffs strcasecmp strncasecmp NULL
 INFINITY NAN HUGE_VAL HUGE_VALF HUGE_VALL DOMAIN SING OVERFLOW UNDERFLOW TLOSS PLOSS""".split()
 
-# names the C emitter generates: loop indices, temporaries, statics, accumulators, the work argument
-_GENERATED = re.compile(r"^((i|q|C|G|a)\d+|k|acc|best|aik|work|gradc_\w*)$")
+# names the C emitter generates: loop indices (j<depth>: a program loop's counter), temporaries, statics,
+# accumulators, the work argument
+_GENERATED = re.compile(r"^((i|j|q|C|G|a)\d+|k|acc|best|aik|work|gradc_\w*)$")
 _MACRO_LIKE = re.compile(r"^(E[0-9A-Z]|(FP|M|U?INT[0-9A-Z_]*|PTRDIFF|SIZE|WCHAR|WINT|SIG_ATOMIC|MATH|DBL|FLT|LDBL|"
                          r"DECIMAL|U?CHAR|SCHAR|U?SHRT|U?LONG|U?LLONG)_)")
 _TAKEN = frozenset(_KEYWORDS) | frozenset(_LIBRARY) | frozenset(

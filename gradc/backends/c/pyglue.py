@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import sysconfig
 
+from gradc.backends.c import values as c_values
+
 _CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
 
 
@@ -35,6 +37,38 @@ def numpy_include() -> str:
 def supported(graph) -> bool:
     """Graphs the glue handles: those without static (compile-time constant) parameters."""
     return not graph.static
+
+
+def size_names(graph) -> list:
+    """The named sizes of ``graph``'s inputs in the order the C function takes them (by name).
+
+    >>> import gradc
+    >>> from gradc.trace import trace
+    >>> size_names(trace(lambda x, z: x @ z, gradc.spec("f64[n,k]"), gradc.spec("f64[k]")))
+    ['k', 'n']
+    """
+    from gradc.ir.dims import symbols_of
+
+    return [s.name for s in symbols_of([d for v in graph.inputs for d in getattr(v.type, "shape", None) or ()])]
+
+
+def _sized_input(i, t, slot, seen) -> list:
+    """C reading argument ``i`` (an array with named sizes) into ``p[i]``, its sizes into ``sz`` (checked: at
+    least 1, equal to the earlier ones); anything else goes to the slow path, which raises the clear error."""
+    a = f"((PyArrayObject *)args[{i}])"
+    lines = [f"    if (!PyArray_CheckExact(args[{i}]) || PyArray_TYPE({a}) != {t.np_dtype.num} || "
+             f"PyArray_NDIM({a}) != {t.ndim} ||", f"        !PyArray_ISCARRAY_RO({a}) || !PyArray_ISNOTSWAPPED({a})) "
+             "goto slow;"]
+    for axis, d in enumerate(t.shape):
+        got = f"PyArray_DIMS({a})[{axis}]"
+        if not hasattr(d, "free_symbols"):
+            lines.append(f"    if ({got} != {d}) goto slow;")
+        elif d.name in seen:
+            lines.append(f"    if ({got} != sz[{slot[d.name]}]) goto slow;  /* {d.name} */")
+        else:
+            seen.add(d.name)
+            lines.append(f"    if ((sz[{slot[d.name]}] = {got}) < 1) goto slow;  /* {d.name} */")
+    return lines + [f"    p[{i}] = PyArray_DATA({a});"]
 
 
 _HELPERS = r"""
@@ -146,11 +180,14 @@ class _Objects:
         return self.keys.index(key)
 
 
-def _fn_type(graph, work) -> str:
-    """The C type of a pointer to the emitted function computing ``graph`` (parameter names left out)."""
-    params = [f"const {_CTYPES[v.type.dtype]} *" for v in graph.inputs]
+def _fn_type(graph, work, status=False) -> str:
+    """The C type of a pointer to the emitted function computing ``graph`` (parameter names left out).
+
+    ``status``: the function returns ``int`` (it has bounded loops, see ``control.loop_limits``).
+    """
+    params = ["long"] * len(size_names(graph)) + [f"const {_CTYPES[v.type.dtype]} *" for v in graph.inputs]
     params += [f"{_CTYPES[o.type.dtype]} *" for o in graph.outputs] + ["double *"] * bool(work)
-    return f"void (*)({', '.join(params)})"
+    return f"{'int' if status else 'void'} (*)({', '.join(params)})"
 
 
 def entry_table(cfuncs) -> str:
@@ -169,21 +206,29 @@ def entry_table(cfuncs) -> str:
            f"void (*const gradc_entries[])(void) = {{{items}}};"
 
 
-def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
+def _entry(objs, entry, cfunc, graph, structure, work, fallback_key, raiser=None):
     """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target.
 
-    ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``).
+    ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``). ``raiser``:
+    for a function returning a status, the Python callable raising the error of a nonzero one.
     """
     nin, nout = len(graph.inputs), len(graph.outputs)
     fb = objs.index(fallback_key, None)
+    slot = {name: k for k, name in enumerate(size_names(graph))}  # named sizes: read into sz[k]
+    seen: set = set()
     L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
          f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
-         f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i;", "    void *w = NULL;",
+         f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
          "    (void)s; (void)so; (void)p;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
          f"    if (nargs != {nin}) goto slow;"]
+    if slot:
+        L.insert(2, f"    long sz[{len(slot)}];")
     for i, v in enumerate(graph.inputs):
         t = v.type
+        if any(hasattr(d, "free_symbols") for d in t.shape):
+            L += _sized_input(i, t, slot, seen)
+            continue
         shape = "{" + ", ".join(str(d) for d in t.shape) + "}" if t.shape else "{0}"
         L.append("    {")
         L.append(f"        static const npy_intp shape[] = {shape};")
@@ -204,7 +249,11 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
             L.append(f"    q[{j}] = &so[{j}];")
             continue
         L.append("    {")
-        L.append(f"        static const npy_intp shape[] = {{{', '.join(str(d) for d in t.shape)}}};")
+        if any(hasattr(d, "free_symbols") for d in t.shape):
+            with c_values.size_names({name: f"sz[{k}]" for name, k in slot.items()}):
+                L.append(f"        npy_intp shape[] = {{{', '.join(c_values.dim_c(d) for d in t.shape)}}};")
+        else:
+            L.append(f"        static const npy_intp shape[] = {{{', '.join(str(d) for d in t.shape)}}};")
         L.append(f"        o[{j}] = PyArray_SimpleNew({t.ndim}, (npy_intp *)shape, {t.np_dtype.num});")
         L.append(f"        if (o[{j}] == NULL) goto fail;")
         L.append(f"        q[{j}] = PyArray_DATA((PyArrayObject *)o[{j}]);")
@@ -212,13 +261,20 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
     if work:
         L.append(f"    w = PyMem_Malloc({work});")
         L.append("    if (w == NULL) { PyErr_NoMemory(); goto fail; }")
-    args = [f"({_CTYPES[v.type.dtype]} *)p[{i}]" for i, v in enumerate(graph.inputs)]
+    args = [f"sz[{k}]" for k in range(len(slot))] + [f"({_CTYPES[v.type.dtype]} *)p[{i}]"
+                                                     for i, v in enumerate(graph.inputs)]
     args += [f"({_CTYPES[o.type.dtype]} *)q[{j}]" for j, o in enumerate(graph.outputs)]
     if work:
         args.append("(double *)w")
     L.append("    Py_BEGIN_ALLOW_THREADS" if work else "    {")
-    L.append(f"    (({_fn_type(graph, work)})gradc_entries[{cfunc}])({', '.join(args)});")
+    call = f"(({_fn_type(graph, work, raiser is not None)})gradc_entries[{cfunc}])({', '.join(args)});"
+    L.append(f"    status = {call}" if raiser is not None else f"    {call}")
     L.append("    Py_END_ALLOW_THREADS" if work else "    }")
+    L.append("    (void)status;")
+    if raiser is not None:  # a loop ran into its bound: the Python side raises the error naming it
+        r = objs.index(("raiser", cfunc), raiser)
+        L.append(f"    if (status) {{ Py_XDECREF(PyObject_CallFunction(objects(self)[{r}], \"i\", status)); "
+                 "goto fail; }")
     for j, out in enumerate(graph.outputs):
         if out.type.shape == () and out.type.dtype == "f64":
             L.append(f"    o[{j}] = PyFloat_FromDouble(so[{j}]);")
@@ -251,14 +307,15 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key):
 
 
 def glue_source(module_name, entries):
-    """``entries``: ``(entry_name, c_function, graph, structure, work_bytes)``; returns C source and objects.
+    """``entries``: ``(entry_name, c_function, graph, structure, work_bytes[, raiser])``; returns C source and objects.
 
     The unit must be built with ``entry_table`` of ``c_functions(entries)`` appended.
     The source is returned alone when ``entries`` is empty (used by the doctest).
     """
     objs = _Objects()
     cfuncs = c_functions(entries)
-    bodies = [_entry(objs, e, cfuncs.index(cf), g, st, w, ("fallback", e)) for e, cf, g, st, w in entries]
+    bodies = [_entry(objs, e, cfuncs.index(cf), g, st, w, ("fallback", e), *rest)
+              for e, cf, g, st, w, *rest in entries]
     methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL, NULL}},' for e, *_ in entries]
     text = "\n".join(
         [_HELPERS % {"nobj": max(len(objs.keys), 1)},

@@ -22,6 +22,7 @@ import re
 
 from gradc.backends.c.build import _CFunction, build
 from gradc.backends.c.cache import cache_dir
+from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh
 from gradc.errors import EmitError
@@ -53,8 +54,11 @@ def c_function_names(functions) -> tuple:
     return cname, fresh(functions[1][0], {cname})
 
 
-def unit_sources(functions, graph, wrt, mode, header=None):
-    """``(source, header)`` of a mode's unit; ``functions`` are ``mode_functions``' ``(name, graph, doc, returns)``."""
+def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
+    """``(source, header)`` of a mode's unit; ``functions`` are ``mode_functions``' ``(name, graph, doc, returns)``.
+
+    ``max_trips``: rows of a tape whose length is known only at run time (see ``control.loop_limits``).
+    """
     (name, base, base_doc, _), (dname, derivative, doc, _) = functions
     inputs = assign([v.name for v in graph.inputs])
     taken = set(inputs.values())
@@ -74,7 +78,7 @@ def unit_sources(functions, graph, wrt, mode, header=None):
         "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in derivative.inputs),
         "Outputs: " + ", ".join(f"{p}: {o.type}" for p, o in zip(outs, derivative.outputs))]
     units = [(base, cname, value_names, base_doc), (derivative, dcname, outs, doc)]
-    return emit_c(units, lines, f"GRADC_{cname.upper()}_{mode.upper()}_H")
+    return emit_c(units, lines, f"GRADC_{cname.upper()}_{mode.upper()}_H", max_trips)
 
 
 def _nest(outs, returns):
@@ -90,9 +94,9 @@ class CUnit:
     and ``header`` are the C text.
     """
 
-    def __init__(self, functions, graph, wrt, mode):
+    def __init__(self, functions, graph, wrt, mode, max_trips=None):
         self.name, self.mode, self.wrt = graph.name, mode, tuple(wrt)
-        self.c_source, self.header = unit_sources(functions, graph, wrt, mode)
+        self.c_source, self.header = unit_sources(functions, graph, wrt, mode, max_trips=max_trips)
         self.library_path = build(self.c_source, f"{graph.name}_{mode}")
         try:
             lib = ctypes.CDLL(self.library_path)
@@ -102,7 +106,8 @@ class CUnit:
         calls = []
         for cname, (_, g, _, returns) in zip(c_function_names(functions), functions):
             work = re.search(rf"size_t {re.escape(cname)}_work_size\(void\)\n{{\n    return (\d+);", self.c_source)
-            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0), returns))
+            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0, loop_limits(g, max_trips)),
+                          returns))
         (base, base_returns), (derivative, returns) = calls
         self.forward = lambda *args: _nest(base(*args), base_returns)
         setattr(self, mode, lambda *args: _nest(derivative(*args), returns))

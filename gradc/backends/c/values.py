@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 
 import numpy as np
@@ -16,6 +18,8 @@ from sympy.printing.c import C99CodePrinter
 
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.names import fresh
+from gradc.ir.dims import is_dim_expr, is_symbolic
+from gradc.ir.dims import prod as dims_prod
 from gradc.ir.graph import Var
 
 C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
@@ -111,7 +115,70 @@ def std_strides(shape):
 
 
 def size(shape):
+    """The number of elements of ``shape``: an int, or a SymPy expression of its named sizes."""
+    if is_symbolic(shape):
+        return dims_prod(shape)
     return int(np.prod(shape, dtype=np.int64))
+
+
+# ---------------------------------------------------------------- named sizes (``f64[n,3]``)
+_SIZE_NAMES = contextvars.ContextVar("gradc_c_size_names", default=None)
+
+
+@contextlib.contextmanager
+def size_names(names: dict):
+    """Within the block, ``dim_c`` prints the named size ``s`` as ``names[s.name]`` (its C parameter)."""
+    token = _SIZE_NAMES.set(dict(names))
+    try:
+        yield
+    finally:
+        _SIZE_NAMES.reset(token)
+
+
+class _DimPrinter(C99CodePrinter):
+    """Integer size arithmetic in C: names as their C parameters, ``n**2`` as ``n*n``."""
+
+    def _print_Symbol(self, expr):
+        names = _SIZE_NAMES.get() or {}
+        return names.get(expr.name, expr.name)
+
+    def _print_Pow(self, expr):
+        if expr.exp.is_Integer and expr.exp > 0:
+            return "*".join([self.parenthesize(expr.base, 100)] * int(expr.exp))
+        raise ValueError(f"size expression {expr} has no C spelling in gradc")
+
+    def _print_Rational(self, expr):
+        raise ValueError(f"size expression {expr} is not an integer")
+
+
+_DIM_PRINTER = _DimPrinter()
+
+
+def dim_c(d, paren=False) -> str:
+    """C of a size: ``3``, ``n``, ``n - 1``, ``3*n`` (``paren``: bracketed when it is a sum, for ``s*i``).
+
+    >>> from gradc.ir.dims import size_symbol
+    >>> n = size_symbol("n")
+    >>> dim_c(4), dim_c(3 * n), dim_c(n - 1, paren=True), dim_c(n * n)
+    ('4', '3*n', '(n - 1)', 'n*n')
+    """
+    if not is_dim_expr(d):
+        return str(d)
+    text = _DIM_PRINTER.doprint(d)
+    return f"({text})" if paren and (d.is_Add or text.startswith("-")) else text
+
+
+def known(relation, unknown: bool) -> bool:
+    """A comparison of sizes: its value when known (always for ints), else ``unknown``.
+
+    >>> from gradc.ir.dims import size_symbol
+    >>> n = size_symbol("n")
+    >>> known(n >= 1, False), known(n > 1, False), known(3 > 2, False)
+    (True, False, True)
+    """
+    if isinstance(relation, (bool, np.bool_)) or relation in (sp.true, sp.false):
+        return bool(relation)
+    return unknown  # a Relational SymPy cannot decide (n > 1)
 
 
 class Loc:
@@ -131,20 +198,22 @@ class Loc:
             return printer(self.dtype).doprint(self.value)
         if self.local:
             return self.name
-        terms = [str(self.offset)] if self.offset else []
+        terms = [dim_c(self.offset)] if self.offset != 0 else []
         for s, i in zip(self.strides, idx):
-            if s:
-                terms.append(i if s == 1 else f"{s}*{i}")
+            if s != 0:
+                terms.append(i if s == 1 else f"{dim_c(s, paren=True)}*{i}")
         return f"{self.name}[{' + '.join(terms) or '0'}]"
 
     def flat(self, k: str) -> str:
         """Element ``k`` in row-major order (standard locations only)."""
         if self.value is not None or self.local:
             return self.at(())
-        return f"{self.name}[{self.offset} + {k}]" if self.offset else f"{self.name}[{k}]"
+        return f"{self.name}[{dim_c(self.offset)} + {k}]" if self.offset != 0 else f"{self.name}[{k}]"
 
     def physical(self) -> np.ndarray:
-        """Index into ``name`` of every element, as an array of the value's shape."""
+        """Index into ``name`` of every element, as an array of the value's shape (fixed sizes only)."""
+        if is_symbolic(self.shape) or is_dim_expr(self.offset) or any(is_dim_expr(s) for s in self.strides):
+            raise ValueError("a table of element positions needs fixed sizes")
         phys = np.full(self.shape, self.offset, dtype=np.int64)
         for axis, s in enumerate(self.strides):
             shape = [1] * len(self.shape)
@@ -156,7 +225,7 @@ class Loc:
 def loops(shape):
     """Lines opening one ``for`` per axis (indices ``i0, i1, ...``) and the index names."""
     names = [f"i{a}" for a in range(len(shape))]
-    return [f"for (long {n} = 0; {n} < {d}; ++{n}) {{" for n, d in zip(names, shape)], names
+    return [f"for (long {n} = 0; {n} < {dim_c(d)}; ++{n}) {{" for n, d in zip(names, shape)], names
 
 
 def literal(value, dtype) -> str:
@@ -238,14 +307,25 @@ def index_view(src: Loc, spec, shape) -> Loc:
             continue
         dim, s = src.shape[axis], src.strides[axis]
         if item[0] == "int":
-            offset += (item[1] % dim) * s
+            offset += (item[1] % dim if not is_dim_expr(dim) else item[1] + (dim if item[1] < 0 else 0)) * s
         else:
-            start, _, step = slice(*item[1:]).indices(dim)
+            start, _, step = slice(*item[1:]).indices(dim) if not is_dim_expr(dim) else _named_slice(dim, *item[1:])
             offset += start * s
             strides.append(s * step)
         axis += 1
     strides.extend(src.strides[axis:])
     return Loc(src.name, shape, offset, strides, src.value, src.local, src.dtype)
+
+
+def _named_slice(dim, start, stop, step):
+    """``slice(start, stop, step).indices(dim)`` for a named size ``dim`` (the result's length is in its type,
+    which gradc checked is an expression of the names: no clamping is left to do)."""
+    step = 1 if step is None else step
+    if start is None:
+        start = 0 if step > 0 else dim - 1
+    elif start < 0:
+        start = dim + start
+    return start, stop, step
 
 
 def lin(offset, terms) -> str:
@@ -254,9 +334,9 @@ def lin(offset, terms) -> str:
     for s, i in terms:
         if i.isdigit():
             const += s * int(i)
-        elif s:
-            parts.append(i if s == 1 else f"{s}*{i}")
-    return " + ".join(parts + [str(const)] * (const != 0)) or "0"
+        elif s != 0:
+            parts.append(i if s == 1 else f"{dim_c(s, paren=True)}*{i}")
+    return " + ".join(parts + [dim_c(const)] * (const != 0)) or "0"
 
 
 def ptr(name, offset, terms) -> str:

@@ -31,7 +31,8 @@ SHORT_ROW = 64  # elements: a loop this short or shorter runs a large share of i
 
 
 def short_rows(shape) -> bool:
-    return len(shape) >= 2 and shape[-1] < SHORT_ROW
+    """Whether rows of ``shape`` are short (a named size counts as long)."""
+    return len(shape) >= 2 and not hasattr(shape[-1], "free_symbols") and shape[-1] < SHORT_ROW
 
 
 # calls a loop can contain and still vectorise (gcc, -fno-math-errno): besides gradc's own functions

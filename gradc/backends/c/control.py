@@ -1,0 +1,390 @@
+"""Loops and branches in C: ``scan`` is a ``for``, ``while_loop`` a ``while``, ``cond`` an ``if``/``else``.
+
+A loop's carried values live in storage of the enclosing code (a scalar local, or a work array),
+initialised before the loop; the body is emitted inside the loop by a nested emitter
+(``FunctionEmitter.nested``) that reads them and computes the new values into its own
+places; at the end of each iteration the new values are copied back, through temporaries
+where one reads a carried value another has just overwritten (``x, y = y, x``). Per-iteration
+outputs (reverse mode's tape among them) are rows of a ``(trips, *shape)`` array, written
+before the carried values change. A branch assigns the same places in both arms.
+
+Tapes of loops whose trip count is known only when they run (a ``while`` loop's, or a
+counted loop's of run-time length) are sized for ``max_trips`` rows: the op's own
+``max_trips`` (``gradc.while_loop(..., max_trips=N)``), else the compile-level one
+(``gradc.compile(..., target="c", max_trips=N)``, default ``DEFAULT_MAX_TRIPS``). A function
+holding such a loop returns ``int``: 0, or the loop's number (``loop_limits``) when a run
+would have gone past its bound, before any write past a buffer. Arrays stay in the work
+areas of ``emit`` (the stack up to ``STACK_LIMIT`` bytes, else the caller's ``work`` buffer).
+
+>>> import numpy as np, gradc
+>>> from gradc.trace import trace
+>>> from gradc.backends.c.emit import emit_function
+>>> g = trace(lambda x: gradc.fori_loop(0, 100, lambda i, v: np.sin(v) * x, x), 0.5)
+>>> print(emit_function(g, "f", ["value"])[1])  # doctest: +NORMALIZE_WHITESPACE
+void f(const double *restrict x, double *restrict value)
+{
+    /* t2 = scan x x length=100 n_carry=1 n_consts=1 reverse=False start=0 step=1:
+     * for loop of 100 trips, carrying c0 */
+    double c0 = x[0];
+    for (long j0 = 0; j0 < 100; ++j0) {
+        /* t0 = sin c0
+         * t1 = mul t0 x_1 */
+        const double t1 = x[0]*gradc_sin_scalar(c0);
+        c0 = t1;
+    }
+    /* value = t3, the loop's c0 */
+    value[0] = c0;
+}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradc.backends.c.names import fresh
+from gradc.backends.c.values import C_TYPES, Loc, lin, ptr
+from gradc.backends.escape import c_comment
+from gradc.ir.graph import Const, Graph, subgraphs
+from gradc.ir.types import TensorType
+from gradc.ops.control import scan_parts, while_parts
+
+DEFAULT_MAX_TRIPS = 10_000  # rows of a tape whose length is known only at run time (8 bytes each per element)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A bounded loop: its status ``code`` (1, 2, ...), ``trips`` (its max_trips), what it is and how to raise it."""
+
+    eqn_id: int
+    code: int
+    trips: int
+    what: str
+    hint: str
+
+    def message(self, fname: str) -> str:
+        """The error a run past the bound raises (``ValueError`` in Python)."""
+        return f"{fname}: {self.what} ran past max_trips={self.trips} trips (C status {self.code}); {self.hint}"
+
+
+def _read_items(graph) -> dict:
+    """``{id(tuple value): indices its element equations read}`` for the equations of ``graph``."""
+    table: dict = {}
+    for e in graph.eqns:
+        if e.op == "element":
+            table.setdefault(id(e.inputs[0]), set()).add(e.params["index"])
+    return table
+
+
+def _carry_names(graph, first) -> str:
+    return ", ".join(v.name for v in graph.inputs[first:]) or "nothing"
+
+
+_RAISE = "its tape has that many rows in the work buffer; raise it with gradc.compile(..., target='c', max_trips=N)"
+
+
+def _bound(eqn, reads: set, default: int):
+    """``(trips, what, hint)`` of a loop that is bounded in C, else None."""
+    p = eqn.params
+    if eqn.op == "while_loop":
+        what = f"the while loop carrying {_carry_names(p['body'], p['n_body_consts'])}"
+        if p.get("max_trips") is not None:
+            return p["max_trips"], what, "raise it with gradc.while_loop(..., max_trips=N)"
+        n_carry = len(p["body"].inputs) - p["n_body_consts"]
+        if any(k > n_carry for k in reads):  # a tape (the items after the carry and the trip count)
+            return default, what, _RAISE + " or gradc.while_loop(..., max_trips=N)"
+    if eqn.op == "scan" and p["length"] is None and any(k >= p["n_carry"] for k in reads):
+        return default, f"the for loop of run-time length carrying {_carry_names(p['body'], 1 + p['n_consts'])}", \
+            _RAISE
+    return None
+
+
+def loop_limits(graph, max_trips=None) -> list:
+    """The loops of ``graph`` (and its sub-graphs) whose runs are bounded in C, numbered in program order.
+
+    A ``while_loop`` is bounded when its tape is read (reverse mode) or it has its own
+    ``max_trips``; a ``scan`` of run-time length when its per-iteration outputs are read.
+
+    >>> import numpy as np, gradc
+    >>> from gradc.trace import trace
+    >>> from gradc.transforms.reverse import value_and_grad_graph
+    >>> g = trace(lambda a: gradc.while_loop(lambda x: x * x > a, lambda x: 0.5 * (x + a / x), a), 2.0)
+    >>> [lim.trips for lim in loop_limits(g)], [lim.trips for lim in loop_limits(value_and_grad_graph(g, ["a"]), 50)]
+    ([], [50])
+    """
+    default = DEFAULT_MAX_TRIPS if max_trips is None else int(max_trips)
+    where = f" of {graph.name}" + (f" ({graph.origin})" if graph.origin else "")
+    found: list = []
+    # depth-first, a loop before the loops of its body, without recursion
+    pending = [(iter(graph.eqns), _read_items(graph))]
+    while pending:
+        rest, reads = pending[-1]
+        eqn = next(rest, None)
+        if eqn is None:
+            pending.pop()
+            continue
+        pending.extend((iter(sub.eqns), _read_items(sub)) for sub in reversed(subgraphs(eqn)))
+        bound = _bound(eqn, reads.get(id(eqn.out), set()), default)
+        if bound is not None:
+            trips, what, hint = bound
+            code = len(found) + 1
+            found.append(Limit(id(eqn), code, int(trips), f"{what} (loop {code}{where})", hint))
+    return found
+
+
+def limits_doc(functions, max_trips=None) -> list:
+    """Header lines for the bounded loops of ``functions`` (``(graph, c_name)`` pairs); empty when none.
+
+    >>> limits_doc([(Graph("f", [], [], []), "f")])
+    []
+    """
+    lines = []
+    for graph, fname in functions:
+        for lim in loop_limits(graph, max_trips):
+            if not lines:
+                lines = ["", "Loops whose trip count is known only when they run keep a tape of max_trips rows:",
+                         "a function holding one returns int, 0 when it ran to the end, or the loop's number",
+                         "when a run would go past its bound (its outputs are then unspecified):"]
+            lines.append(f"  {fname} returns {lim.code}: {lim.what} ran past max_trips={lim.trips}")
+    return lines
+
+
+class _Holder:
+    """A value with no IR variable (a carried value's storage, a tape), for the work-array planner."""
+
+    def __init__(self, type_):
+        self.type = type_
+
+
+def _text(eqn) -> str:
+    """``eqn`` for a comment, without its sub-graphs (they are the code below it)."""
+    args = " ".join(a.name if not isinstance(a, Const) else
+                    (repr(a.value.item()) if a.value.ndim == 0 else "<array>") for a in eqn.inputs)
+    params = "".join(f" {k}={v}" for k, v in sorted(eqn.params.items())
+                     if not isinstance(v, (Graph, tuple)) and k not in ("names", "where"))
+    return c_comment(f"{eqn.out.name} = {eqn.op} {args}{params}")
+
+
+def _name(atom, default: str) -> str:
+    return default if isinstance(atom, Const) else atom.name
+
+
+def _same_place(a: Loc, b: Loc) -> bool:
+    return (a.name, a.offset, a.strides, a.local) == (b.name, b.offset, b.strides, b.local) and b.value is None
+
+
+def _reads(loc: Loc) -> set:
+    """Names of the storage ``loc`` reads."""
+    if loc.value is not None:
+        return {str(s) for s in getattr(loc.value, "free_symbols", ())}
+    return {loc.name}
+
+
+class ControlLowerings:
+    """``op_scan``, ``op_while_loop``, ``op_cond`` and ``op_element``, mixed into ``FunctionEmitter``."""
+
+    # ---------------------------------------------------------------- places
+    def place_of(self, eqn, index, type_, name, named=False) -> Loc | None:
+        """Storage for item ``index`` of ``eqn``'s result, alive while its ``element`` readers are.
+
+        Called ``name`` when ``named`` (a carried value keeps the loop's name for it), else after its reader.
+        """
+        readers = self.elements.get(id(eqn.out), {}).get(index, [])
+        cname = fresh(readers[0].out.name if readers and not named else name, self.taken)
+        self.taken.add(cname)
+        if type_.shape == ():
+            return Loc(cname, (), local=True, dtype=type_.dtype)
+        holder = _Holder(type_)
+        self.copy_holders.append(holder)  # alive while the emitter is: place() knows values by id
+        self.last[id(holder)] = max([self.segment] + [self.last.get(id(r.out), -1) for r in readers])
+        loc = Loc(cname, type_.shape, dtype=type_.dtype)
+        self.place(holder, loc)
+        return loc
+
+    def declare(self, loc: Loc, init: Loc | None = None):
+        """Declare a scalar local (set to ``init``) or fill an array from ``init``."""
+        if loc.local:
+            value = f" = {init.at(())}" if init is not None else ""
+            self.emit(f"{C_TYPES[loc.dtype]} {loc.name}{value};")
+        elif init is not None:
+            self.copy(loc, init, f"{loc.name} = {init.name or 'a constant'}")
+
+    def assign(self, dst: Loc, src: Loc):
+        if _same_place(dst, src):
+            return
+        if dst.shape == ():
+            self.emit(f"{dst.at(())} = {src.at(())};")
+        else:
+            self.copy(dst, src, f"{dst.name} = {src.name or 'a constant'}")
+
+    def update(self, dsts, srcs):
+        """``dsts = srcs`` all at once: a new value reading a carried one goes through a temporary first."""
+        pairs = [(d, s) for d, s in zip(dsts, srcs) if not _same_place(d, s)]
+        staged, written = [], set()
+        for d, s in pairs:
+            # read after an earlier write would see the new value (a swap), and an array copied onto
+            # itself in another order (a reversal) would read elements already written: copy it out first
+            overlap = _reads(s) & written or (s.shape != () and d.name in _reads(s))
+            written.add(d.name)
+            if overlap:
+                tmp = fresh(d.name + "_next", self.taken)
+                self.taken.add(tmp)
+                if s.shape == ():
+                    self.emit(f"const {C_TYPES[s.dtype]} {tmp} = {s.at(())};")
+                    s = Loc(tmp, (), local=True, dtype=s.dtype)
+                else:
+                    holder = _Holder(TensorType(s.shape, s.dtype))
+                    self.copy_holders.append(holder)
+                    self.last[id(holder)] = self.segment
+                    loc = Loc(tmp, s.shape, dtype=s.dtype)
+                    self.place(holder, loc)
+                    self.copy(loc, s, f"{tmp} = {s.name}: the old value, read after it is overwritten")
+                    s = loc
+            staged.append((d, s))
+        for d, s in staged:
+            self.assign(d, s)
+
+    def row(self, tape: Loc, j: str, item_shape, dtype) -> Loc:
+        """Row ``j`` (a C expression) of a stacked value, to write."""
+        offset = lin(0, [(tape.strides[0], j)])
+        if tape.offset:
+            offset = f"{tape.offset} + {offset}"
+        return Loc(tape.name, item_shape, offset, tape.strides[1:], dtype=dtype)
+
+    def read_row(self, xs: Loc, j: str, var) -> Loc:
+        """Row ``j`` of the stacked ``xs``, for the body input ``var``: a local, or a pointer to the row."""
+        t = var.type
+        if xs.value is not None:  # a broadcast constant: every row is the same value
+            return Loc(xs.name, t.shape, 0, xs.strides[1:], xs.value, False, t.dtype)
+        name = fresh(var.name, self.taken)
+        self.taken.add(name)
+        if t.shape == ():
+            self.emit(f"const {C_TYPES[t.dtype]} {name} = {xs.at([j])};")
+            return Loc(name, (), local=True, dtype=t.dtype)
+        self.emit(f"const {C_TYPES[t.dtype]} *{name} = {ptr(xs.name, xs.offset, [(xs.strides[0], j)])};")
+        return Loc(name, t.shape, 0, xs.strides[1:], dtype=t.dtype)
+
+    def limit_of(self, eqn):
+        return next((lim for lim in self.limits if lim.eqn_id == id(eqn)), None)
+
+    # ---------------------------------------------------------------- ops
+    def op_element(self, e):
+        self.loc[id(e.out)] = self.tuple_locs[id(e.inputs[0])][e.params["index"]]
+
+    @property
+    def tuple_locs(self) -> dict:
+        if "_tuple_locs" not in self.__dict__:
+            self._tuple_locs = {}
+        return self._tuple_locs
+
+    def op_scan(self, e):
+        p = e.params
+        body, n_k, n_c = p["body"], p["n_consts"], p["n_carry"]
+        length_in, consts, carry, xs = scan_parts(e.inputs, p)
+        limit = self.limit_of(e)
+        trips = str(p["length"]) if length_in is None else self.atom_loc(length_in).at(())
+        rows = p["length"] if length_in is None else (limit.trips if limit else 0)
+        b_i, b_carry = body.inputs[0], body.inputs[1 + n_k:1 + n_k + n_c]
+        count = f"{p['length']} trips" if length_in is None else f"run-time length {trips}"
+        self.emit(f"/* {_text(e)}:")
+        self.emit(" * " + c_comment(f"for loop of {count}{' backwards' if p.get('reverse') else ''}, carrying "
+                                    f"{', '.join(v.name for v in b_carry) or 'nothing'}") + " */")
+        places = []
+        for k, (v, init) in enumerate(zip(b_carry, carry)):
+            places.append(self.place_of(e, k, v.type, v.name, named=True))
+            self.declare(places[-1], self.atom_loc(init))
+        reads = set(self.elements.get(id(e.out), {}))
+        for k, out in enumerate(body.outputs[n_c:], n_c):
+            t = out.type
+            places.append(self.place_of(e, k, t.with_shape((rows,) + tuple(t.shape)), _name(out, "y") + "_rows")
+                          if k in reads else None)
+        self.tuple_locs[id(e.out)] = places
+        if limit is not None:
+            self.emit(f"if ({trips} > {limit.trips}) return {limit.code};  /* the tape holds {limit.trips} rows */")
+        j = f"j{self.depth}"
+        if p.get("reverse"):
+            last = str(p["length"] - 1) if length_in is None else f"{trips} - 1"
+            self.open([f"for (long {j} = {last}; {j} >= 0; --{j}) {{"])
+        else:
+            self.open([f"for (long {j} = 0; {j} < {trips}; ++{j}) {{"])
+        start, step = p.get("start", 0), p.get("step", 1)
+        if start == 0 and step == 1:
+            counter = Loc(j, (), local=True, dtype="i64")
+        else:
+            counter = Loc(fresh(b_i.name, self.taken), (), local=True, dtype="i64")
+            self.taken.add(counter.name)
+            self.emit(f"const int64_t {counter.name} = {start} + {step}*{j};")
+        used = {id(a) for eq in body.eqns for a in eq.inputs} | {id(o) for o in body.outputs}
+        rows_in = [self.read_row(self.atom_loc(x), j, v) if id(v) in used else Loc("", v.type.shape, value=0)
+                   for x, v in zip(xs, body.inputs[1 + n_k + n_c:])]
+        outs = self.nested(body, [counter] + [self.atom_loc(c) for c in consts] + places[:n_c] + rows_in,
+                           self.depth + 1)
+        for k in range(n_c, len(outs)):
+            if places[k] is not None:  # a tape row: written before the carried values change
+                self.assign(self.row(places[k], j, outs[k].shape, outs[k].dtype), outs[k])
+        self.update(places[:n_c], outs[:n_c])
+        self.close(1)
+
+    def op_while_loop(self, e):
+        p = e.params
+        cond, body = p["cond"], p["body"]
+        cond_consts, body_consts, carry = while_parts(e.inputs, p)
+        n_c, limit = len(carry), self.limit_of(e)
+        b_carry = body.inputs[len(body_consts):]
+        reads = set(self.elements.get(id(e.out), {}))
+        self.emit(f"/* {_text(e)}:")
+        bound = f", at most {limit.trips} trips (else return {limit.code})" if limit else ""
+        self.emit(" * " + c_comment(f"while loop carrying {', '.join(v.name for v in b_carry) or 'nothing'}{bound}")
+                  + " */")
+        places = []
+        for k, (v, init) in enumerate(zip(b_carry, carry)):
+            places.append(self.place_of(e, k, v.type, v.name, named=True))
+            self.declare(places[-1], self.atom_loc(init))
+        counter = None
+        if limit is not None or n_c in reads:
+            counter = self.place_of(e, n_c, TensorType((), "i64"), "trips")
+            self.declare(counter, Loc("", (), value=0, dtype="i64"))
+        places.append(counter)
+        for k, out in enumerate(body.outputs[n_c:], n_c + 1):
+            t = out.type
+            places.append(self.place_of(e, k, t.with_shape((limit.trips,) + tuple(t.shape)), _name(out, "y") + "_rows")
+                          if k in reads else None)
+        self.tuple_locs[id(e.out)] = places
+        self.open(["while (1) {"])
+        (test,) = self.nested(cond, [self.atom_loc(c) for c in cond_consts] + places[:n_c], self.depth)
+        self.emit(f"if (!{test.at(())}) break;")
+        if limit is not None:
+            self.emit(f"if ({counter.name} >= {limit.trips}) return {limit.code};  /* see the header */")
+        outs = self.nested(body, [self.atom_loc(c) for c in body_consts] + places[:n_c], self.depth)
+        for k in range(n_c, len(outs)):
+            tape = places[k + 1]
+            if tape is not None:  # a tape row: written before the carried values change
+                self.assign(self.row(tape, counter.name, outs[k].shape, outs[k].dtype), outs[k])
+        self.update(places[:n_c], outs[:n_c])
+        if counter is not None:
+            self.emit(f"++{counter.name};")
+        self.close(1)
+
+    def op_cond(self, e):
+        false_g, true_g = e.params["branches"]
+        pred, operands = self.atom_loc(e.inputs[0]), [self.atom_loc(a) for a in e.inputs[1:]]
+        reads = set(self.elements.get(id(e.out), {}))
+        self.emit(f"/* {_text(e)}: if/else */")
+        places = []
+        for k, out in enumerate(true_g.outputs):
+            places.append(self.place_of(e, k, out.type, _name(out, "out")) if k in reads else None)
+            if places[-1] is not None:
+                self.declare(places[-1])
+        self.tuple_locs[id(e.out)] = places
+        self.open([f"if ({pred.at(())}) {{"])
+        for n, g in enumerate((true_g, false_g)):
+            if n:
+                self.indent -= 1
+                self.emit("} else {")
+                self.indent += 1
+            outs = self.nested(g, operands, self.depth)
+            for dst, src in zip(places, outs):
+                if dst is not None:
+                    self.assign(dst, src)
+        self.close(1)
+
+
+__all__ = ["ControlLowerings", "DEFAULT_MAX_TRIPS", "Limit", "limits_doc", "loop_limits"]
