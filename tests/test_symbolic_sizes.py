@@ -323,11 +323,22 @@ def test_scans_and_sorts_along_a_named_axis():
         np.testing.assert_allclose(sym.grad(X, w), gradc.compile(loss, X, w, wrt="w").grad(X, w), rtol=1e-12)
 
 
-def test_a_median_over_a_named_axis_says_why_not():
-    def loss(X, w):
-        return np.median(X @ w)
-    with pytest.raises(GradcError, match="which sorted values it picks depends on the number"):
-        gradc.compile(loss, gradc.spec("f64[n,3]"), np.zeros(3))
+def _quantiles(X, w):
+    r = X @ w
+    return (np.median(np.abs(r)) + np.percentile(r, 75) + np.sum(np.quantile(r, [0.1, 0.9], method="nearest"))
+            + np.quantile(r, 0.3, method="midpoint") + np.quantile(r, 0.6, method="lower")
+            + np.quantile(r, 0.6, method="higher"))
+
+
+def test_quantiles_over_a_named_axis_pick_their_positions_at_run_time():
+    sym = gradc.compile(_quantiles, gradc.spec("f64[n,3]"), np.zeros(3), wrt="w")
+    rng = np.random.default_rng(10)
+    for n in (1, 2, 3, 8, 17):
+        X, w = rng.standard_normal((n, 3)), rng.standard_normal(3)
+        np.testing.assert_allclose(sym.forward(X, w), _quantiles(X, w), rtol=1e-13)
+        np.testing.assert_allclose(sym.grad(X, w), gradc.compile(_quantiles, X, w, wrt="w").grad(X, w), rtol=1e-12)
+    X, w = rng.standard_normal((9, 3)), rng.standard_normal(3)
+    np.testing.assert_allclose(sym.grad(X, w), central_gradient(lambda v: _quantiles(X, v), w), rtol=1e-6)
 
 
 def test_a_loop_over_the_rows_of_a_named_size_runs_n_times():
@@ -344,3 +355,77 @@ def test_a_loop_over_the_rows_of_a_named_size_runs_n_times():
         np.testing.assert_allclose(sym.grad(X, w), gradc.compile(loss, X, w, wrt="w").grad(X, w), rtol=1e-12)
         numeric = central_gradient(lambda v, X=X: loss(X, v), w)
         np.testing.assert_allclose(sym.grad(X, w), numeric, rtol=1e-6, atol=1e-9)
+
+
+def _like_arrays(X, y, w):
+    base = np.zeros_like(y) + np.ones_like(y) * 0.5
+    return np.sum((X @ w - y + base) ** 2)
+
+
+def _float_size_arithmetic(X, y, w):
+    n = X.shape[0]
+    return np.sum((X @ w - y) ** 2) / (2.0 * n) + np.log(n) * w[0] + np.sqrt(X.shape[0]) * 0.5 * w[1] ** 2
+
+
+def _covariance_over_rows(X, y, w):
+    return np.sum(np.cov((X * w).T)) + np.corrcoef(X @ w, y)[0, 1]
+
+
+def _diagonals(X, y, w):
+    r = X @ w - y
+    return np.trace(np.outer(r, y)) + np.sum(np.diag(r) @ y)
+
+
+def _cumulative_product(X, y, w):
+    return np.sum(np.cumprod(1.0 + 0.1 * np.tanh(X @ w)))
+
+
+def _rolled(X, y, w):
+    r = X @ w - y
+    return np.sum(r * np.roll(r, 1)) + np.sum((X - np.roll(X, -1, axis=0)) @ w ** 2)
+
+
+def _fixed_row_index(X, y, w):
+    return X[0] @ w + np.sum(X[-1] * w ** 2) + np.mean(y)
+
+
+MORE_ROW_LOSSES = [_like_arrays, _float_size_arithmetic, _covariance_over_rows, _diagonals, _cumulative_product,
+                   _rolled, _fixed_row_index]
+
+
+@pytest.mark.parametrize("f", MORE_ROW_LOSSES, ids=lambda f: f.__name__.strip("_"))
+def test_more_functions_of_named_sizes(f):
+    rng = np.random.default_rng(12)
+    w = rng.standard_normal(3)
+    sym = gradc.compile(f, gradc.spec("f64[n,3]"), gradc.spec("f64[n]"), w, wrt="w")
+    for n in (2, 3, 9) if f is _covariance_over_rows else (1, 2, 3, 9):
+        X, y = _data(n, rng)
+        np.testing.assert_allclose(sym.forward(X, y, w), f(X, y, w), rtol=1e-12, atol=1e-14)
+        want = gradc.compile(f, X, y, w, wrt="w").grad(X, y, w)
+        np.testing.assert_allclose(sym.grad(X, y, w), want, rtol=1e-11, atol=1e-13)
+    X, y = _data(6, rng)
+    np.testing.assert_allclose(sym.grad(X, y, w), central_gradient(lambda v: f(X, y, v), w), rtol=1e-6, atol=1e-8)
+
+
+def _python_if_on_a_size(X, w):
+    if X.shape[0] > 10:  # MARK
+        return np.sum(X @ w)
+    return np.mean(X @ w)
+
+
+def _float_of_a_size(X, w):
+    n = float(X.shape[0])
+    return np.sum(X @ w) / n
+
+
+def _roll_by_two(X, w):
+    return np.sum(np.roll(X @ w, 2))
+
+
+@pytest.mark.parametrize("f, words", [(_python_if_on_a_size, "used where Python needs a number"),
+                                      (_float_of_a_size, "used where Python needs a number"),
+                                      (_roll_by_two, "np.roll by 2 along an axis of named size n")])
+def test_python_numbers_from_named_sizes_are_refused_at_the_users_line(f, words):
+    with pytest.raises(GradcError, match=words) as err:
+        gradc.compile(f, gradc.spec("f64[n,3]"), np.zeros(3))
+    assert "test_symbolic_sizes.py:" in str(err.value)

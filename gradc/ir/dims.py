@@ -36,6 +36,7 @@ def size_symbol(name: str):
 
 
 _SIZE_CLASS = []
+AS_VALUE: list = []  # the tracer's size_operand (gradc.trace registers it: the IR layer does not import it)
 
 
 def _size_class():
@@ -54,6 +55,14 @@ def _size_class():
                          "np.sum/np.mean; or compile for a fixed size")
 
             __int__ = __index__
+
+            def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+                # np.log(X.shape[0]): the size as a value of the trace in progress, then NumPy's ufunc on it
+                size_operand = AS_VALUE[0] if AS_VALUE else (lambda a, dtype: a)
+                converted = [size_operand(a, "f64") if isinstance(a, Size) else a for a in inputs]
+                if any(a is b for a, b in zip(converted, inputs) if isinstance(b, Size)):
+                    return NotImplemented  # no trace in progress
+                return getattr(ufunc, method)(*converted, **kwargs)
 
         _SIZE_CLASS.append(Size)
     return _SIZE_CLASS[0]
@@ -165,6 +174,8 @@ def dim_ast(d, name_of=lambda s: s.name) -> ast.expr:
     if isinstance(d, sp.floor) and d.args[0].is_Mul:
         num, den = d.args[0].as_numer_denom()
         return ast.BinOp(dim_ast(num, name_of), ast.FloorDiv(), dim_ast(den, name_of))
+    if isinstance(d, sp.Mod):  # np.roll's shift modulo a named size: Python's % on sizes >= 1
+        return ast.BinOp(dim_ast(d.args[0], name_of), ast.Mod(), dim_ast(d.args[1], name_of))
     if isinstance(d, sp.Pow) and d.exp.is_Integer and d.exp > 0:
         return ast.BinOp(dim_ast(d.base, name_of), ast.Pow(), _int_ast(int(d.exp)))
     raise ValueError(f"size expression {dim_text(d)} has no Python spelling in gradc")

@@ -258,10 +258,21 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     rest = [i for i in range(t.ndim) if i not in (axis1, axis2)]
     a = sh.transpose(a, rest + [axis1, axis2])
     n1, n2 = t.shape[axis1], t.shape[axis2]
+    if not (isinstance(n1, int) and isinstance(n2, int)):
+        return _named_diagonal(a, offset, n1, n2)
     r0, c0 = max(-offset, 0), max(offset, 0)
     k = max(0, min(n1 - r0, n2 - c0))
     spec = (sh.slice_item(None, None, None),) * len(rest) + (("array", 0), ("array", 1))
     return sh.gather(a, [np.arange(r0, r0 + k), np.arange(c0, c0 + k)], spec)
+
+
+def _named_diagonal(a, offset, n1, n2):
+    """The main diagonal of square matrices of a named size: the sum of each row times the identity's."""
+    from gradc.ops.linalg_decomp import eye_like
+    if offset != 0 or n1 != n2:
+        raise ShapeError(f"np.diagonal with offset {offset} of ({n1}, {n2}) matrices: its length is not a fixed "
+                         "expression of the named sizes", hint="take the main diagonal of square matrices")
+    return red.sum_(ew.mul(a, eye_like(a)), -1)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -285,6 +296,10 @@ def diag(v, k=0):
         return diagonal(v, k)
     if t.ndim != 1:
         raise ShapeError(f"np.diag needs a 1-D or 2-D array, not {t}", hint="use np.diagonal for more axes")
+    if not isinstance(t.shape[0], int) and k == 0:  # a named size: the identity scaled by v, row by row
+        from gradc.ops.linalg_decomp import eye_like
+        n = t.shape[0]
+        return ew.mul(eye_like(sh.broadcast_to(sh.reshape(v, (1, n)), (n, n))), sh.reshape(v, (1, n)))
     n = t.shape[0] + abs(k)
     rows = np.arange(t.shape[0]) + max(-k, 0)
     return sh.gather_grad(v, [rows, rows - max(-k, 0) + max(k, 0)], (("array", 0), ("array", 1)), (n, n))

@@ -46,6 +46,8 @@ def dim_value(dim, like, dtype: str = "f64"):
 
     if dim.is_Integer:
         return dim_value(int(dim), like, dtype)
+    if dim.is_Number:  # 0.5 * n: a float coefficient (the value is a float then)
+        return float(dim)
     if dim.is_Symbol:
         root = like.builder.root
         source = root.size_sources.get(dim)
@@ -61,12 +63,15 @@ def dim_value(dim, like, dtype: str = "f64"):
         for t in terms[1:]:
             out = combine(out, t)
         return out
-    if dim.is_Pow and dim.exp.is_Integer and dim.exp > 0:
+    if dim.is_Pow and dim.exp.is_Integer and dim.exp != 0:
         base = dim_value(dim.base, like, dtype)
         out = base
-        for _ in range(int(dim.exp) - 1):
+        for _ in range(abs(int(dim.exp)) - 1):
             out = ew.mul(out, base)
-        return out
+        return out if dim.exp > 0 else ew.div(1.0, out)
+    if type(dim).__name__ == "Mod":
+        from gradc.ops.special_numpy import mod
+        return mod(dim_value(dim.args[0], like, dtype), dim_value(dim.args[1], like, dtype))
     raise TraceError(f"the size {dim_text(dim)} cannot be used as a value",
                      hint="use sums and products of the named sizes")
 

@@ -83,10 +83,16 @@ def _cumprod_vjp(ct, out, x, needs, axis):
     n = t.shape[axis]
     rest = tuple(d for i, d in enumerate(t.shape) if i != axis)
     last = move_axis(x, axis, t.ndim - 1)
-    square = ew.where(np.eye(n, dtype=bool), 1.0, sh.broadcast_to(sh.reshape(last, rest + (1, n)), rest + (n, n)))
+    spread = sh.broadcast_to(sh.reshape(last, rest + (1, n)), rest + (n, n))
+    if isinstance(n, int):
+        diagonal, later = np.eye(n, dtype=bool), np.triu(np.ones((n, n), dtype=bool))  # later: i >= j
+    else:  # a named size: the masks are made when the code runs
+        from gradc.ops.linalg_decomp import eye_like, tri
+        ones = ew.add(ew.mul(spread, 0.0), 1.0)
+        diagonal, later = ew.greater(eye_like(ones), 0.5), ew.greater(tri(ones, lower=False), 0.5)
+    square = ew.where(diagonal, 1.0, spread)
     others = cumprod(square, t.ndim)  # others[..., j, i] = prod of x[k] for k <= i, k != j
     weights = sh.broadcast_to(sh.reshape(move_axis(ct, axis, t.ndim - 1), rest + (1, n)), rest + (n, n))
-    later = np.triu(np.ones((n, n), dtype=bool))  # i >= j
     terms = ew.where(later, ew.mul(others, weights), 0.0)
     return (move_axis(sum_(terms, t.ndim), t.ndim - 1, axis),)
 

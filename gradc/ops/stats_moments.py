@@ -227,7 +227,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             w = given if w is None else ew.mul(w, given)
     if w is None:
         centred = ew.sub(x, red.mean(x, 1, keepdims=True))
-        fact = float(_dof(n, ddof, "np.cov"))
+        fact = dim_value(_dof(n, ddof, "np.cov"), x, "f64")
         scaled = centred
     else:
         v1 = red.sum_(w)

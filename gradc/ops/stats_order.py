@@ -20,7 +20,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.errors import ShapeError, StaticValueNeeded, TraceError
+from gradc.errors import ShapeError, TraceError
 from gradc.ir import dims
 from gradc.ir.registry import bind
 from gradc.ir.types import dtype_name
@@ -111,11 +111,33 @@ def _pick(sorted_rows, k):
     return sh.index(sorted_rows, spec)
 
 
+def _named_quantile(sorted_rows, n, q, method):
+    """A quantile over an axis of named size ``n``: the positions ``q * (n - 1)`` computed when the code runs, the
+    sorted values read there (the weights depend on ``n`` only: no derivative flows into them)."""
+    from gradc.ops.sizes import dim_value
+    from gradc.ops.special_numpy import ceil, rint
+
+    v = ew.mul(dim_value(n - 1, sorted_rows, "f64"), float(q))
+    lo_f = ew.floor(v)
+
+    def pick(position):
+        spec = (sh.slice_item(None, None, None),) * (aval(sorted_rows).ndim - 1) + (("array", 0),)
+        return sh.gather(sorted_rows, [ew.astype(position, "i64")], spec)
+    if method == "nearest":
+        return pick(rint(v))
+    low, high = pick(lo_f), pick(ceil(v))
+    if method == "lower":
+        return low
+    if method == "higher":
+        return high
+    if method == "midpoint":
+        return ew.mul(ew.add(low, high), 0.5)  # lo == hi: the value itself
+    return ew.add(low, ew.mul(ew.sub(high, low), ew.sub(v, lo_f)))
+
+
 def _one_quantile(sorted_rows, n, q, method):
     if not isinstance(n, int):
-        raise StaticValueNeeded(f"a median, percentile or quantile over an axis of named size {n}: which sorted "
-                                "values it picks depends on the number, known only when the code runs",
-                                hint="compile for a fixed size along that axis")
+        return _named_quantile(sorted_rows, n, q, method)
     lo, hi, weight = _positions(method, n, float(q))
     low = _pick(sorted_rows, lo)
     if weight == 0.0:

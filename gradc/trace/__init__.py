@@ -23,10 +23,11 @@ def lambda_(x: f64[3]) -> f64[3]:
 from __future__ import annotations
 
 import inspect
+import os
 
 import numpy as np
 
-from gradc.errors import TraceError
+from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_path
 from gradc.ir.builder import Builder
 from gradc.ir.graph import Const
 from gradc.trace.capture import capture as capture_control_flow
@@ -81,6 +82,11 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
     try:
         result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while
+    except TypeError as e:
+        refusal = _named_size_refusal(e, builder)
+        if refusal is None:
+            raise
+        raise refusal from None
     finally:
         TRACING.reset(token)
     outputs = [_output_atom(r, builder, f) for r in (result if isinstance(result, (tuple, list)) else (result,))]
@@ -88,6 +94,31 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     found = scan(f)
     warn_frozen(found, function_name(f), reads=warn_reads)
     return graph, CapturedState(found.reads)
+
+
+_SYMPY_WORDS = ("truth value of Relational", "Cannot convert expression to float", "cannot be interpreted as an "
+                "integer", "Cannot convert symbols to int", "which has no callable")
+
+
+def _named_size_refusal(error: TypeError, builder):
+    """The TypeError Python or NumPy raised on a named size (``if X.shape[0] > 10``, ``float(n)``,
+    ``np.arange(n)``) as a clear error at the user's line; None for any other TypeError."""
+    if not builder.size_sources or not any(w in str(error) for w in _SYMPY_WORDS):
+        return None
+    import sympy
+
+    skip = _SKIP_DIRS + (os.path.dirname(os.path.abspath(sympy.__file__)),)
+    where, tb = None, error.__traceback__
+    while tb is not None:
+        path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not path.startswith(skip) and not path.startswith("<frozen"):
+            where = f"{_display_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    names = ", ".join(s.name for s in builder.size_sources)
+    return StaticValueNeeded(f"a named size ({names}) is used where Python needs a number (a Python `if` on it, "
+                             "float(), np.arange, an array's length)", where=where,
+                             hint="named sizes are known only when the compiled code runs: keep them in array "
+                                  "arithmetic (np.sum(r) / X.shape[0]), or compile for a fixed size")
 
 
 def _check_function_kind(f):

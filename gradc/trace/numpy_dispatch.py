@@ -13,6 +13,7 @@ import numpy as np
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir import dims
 from gradc.ir.builder import Traced
+from gradc.ir.dims import is_symbolic
 from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
@@ -165,6 +166,8 @@ def _like(value):
     def make(a, dtype=None, shape=None, **kw):
         t = aval(a)
         shape = t.shape if shape is None else ((shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
+        if isinstance(a, Traced) and is_symbolic(shape):  # a named size: broadcast when the code runs
+            return sh.broadcast_to(lift(np.asarray(value, dtype=dtype or t.np_dtype), a), shape).copy()
         full = np.full(shape, value, dtype=dtype or t.np_dtype)
         if not isinstance(a, Traced):
             return full
@@ -293,7 +296,8 @@ def parse_index(t, key):
                                         (item.start, item.stop, item.step))))
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
             i = int(item)
-            if not -t.shape[axis] <= i < t.shape[axis]:
+            # on a named axis NumPy checks the index when the code runs (x[5] of fewer rows is its IndexError)
+            if isinstance(t.shape[axis], int) and not -t.shape[axis] <= i < t.shape[axis]:
                 raise ShapeError(f"index {i} is out of bounds for axis {axis} with size {t.shape[axis]}",
                                  hint="indices must lie in [-size, size)")
             spec.append(("int", i))

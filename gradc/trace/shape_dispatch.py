@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import ShapeError, TraceError
+from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_decomp as decomp
@@ -91,6 +91,15 @@ def _roll(a, shift, axis=None):
         ax = normalize_axes(ax, t.ndim)[0]
         total[ax] = total.get(ax, 0) + s
     for ax in sorted(total):
+        if not isinstance(t.shape[ax], int):  # a named size n: the shift modulo n is known only when it runs
+            if abs(total[ax]) > 1:
+                raise StaticValueNeeded(f"np.roll by {total[ax]} along an axis of named size {t.shape[ax]}: the "
+                                        "shift modulo the size is known only when the code runs",
+                                        hint="roll by 1 or -1 (repeat it), or compile for a fixed size")
+            s = total[ax]  # x[-1:] and x[:-1] (or x[1:], x[:1]) are right for every size >= 1
+            if s:
+                a = sh.concatenate([_slice(a, ax, -s, None), _slice(a, ax, None, -s)], ax)
+            continue
         s = total[ax] % t.shape[ax] if t.shape[ax] else 0
         if s:
             a = sh.concatenate([_slice(a, ax, -s, None), _slice(a, ax, None, -s)], ax)

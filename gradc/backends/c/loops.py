@@ -113,7 +113,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
             self.close(1)
         total = "((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))"
         if e.op == "mean":
-            total = f"({total}) / {dim_c(e.params['count'], paren=True)}"
+            total = f"({total}) / ({dim_c(e.params['count'])})"  # a product too: / (3*n)
         self.emit(f"{out.name if out.local else out.at(())} = {total};")
         self.close(1)
 

@@ -107,7 +107,7 @@ class _ModuleState:
 def _leading_complement(spec, shape):
     """Slices of the leading axis outside ``spec``, when ``spec`` is one step-1 slice of it; else None."""
     if not spec or spec[0][0] != "slice" or spec[0][3] not in (None, 1) or any(
-            item != ("slice", None, None, None) for item in spec[1:]):
+            item != ("slice", None, None, None) for item in spec[1:]) or not isinstance(shape[0], int):
         return None
     start, stop, _ = slice(spec[0][1], spec[0][2]).indices(shape[0])
     parts = []

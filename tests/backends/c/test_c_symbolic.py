@@ -274,3 +274,17 @@ def test_cli_compile_target_c_with_named_sizes(tmp_path):
         built = subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-c", "loss.c",
                                 "-o", "loss.o"], cwd=tmp_path, capture_output=True, text=True)
         assert built.returncode == 0, built.stderr
+
+
+@needs_cc
+def test_mean_over_a_product_of_sizes_divides_by_the_whole_product():
+    """Regression: the flat mean wrote ``/ 3*n`` (the mean times n squared) for a count that is a product."""
+    def loss(X, w):
+        return np.mean((X * w) ** 2) + np.mean(np.sin(X @ w))
+    sym = gradc.compile(loss, gradc.spec("f64[n,3]"), np.zeros(3), wrt="w", target="c")
+    rng = np.random.default_rng(11)
+    for n in (1, 5, 40):
+        X, w = rng.standard_normal((n, 3)), rng.standard_normal(3)
+        value, grad = sym.value_and_grad(X, w)
+        np.testing.assert_allclose(value, loss(X, w), rtol=1e-12)
+        np.testing.assert_allclose(grad, gradc.compile(loss, X, w, wrt="w").grad(X, w), rtol=1e-12)
