@@ -201,14 +201,17 @@ class Job:
 
     def __init__(self, args, need_wrt=True, scalar_output=True):
         from gradc.trace import trace_bound
+        from gradc.trace.control_trace import loop_checkpoint
         from gradc.transforms import reverse as ad
         from gradc.transforms.reverse import resolve_wrt
 
         self.func, self.path, self.func_name = load_function(args.function)
         self.types = argument_types(self.func, self.path, args.arg)
         self.examples = list(self.types.values())  # types, not arrays: tracing allocates nothing
+        self.max_trips = getattr(args, "max_trips", None)
         try:
-            self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
+            with loop_checkpoint(getattr(args, "checkpoint", None)):  # --checkpoint: the loops' default policy
+                self.graph = trace_bound(self.func, dict(zip(self.types, self.examples)))[0]  # keyword-only too
         except GradcError:
             raise
         except SystemExit as e:

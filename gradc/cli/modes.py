@@ -31,10 +31,11 @@ def compile_mode(args, interval, header_lines):
     if args.target == "c":
         from gradc.backends.c.unit import CUnit, unit_sources
 
-        source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header)
+        source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header,
+                                        max_trips=job.max_trips)
         status = 0
         if args.check:
-            unit = CUnit(functions, job.graph, job.wrt, args.mode)
+            unit = CUnit(functions, job.graph, job.wrt, args.mode, max_trips=job.max_trips)
             status = check_mode(job, args.mode, (unit.forward, getattr(unit, args.mode)), interval)
         outputs = [(args.dest, source)] + ([(args.header_dest, c_header)] if args.header_dest else [])
         return status, outputs, [args.header_note] if args.header_note else []

@@ -67,6 +67,7 @@ def accumulations(graph: Graph):
     one per term plus a sum of whole arrays. Chains of such sums make one buffer.
     Returns ``({id(outermost sum): [index_grad equations]}, ids of the values folded in)``.
 
+    >>> import numpy as np
     >>> from gradc.transforms import reverse as ad
     >>> from gradc.passes import optimize
     >>> from gradc.backends.numpy.emit import Function, emit_module

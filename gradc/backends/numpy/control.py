@@ -23,7 +23,6 @@ def f(x):
     c0 = x
     for i in range(3):
         c0 = np.sin(c0) * x
-    t3 = c0
 <BLANKLINE>
 """
 from __future__ import annotations
