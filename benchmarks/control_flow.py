@@ -7,7 +7,8 @@ Workloads (issue 14's):
   of 100 values, loss ``sum(x**2)``, gradient with respect to ``x0`` and ``k``. Reported:
   compile time (trace, AD, passes, emit, load), emitted module lines, the gradient against the
   unrolled compile at 300 steps (relative difference), gradient time against a hand-written
-  NumPy loop that keeps its own tape, and the tape's bytes against T x the carried state.
+  NumPy loop that keeps its own tape (and of the C target's, where a C compiler is found), and the
+  tape's bytes against T x the carried state; then the time and states kept under each checkpoint policy.
 * ``rnn``: a tanh cell, hidden 64, input 32, T = 1,000: value and gradient per call against
   torch eager (a Python loop with autograd) and JAX (``jit(value_and_grad)`` of ``lax.scan``),
   where they import (a scratch venv with ``torch==2.13.0`` CPU and ``jax``).
@@ -87,8 +88,13 @@ def simulate_table(args):
     flat = gradc.grad(lambda x0, k, dt: _unrolled(x0, k, dt, 300), wrt=("x0", "k"))(x0, k, dt)
     unrolled_err = max(np.max(np.abs(rolled[0] - flat[0]) / np.max(np.abs(flat[0]))),
                        abs(rolled[1] - flat[1]) / abs(flat[1]))
-    times = interleaved([lambda: compiled.grad(x0, k, dt), lambda: simulate_grad_by_hand(x0, k, dt, steps)],
-                        min_time=0.2, repeat=5 if args.quick else 9)
+    fns = [lambda: compiled.grad(x0, k, dt), lambda: simulate_grad_by_hand(x0, k, dt, steps)]
+    in_c = _c_compile(simulate, (x0, k, dt), ("x0", "k"))  # the same loops as C (None without a compiler)
+    if in_c is not None:
+        got_c = in_c.grad(x0, k, dt)
+        assert np.allclose(got_c[0], got[0], rtol=1e-10, atol=0) and np.isclose(got_c[1], got[1], rtol=1e-10)
+        fns.append(lambda: in_c.grad(x0, k, dt))
+    times = interleaved(fns, min_time=0.2, repeat=5 if args.quick else 9)
     tape = steps * x0.nbytes
     print(f"simulate, T = {steps} steps, state of {N_STATE}")
     print(f"  compile {compile_ms:.0f} ms (median of 5; the first in the process {first_ms:.0f} ms); "
@@ -97,6 +103,18 @@ def simulate_table(args):
     print(f"  tape: {tape / 1e6:.1f} MB = T x {x0.nbytes} bytes of carried state")
     print(f"  gradient: gradc {times[0] * 1e3:.2f} ms, hand-written NumPy {times[1] * 1e3:.2f} ms, "
           f"ratio {times[0] / times[1]:.2f}")
+    if in_c is not None:
+        print(f"  gradient in C (target='c', the loops kept): {times[2] * 1e3:.2f} ms, ratio to hand-written NumPy "
+              f"{times[2] / times[1]:.2f}")
+
+
+def _c_compile(f, args, wrt):
+    """``gradc.compile(..., target="c")``, or None where no C compiler is found."""
+    from gradc.backends.c import build
+
+    if build.find_compiler() is None:
+        return None
+    return gradc.compile(f, *args, wrt=wrt, target="c")
 
 
 def checkpoint_table(args):
@@ -137,6 +155,11 @@ def rnn_table(args):
     compiled = gradc.compile(rnn_loss, W, U, b, xs, wrt=("W", "U", "b"))
     names, fns = ["gradc NumPy"], [lambda: compiled.value_and_grad(W, U, b, xs)]
     ref_value, ref_grads = compiled.value_and_grad(W, U, b, xs)
+    in_c = _c_compile(rnn_loss, (W, U, b, xs), ("W", "U", "b"))
+    if in_c is not None:
+        assert np.allclose(in_c.value_and_grad(W, U, b, xs)[1][0], ref_grads[0], rtol=1e-9, atol=1e-12)
+        names.append("gradc C")
+        fns.append(lambda: in_c.value_and_grad(W, U, b, xs))
     try:
         import torch
         Wt, Ut, bt = (torch.tensor(a, requires_grad=True) for a in (W, U, b))
