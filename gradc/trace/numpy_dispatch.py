@@ -310,7 +310,7 @@ def parse_index(t, key):
             if at.dtype not in ("i64", "i32"):
                 raise TraceError(f"arrays used as indices must be integers, not {at.dtype}",
                                  hint="convert the index array with .astype(np.int64)")
-            if not isinstance(arr, Traced) and arr.size and not (
+            if not isinstance(arr, Traced) and arr.size and isinstance(t.shape[axis], int) and not (
                     (arr >= -t.shape[axis]).all() and (arr < t.shape[axis]).all()):
                 raise ShapeError(f"an index array is out of bounds for axis {axis} with size {t.shape[axis]}",
                                  hint="indices must lie in [-size, size)")

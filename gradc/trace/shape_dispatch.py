@@ -210,6 +210,11 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
                              hint="wrap or clip the indices with NumPy before the call")
         return sh.gather(a, [indices], _along(axis, t.ndim, ("array", 0)))
     idx = np.asarray(indices, dtype=np.int64)
+    if not isinstance(n, int) and mode in ("wrap", "clip"):
+        raise StaticValueNeeded(f"np.take with mode={mode!r} along an axis of named size {n}: the indices it reads "
+                                "depend on the size", hint="take with the default mode, or compile for a fixed size")
+    if not isinstance(n, int):  # a named axis: NumPy checks the indices when the code runs
+        return _take_static(a, axis, idx)
     if mode == "wrap":
         idx = np.mod(idx, n)
     elif mode == "clip":

@@ -57,25 +57,6 @@ def _check_array(function, name, value, shape, dtype):
     if tuple(value.shape) != shape or value.dtype != dtype:
         _bad_argument(function, name, value, f"{dtype} array of shape {shape}")
 ''',
-    "_check_sized": '''
-def _check_sized(function, name, value, shape, dtype, sizes):
-    """Raise a clear ValueError unless value has this dtype and shape, where a name in shape is a size that is
-    at least 1 and agrees with the sizes read from earlier arguments."""
-    expected = f"{dtype} array of shape ({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''})"
-    if value.dtype != dtype or value.ndim != len(shape):
-        _bad_argument(function, name, value, expected)
-    known = dict(sizes)
-    for want, got in zip(shape, tuple(value.shape)):
-        if not isinstance(want, str):
-            if want != got:
-                _bad_argument(function, name, value, expected)
-        elif got < 1:
-            raise ValueError(f"{function}: argument {name!r} has shape {tuple(value.shape)}: size {want} is {got}, "
-                             "and a named size must be at least 1")
-        elif known.setdefault(want, got) != got:
-            raise ValueError(f"{function}: argument {name!r} has shape {tuple(value.shape)}, so {want} = {got}, but "
-                             f"an earlier argument has {want} = {known[want]}; the sizes named {want} must agree")
-''',
     "_scalar_argument": '''
 def _scalar_argument(xp, function, name, value, dtype):
     """A scalar argument as a 0-d array of the compiled dtype in namespace xp."""

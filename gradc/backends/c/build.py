@@ -36,6 +36,7 @@ from gradc.backends.c.cache import cache_dir, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.numpy.runtime_helpers import sized_checker
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
 from gradc.passes import optimize
@@ -263,25 +264,11 @@ class _CFunction:
 def _check_sized(fname, name, value, t, dims, sizes):
     """Raise a clear ValueError unless ``value`` is an array of type ``t`` whose named sizes are at least 1 and
     agree with ``sizes`` (name -> size, read from the earlier arguments; the new names are added). ``dims``:
-    ``t.shape`` with each name as a string."""
-    def shown():
-        return "(" + ", ".join(str(d) for d in t.shape) + ("," if len(t.shape) == 1 else "") + ")"
-
-    if type(value) is not np.ndarray or value.dtype != t.np_dtype or value.ndim != len(dims):
-        raise ValueError(f"{fname}: argument {name!r} must be {t.np_dtype} array of shape {shown()}, got "
-                         f"{type(value).__name__} {getattr(value, 'dtype', '')} {getattr(value, 'shape', '')}; "
-                         "recompile for other dtypes or numbers of axes")
-    for want, got in zip(dims, value.shape):
-        if type(want) is not str:
-            if want != got:
-                raise ValueError(f"{fname}: argument {name!r} must be {t.np_dtype} array of shape {shown()}, got "
-                                 f"shape {value.shape}; recompile for other fixed sizes")
-        elif got < 1:
-            raise ValueError(f"{fname}: argument {name!r} has shape {value.shape}: size {want} is {got}, "
-                             "and a named size must be at least 1")
-        elif sizes.setdefault(want, got) != got:
-            raise ValueError(f"{fname}: argument {name!r} has shape {value.shape}, so {want} = {got}, but an "
-                             f"earlier argument has {want} = {sizes[want]}; the sizes named {want} must agree")
+    ``t.shape`` with each name as a string. The check is the NumPy target's ``_check_sized``."""
+    if not isinstance(value, np.ndarray):  # C reads the array's memory: a NumPy array, not another library's
+        raise ValueError(f"{fname}: argument {name!r} must be a NumPy array of dtype {t.np_dtype}, got "
+                         f"{type(value).__name__}")
+    sizes.update(sized_checker()(fname, name, value, tuple(dims), t.np_dtype, sizes))
 
 
 def _raiser(messages: dict):
