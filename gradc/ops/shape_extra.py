@@ -28,7 +28,7 @@ import numpy as np
 from gradc.errors import ShapeError
 from gradc.ir import dims
 from gradc.ir.registry import bind, defop
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.shape import (
     _batched_index,
     _moveaxis,
@@ -121,7 +121,7 @@ def _update_spell(args, params, out, target):
 
 
 defop("index_update", infer=_update_infer, impl=_update_impl, vjp=_update_vjp, linear=True,
-      batch=_update_batch, np=_update_spell, c=None,
+      batch=_update_batch, np=_update_spell, c=c_spell.loop("index_update"),
       doc="x_bar = ct with zeros at [index]; v_bar = sum_to(ct[index], v.shape) (positions distinct)")
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gradc.backends.c.names import fresh
+from gradc.backends.c.update import index_check
 from gradc.backends.c.values import C_TYPES, Loc, lin, ptr
 from gradc.backends.escape import c_comment
 from gradc.ir.graph import Const, Graph, subgraphs
@@ -59,10 +60,19 @@ class Limit:
     trips: int
     what: str
     hint: str
+    kind: str = "loop"  # or "index": an index_update whose index, read at run time, was out of range
 
     def message(self, fname: str) -> str:
-        """The error a run past the bound raises (``ValueError`` in Python)."""
+        """The error a run past the bound (or an index out of range) raises (``ValueError`` in Python)."""
+        if self.kind == "index":
+            return f"{fname}: {self.what} was out of range (C status {self.code}); {self.hint}"
         return f"{fname}: {self.what} ran past max_trips={self.trips} trips (C status {self.code}); {self.hint}"
+
+    def doc(self, fname: str) -> str:
+        """The header's line on this status."""
+        if self.kind == "index":
+            return f"  {fname} returns {self.code}: {self.what} was out of range"
+        return f"  {fname} returns {self.code}: {self.what} ran past max_trips={self.trips}"
 
 
 def _read_items(graph) -> dict:
@@ -102,6 +112,9 @@ def loop_limits(graph, max_trips=None) -> list:
 
     A ``while_loop`` is bounded when its tape is read (reverse mode) or it has its own
     ``max_trips``; a ``scan`` of run-time length when its per-iteration outputs are read.
+    An ``index_update`` whose index arrays are read at run time (a loop counter, a traced
+    index) takes a status too (``kind="index"``): the function returns it, writing nothing
+    there, when an index is out of range.
 
     >>> import numpy as np, gradc
     >>> from gradc.trace import trace
@@ -127,6 +140,10 @@ def loop_limits(graph, max_trips=None) -> list:
             trips, what, hint = bound
             code = len(found) + 1
             found.append(Limit(id(eqn), code, int(trips), f"{what} (loop {code}{where})", hint))
+        check = index_check(eqn)
+        if check is not None:
+            code = len(found) + 1
+            found.append(Limit(id(eqn), code, 0, f"{check[0]} (check {code}{where})", check[1], "index"))
     return found
 
 
@@ -136,14 +153,19 @@ def limits_doc(functions, max_trips=None) -> list:
     >>> limits_doc([(Graph("f", [], [], []), "f")])
     []
     """
-    lines = []
-    for graph, fname in functions:
-        for lim in loop_limits(graph, max_trips):
-            if not lines:
-                lines = ["", "Loops whose trip count is known only when they run keep a tape of max_trips rows:",
-                         "a function holding one returns int, 0 when it ran to the end, or the loop's number",
-                         "when a run would go past its bound (its outputs are then unspecified):"]
-            lines.append(f"  {fname} returns {lim.code}: {lim.what} ran past max_trips={lim.trips}")
+    found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips)]
+    if not found:
+        return []
+    if all(lim.kind == "loop" for _, lim in found):
+        lines = ["", "Loops whose trip count is known only when they run keep a tape of max_trips rows:",
+                 "a function holding one returns int, 0 when it ran to the end, or the loop's number",
+                 "when a run would go past its bound (its outputs are then unspecified):"]
+    else:
+        lines = ["", "Loops whose trip count is known only when they run keep a tape of max_trips rows, and",
+                 "index assignments check indices read at run time: a function holding either returns",
+                 "int, 0 when it ran to the end, or the status below when a run would go past a loop's",
+                 "bound or write at an index out of range (its outputs are then unspecified):"]
+    lines.extend(lim.doc(fname) for fname, lim in found)
     return lines
 
 

@@ -10,11 +10,12 @@ import sympy as sp
 
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
+from gradc.backends.c.update import UpdateLowerings
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
 
 
-class LoopLowerings(MatmulLowerings, LinalgLowerings):
+class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
     """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
 
     def copy(self, dst, src, comment):
@@ -216,8 +217,21 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
         return base.reshape(-1), pos
 
     def gather_code(self, e, x_loc, arrays):
-        base, pos = self.gather_tables(x_loc, arrays, e.params["spec"], e.inputs[0].type.shape
-                                       if e.op == "gather_grad" else e.out.type.shape)
+        shape = e.inputs[0].type.shape if e.op == "gather_grad" else e.out.type.shape
+        return self.index_code(x_loc, arrays, e.params["spec"], shape)
+
+    def index_code(self, x_loc, arrays, spec, shape, status=None):
+        """``(lines, element, count)``: C for element ``k`` (row-major over ``shape``) of ``x_loc[spec]``.
+
+        ``lines`` set each index array's entry ``a<j>``, a negative one wrapped once as in NumPy;
+        with ``status``, an entry still out of range returns it before anything is read or written
+        there (without, the caller vouches for the indices). Example (``t0 = x[i]`` for a 0-d ``i``)::
+
+            long a0 = (long)i;
+            if (a0 < 0) a0 += 10;
+            t0[0] = x[G0[k] + a0];
+        """
+        base, pos = self.gather_tables(x_loc, arrays, spec, shape)
         if x_loc.value is not None or x_loc.local:
             # a broadcast scalar or constant: every element is the same value (there is no array to index)
             return [], x_loc.at(()), base.size
@@ -233,6 +247,8 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings):
                 at = f"{index.name}[{self.module.static('G', 'long', table.tolist())}[k]]"
             body.append(f"long a{j} = (long){at};")
             body.append(f"if (a{j} < 0) a{j} += {x_loc.shape[axis]};")
+            if status is not None:
+                body.append(f"if (a{j} < 0 || a{j} >= {x_loc.shape[axis]}) return {status};  /* out of range */")
             stride = x_loc.strides[axis]
             terms.append(f"a{j}" if stride == 1 else f"{stride}*a{j}")
         return body, f"{x_loc.name}[{' + '.join(terms)}]", base.size

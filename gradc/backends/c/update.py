@@ -1,0 +1,161 @@
+"""The C lowering of ``index_update``: ``out = x.copy(); out[index] = v``, as NumPy assigns.
+
+``x`` is copied into the result's storage, unless ``x`` is a work array of this function that
+nothing reads afterwards (then the result takes its array and is written in place). ``v``
+is broadcast to the indexed shape and written element by element in row-major order, so of
+repeated positions the last write stays, as in NumPy. Slices, ints and ``None`` are a strided
+view of the result (``values.index_view``); index arrays (a loop counter among them) go
+through the tables of ``gather`` (``LoopLowerings.index_code``): a negative index wraps once.
+An index read at run time that is still out of range makes the function return its status
+(``control.loop_limits``, ``kind="index"``; the Python callers raise ``ValueError`` where
+NumPy raises ``IndexError``) before anything is written there; a constant one is refused
+when the C is emitted.
+
+>>> import numpy as np
+>>> from gradc.trace import trace
+>>> from gradc.ops.shape_extra import index_update
+>>> from gradc.backends.c.emit import emit_function
+>>> g = trace(lambda x, v: index_update(x * 2.0, v, [], [("slice", None, None, 2)]) * x, np.ones(4), 1.0)
+>>> print(emit_function(g, "f", ["value"])[1])  # t1 is dead after the update: written in place
+void f(const double *restrict x, const double *restrict v, double *restrict value)
+{
+    double t1[4];
+    /* t1 = mul x t0 */
+    for (long k = 0; k < 4; ++k) {
+        t1[k] = 2.0*x[k];
+    }
+    /* t2 = index_update t1 v: v broadcast to (2,), written at the index */
+    for (long i0 = 0; i0 < 2; ++i0) {
+        t1[2*i0] = v[0];
+    }
+    /* t3 = mul t2 x */
+    for (long k = 0; k < 4; ++k) {
+        value[k] = t1[k]*x[k];
+    }
+}
+"""
+from __future__ import annotations
+
+from gradc.backends.c.lowering import C_LOWERING
+from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops
+from gradc.errors import EmitError
+from gradc.ir.graph import Const, Var
+from gradc.ops.shape_extra import indexed_shape
+
+
+def broadcast_loc(v: Loc, shape) -> Loc:
+    """``v`` read as broadcast to ``shape`` (stride 0 along the axes it is repeated on).
+
+    >>> broadcast_loc(Loc("v", (3,)), (2, 3)).at(["i0", "i1"])
+    'v[i1]'
+    """
+    lead = len(shape) - len(v.shape)
+    strides = [0] * lead + [0 if d == 1 and n != 1 else s for s, d, n in zip(v.strides, v.shape, shape[lead:])]
+    return Loc(v.name, shape, v.offset, strides, v.value, v.local, v.dtype)
+
+
+def _check_constant_indices(e, x_shape):
+    """Refuse a constant index array with an entry out of range (NumPy would raise IndexError at every call)."""
+    axis = 0
+    for item in e.params["spec"]:
+        if item[0] == "array":
+            atom = e.inputs[2 + item[1]]
+            n = x_shape[axis]
+            if isinstance(atom, Const) and atom.value.size and not (
+                    -n <= int(atom.value.min()) and int(atom.value.max()) < n):
+                raise EmitError(f"{e.out.name} = index_update: an index is out of range for axis {axis} of "
+                                f"length {n}", where="", hint="each index must be in [-n, n)")
+        if item[0] != "new":
+            axis += 1
+
+
+_INDEX_HINT = "NumPy raises IndexError here: each index must be in [-n, n) for an axis of length n"
+
+
+def index_check(eqn):
+    """``(what, hint)`` of an ``index_update`` whose index arrays are read at run time (checked in C), else None.
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> from gradc.ops.shape_extra import index_update
+    >>> g = trace(lambda x, i: index_update(x, 0.0, [i], [("array", 0)]), np.ones(3), np.array(1))
+    >>> index_check(g.eqns[-1])[0]
+    'the index of index_update t0'
+    """
+    if eqn.op != "index_update" or all(isinstance(a, Const) for a in eqn.inputs[2:]):
+        return None
+    return f"the index of index_update {eqn.out.name}", _INDEX_HINT
+
+
+class UpdateLowerings:
+    """``op_index_update``, mixed into ``FunctionEmitter`` (through ``LoopLowerings``)."""
+
+    def op_index_update(self, e):
+        x = self.atom_loc(e.inputs[0])
+        v = self.atom_loc(e.inputs[1])
+        arrays = [self.atom_loc(a) for a in e.inputs[2:]]
+        spec = e.params["spec"]
+        target = indexed_shape(x.shape, spec, [a.shape for a in arrays])
+        _check_constant_indices(e, x.shape)
+        vb = broadcast_loc(v, target)
+        if x.shape == ():  # the whole of a 0-d value (its spec has None items at most)
+            out = self.storage(e.out)
+            self.emit(f"/* {eqn_text(e)} */")
+            where = f"const {C_TYPES[out.dtype]} {out.name}" if out.local else out.at(())
+            self.emit(f"{where} = {vb.at(['0'] * len(target))};")
+            return
+        out = self.in_place(e, x, [v] + arrays)
+        what = f"{vb.name or 'a constant'} broadcast to {target}" if vb.shape != v.shape else vb.name or "a constant"
+        if out is None:
+            out = self.storage(e.out)
+            self.copy(out, x, f"{eqn_text(e)}: a copy of {x.name or 'a constant'}, then {what} written at the index")
+        else:
+            self.emit(f"/* {eqn_text(e)}: {what}, written at the index */")
+        if not arrays:
+            view = index_view(out, spec, target)
+            lines, idx = loops(target)
+            self.open(lines)
+            self.emit(f"{view.at(idx)} = {vb.at(idx)};")
+            self.close(len(lines))
+            return
+        limit = self.limit_of(e)
+        body, dst, n = self.index_code(out, arrays, spec, target, None if limit is None else limit.code)
+        if vb.value is not None or vb.local or vb.standard:
+            src = vb.flat("k")
+        else:  # a view or a broadcast: the position of each element, row-major, in a table
+            src = f"{vb.name}[{self.module.static('G', 'long', vb.physical().reshape(-1).tolist())}[k]]"
+        self.open([f"for (long k = 0; k < {n}; ++k) {{"])
+        for line in body:
+            self.emit(line)
+        self.emit(f"{dst} = {src};")  # in order: of repeated positions the last write stays
+        self.close(1)
+
+    def in_place(self, e, x: Loc, reads) -> Loc | None:
+        """``x``'s own array for the result, when this graph computed ``x`` into a work array of its own that
+        nothing reads after this equation (and neither ``v`` nor an index reads it); else None (copy).
+
+        A value held elsewhere (an input, an output parameter, a loop's carried value, a view of another
+        value) is never written: only a work array whose values are all known to be dead here.
+        """
+        src = e.inputs[0]
+        if not isinstance(src, Var) or id(e.out) in self.direct_out or not x.standard or x.offset != 0:
+            return None
+        producer = self.producers.get(id(src))
+        if producer is None or C_LOWERING[producer.op][0] in ("view", "reshape", "element"):
+            return None
+        if self.last.get(id(src), -1) != self.segment:  # read later (or an output of the graph)
+            return None
+        slot = next((s for s in self.slots if s[0] == x.name and id(src) in s[3]), None)
+        if slot is None or any(r.value is None and r.name == x.name for r in reads):
+            return None
+        slot[3].append(id(e.out))  # the array now holds the result: not free while the result is alive
+        loc = Loc(x.name, x.shape, dtype=x.dtype)
+        self.loc[id(e.out)] = loc
+        return loc
+
+    @property
+    def producers(self) -> dict:
+        """``{id(value): equation}`` of this graph's equations (built once)."""
+        if "_producers" not in self.__dict__:
+            self._producers = {id(q.out): q for q in self.graph.eqns}
+        return self._producers
