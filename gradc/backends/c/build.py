@@ -36,7 +36,7 @@ from gradc.backends.c.cache import cache_dir, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh
-from gradc.backends.numpy.runtime_helpers import sized_checker
+from gradc.backends.checks import sized_checker
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
 from gradc.passes import optimize
