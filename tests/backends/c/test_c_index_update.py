@@ -17,6 +17,7 @@ import gradc
 from gradc.backends.c import build as c_build
 from gradc.errors import EmitError
 from gradc.ops.shape_extra import index_update
+from tests.transforms.test_checkpoint_binomial import euler  # the Euler loop the binomial tests reverse
 
 pytestmark = pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler found ($CC, cc or gcc)")
 
@@ -218,15 +219,6 @@ def test_a_loop_writing_out_i(f):
 
 
 # ---------------------------------------------------------------- binomial checkpointing
-def euler(steps):
-    def simulate(x0, k):
-        x = x0
-        for _ in range(steps):
-            x = x + 0.05 * (-k * x + np.sin(x))
-        return np.sum(x ** 2)
-    return simulate
-
-
 @pytest.mark.parametrize("steps", [1, 2, 3, 10, 57])
 def test_binomial_checkpointing_on_the_c_target(steps):
     x0, k = np.linspace(-1.0, 1.0, 4), 0.4
