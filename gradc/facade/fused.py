@@ -31,7 +31,7 @@ def fma(x, y, z, out=None):
     """
     if np.result_type(x, y, z) == _F32:
         # one float64 temporary: the product is exact, the sum rounds once in float64, then to float32
-        wide = np.asarray(np.multiply(y, np.float64(x), dtype=np.float64))  # (0-d operands give a NumPy scalar)
+        wide = np.asarray(np.multiply(y, np.asarray(x, np.float64), dtype=np.float64))  # (0-d operands: a scalar)
         wide = np.add(wide, z, out=wide if wide.ndim else None, dtype=np.float64)
         if out is None:
             return wide.astype(np.float32)
