@@ -24,7 +24,7 @@ import numpy as np
 
 from gradc.backends.escape import printable, shell_join
 from gradc.cli import output
-from gradc.cli.check import check_interval, run_check
+from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
@@ -110,8 +110,8 @@ def _check_fits_in_memory(job, limit=2 ** 30):
     """--check runs the code on random inputs of the traced shapes: refuse sizes no test run can hold."""
     from gradc.ir.types import TensorType
 
-    total = sum(float(np.prod([float(d) if isinstance(d, int) else 4.0 for d in t.shape])) * t.np_dtype.itemsize
-                for t in job.types.values() if isinstance(t, TensorType))  # a named size is checked at 4
+    total = sum(float(np.prod([float(d) if isinstance(d, int) else CHECK_SIZE for d in t.shape])) * t.np_dtype.itemsize
+                for t in job.types.values() if isinstance(t, TensorType))  # a named size is checked at CHECK_SIZE
     if total > limit:
         raise CliError(f"--check needs its random inputs in memory: {total / 2 ** 30:.3g} GiB is more than "
                        f"{limit / 2 ** 30:.3g} GiB", where="",

@@ -39,35 +39,24 @@ def _install_fast_operators(T):
     (``fast_ops``), else ``functional``."""
     binary = fast_ops.binary
 
-    def __add__(a, b):
-        out = binary("add", a, b, "AddBackward0")
-        return fn.add(a, b) if out is None else out
-
-    def __radd__(a, b):
-        out = binary("add", b, a, "AddBackward0")
-        return fn.add(b, a) if out is None else out
-
-    def __mul__(a, b):
-        out = binary("mul", a, b, "MulBackward0")
-        return fn.mul(a, b) if out is None else out
-
-    def __rmul__(a, b):
-        out = binary("mul", b, a, "MulBackward0")
-        return fn.mul(b, a) if out is None else out
-
-    def __sub__(a, b):
-        out = binary("sub", a, b, "SubBackward0")
-        return fn.sub(a, b) if out is None else out
-
-    def __truediv__(a, b):
-        out = binary("div", a, b, "DivBackward0")
-        return fn.div(a, b) if out is None else out
+    def operator(op, node, general, reflected=False):
+        if reflected:  # b + a: the tensor is the right operand
+            def method(a, b):
+                out = binary(op, b, a, node)
+                return general(b, a) if out is None else out
+        else:
+            def method(a, b):
+                out = binary(op, a, b, node)
+                return general(a, b) if out is None else out
+        return method
 
     def __pow__(a, b):
         out = binary("pow", a, b, "PowBackward1" if isinstance(b, T) else "PowBackward0")
         return fn.pow(a, b) if out is None else out
-    T.__add__, T.__radd__, T.__mul__, T.__rmul__ = __add__, __radd__, __mul__, __rmul__
-    T.__sub__, T.__truediv__, T.__pow__ = __sub__, __truediv__, __pow__
+    T.__add__, T.__radd__ = operator("add", "AddBackward0", fn.add), operator("add", "AddBackward0", fn.add, True)
+    T.__mul__, T.__rmul__ = operator("mul", "MulBackward0", fn.mul), operator("mul", "MulBackward0", fn.mul, True)
+    T.__sub__, T.__truediv__ = operator("sub", "SubBackward0", fn.sub), operator("div", "DivBackward0", fn.div)
+    T.__pow__ = __pow__
 
 
 def install(T):  # noqa: C901 - a flat list of definitions

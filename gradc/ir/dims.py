@@ -114,6 +114,21 @@ def symbols_of(shape) -> list:
     return sorted(found, key=lambda s: s.name)
 
 
+_NUMBER_NEEDED = ("Relational", "Cannot convert expression", "Cannot convert symbols",
+                  "cannot be interpreted as an integer", "which has no callable")
+
+
+def needed_a_number(error: TypeError) -> bool:
+    """Whether ``error`` is SymPy's (or NumPy's, on a size) when a size expression was used where a number
+    was needed: ``if n > 10``, ``float(n)``, ``np.arange(n - 1)``, ``np.log(n + 1.0)``.
+
+    >>> needed_a_number(TypeError("cannot determine truth value of Relational: n > 10"))
+    True
+    """
+    text = str(error)
+    return any(w in text for w in _NUMBER_NEEDED)
+
+
 def substitute(d, sizes: dict):
     """The value of dimension ``d`` once each name has its size (``sizes``: name -> int).
 

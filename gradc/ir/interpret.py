@@ -29,7 +29,7 @@ def evaluate(graph: Graph, *args) -> list:
     like = next((a for a in args if isinstance(a, Traced)), None)
     for eqn in graph.eqns:
         ins = [read(a) for a in eqn.inputs]
-        if like is not None and ins and _named_sizes(eqn) and not any(isinstance(a, Traced) for a in ins):
+        if like is not None and ins and not any(isinstance(a, Traced) for a in ins) and _named_sizes(eqn):
             # a value of constants with a named size (broadcast_to 0.0 to (n,)) exists only when the code runs:
             # record it, as NumPy cannot compute it now
             ins[0] = like.wrap(Const(ins[0]))

@@ -29,16 +29,16 @@ _CHECK = ((2003,), (1,), (2,), (3,), (7,))  # sizes it is checked at (every name
 
 
 def infer_type(rule, types, params):
-    """``rule(types, params)``, with names where the rule handles them, else fitted from sample sizes."""
-    symbols = _symbols(types, params)
-    if not symbols:
-        return rule(types, params)
+    """``rule(types, params)``, with names where the rule handles them, else fitted from sample sizes (the rule
+    runs once first: types of fixed sizes, nearly all, cost nothing more)."""
     try:
         return rule(types, params)
     except ShapeError:
         raise
     except (TypeError, ValueError, AttributeError, IndexError, OverflowError, StaticValueNeeded):
-        pass  # the rule needs numbers: sample it
+        symbols = _symbols(types, params)
+        if not symbols:
+            raise  # not about named sizes: the rule's own error
     return _fitted(rule, types, params, symbols)
 
 

@@ -342,6 +342,26 @@ def gather(x, arrays, spec):
     return bind("gather", x, *arrays, spec=tuple(spec))
 
 
+def take_along_axis(x, indices, axis: int):
+    """``np.take_along_axis(x, indices, axis)`` (``indices`` with ``x``'s number of axes) as one gather: along
+    the other axes, aranges that broadcast.
+
+    >>> take_along_axis(np.array([[3.0, 1.0], [5.0, 4.0]]), np.array([[1, 0], [1, 0]]), 1)
+    array([[1., 3.],
+           [4., 5.]])
+    """
+    t = aval(x)
+    arrays = []
+    for d in range(t.ndim):
+        if d == axis:
+            arrays.append(indices)
+        else:
+            shape = [1] * t.ndim
+            shape[d] = t.shape[d]
+            arrays.append(np.arange(t.shape[d]).reshape(shape))
+    return gather(x, arrays, tuple(("array", d) for d in range(t.ndim)))
+
+
 def gather_grad(ct, arrays, spec, shape):
     return bind("gather_grad", ct, *arrays, spec=tuple(spec), shape=tuple(shape))
 

@@ -60,18 +60,7 @@ def sort(x, axis=-1):
     axis = normalize_axes(axis, t.ndim)[0]
     if t.shape[axis] == 1 or t.shape[axis] == 0:  # (a named size may be more than 1)
         return x
-    order = stats.argsort(x, axis, stable=True)
-    if t.ndim == 1:
-        return sh.gather(x, [order], (("array", 0),))
-    arrays = []
-    for d in range(t.ndim):  # x[i, order[i, j]] along the other axes: aranges that broadcast
-        if d == axis:
-            arrays.append(order)
-        else:
-            shape = [1] * t.ndim
-            shape[d] = t.shape[d]
-            arrays.append(np.arange(t.shape[d]).reshape(shape))
-    return sh.gather(x, arrays, tuple(("array", d) for d in range(t.ndim)))
+    return sh.take_along_axis(x, stats.argsort(x, axis, stable=True), axis)
 
 
 # ---------------------------------------------------------------- quantiles

@@ -29,6 +29,7 @@ import numpy as np
 
 from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_path
 from gradc.ir.builder import Builder
+from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
 from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.frozen import scan, warn_frozen
@@ -96,14 +97,10 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     return graph, CapturedState(found.reads)
 
 
-_SYMPY_WORDS = ("truth value of Relational", "Cannot convert expression to float", "cannot be interpreted as an "
-                "integer", "Cannot convert symbols to int", "which has no callable")
-
-
 def _named_size_refusal(error: TypeError, builder):
     """The TypeError Python or NumPy raised on a named size (``if X.shape[0] > 10``, ``float(n)``,
     ``np.arange(n)``) as a clear error at the user's line; None for any other TypeError."""
-    if not builder.size_sources or not any(w in str(error) for w in _SYMPY_WORDS):
+    if not builder.size_sources or not needed_a_number(error):
         return None
     import sympy
 

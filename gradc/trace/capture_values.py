@@ -34,16 +34,7 @@ def and_(first, *thunks):
     >>> and_(2, lambda: 3, lambda: "last")
     'last'
     """
-    value = first
-    for k, thunk in enumerate(thunks):
-        if isinstance(value, Traced):
-            for rest in thunks[k:]:
-                value = np.logical_and(_boolean(value, "and"), _logical_operand(rest(), "and"))
-            return value
-        if not value:
-            return value
-        value = thunk()
-    return value
+    return _chain(first, thunks, "and", np.logical_and, stop_at=False)
 
 
 def or_(first, *thunks):
@@ -52,13 +43,18 @@ def or_(first, *thunks):
     >>> or_(0, lambda: "", lambda: 7)
     7
     """
-    value = first
+    return _chain(first, thunks, "or", np.logical_or, stop_at=True)
+
+
+def _chain(value, thunks, word, combine, stop_at: bool):
+    """Python's short-circuit ``and``/``or`` (it stops at the first value whose truth is ``stop_at``) until a
+    value is traced; from there every operand is evaluated and combined elementwise."""
     for k, thunk in enumerate(thunks):
         if isinstance(value, Traced):
             for rest in thunks[k:]:
-                value = np.logical_or(_boolean(value, "or"), _logical_operand(rest(), "or"))
+                value = combine(_boolean(value, word), _logical_operand(rest(), word))
             return value
-        if value:
+        if bool(value) is stop_at:
             return value
         value = thunk()
     return value

@@ -132,16 +132,7 @@ def _take_along_axis(arr, indices, axis):
     if it.ndim != t.ndim:
         raise ShapeError(f"take_along_axis: indices {it} must have as many dimensions as the array {t}",
                          hint="give the indices the array's number of dimensions (e.g. idx[:, None])")
-    spec, arrays = [], []
-    for d in range(t.ndim):
-        if d == axis:
-            arrays.append(indices)
-        else:
-            shape = [1] * t.ndim
-            shape[d] = t.shape[d]
-            arrays.append(np.arange(t.shape[d]).reshape(shape))
-        spec.append(("array", d))
-    return sh.gather(arr, arrays, spec)
+    return sh.take_along_axis(arr, indices, axis)
 
 
 def _where(cond, x=None, y=None):

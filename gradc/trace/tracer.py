@@ -19,7 +19,7 @@ import numpy as np
 
 from gradc.errors import GradcError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
-from gradc.ir.dims import AS_VALUE, is_dim_expr
+from gradc.ir.dims import AS_VALUE, is_dim_expr, needed_a_number
 from gradc.ir.types import DTYPE_NAMES, dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
@@ -245,7 +245,7 @@ class Tracer(Traced):
         except TypeError as e:
             if isinstance(e, GradcError):
                 raise
-            if any(isinstance(a, Tracer) and a.aval.is_symbolic for a in args) and _from_sympy(e):
+            if any(isinstance(a, Tracer) and a.aval.is_symbolic for a in args) and needed_a_number(e):
                 raise StaticValueNeeded(f"{public_name(func)} needs a named size of its arguments as a number here",
                                         hint="compile for a fixed size along that axis") from None
             raise TraceError(f"{public_name(func)} called with arguments gradc does not handle: {e}") from None
@@ -331,12 +331,6 @@ def size_operand(dim, dtype: str = "i64"):
 
 AS_VALUE.append(size_operand)
 
-
-def _from_sympy(error) -> bool:
-    """A TypeError SymPy raised on a size expression where a number was needed."""
-    text = str(error)
-    return any(w in text for w in ("Relational", "Cannot convert expression", "Cannot convert symbols",
-                                   "cannot be interpreted as an integer"))
 
 
 def _operand(x, like=None):
