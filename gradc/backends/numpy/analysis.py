@@ -14,6 +14,7 @@ import ast
 from gradc.ir import dims
 from gradc.ir.graph import Graph, Var
 from gradc.ir.registry import OPS
+from gradc.ops.control import scan_parts, while_parts
 
 
 def _stores(eqn, value) -> bool:
@@ -22,41 +23,104 @@ def _stores(eqn, value) -> bool:
         a is not value for a in eqn.inputs[1:])
 
 
-def elided_broadcasts(graph: Graph) -> set:
+def elided_broadcasts(graph: Graph, narrowed: dict | None = None) -> set:
     """Ids of ``broadcast_to`` results that every consumer can take unbroadcast.
 
     Elementwise NumPy operations broadcast by themselves; a broadcast is left
     out when, with it (and the ones left out before it) unbroadcast, every
     consumer still gets its output's shape. Graph outputs are never left out.
+    A loop or branch that reads the value as a constant takes it unbroadcast
+    when its body does (``x = x + dt * f(x)`` in the loop, not a ``dt`` spread
+    to the state's shape before it): ``narrowed`` (``id(input) -> shape``) is
+    given the sub-graph inputs bound so, for the bodies' own analyses.
     """
-    consumers: dict = {}
-    for eqn in graph.eqns:
-        for a in eqn.inputs:
-            if isinstance(a, Var):
-                consumers.setdefault(id(a), []).append(eqn)
+    narrowed = {} if narrowed is None else narrowed
+    consumers = _consumers(graph)
     outputs = {id(o) for o in graph.outputs}
     source_shape: dict = {}
     elided: set = set()
 
     def effective_shape(atom):
-        return source_shape[id(atom)] if id(atom) in elided else atom.type.shape
+        if id(atom) in elided:
+            return source_shape[id(atom)]
+        return narrowed.get(id(atom), atom.type.shape)
 
     for eqn in graph.eqns:
         if eqn.op != "broadcast_to" or id(eqn.out) in outputs:
             continue
         uses = consumers.get(id(eqn.out), [])
-        if not uses or not all(OPS[u.op].elementwise and u.op != "astype" or _stores(u, eqn.out) for u in uses):
+        if not uses:
             continue
         elided.add(id(eqn.out))
-        source_shape[id(eqn.out)] = eqn.inputs[0].type.shape
-        try:
-            ok = all(_stores(u, eqn.out) or tuple(dims.broadcast(*(effective_shape(a) for a in u.inputs)))
-                     == u.out.type.shape for u in uses)
-        except ValueError:
-            ok = False
-        if not ok:
+        source_shape[id(eqn.out)] = effective_shape(eqn.inputs[0])
+        trial = dict(narrowed)
+        if all(_takes_unbroadcast(u, eqn.out, effective_shape, trial) for u in uses):
+            narrowed.update(trial)
+        else:
             elided.discard(id(eqn.out))
     return elided
+
+
+def _consumers(graph: Graph) -> dict:
+    found: dict = {}
+    for eqn in graph.eqns:
+        for a in eqn.inputs:
+            if isinstance(a, Var):
+                found.setdefault(id(a), []).append(eqn)
+    return found
+
+
+def _takes_unbroadcast(use, value, effective_shape, narrowed: dict) -> bool:
+    """Whether ``use`` gives the same result with ``value`` (and the others narrowed) unbroadcast."""
+    if _stores(use, value):
+        return True
+    if OPS[use.op].elementwise and use.op != "astype":
+        try:
+            return tuple(dims.broadcast(*(effective_shape(a) for a in use.inputs))) == use.out.type.shape
+        except ValueError:
+            return False
+    bound = _loop_invariant_bindings(use)
+    positions = [k for k, a in enumerate(use.inputs) if a is value]
+    if not bound or any(k not in bound for k in positions):
+        return False  # read per iteration (a carried value, a sequence) or by an op that needs the shape
+    for k in positions:
+        for var in bound[k]:
+            narrowed[id(var)] = effective_shape(value)
+    graphs = {id(g): g for k in positions for g in bound[k].values()}
+    return all(_body_takes_narrowed(g, narrowed) for g in graphs.values())
+
+
+def _loop_invariant_bindings(eqn) -> dict:
+    """``{input position: {sub-graph input: sub-graph}}`` of the inputs a loop or branch reads unchanged."""
+    bound: dict = {}
+
+    def bind(offset, atoms, graph, first):
+        for k, _ in enumerate(atoms):
+            bound.setdefault(offset + k, {})[graph.inputs[first + k]] = graph
+
+    if eqn.op == "scan":
+        length, consts, _, _ = scan_parts(eqn.inputs, eqn.params)
+        bind(0 if length is None else 1, consts, eqn.params["body"], 1)
+    elif eqn.op == "while_loop":
+        cond_consts, body_consts, _ = while_parts(eqn.inputs, eqn.params)
+        bind(0, cond_consts, eqn.params["cond"], 0)
+        bind(len(cond_consts), body_consts, eqn.params["body"], 0)
+    elif eqn.op == "cond":
+        for branch in eqn.params["branches"]:
+            bind(1, eqn.inputs[1:], branch, 0)
+    return bound
+
+
+def _body_takes_narrowed(graph: Graph, narrowed: dict) -> bool:
+    """Every reader in ``graph`` of its narrowed inputs gets its output's shape; none is an output."""
+    inputs = [v for v in graph.inputs if id(v) in narrowed]
+    if any(o is v for o in graph.outputs for v in inputs):
+        return False
+    consumers = _consumers(graph)
+
+    def effective_shape(atom):
+        return narrowed.get(id(atom), atom.type.shape)
+    return all(_takes_unbroadcast(u, v, effective_shape, narrowed) for v in inputs for u in consumers.get(id(v), []))
 
 
 def accumulations(graph: Graph):

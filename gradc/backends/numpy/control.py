@@ -31,6 +31,7 @@ import ast
 import copy
 import functools
 import inspect
+import re
 import textwrap
 
 import numpy as np
@@ -41,14 +42,15 @@ from gradc.ops import spell
 from gradc.ops.control import scan_parts, while_parts
 
 CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element"})
+_TEMPORARY_ADJOINT = re.compile(r"t\d+_bar$")  # the adjoint of a value gradc named
 
 
 class Scope:
     """One Python name per value of a function and of its nested graphs (IR names, made unique)."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, reserved=()):
         self.names: dict = {}
-        self.used: set = set(graph.params)
+        self.used: set = set(graph.params) | set(reserved)  # reserved: names the emitter adds (a keyword flag)
         self.keep: list = []  # the named Var objects stay alive, so their ids stay theirs
         for v in graph.inputs:
             self.names[id(v)] = v.name
@@ -283,13 +285,13 @@ def _branch_assigns_carry(em, body: Graph, carried_vars) -> None:
 
 
 def _results_as_carry(em, eqn, names) -> list:
-    """After the loop each result is its carried variable, read by that name (no ``t11 = x``); a named adjoint
-    keeps its line (``x0_bar = x_bar``): it is what a reader looks for."""
+    """After the loop each result is its carried variable, read by that name (no ``t11 = x``); the adjoint of a
+    named value keeps its line (``x0_bar = x_bar``): it is what a reader looks for (``t3_bar`` is not)."""
     stmts = []
     for k, e in _elements(em).get(id(eqn.out), {}).items():
         if k >= len(names):
             continue
-        if e.out.name.endswith("_bar") or em.state.math_mode:
+        if (e.out.name.endswith("_bar") and not _TEMPORARY_ADJOINT.match(e.out.name)) or em.state.math_mode:
             stmts.append(spell.assign(em.name_of(e.out), _name(em, names[k])))
         else:
             em.sources[id(e.out)] = _name(em, names[k])

@@ -72,6 +72,11 @@ class Function:
     returns: object = None
     sections: bool = False  # "# forward" / "# backward" comments
     defaults: dict | None = None  # parameter -> the default value the user's def gives it (Python literals)
+    # (flag, structure): a keyword-only ``flag=False``; when true the function returns ``structure`` instead
+    with_flag: tuple | None = None
+    # (name, flag): check the arguments, then return the module's function ``name`` called with them and
+    # ``flag=True`` (the one sweep a gradient and a value with it share)
+    delegate: tuple | None = None
 
 
 def uses_math_only(graphs) -> bool:
@@ -119,13 +124,15 @@ def _leading_complement(spec, shape):
 
 
 class _FunctionEmitter:
-    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None):
+    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None, narrowed=None):
         self.fn = fn
         self.graph = fn.graph if graph is None else graph  # a sub-graph (a loop body) shares the function's scope
         self.state = state
-        self.scope = scope if scope is not None else Scope(self.graph)
-        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope)
-        self.elided = elided_broadcasts(self.graph)
+        flag = fn.with_flag[:1] if fn.with_flag else ()  # the keyword flag's name is no value's
+        self.scope = scope if scope is not None else Scope(self.graph, reserved=flag)
+        self.narrowed = {} if narrowed is None else narrowed  # loop bodies' inputs bound to unbroadcast values
+        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed)
+        self.elided = elided_broadcasts(self.graph, self.narrowed)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
         self.inlined = single_use_values(self.graph)
@@ -209,10 +216,16 @@ class _FunctionEmitter:
 
     def body(self) -> list:
         stmts = self.checks()
+        if self.fn.delegate is not None:
+            name, flag = self.fn.delegate
+            call = spell.call(user(name), *(ast.Name(user(p), ast.Load()) for p in self.graph.params),
+                              **{flag: ast.Constant(True)})
+            return stmts + [ast.Return(call)]
         backward: set = set()
         in_backward = False
         if self.fn.sections:
             stmts.append(_comment("forward"))
+        forward_at = len(stmts)
         for eqn in self.graph.eqns:
             reads_backward = any(isinstance(a, Var) and id(a) in backward for a in eqn.inputs)
             # a loop re-issued by reverse mode to write its tape is still the forward loop
@@ -222,9 +235,14 @@ class _FunctionEmitter:
             if is_backward:
                 backward.add(id(eqn.out))
                 if self.fn.sections and not in_backward and emitted:
+                    if len(stmts) == forward_at:  # nothing before the adjoint (a linear function): no section
+                        stmts.pop()
                     stmts.append(_comment("backward"))
                     in_backward = True
             stmts.extend(emitted)
+        if self.fn.with_flag is not None:
+            flag, structure = self.fn.with_flag
+            stmts.append(ast.If(ast.Name(flag, ast.Load()), [ast.Return(self.returns(structure))], []))
         stmts.append(ast.Return(self.returns()))
         return stmts
 
@@ -315,10 +333,11 @@ class _FunctionEmitter:
         return out
 
     # ---- results
-    def returns(self) -> ast.expr:
+    def returns(self, structure=None) -> ast.expr:
         exprs = self.output_exprs()
-        structure = self.fn.returns if self.fn.returns is not None else (
-            0 if len(exprs) == 1 else tuple(range(len(exprs))))
+        if structure is None:
+            structure = self.fn.returns if self.fn.returns is not None else (
+                0 if len(exprs) == 1 else tuple(range(len(exprs))))
 
         def build(node):
             if isinstance(node, tuple):
@@ -366,6 +385,8 @@ class _FunctionEmitter:
             defaults.insert(0, spell.literal(self.fn.defaults[p]))
         args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults)
+        if self.fn.with_flag is not None:
+            args.kwonlyargs, args.kw_defaults = [ast.arg(self.fn.with_flag[0])], [ast.Constant(False)]
         fdef = ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
         fdef.scope_names = self.scope.used
         return fdef
