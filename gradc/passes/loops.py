@@ -202,6 +202,15 @@ def _bytes(t) -> int:
     return int(item.size) * item.np_dtype.itemsize
 
 
+def _tapes(graph: Graph, eqn, body: Graph, n_carry: int, skip: int = 0) -> list:
+    """The per-iteration outputs of a loop that are a reverse sweep's tape: a carried value as it came in, or a
+    value the adjoint reads rather than recompute (named ``*_tape`` outside the loop). ``skip``: results before
+    the stacks besides the carried values (a while loop's trip count)."""
+    named = {e.params["index"]: e.out.name for e in graph.eqns if e.op == "element" and e.inputs[0] is eqn.out}
+    return [o for k, o in enumerate(body.outputs[n_carry:], n_carry)
+            if o in body.inputs or named.get(k + skip, "").endswith("_tape")]
+
+
 def _report(graph: Graph, lines: list, indent: str) -> None:
     for eqn in graph.eqns:
         p = eqn.params
@@ -209,8 +218,7 @@ def _report(graph: Graph, lines: list, indent: str) -> None:
             body, n_c = p["body"], p["n_carry"]
             trips = "run-time" if p["length"] is None else str(p["length"])
             carried = ", ".join(f"{v.name}: {v.type}" for v in body.inputs[1 + p["n_consts"]:1 + p["n_consts"] + n_c])
-            writes = [o for o in body.outputs[n_c:]]
-            taped = [o for o in writes if o in body.inputs]
+            taped = _tapes(graph, eqn, body, n_c)
             kind = "adjoint loop (runs backwards)" if p.get("adjoint") else ("loop (backwards)" if p.get("reverse")
                                                                              else "loop")
             text = f"{indent}{eqn.out.name}: {kind} of {trips} trips; carries {carried or 'nothing'}"
@@ -223,7 +231,7 @@ def _report(graph: Graph, lines: list, indent: str) -> None:
             body = p["body"]
             n_c = len(body.inputs) - p["n_body_consts"]
             carried = ", ".join(f"{v.name}: {v.type}" for v in body.inputs[p["n_body_consts"]:])
-            taped = [o for o in body.outputs[n_c:] if o in body.inputs]
+            taped = _tapes(graph, eqn, body, n_c, skip=1)
             text = f"{indent}{eqn.out.name}: while loop; carries {carried}"
             if taped:
                 text += (f"; tapes {', '.join(o.name for o in taped)}: {sum(_bytes(o.type) for o in taped)} bytes "

@@ -63,12 +63,13 @@ class _Printer(C99CodePrinter):
 
     def _print_Pow(self, expr):
         # x**2 (also x**2.0) as x*x: exact like pow(x, 2.0) (and NumPy's square), reads better, and keeps
-        # the loop free of a libm call, so it vectorises
-        if expr.exp.is_Number and float(expr.exp) == 2.0:
+        # the loop free of a libm call, so it vectorises. x**3 likewise, two roundings where pow has one (an
+        # ulp apart at most), since libm's pow costs about ten multiplications
+        if expr.exp.is_Number and float(expr.exp) in (2.0, 3.0):
             base = self._print(expr.base)
             if not expr.base.is_Symbol:
                 base = f"({base})"
-            return f"({base}*{base})"  # bracketed: SymPy places a Pow anywhere a call can go
+            return f"({'*'.join([base] * int(expr.exp))})"  # bracketed: SymPy places a Pow anywhere a call can go
         return super()._print_Pow(expr)
 
     def _print_ite(self, expr):
