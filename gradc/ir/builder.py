@@ -142,8 +142,8 @@ class Traced:
     def aval(self):
         return self.atom.type
 
-    def wrap(self, atom) -> "Traced":
-        return type(self)(self.builder, atom)
+    def wrap(self, atom, builder=None) -> "Traced":
+        return type(self)(builder or self.builder, atom)
 
     @classmethod
     def __gradc_bind__(cls, op, args, params):
@@ -152,6 +152,9 @@ class Traced:
             if isinstance(a, Traced) and (first is None or a.builder.depth > first.builder.depth):
                 first = a
         builder = first.builder
+        branch = BRANCHES[-1] if BRANCHES else None
+        if branch is not None and branch.depth > builder.depth and branch.encloses(builder):
+            builder = branch  # a branch runs only when taken: its ops on outside values stay in it
         if builder.closed:
             raise_escaped()
         atoms = []
@@ -166,7 +169,13 @@ class Traced:
             else:
                 atoms.append(Const(np.asarray(a)))
         out_type = infer_type(op.infer, [a.type for a in atoms], params)
-        return first.wrap(builder.add(op.name, atoms, params, out_type))
+        return first.wrap(builder.add(op.name, atoms, params, out_type), builder)
+
+
+# the builders of the branches being traced, innermost last: an op in a branch records there even when it
+# reads only values from outside (``sqrt(x)`` under ``if x > 0``), where a loop body's would record outside
+# the loop (computed once, not every iteration)
+BRANCHES: list = []
 
 
 def raise_escaped():

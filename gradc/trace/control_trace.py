@@ -36,7 +36,7 @@ import numpy as np
 from gradc.errors import StaticValueNeeded, TraceError
 from gradc.ir import dims
 from gradc.ir.atoms import Const
-from gradc.ir.builder import Builder, Traced
+from gradc.ir.builder import BRANCHES, Builder, Traced
 from gradc.ir.graph import Graph
 from gradc.ir.types import TensorType, type_of_array
 from gradc.ops import elementwise as ew
@@ -170,7 +170,7 @@ class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
     def __init__(self, parent: Builder, name: str, fn, leading: list, carry_types: list, names, rebuild,
-                 weak=(), origins=()):
+                 weak=(), origins=(), branch=False):
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
@@ -182,10 +182,14 @@ class _Sub:
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
         carry = rebuild([_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)])
         _ACTIVE.append(b)
+        if branch:
+            BRANCHES.append(b)
         try:
             self.result = fn(*args, carry)
         finally:
             _ACTIVE.pop()
+            if branch:
+                BRANCHES.pop()
         self.name, self.lead_vars, self.carry_vars = name, lead_vars, carry_vars
 
     def graph(self, outputs) -> Graph:
@@ -464,7 +468,7 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     pred_atom = _predicate(builder, pred, where, "if")
     leaves, rebuild = flatten(tuple(operands))
     types = [_leaf_type(leaf, names, k, where)[0] for k, leaf in enumerate(leaves)]
-    subs = [_Sub(builder, name, lambda carry, fn=fn: fn(*carry), [], types, None, rebuild)
+    subs = [_Sub(builder, name, lambda carry, fn=fn: fn(*carry), [], types, None, rebuild, branch=True)
             for name, fn in (("if_false", false_fun), ("if_true", true_fun))]
     results = [flatten(s.result) for s in subs]
     (f_leaves, f_rebuild), (t_leaves, _) = results

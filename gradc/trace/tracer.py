@@ -100,8 +100,8 @@ class Tracer(Traced):
         # a functional update the object is rebound to (gradc.trace.inplace); refused on inputs
         setitem(self, key, value)
 
-    def wrap(self, atom):
-        return Tracer(self.builder, atom)  # a copy's results are ordinary values
+    def wrap(self, atom, builder=None):
+        return Tracer(builder or self.builder, atom)  # a copy's results are ordinary values
 
     # ---- in-place operators: NumPy's meaning on values the function computed, refused on inputs and views
     def _update(self, symbol, op, other):
