@@ -196,7 +196,9 @@ def _prefix(idents) -> str:
 
 
 def _needs_capture(body) -> bool:
-    return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp))
+    return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp)) or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("max", "min")
+        for s in body for n in ast.walk(s))
 
 
 def _convert(fn):
@@ -222,7 +224,7 @@ def _convert(fn):
         node.body = [items.visit(s) for s in node.body]
     if not items.count and not _needs_capture(node.body):
         return None
-    kept = [n for n in ("range", "enumerate", "zip")
+    kept = [n for n in ("range", "enumerate", "zip", "max", "min")
             if fn.__globals__.get(n, getattr(builtins, n)) is getattr(builtins, n) and n not in local_names]
     conv = Converter(prefix, path, local_names, declared, kept)
     an.clear_cache()

@@ -70,6 +70,36 @@ class _Expressions(ast.NodeTransformer):
             return ast.copy_location(self.conv.call("not_", node.operand), node)
         return node
 
+    def visit_Subscript(self, node):
+        """``a[i]`` read at an index computed from names: ``rt.item(a, i)``, which lifts a NumPy array read at a
+        traced index into the trace (a table read by a loop's counter keeps the loop a loop)."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or not any(isinstance(n, ast.Name) for n in ast.walk(node.slice)):
+            return node
+        return ast.copy_location(self.conv.call("item", node.value, self._key(node.slice)), node)
+
+    def _key(self, node):
+        if isinstance(node, ast.Slice):  # a[lo:hi] as a[slice(lo, hi, None)]
+            parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
+            return self.conv.call("slice_", *parts)
+        if isinstance(node, ast.Tuple):
+            return ast.Tuple(elts=[self._key(e) for e in node.elts], ctx=ast.Load())
+        return node
+
+    def visit_Call(self, node):
+        """``max(a, b, ...)`` and ``min(...)`` (the builtins, of two or more values, or of one list or tuple
+        display): ``rt.max_``/``rt.min_``, which choose with ``np.where`` when a value is a traced scalar."""
+        self.generic_visit(node)
+        f = node.func
+        if not (isinstance(f, ast.Name) and f.id in ("max", "min") and f.id in self.conv.builtins) or node.keywords:
+            return node
+        args = node.args
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        if len(args) < 2 or any(isinstance(a, ast.Starred) for a in args):
+            return node
+        return ast.copy_location(self.conv.call(f.id + "_", *args, where=self.conv.where(node)), node)
+
 
 class Converter(LoopRewriter):
     """Rewrites a function body's statements; ``prefix`` starts every generated name.
@@ -79,11 +109,12 @@ class Converter(LoopRewriter):
     x = _gc_rt.ifexp(p, lambda: a, lambda: b, 'f.py:1')
     """
 
-    def __init__(self, prefix: str, path: str, local_names: set, declared: set, builtins=("range", "enumerate", "zip")):
+    def __init__(self, prefix: str, path: str, local_names: set, declared: set,
+                 builtins=("range", "enumerate", "zip", "max", "min")):
         self.prefix, self.path = prefix, path
         self.rt = prefix + "rt"
         self.locals, self.declared = local_names, declared
-        self.builtins = set(builtins)  # of range, enumerate, zip: those the function does not shadow
+        self.builtins = set(builtins)  # of range, enumerate, zip, max, min: those the function does not shadow
         self.count = 0
         self.ret_flags: dict = {}  # id(return statement) -> its flag, in the loop being rewritten
 

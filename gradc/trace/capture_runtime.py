@@ -18,6 +18,7 @@ import numpy as np
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
+from gradc.ops.values import lift
 from gradc.trace import control
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
@@ -307,6 +308,58 @@ def ifexp(pred, true_thunk, false_thunk, where=None):
         return true_thunk() if pred else false_thunk()
     _scalar_predicate(pred, where, "a conditional expression (`a if p else b`)")
     return control.cond(pred, true_thunk, false_thunk, where=where)
+
+
+slice_ = slice  # ``a[lo:hi]`` rewritten as ``rt.item(a, rt.slice_(lo, hi, None))`` (a user's ``slice`` may differ)
+
+
+def item(value, key):
+    """``value[key]``; a NumPy array (a constant of the trace) read at a traced index is lifted into the trace
+    first, so a loop reading a table at its counter stays a loop.
+
+    >>> item([10, 20, 30], 1), item(np.arange(4.0), slice_(1, None, None))
+    (20, array([1., 2., 3.]))
+    """
+    if type(value) is np.ndarray and contains_traced(key):
+        like = next(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, Traced))
+        value = lift(value, like)
+    return value[key]
+
+
+def max_(*values, where=None):
+    """Python's ``max(a, b, ...)``; on traced scalars ``np.where(b > a, b, a)`` in turn (the first of equal
+    values, as Python's; the derivative follows the value chosen).
+
+    >>> max_(1, 3.5, 2)
+    3.5
+    """
+    return _choose(values, max, lambda a, b: b > a, where)
+
+
+def min_(*values, where=None):
+    """Python's ``min(a, b, ...)``; on traced scalars ``np.where(b < a, b, a)`` in turn.
+
+    >>> min_(1, 3.5, 2)
+    1
+    """
+    return _choose(values, min, lambda a, b: b < a, where)
+
+
+def _choose(values, builtin, better, where):
+    if not any(isinstance(v, Traced) for v in values):
+        return builtin(*values)
+    for v in values:
+        shape = v.aval.shape if isinstance(v, Traced) else np.shape(v)
+        if shape != ():
+            name = builtin.__name__
+            raise TraceError(f"{name}() of a traced array of shape {tuple(shape)}: Python's {name} compares whole "
+                             "values, and an array's truth value is ambiguous", where=where,
+                             hint=f"for the elementwise {name}imum use np.{name}imum(a, b); for the "
+                                  f"{'largest' if name == 'max' else 'smallest'} entry np.{name}(x)")
+    best = values[0]
+    for v in values[1:]:
+        best = np.where(better(best, v), v, best)
+    return best
 
 
 _STATIC_ONLY = {
