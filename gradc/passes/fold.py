@@ -53,6 +53,7 @@ import numpy as np
 from gradc.ir.builder import next_index
 from gradc.ir.graph import Const, Eqn, Graph, Var
 from gradc.ir.registry import OPS
+from gradc.ir.types import TensorType
 from gradc.passes.fold_rewrites import ShapeRewrites, plain
 
 _MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
@@ -151,8 +152,9 @@ class _Folder(ShapeRewrites):
                 value = spec.impl(*(np.asarray(s) for s in scalars), **eqn.params)
             self.constant(value, out)
             return _HANDLED
-        if x and all(isinstance(a, Const) for a in x) and isinstance(out.type.size, int) \
-                and out.type.size <= _MAX_FOLDED_SIZE:  # a named size is never folded into a constant
+        if x and all(isinstance(a, Const) for a in x) and isinstance(out.type, TensorType) \
+                and isinstance(out.type.size, int) and out.type.size <= _MAX_FOLDED_SIZE:
+            # (a named size is never folded into a constant; nor is a loop of constants: its result is a tuple)
             with np.errstate(all="ignore"):
                 return Const(np.asarray(spec.impl(*(a.value for a in x), **eqn.params), out.type.np_dtype))
         return self.identity(eqn, scalars)
