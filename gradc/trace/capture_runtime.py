@@ -218,6 +218,24 @@ def _check_defined(init, names, where, what, targets=()):
                              hint=f"initialise {name} before the {what} (e.g. {name} = 0.0 or an array of its shape)")
 
 
+def _target_from_first_item(iterable, init, names, targets):
+    """A loop variable read after the loop (``for i in range(7): ...``, then ``i``) starts as the first item, so the
+    loop carries it and leaves the last, as Python does (when the loop runs at least once; after none Python
+    raises NameError). Only for one plain target over a range or an array's rows."""
+    if len(targets) != 1 or isinstance(iterable, TracedItems):
+        return init
+    k = list(names).index(targets[0])
+    if not isinstance(init[k], Undefined):
+        return init
+    if isinstance(iterable, (range, TracedRange)):
+        first = iterable.start
+    elif _rows(iterable):
+        first = iterable[0]
+    else:
+        return init
+    return tuple(first if j == k else v for j, v in enumerate(init))
+
+
 def _scalar_predicate(pred, where, what):
     if isinstance(pred, Traced) and pred.aval.shape != ():
         raise TraceError(f"{what} depends on a traced array of shape {pred.aval.shape}, not a scalar", where=where,
@@ -232,6 +250,7 @@ def for_stmt(iterable, body, init, names, where, targets=()):
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
+    init = _target_from_first_item(iterable, init, names, targets)
     _check_defined(init, names, where, "loop", targets)
     kw = {"names": tuple(names), "where": where}
     if isinstance(iterable, Traced) or _numeric_rows(iterable):

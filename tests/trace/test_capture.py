@@ -13,7 +13,9 @@ import traceback
 import numpy as np
 import pytest
 import test_capture_corpus as corpus
+from finite_differences import central_gradient as central
 
+import gradc
 from gradc import TraceError
 from gradc.trace import trace
 from gradc.trace.capture import _CACHE, capture, converted_source
@@ -253,17 +255,19 @@ def test_variable_first_defined_in_traced_loop():
     assert check(info.value, "'y'", "initialise y") == line_of(first_inside, "MARK")
 
 
-def test_return_inside_traced_loop_needs_its_values_initialised():
+def test_return_inside_traced_loop_reads_the_loop_variable_as_it_was():
     def returns_index(x):
-        for i in range(3):  # MARK
-            if x > i:
-                return x * i
-            x = x * 2.0
+        for i in range(5):
+            if x > 2.0:
+                return x * i + i  # i as it was when the loop stopped
+            x = x * 1.5
         return x
-    with pytest.raises(TraceError) as info:
-        trace(returns_index, 1.0)
-    assert check(info.value, "the loop variable 'i' is read after", "assign it inside the loop and break") == \
-        line_of(returns_index, "MARK")
+    g = trace(returns_index, 1.0)
+    assert any(e.op == "scan" for e in g.eqns)
+    c = gradc.compile(returns_index, 1.0)
+    for x in (1.0, 0.5, 3.0, 0.1):  # returns at i = 2, at i = 4, at i = 0, and after the loop
+        np.testing.assert_allclose(c.forward(x), returns_index(x), rtol=1e-14)
+        np.testing.assert_allclose(c.grad(x), central(returns_index, x), rtol=1e-6, atol=1e-9)
 
 
 def test_return_inside_a_nested_traced_loop():

@@ -188,3 +188,42 @@ def test_second_order_through_a_loop_started_from_an_int():
         return s * s
     assert gradc.grad(gradc.grad(f))(0.4) == pytest.approx(2 * 15 * 15)
     assert float(gradc.compile(f, 0.4, mode="hessian").hessian(0.4)) == pytest.approx(450.0)
+
+
+# ---------------------------------------------------------------- the loop variable read after the loop
+def test_the_loop_variable_after_the_loop_is_its_last_value():
+    def after(x):
+        s = x
+        for i in range(7):  # noqa: B007  (read after the loop)
+            s = s * 0.9 + 0.05 * x
+        return s * i
+
+    def after_break(x):
+        s = x
+        for i in range(50):  # noqa: B007  (read after the loop)
+            s = s * 1.1
+            if s > 3.0:
+                break
+        return s + i * x
+
+    def last_row(X):
+        for row in X:  # noqa: B007  (read after the loop)
+            pass
+        return np.sum(row * np.sin(row))
+    check(after, 0.7)
+    for x in (0.5, 2.0):  # stops at i = 19 and at i = 3
+        assert "for " in check(after_break, x).source
+    check(last_row, np.arange(6.0).reshape(3, 2) * 0.3)
+
+
+def test_the_loop_variable_after_a_loop_of_run_time_length():
+    def f(x, n):
+        s = x
+        for i in range(n):  # noqa: B007  (read after the loop)
+            s = s * 0.9
+        return s * i
+    c = gradc.compile(f, 0.5, np.array(4))
+    for n in (1, 4, 9):
+        np.testing.assert_allclose(c.forward(0.5, np.array(n)), f(0.5, n), rtol=1e-14)
+        np.testing.assert_allclose(c.grad(0.5, np.array(n)), central(lambda z, n=n: f(float(z), n), 0.5),
+                                   rtol=1e-6)
