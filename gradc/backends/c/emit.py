@@ -81,6 +81,11 @@ from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
 
+# an elementwise run is fused into one SymPy expression per loop; a value read twice (s + c * sin(s)) doubles the
+# tree of everything after it, and SymPy's simplification is exponential in that: a run whose tree would grow past
+# this many nodes starts a new fused loop, reading the values before it from memory
+MAX_TREE = 48
+
 
 class FunctionEmitter(LoopLowerings, ControlLowerings):
     """Lowers one graph to the body of one C function."""
@@ -202,14 +207,19 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                 self.elements.setdefault(id(e.inputs[0]), {}).setdefault(e.params["index"], []).append(e)
         segments, group = [], None
         group_ids: set = set()
+        tree: dict = {}  # id(value) -> the size of its expression written out as a tree, in its group
         for e in g.eqns:
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
-                if group is not None and group[0].out.type.shape == e.out.type.shape:
+                size_here = 1 + sum(tree.get(id(a), 1) for a in e.inputs)
+                if group is not None and group[0].out.type.shape == e.out.type.shape and size_here <= MAX_TREE:
                     group.append(e)
                 else:
                     group = [e]
                     segments.append(("group", group))
+                    tree = {}
+                    size_here = 1 + len(e.inputs)
+                tree[id(e.out)] = size_here
                 group_ids.add(id(e.out))
                 continue
             if kind == "view" and group is not None and not any(id(a) in {id(x.out) for x in group}
