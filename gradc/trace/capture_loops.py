@@ -19,6 +19,7 @@ from gradc.trace.capture_nodes import (
     names_tuple,
     not_flag,
     strings,
+    tables_read,
     var,
 )
 
@@ -57,9 +58,11 @@ class LoopRewriter:
             concrete = ast.While(test=test, body=self.block(s.body, head, body_ctx),
                                  orelse=self.block(s.orelse, live, after_ctx))
             reads |= an.loads(s.test)
-        indexed = sorted(indexed_names(s) & self.locals)
+        tables = tables_read(s) & self.locals
+        indexed = sorted((indexed_names(s) & self.locals) - tables)
         decide = self.call("loop_traced", var(it) if it else ast.Constant(None),
-                           self.values(sorted(reads & self.locals)), self.values(indexed))
+                           self.values(sorted(reads & self.locals)), self.values(indexed),
+                           self.values(sorted(tables)))
         concrete = [ast.copy_location(concrete, s)]
         if rest is None:
             functional = self.functional_loop(s, live, ctx, it, head)

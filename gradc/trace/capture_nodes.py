@@ -90,6 +90,18 @@ def indexed_names(loop) -> set:
     return out
 
 
+def tables_read(loop) -> set:
+    """Of ``indexed_names``, those the loop only reads items of (``coef[i]``, never ``coef[i] = v``,
+    ``coef.append(v)`` or ``coef = ...``): a list of numbers there is a table a traced loop can read too."""
+    written = set(an.stores(loop.body + getattr(loop, "orelse", [])))
+    for n in an.walk_scope(loop.body + getattr(loop, "orelse", [])):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and not isinstance(n.ctx, ast.Load):
+            written.add(n.value.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+            written.add(n.func.value.id)
+    return indexed_names(loop) - written
+
+
 def returns_to_flags(loop) -> bool:
     """Whether loop's `return`s can become flags: none in a nested loop, its `else` or a `try`/`with` block."""
     shallow = [n for n in an.walk_scope(loop.body, into_loops=False) if isinstance(n, ast.Return)]

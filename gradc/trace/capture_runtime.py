@@ -180,17 +180,19 @@ def range_(*args):
     return TracedRange(start, stop, int(step))
 
 
-def loop_traced(iterable, current, indexed=()) -> bool:
+def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
     """Whether a loop runs in functional form: its bounds or items are traced, or (over a range or for a
     ``while``: ``iterable`` is None) a value it reads or carries is; not when it indexes or calls a method of a
-    Python container (``indexed``), which only a Python loop can do (unless a bound is traced).
+    Python container (``indexed``), which only a Python loop can do (unless a bound is traced), nor when it
+    reads items of one (``tables``) that is not a list or tuple of numbers (``item`` reads those as arrays).
 
     >>> loop_traced(range(3), (1.0, np.ones(2))), loop_traced([1, 2], ())
     (False, False)
     """
     if isinstance(iterable, TracedRange):
         return True
-    if any(isinstance(v, (list, tuple, dict, set)) for v in indexed):
+    if any(isinstance(v, (list, tuple, dict, set)) for v in indexed) or any(
+            isinstance(v, (list, tuple, dict, set)) and not _numbers(v) for v in tables):
         return False
     if isinstance(iterable, (Traced, TracedItems)):
         return True
@@ -333,16 +335,22 @@ slice_ = slice  # ``a[lo:hi]`` rewritten as ``rt.item(a, rt.slice_(lo, hi, None)
 
 
 def item(value, key):
-    """``value[key]``; a NumPy array (a constant of the trace) read at a traced index is lifted into the trace
-    first, so a loop reading a table at its counter stays a loop.
+    """``value[key]``; a NumPy array or a list of numbers (a constant of the trace) read at a traced index is
+    lifted into the trace first, so a loop reading a table at its counter stays a loop.
 
     >>> item([10, 20, 30], 1), item(np.arange(4.0), slice_(1, None, None))
     (20, array([1., 2., 3.]))
     """
-    if type(value) is np.ndarray and contains_traced(key):
+    if contains_traced(key) and (type(value) is np.ndarray or _numbers(value)):
         like = next(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, Traced))
-        value = lift(value, like)
+        value = lift(np.asarray(value), like)
     return value[key]
+
+
+def _numbers(value) -> bool:
+    """A list or tuple of Python (or NumPy) real numbers: read at a traced index as the array of them."""
+    return isinstance(value, (list, tuple)) and bool(value) and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in value)
 
 
 def max_(*values, where=None):

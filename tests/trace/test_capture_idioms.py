@@ -167,7 +167,7 @@ def test_local_tables_and_a_python_list():
     def huber(w):
         X = np.array([[1.0, 2.0], [0.5, -1.0], [-1.5, 0.3], [2.0, 1.0]])
         y = np.array([0.3, 2.0, -0.5, 0.1])
-        coef = [1.0, 0.5, 2.0, 1.5]  # a list read at the counter: that loop runs in Python
+        coef = [1.0, 0.5, 2.0, 1.5]  # a list of numbers read at the counter: a table too
         total = 0.0
         for i in range(4):
             r = X[i] @ w - y[i]
@@ -176,7 +176,33 @@ def test_local_tables_and_a_python_list():
             else:
                 total = total + coef[i] * 0.8 * (abs(r) - 0.4)
         return total
-    check(huber, np.array([0.2, -0.1]))
+    assert loops(check(huber, np.array([0.2, -0.1])).source) >= 2
+
+    def labels(x):  # a list of strings is no table: that loop runs in Python
+        names = ["a", "bb", "ccc"]
+        s = x
+        for i in range(3):
+            s = s * len(names[i]) + 0.1
+        return s
+    check(labels, 0.5)
+
+
+def test_a_long_unrolled_chain_compiles_to_c():
+    # each step reads s twice; fused into one C expression the tree doubled per step (SymPy took minutes at 14)
+    steps = [0.1 * k for k in range(40)]
+
+    def chain(x):
+        s = x
+        for c in steps:  # a Python list iterated: runs in Python, 40 steps of straight-line code
+            s = s + 0.01 * c * np.sin(s)
+        return s
+    from gradc.backends.c import build
+    if build.find_compiler() is None:
+        pytest.skip("no C compiler")
+    in_c = gradc.compile(chain, 0.3, target="c")
+    in_numpy = gradc.compile(chain, 0.3)
+    np.testing.assert_allclose(in_c.grad(0.3), in_numpy.grad(0.3), rtol=1e-12)
+    np.testing.assert_allclose(in_c.grad(0.3), central(chain, 0.3), rtol=1e-6)
 
 
 # ---------------------------------------------------------------- second order through a loop of constants
