@@ -169,8 +169,9 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
 
     def free_slots(self) -> list:
         """Arrays whose values are all dead here (and no nested graph of this equation is using)."""
+        # newest value first: it is the one most likely alive (a long unrolled program reuses a slot many times)
         return [slot for slot in self.slots if slot[0] not in self.busy
-                and all(self.last.get(o, -1) < self.segment for o in slot[3])]
+                and all(self.last.get(o, -1) < self.segment for o in reversed(slot[3]))]
 
     def target(self, loc, idx, declare=False) -> str:
         if loc.local:
