@@ -157,3 +157,19 @@ def test_work_counts_a_loop_times_its_trips():
         return gradc.fori_loop(0, 50, lambda i, v: np.sin(v), x)
     once = work(trace(lambda x: np.sin(x), np.ones(10)))
     assert work(trace(f, np.ones(10))) == 50 * once
+
+
+def test_a_20000_op_straight_line_chain_compiles():
+    # the loop unrolled at trace time: 5,000 steps of four ops each, one straight-line program (the emitter
+    # once nested it into one expression and hit Python's recursion limit at about 1,000 steps)
+    def chain(x):
+        for _ in range(5000):
+            x = x + 1e-4 * np.sin(x) * x
+        return np.sum(x)
+    x = np.linspace(0.0, 1.0, 3)
+    with unrolled_loops():
+        flat = gradc.compile(chain, x)
+    assert len(flat.graph.eqns) >= 20_000 and loops(ast.parse(flat.source)) == 0
+    looped = gradc.compile(chain, x)
+    np.testing.assert_allclose(flat.forward(x), chain(x), rtol=1e-13)
+    np.testing.assert_allclose(flat.grad(x), looped.grad(x), rtol=1e-12)
