@@ -173,3 +173,31 @@ def test_a_20000_op_straight_line_chain_compiles():
     looped = gradc.compile(chain, x)
     np.testing.assert_allclose(flat.forward(x), chain(x), rtol=1e-13)
     np.testing.assert_allclose(flat.grad(x), looped.grad(x), rtol=1e-12)
+
+
+def test_gradc_show_reports_every_tape_in_bytes_per_iteration(tmp_path):
+    from gradc.passes.loops import loop_report
+
+    c = gradc.compile(make_simulate(10_000), X0, 0.7, 1e-3, wrt=("x0", "k"))
+    report = loop_report(c.grad_graph)
+    assert report[0].endswith("loop of 10000 trips; carries x: f64[100]; tapes x: 800 bytes per iteration")
+    assert "adjoint loop (runs backwards) of 10000 trips" in report[1]
+
+    def rnn(W, h0, xs):  # the tanh of a product is taped beside the state (recomputing it reruns the product)
+        h = h0
+        for t in range(xs.shape[0]):
+            h = np.tanh(W @ h + xs[t])
+        return np.sum(h * h)
+    c = gradc.compile(rnn, np.eye(3) * 0.5, np.ones(3), np.ones((4, 3)))
+    taped = [e for e in c.grad_graph.eqns if e.op == "element" and e.out.name.endswith("_tape")]
+    assert len(taped) == 2 and loop_report(c.grad_graph)[0].endswith(": 48 bytes per iteration")
+
+    source = tmp_path / "sim.py"
+    source.write_text("import numpy as np\n\n\ndef simulate(x0, k, dt):\n    x = x0\n    for _ in range(10_000):\n"
+                      "        x = x + dt * (-k * x ** 3 + np.sin(x))\n    return np.sum(x ** 2)\n")
+    import subprocess
+    import sys
+    shown = subprocess.run([sys.executable, "-m", "gradc", "show", f"{source}:simulate", "--wrt", "x0,k", "--arg",
+                            "x0=f64[100]", "--arg", "k=f64[]", "--arg", "dt=f64[]"], capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert "tapes x: 800 bytes per iteration" in shown.stdout
