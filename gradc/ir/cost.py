@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+from gradc.ir import dims
 from gradc.ir.graph import Graph, subgraphs
 from gradc.ir.types import TensorType
 
@@ -33,22 +34,20 @@ def work(graph: Graph) -> float:
     return float(sum(_eqn_work(e) for e in graph.eqns))
 
 
+def _number(d) -> float:
+    """A dimension as a number, each named size counted as ``NAMED_SIZE``."""
+    if not dims.is_dim_expr(d):
+        return float(d)
+    return float(dims.substitute(d, {s.name: NAMED_SIZE for s in d.free_symbols}))
+
+
 def _elements(t) -> float:
-    if not isinstance(t, TensorType):
-        return 0.0
-    size = t.size
-    if isinstance(size, int):
-        return float(size)
-    return float(size.subs({s: NAMED_SIZE for s in size.free_symbols}))
+    return _number(t.size) if isinstance(t, TensorType) else 0.0
 
 
 def _trips(eqn) -> float:
     length = eqn.params.get("length")
-    if isinstance(length, int):
-        return float(length)
-    if length is not None and hasattr(length, "free_symbols"):  # a named size
-        return float(length.subs({s: NAMED_SIZE for s in length.free_symbols}))
-    return 1.0  # known only at run time
+    return 1.0 if length is None else _number(length)  # None: known only at run time
 
 
 def _eqn_work(eqn) -> float:

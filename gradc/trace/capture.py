@@ -65,7 +65,7 @@ import warnings
 from gradc.errors import GradcWarning, _display_path
 from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
-from gradc.trace.capture_convert import MAX_NAMES, Converter, Ctx, TooLarge
+from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
 _CACHE: dict = {}  # code object -> (code of the rewritten function, its source) or None
 _FUTURE_FLAGS = 0
@@ -197,7 +197,7 @@ def _prefix(idents) -> str:
 
 def _needs_capture(body) -> bool:
     return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp)) or any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("max", "min")
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHOICE_BUILTINS
         for s in body for n in ast.walk(s))
 
 
@@ -224,7 +224,7 @@ def _convert(fn):
         node.body = [items.visit(s) for s in node.body]
     if not items.count and not _needs_capture(node.body):
         return None
-    kept = [n for n in ("range", "enumerate", "zip", "max", "min")
+    kept = [n for n in REWRITTEN_BUILTINS
             if fn.__globals__.get(n, getattr(builtins, n)) is getattr(builtins, n) and n not in local_names]
     conv = Converter(prefix, path, local_names, declared, kept)
     an.clear_cache()

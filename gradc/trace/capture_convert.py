@@ -30,6 +30,11 @@ from gradc.trace.capture_nodes import (  # noqa: F401  (MAX_NAMES, TooLarge: thi
     var,
 )
 
+# builtins the rewrite routes through run-time helpers (when the function does not shadow them): the loop
+# iterables, and the choices that become ``np.where`` on traced scalars
+CHOICE_BUILTINS = ("max", "min")
+REWRITTEN_BUILTINS = ("range", "enumerate", "zip") + CHOICE_BUILTINS
+
 
 class _Expressions(ast.NodeTransformer):
     """``a if p else b``, ``and``/``or`` and ``not`` in the function's own scope, as run-time helper calls."""
@@ -91,7 +96,7 @@ class _Expressions(ast.NodeTransformer):
         display): ``rt.max_``/``rt.min_``, which choose with ``np.where`` when a value is a traced scalar."""
         self.generic_visit(node)
         f = node.func
-        if not (isinstance(f, ast.Name) and f.id in ("max", "min") and f.id in self.conv.builtins) or node.keywords:
+        if not (isinstance(f, ast.Name) and f.id in CHOICE_BUILTINS and f.id in self.conv.builtins) or node.keywords:
             return node
         args = node.args
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
@@ -109,12 +114,11 @@ class Converter(LoopRewriter):
     x = _gc_rt.ifexp(p, lambda: a, lambda: b, 'f.py:1')
     """
 
-    def __init__(self, prefix: str, path: str, local_names: set, declared: set,
-                 builtins=("range", "enumerate", "zip", "max", "min")):
+    def __init__(self, prefix: str, path: str, local_names: set, declared: set, builtins=REWRITTEN_BUILTINS):
         self.prefix, self.path = prefix, path
         self.rt = prefix + "rt"
         self.locals, self.declared = local_names, declared
-        self.builtins = set(builtins)  # of range, enumerate, zip, max, min: those the function does not shadow
+        self.builtins = set(builtins)  # of REWRITTEN_BUILTINS: those the function does not shadow
         self.count = 0
         self.ret_flags: dict = {}  # id(return statement) -> its flag, in the loop being rewritten
 

@@ -19,7 +19,6 @@ from gradc.trace.capture_nodes import (
     names_tuple,
     not_flag,
     strings,
-    tables_read,
     var,
 )
 
@@ -58,8 +57,8 @@ class LoopRewriter:
             concrete = ast.While(test=test, body=self.block(s.body, head, body_ctx),
                                  orelse=self.block(s.orelse, live, after_ctx))
             reads |= an.loads(s.test)
-        tables = tables_read(s) & self.locals
-        indexed = sorted((indexed_names(s) & self.locals) - tables)
+        containers, tables = (names & self.locals for names in indexed_names(s))
+        indexed = sorted(containers - tables)
         decide = self.call("loop_traced", var(it) if it else ast.Constant(None),
                            self.values(sorted(reads & self.locals)), self.values(indexed),
                            self.values(sorted(tables)))

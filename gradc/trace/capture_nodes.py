@@ -77,29 +77,23 @@ def unsafe_in_thunk(node) -> bool:
     return any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node))
 
 
-def indexed_names(loop) -> set:
-    """Names the loop subscripts or calls a method of (``xs[i]``, ``ys.append(v)``): when one holds a Python
-    list, tuple, dict or set, the loop stays a Python loop (a traced index cannot pick from a list, and an
-    append in a traced body would be lost)."""
-    out = set()
-    for n in an.walk_scope(loop.body + getattr(loop, "orelse", [])):
+def indexed_names(loop) -> tuple:
+    """``(containers, tables)``: the names the loop subscripts or calls a method of (``xs[i]``,
+    ``ys.append(v)``), and those among them it only reads items of (``coef[i]``, never ``coef[i] = v``,
+    ``coef.append(v)`` or ``coef = ...``). When a container holds a Python list, tuple, dict or set the loop
+    stays a Python loop (a traced index cannot pick from a list, and an append in a traced body would be
+    lost); a table that is a list of numbers is read as an array instead."""
+    body = loop.body + getattr(loop, "orelse", [])
+    out, written = set(), set(an.stores(body))
+    for n in an.walk_scope(body):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
             out.add(n.value.id)
+            if not isinstance(n.ctx, ast.Load):
+                written.add(n.value.id)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
             out.add(n.func.value.id)
-    return out
-
-
-def tables_read(loop) -> set:
-    """Of ``indexed_names``, those the loop only reads items of (``coef[i]``, never ``coef[i] = v``,
-    ``coef.append(v)`` or ``coef = ...``): a list of numbers there is a table a traced loop can read too."""
-    written = set(an.stores(loop.body + getattr(loop, "orelse", [])))
-    for n in an.walk_scope(loop.body + getattr(loop, "orelse", [])):
-        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and not isinstance(n.ctx, ast.Load):
-            written.add(n.value.id)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
             written.add(n.func.value.id)
-    return indexed_names(loop) - written
+    return out, out - written
 
 
 def returns_to_flags(loop) -> bool:

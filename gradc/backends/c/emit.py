@@ -212,15 +212,13 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         for e in g.eqns:
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
-                size_here = 1 + sum(tree.get(id(a), 1) for a in e.inputs)
-                if group is not None and group[0].out.type.shape == e.out.type.shape and size_here <= MAX_TREE:
+                fits = group is not None and group[0].out.type.shape == e.out.type.shape
+                if fits and 1 + sum(tree.get(id(a), 1) for a in e.inputs) <= MAX_TREE:
                     group.append(e)
                 else:
-                    group = [e]
+                    group, tree = [e], {}  # values of earlier runs are read from memory: one node each
                     segments.append(("group", group))
-                    tree = {}
-                    size_here = 1 + len(e.inputs)
-                tree[id(e.out)] = size_here
+                tree[id(e.out)] = 1 + sum(tree.get(id(a), 1) for a in e.inputs)
                 group_ids.add(id(e.out))
                 continue
             if kind == "view" and group is not None and not any(id(a) in {id(x.out) for x in group}
