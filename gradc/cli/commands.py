@@ -146,7 +146,7 @@ def cmd_compile(args):
     compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header, defaults=_defaults_used(job), **emit)
     status = 0
     if args.check:
-        status = run_check(job, compiled.source, interval=interval)
+        status = run_check(job, compiled, interval=interval)
     return Product(status, [(source_dest, compiled.source)])
 
 
@@ -161,11 +161,11 @@ def _compile_c(job, header):
 
 
 def _check_c(job, interval):
-    """--check for target c: build the library with the system C compiler and check it like NumPy code."""
+    """--check for target c: build the library with the system C compiler and check it against FUNC."""
     from gradc.backends.c.build import CCompiled
 
     compiled = CCompiled(job.graph, job.wrt, len(job.wrt) > 1, max_trips=job.max_trips)
-    return run_check(job, functions=(compiled.forward, compiled.value_and_grad), interval=interval)
+    return run_check(job, compiled, interval=interval)
 
 
 def stage_graphs(job, stage):
@@ -359,8 +359,8 @@ def build_parser():
                    help="--target c: rows of the tape of a loop whose trip count is known only when it runs "
                         "(a while loop's; default 10000); a run past it raises ValueError")
     p.add_argument("--check", action="store_true",
-                   help="run the emitted gradient on random inputs against central finite differences "
-                        "(exit 3 on a mismatch or a NaN/inf)")
+                   help="run the emitted code on random inputs against FUNC itself: its value, and central finite "
+                        "differences of it for the derivative (exit 3 on a mismatch or a NaN/inf)")
     p.add_argument("--check-range", metavar="LO,HI",
                    help="interval --check draws float inputs from (default 0.5,1.5; --check-range=-2,-1 for "
                         "negative bounds)")

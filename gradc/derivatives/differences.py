@@ -1,0 +1,178 @@
+"""Central finite differences of the user's own function, for ``gradc.check``: the reference no gradc code is in.
+
+The function is called as the user wrote it (plain NumPy); float32 arguments are moved to
+float64 for the differences, so the reference is as exact as the function allows. Each
+difference is taken with two step sizes: where they disagree the entry sits on a kink (or
+a jump) and is skipped rather than compared.
+
+>>> import numpy as np
+>>> point = Point.of(lambda x: None, (np.array([1.0, 2.0]),), {})
+>>> s = lambda p: float(np.sum(p.args[0] ** 2))
+>>> round(entry_difference(s, point, point.slot("x"), 1, 1e-6), 6)
+4.0
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+FIRST_STEPS = {"f64": (1e-6, 1e-5), "f32": (1e-4, 1e-3)}  # relative to max(1, |x|)
+SECOND_STEPS = {"f64": (1e-4, 3e-4), "f32": (3e-3, 1e-2)}
+KINK = {1: 1e-5, 2: 1e-3}  # two steps disagreeing by more than this (relative) mark a kink: skipped
+F32_KINK = {1: 1e-2, 2: 5e-2}
+
+
+@dataclass
+class Point:
+    """The arguments of one call, ``f(*args, **kwargs)``, and where each parameter name sits in them."""
+
+    args: list
+    kwargs: dict
+    slots: dict  # parameter name -> ("arg", index) or ("kw", name)
+
+    @classmethod
+    def of(cls, f, args, kwargs) -> Point:
+        slots = {}
+        try:
+            bound = inspect.signature(f).bind(*args, **kwargs)
+            params = inspect.signature(f).parameters
+            position = 0
+            for name in bound.arguments:
+                kind = params[name].kind
+                if kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) \
+                        and name not in kwargs:
+                    slots[name] = ("arg", position)
+                    position += 1
+                elif kind is not inspect.Parameter.VAR_POSITIONAL and kind is not inspect.Parameter.VAR_KEYWORD:
+                    slots[name] = ("kw", name)
+        except (TypeError, ValueError):  # no signature (a builtin, a partial of one): positions only
+            pass
+        for i in range(len(args)):
+            slots.setdefault(f"arg{i}", ("arg", i))
+        return cls(list(args), dict(kwargs), slots)
+
+    def slot(self, name: str):
+        return self.slots[name]
+
+    def get(self, slot):
+        kind, key = slot
+        return self.args[key] if kind == "arg" else self.kwargs[key]
+
+    def with_value(self, slot, value) -> Point:
+        args, kwargs = list(self.args), dict(self.kwargs)
+        kind, key = slot
+        if kind == "arg":
+            args[key] = value
+        else:
+            kwargs[key] = value
+        return Point(args, kwargs, self.slots)
+
+    def call(self, fn):
+        return fn(*self.args, **self.kwargs)
+
+    def in_float64(self, slots) -> Point:
+        """The same point with the float32 arguments in ``slots`` as float64 (exact: every float32 is a float64)."""
+        point = self
+        for slot in slots:
+            value = self.get(slot)
+            if np.asarray(value).dtype == np.float32:
+                point = point.with_value(slot, np.asarray(value, np.float64))
+        return point
+
+
+def flat_outputs(value) -> list:
+    """Every output of a call as float64 arrays, tuples and lists flattened in order.
+
+    >>> [a.shape for a in flat_outputs((1.0, [np.zeros(2)]))]
+    [(), (2,)]
+    """
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in flat_outputs(v)]
+    return [np.asarray(value, dtype=np.float64)]
+
+
+def quiet_call(fn, point: Point):
+    """``fn`` at ``point`` with NumPy's warnings off; NaN where Python's math raises a domain or range error."""
+    try:
+        with np.errstate(all="ignore"):
+            return point.call(fn)
+    except (OverflowError, ZeroDivisionError):
+        return math.nan
+    except ValueError as e:
+        if "math domain" not in str(e):
+            raise
+        return math.nan
+
+
+def _shifted(value, k: int, delta: float):
+    arr = np.array(value, dtype=np.float64, copy=True)
+    arr.reshape(-1)[k] += delta
+    return float(arr) if arr.shape == () and not isinstance(value, np.ndarray) else arr
+
+
+def _step(value, k: int, relative: float) -> float:
+    x = float(np.asarray(value, np.float64).reshape(-1)[k])
+    return relative * max(1.0, abs(x)) if math.isfinite(x) else relative
+
+
+def entry_difference(s, point: Point, slot, k: int, relative: float) -> float:
+    """``(s(x + h e_k) - s(x - h e_k)) / 2h`` for the scalar function ``s`` of a point, ``h`` relative to |x_k|."""
+    value = point.get(slot)
+    h = _step(value, k, relative)
+    return (s(point.with_value(slot, _shifted(value, k, h))) - s(point.with_value(slot, _shifted(value, k, -h)))) / (
+        2 * h)
+
+
+def along(point: Point, direction: dict, t: float) -> Point:
+    """``point + t * direction`` (``direction``: slot -> array shaped like the argument)."""
+    for slot, d in direction.items():
+        value = np.asarray(point.get(slot), np.float64) + t * np.asarray(d, np.float64)
+        point = point.with_value(slot, float(value) if value.shape == () and not isinstance(
+            point.get(slot), np.ndarray) else value)
+    return point
+
+
+def directional_difference(outputs, point: Point, direction: dict, relative: float) -> list:
+    """``(F(x + h v) - F(x - h v)) / 2h`` for every output of ``F`` (``outputs(point)`` gives them flattened)."""
+    h = relative * max([1.0] + [float(np.max(np.abs(point.get(s)), initial=0.0)) for s in direction])
+    plus, minus = outputs(along(point, direction, h)), outputs(along(point, direction, -h))
+    return [(a - b) / (2 * h) for a, b in zip(plus, minus)]
+
+
+def mixed_difference(s, point: Point, slot, k: int, direction: dict, relative: float) -> float:
+    """``d2 s / dx_k dv`` by a mixed central second difference (four calls)."""
+    value = point.get(slot)
+    h = _step(value, k, relative)
+    total = 0.0
+    for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        shifted = point.with_value(slot, _shifted(value, k, a * h))
+        total += a * b * s(along(shifted, direction, b * h))
+    return total / (4 * h * h)
+
+
+def picks(size: int, rng, limit: int) -> list:
+    """The flat entries compared: all of them up to ``limit``, else ``limit`` drawn without replacement, in order."""
+    return list(range(size)) if size <= limit else sorted(int(k) for k in rng.choice(size, limit, replace=False))
+
+
+def two_step(difference, steps, order: int, dtype: str):
+    """``(value, smooth)``: the difference at the smaller step, and whether the larger step agrees (no kink)."""
+    fine, coarse = difference(steps[0]), difference(steps[1])
+    if not (math.isfinite(fine) and math.isfinite(coarse)):
+        return (fine if not math.isfinite(fine) else coarse), True  # not finite: reported, never skipped
+    kink = (F32_KINK if dtype == "f32" else KINK)[order]
+    return fine, abs(fine - coarse) <= kink * (1.0 + abs(fine))
+
+
+def entry_label(name: str, shape, k: int) -> str:
+    """``x[1,2]`` for flat entry ``k`` of ``name`` shaped ``shape`` (``x`` for a scalar).
+
+    >>> entry_label("x", (2, 3), 5)
+    'x[1,2]'
+    """
+    if not shape:
+        return name
+    return f"{name}[{','.join(str(int(j)) for j in np.unravel_index(k, shape))}]"
