@@ -86,7 +86,8 @@ def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so
 
 
 __all__ = ["fori_loop", "while_loop", "cond", "scan", "binomial",
-           "ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
+           "ArgumentError", "CheckError", "Compiled", "EmitError", "EnvironmentProblem", "WriteError", "check",
+           "Graph", "GradcError", "GradcWarning", "MissingRuleError",
            "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
            "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "spec", "stop_gradient",
            "trace", "value_and_grad", "vjp"] + _torch_names
