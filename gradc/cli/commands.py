@@ -2,8 +2,9 @@
 
 ``gradc compile FILE.py:FUNC --wrt w,b --arg x=f64[5] ... -o out.py`` writes a
 standalone NumPy module with ``FUNC``, ``FUNC_grad`` and ``FUNC_value_and_grad``.
-Errors in the user's input exit with status 2 and one line on stderr; anything
-else is a bug in gradc (status 1, traceback saved to a file).
+Errors in the user's input, and problems of the machine (a full disk, a read-only
+cache), exit with status 2 and one line on stderr; anything else is a bug in gradc
+(status 1, traceback saved to a file): ``gradc.cli.failures`` has the table.
 
 The pieces: ``load`` (the function and its argument types), ``check``
 (``--check``), ``ops_table`` (``gradc ops``) and ``gradc.ir.dot`` (``gradc graph``).
@@ -15,15 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
-import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gradc.backends.escape import printable, shell_join
-from gradc.cli import output
+from gradc.cli import failures, output
 from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
@@ -412,8 +411,8 @@ def main(argv=None) -> int:
         return product.status
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else 0
-    except GradcError as e:
-        print(f"gradc: error: {printable(str(e))}", file=sys.stderr)  # one line, whatever the file names hold
+    except GradcError as e:  # the user's input, or the machine (EnvironmentProblem): one line
+        failures.say(f"gradc: error: {printable(str(e))}")  # one line, whatever the file names hold
         return EXIT_USER_ERROR
     except BrokenPipeError:
         _discard_stdout()
@@ -421,8 +420,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("gradc: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # a bug in gradc
-        return _internal_error(e, debug)
+    except Exception as e:  # a full disk, no memory (exit 2), or a bug in gradc (exit 1): gradc.cli.failures
+        return failures.exit_status(e, debug)
 
 
 def _discard_stdout():
@@ -436,17 +435,7 @@ def _discard_stdout():
 
 
 def _internal_error(exc, debug):
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    if debug:
-        sys.stderr.write(text)
-        print(f"gradc: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_INTERNAL_ERROR
-    from gradc.backends.c.cache import write_crash_report  # the private per-user cache, old reports pruned
-
-    path = write_crash_report("command: " + shlex.join(["gradc"] + sys.argv[1:]) + "\n\n" + text)
-    print(f"gradc: internal error: {type(exc).__name__}: {exc}. This is a bug in gradc; please report it with "
-          f"the command and the traceback saved in {path} (or rerun with --debug).", file=sys.stderr)
-    return EXIT_INTERNAL_ERROR
+    return failures.internal_error(exc, debug)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,7 +22,7 @@ import sys
 from gradc.backends.escape import printable
 from gradc.cli.load import CliError
 from gradc.errors import WriteError
-from gradc.files import Target, writable_target, write_to
+from gradc.files import Target, reason, writable_target, write_to
 
 
 def Destination(kind: str, given: str = "", path: str = "", mode=None, owner=None) -> Target:  # noqa: N802
@@ -99,13 +99,19 @@ def write(dest: Destination, data: bytes, stdout=None):
     if dest.kind == "stdout":
         stream = stdout or sys.stdout
         buffer = getattr(stream, "buffer", None)
-        if buffer is not None:
-            stream.flush()
-            buffer.write(data)
-            buffer.flush()
-        else:
-            stream.write(data.decode("utf-8"))
-            stream.flush()
+        try:
+            if buffer is not None:
+                stream.flush()
+                buffer.write(data)
+                buffer.flush()
+            else:
+                stream.write(data.decode("utf-8"))
+                stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:  # stdout redirected to a full disk, ...
+            raise CliError(f"cannot write to stdout: {reason(e)}", where="",
+                           hint="free some space, or write elsewhere with -o") from None
         return
     try:
         write_to(dest, data)
