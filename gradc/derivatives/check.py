@@ -31,8 +31,8 @@ from gradc.derivatives.differences import (
     SECOND_STEPS,
     Point,
     directional_difference,
-    entry_difference,
     entry_label,
+    first_difference,
     flat_outputs,
     mixed_difference,
     picks,
@@ -203,13 +203,13 @@ class _Checker:
     # ---------------------------------------------------------------- references
     def first_entries(self, s):
         """Per wrt: ``(entries, fd, smooth, slack)`` of the gradient of the scalar ``s`` (sampled entries)."""
-        base = abs(s(self.wide)) if math.isfinite(s(self.wide)) else 0.0
+        at_x = s(self.wide)
+        base = abs(at_x) if math.isfinite(at_x) else 0.0
         out = []
         for w, slot in zip(self.wrt, self.slots):
             value, dtype = self.wide.get(slot), self.dtypes[w]
             ks = picks(int(np.size(value)), self.rng, self.max_entries)
-            pairs = [two_step(lambda h, k=k, slot=slot: entry_difference(s, self.wide, slot, k, h),
-                              FIRST_STEPS[dtype], 1, dtype) for k in ks]
+            pairs = [first_difference(s, self.wide, slot, k, FIRST_STEPS[dtype], dtype, at_x, self.eps) for k in ks]
             slack = 8 * self.eps * (1.0 + base) / FIRST_STEPS[dtype][0]
             out.append((ks, np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs], bool), slack))
         return out

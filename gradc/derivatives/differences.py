@@ -120,10 +120,38 @@ def _step(value, k: int, relative: float) -> float:
 
 def entry_difference(s, point: Point, slot, k: int, relative: float) -> float:
     """``(s(x + h e_k) - s(x - h e_k)) / 2h`` for the scalar function ``s`` of a point, ``h`` relative to |x_k|."""
+    return entry_slopes(s, point, slot, k, relative, 0.0)[0]
+
+
+def entry_slopes(s, point: Point, slot, k: int, relative: float, at_x: float) -> tuple:
+    """``(central difference, |forward - backward slope|, h)`` at entry ``k``; ``at_x`` is ``s(point)``.
+
+    On a smooth function the two one-sided slopes differ by about ``h * s''``; across a kink
+    hit exactly (``|x|`` at 0) by the jump in slope, whatever ``h``.
+    """
     value = point.get(slot)
     h = _step(value, k, relative)
-    return (s(point.with_value(slot, _shifted(value, k, h))) - s(point.with_value(slot, _shifted(value, k, -h)))) / (
-        2 * h)
+    plus, minus = s(point.with_value(slot, _shifted(value, k, h))), s(point.with_value(slot, _shifted(value, k, -h)))
+    return (plus - minus) / (2 * h), abs(plus - 2 * at_x + minus) / h, h
+
+
+def first_difference(s, point: Point, slot, k: int, steps, dtype: str, at_x: float, eps: float) -> tuple:
+    """``(difference, compare)``: the central difference at the smaller step, and whether it is fit to compare.
+
+    Not fit: the two steps disagree (a kink between the points), or the one-sided slopes differ
+    by about as much at both steps (a kink at the point itself). Not-finite differences are
+    always compared (and reported).
+    """
+    fine, jump, h = entry_slopes(s, point, slot, k, steps[0], at_x)
+    coarse, coarse_jump, _ = entry_slopes(s, point, slot, k, steps[1], at_x)
+    if not (math.isfinite(fine) and math.isfinite(coarse)):
+        return (fine if not math.isfinite(fine) else coarse), True
+    kink = (F32_KINK if dtype == "f32" else KINK)[1]
+    if abs(fine - coarse) > kink * (1.0 + abs(fine)):
+        return fine, False
+    noise = 100 * eps * abs(at_x) / h if math.isfinite(at_x) else 0.0
+    at_kink = jump > 1e-3 * (1.0 + abs(fine)) + noise and coarse_jump < 3 * jump
+    return fine, not at_kink
 
 
 def along(point: Point, direction: dict, t: float) -> Point:

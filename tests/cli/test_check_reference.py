@@ -167,13 +167,18 @@ def test_non_finite_results_are_failures_that_name_the_entries():
     assert not gradc.check(nan_gradient, f, X + 1.0, raise_on_failure=False).passed
 
 
-def test_a_kink_is_skipped_not_failed():
-    def f(x):
-        return np.sum(np.abs(x))
-    x = np.array([1e-7, 0.5, -0.7])  # |x| has a kink at 0, between the two steps' points
+@pytest.mark.parametrize("f, x, skipped", [
+    (lambda x: np.sum(np.abs(x)), np.array([1e-7, 0.5, -0.7]), 1),  # the kink between the two steps' points
+    (lambda x: np.sum(np.abs(x)), np.array([0.0, 0.5, -0.7]), 1),  # the kink hit exactly
+    (lambda x: np.sum(np.maximum(x, 0.0)), np.array([0.0, 0.0, 2.0]), 2),
+    (lambda x: np.sum(np.exp(10 * x)), np.array([1.0, 0.5, 0.2]), 0),  # strong curvature is no kink
+    (lambda x: 1e6 + np.sum(x), np.array([1.0, 0.5, 0.2]), 0),  # nor is rounding noise on a large value
+])
+def test_kinks_are_skipped_not_failed(f, x, skipped):
     report = gradc.check(gradc.compile(f, x), f, x)
     gradient = next(c for c in report.comparisons if c.what == "grad: d/dx")
-    assert gradient.skipped == 1 and gradient.compared == 2
+    assert gradient.skipped == skipped and gradient.compared == 3 - skipped, str(report)
+    assert not gradc.check(Bent(gradc.compile(f, x), derivative=1.01), f, x, raise_on_failure=False).passed
 
 
 def test_misuse_is_an_argument_error():
