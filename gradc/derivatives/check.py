@@ -176,7 +176,7 @@ class _Checker:
         """The compiled ``fn`` at the point (or a Comparison saying it raised)."""
         try:
             with np.errstate(all="ignore"):
-                return (point or self.point).call(fn), None
+                return (point or self.point).call_compiled(fn), None
         except (ArithmeticError, ValueError) as exc:  # e.g. Python's math on a scalar path
             failure = _raised(what, exc)
             self.report.append(failure)

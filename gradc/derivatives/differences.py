@@ -27,18 +27,24 @@ F32_KINK = {1: 1e-2, 2: 5e-2}
 
 @dataclass
 class Point:
-    """The arguments of one call, ``f(*args, **kwargs)``, and where each parameter name sits in them."""
+    """The arguments of one call, ``f(*args, **kwargs)``, and where each parameter name sits in them.
+
+    ``order``: the slots of f's parameters in order, when the call gives exactly its first ones;
+    the compiled functions are then called with them all positionally (the C target's functions
+    take no keywords), else as ``f`` is.
+    """
 
     args: list
     kwargs: dict
     slots: dict  # parameter name -> ("arg", index) or ("kw", name)
+    order: list | None = None
 
     @classmethod
     def of(cls, f, args, kwargs) -> Point:
-        slots = {}
+        slots, order = {}, None
         try:
-            bound = inspect.signature(f).bind(*args, **kwargs)
             params = inspect.signature(f).parameters
+            bound = inspect.signature(f).bind(*args, **kwargs)
             position = 0
             for name in bound.arguments:
                 kind = params[name].kind
@@ -48,11 +54,13 @@ class Point:
                     position += 1
                 elif kind is not inspect.Parameter.VAR_POSITIONAL and kind is not inspect.Parameter.VAR_KEYWORD:
                     slots[name] = ("kw", name)
+            if list(bound.arguments) == list(params)[:len(bound.arguments)] and len(slots) == len(bound.arguments):
+                order = [slots[name] for name in bound.arguments]
         except (TypeError, ValueError):  # no signature (a builtin, a partial of one): positions only
             pass
         for i in range(len(args)):
             slots.setdefault(f"arg{i}", ("arg", i))
-        return cls(list(args), dict(kwargs), slots)
+        return cls(list(args), dict(kwargs), slots, order)
 
     def slot(self, name: str):
         return self.slots[name]
@@ -68,10 +76,17 @@ class Point:
             args[key] = value
         else:
             kwargs[key] = value
-        return Point(args, kwargs, self.slots)
+        return Point(args, kwargs, self.slots, self.order)
 
     def call(self, fn):
+        """``fn`` called as the user's function is."""
         return fn(*self.args, **self.kwargs)
+
+    def call_compiled(self, fn):
+        """``fn`` (a compiled function) called positionally when :attr:`order` allows, else as ``f`` is."""
+        if self.order is None:
+            return fn(*self.args, **self.kwargs)
+        return fn(*[self.get(slot) for slot in self.order])
 
     def in_float64(self, slots) -> Point:
         """The same point with the float32 arguments in ``slots`` as float64 (exact: every float32 is a float64)."""

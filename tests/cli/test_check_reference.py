@@ -355,3 +355,21 @@ def test_cli_draws_small_integers_and_falls_back_to_zeros(work):
     assert np.all((0.5 <= x) & (x <= 1.5))
     (_, k), _ = draw_arguments(job("far_index"))  # k * 5 indexes past the end unless k is 0
     assert not k.any()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_keyword_only_parameters_and_integer_arrays(work, target):
+    """The C target's functions take no keywords: the compiled code gets every argument positionally."""
+    (work / "kw.py").write_text('import numpy as np\n\n\ndef f(x: "f64[3]", *, s: "f64[]" = 2.0, k: "i64[3]"):\n'
+                                '    return np.sum(np.sin(x) * s * x[k])\n')
+    out = "out.c" if target == "c" else "out.py"
+    result = run_cli("compile", "kw.py:f", "--target", target, "--check", "-o", out, cwd=work)
+    assert result.status == 0, result
+    assert "ok: the value agrees" in check_line(result)
+
+    def f(x, *, s, k):
+        return np.sum(np.sin(x) * s * x[k])
+    k = np.array([2, 0, 1])
+    c = gradc.compile(f, X[:3], s=2.0, k=k, target=target, wrt=(0, 1))
+    assert gradc.check(c, f, X[:3], s=2.0, k=k).passed
+    assert not gradc.check(Bent(c, derivative=1.01), f, X[:3], s=2.0, k=k, raise_on_failure=False).passed
