@@ -210,3 +210,37 @@ def test_stdout_on_a_full_disk_is_a_user_error():
             raise OSError(errno.ENOSPC, "No space left on device")
     with pytest.raises(CliError, match="cannot write to stdout: no space left"):
         output.write(output.Destination("stdout"), b"data", Full())
+
+
+# ---------------------------------------------------------------- a generator: the machine fails anywhere gradc writes
+SITES = [(os, "replace"), (os, "makedirs"), (os, "chmod"), (tempfile, "TemporaryDirectory"), (tempfile, "mkstemp")]
+ERRNOS = [errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, getattr(errno, "EDQUOT", errno.ENOSPC)]
+
+
+@needs_cc
+@pytest.mark.parametrize("seed", range(200 if os.environ.get("GRADC_FUZZ_LONG") == "1" else 16))
+def test_a_failing_write_anywhere_is_one_line_never_a_traceback(work, tmp_path, monkeypatch, seed):
+    """An OSError of the machine injected at the n-th call of a random write primitive, during a C compile
+    with --check into a fresh cache: exit 2 with one line (or 0 when the call is never reached), never 1."""
+    rng = np.random.default_rng(seed)
+    module, name = SITES[int(rng.integers(len(SITES)))]
+    code, after = ERRNOS[int(rng.integers(len(ERRNOS)))], int(rng.integers(0, 3))
+    private = tmp_path / f"cache{seed}"
+    monkeypatch.setenv("GRADC_CACHE_DIR", str(private))
+    real, calls = getattr(module, name), []
+
+    def failing(*args, **kwargs):
+        calls.append(args)
+        if len(calls) > after:
+            raise OSError(code, os.strerror(code), str(args[0]) if args else None)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(module, name, failing)
+    result = run_cli(*C_COMMAND, cwd=work)
+    monkeypatch.undo()
+    assert "Traceback" not in result.stderr, result
+    if len(calls) <= after:
+        assert result.status == 0, result
+        return
+    assert result.status == 2, (module.__name__, name, errno.errorcode[code], after, result)
+    lines = [ln for ln in result.stderr.strip().splitlines() if not ln.startswith("gradc: check: ")]
+    assert len(lines) == 1 and lines[0].startswith("gradc: error: "), result  # the check's verdict may come first
