@@ -179,8 +179,55 @@ def write_atomically(path, data: bytes | str) -> str:
     return target.path
 
 
+def write_all(pairs) -> None:
+    """Write ``(Target, data)`` pairs together: every regular file is staged (a temporary file next to it)
+    before any is renamed into place, so a failure (a full disk) leaves every file as it was.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> a, b = os.path.join(folder, "a.c"), os.path.join(folder, "a.h")
+    >>> write_all([(writable_target(a), "source"), (writable_target(b), "header")])
+    >>> open(a).read(), open(b).read()
+    ('source', 'header')
+    """
+    staged = []
+    try:
+        for target, data in pairs:
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            if target.kind == "file":
+                staged.append((target, _stage(target, data)))
+        for target, tmp in staged:
+            os.replace(tmp, target.path)
+    except OSError as e:
+        _unstage(staged)
+        _refuse(target.given, reason(e), _hint(e), e.errno)
+    except BaseException:
+        _unstage(staged)
+        raise
+    for target, data in pairs:
+        if target.kind != "file":
+            write_to(target, data)
+
+
+def _unstage(staged):
+    for _, tmp in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
 def _replace(target: Target, data: bytes):
     """A temporary file next to ``target.path``, then a rename over it (atomic on POSIX)."""
+    tmp = _stage(target, data)
+    try:
+        os.replace(tmp, target.path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _stage(target: Target, data: bytes) -> str:
+    """``data`` in a new temporary file next to ``target.path`` (its mode and owner kept); the temporary's path."""
     directory, base = os.path.split(target.path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
@@ -199,8 +246,8 @@ def _replace(target: Target, data: bytes):
                 with contextlib.suppress(OSError):  # only root may give a file away
                     os.fchown(f.fileno(), *target.owner)
             f.write(data)
-        os.replace(tmp, target.path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    return tmp

@@ -404,8 +404,7 @@ def main(argv=None) -> int:
         output.plan_outputs(args)
         with output.user_output_to_stderr() as stdout:  # the user's prints never land in the product
             product = args.run(args)
-        for dest, data in product.outputs:
-            output.write(dest, data.encode("utf-8") if isinstance(data, str) else data, stdout)
+        output.write_outputs(product.outputs, stdout)  # the files together: all written, or none changed
         for note in product.notes:
             print(f"gradc: {note}", file=sys.stderr)
         return product.status

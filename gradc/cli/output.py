@@ -22,7 +22,7 @@ import sys
 from gradc.backends.escape import printable
 from gradc.cli.load import CliError
 from gradc.errors import WriteError
-from gradc.files import Target, reason, writable_target, write_to
+from gradc.files import Target, reason, writable_target, write_all, write_to
 
 
 def Destination(kind: str, given: str = "", path: str = "", mode=None, owner=None) -> Target:  # noqa: N802
@@ -117,6 +117,23 @@ def write(dest: Destination, data: bytes, stdout=None):
         write_to(dest, data)
     except WriteError as e:
         raise _as_cli_error(e) from None
+
+
+def write_outputs(outputs, stdout=None):
+    """Every ``(Destination, text or bytes)`` a command made: files together (a failure changes none of them,
+    e.g. the C source without its header), then stdout.
+
+    >>> write_outputs([(Destination("stdout"), "hello\\n")])
+    hello
+    """
+    outputs = [(dest, data.encode("utf-8") if isinstance(data, str) else data) for dest, data in outputs]
+    try:
+        write_all([(dest, data) for dest, data in outputs if dest.kind != "stdout"])
+    except WriteError as e:
+        raise _as_cli_error(e) from None
+    for dest, data in outputs:
+        if dest.kind == "stdout":
+            write(dest, data, stdout)
 
 
 @contextlib.contextmanager

@@ -469,3 +469,23 @@ def test_every_writer_follows_one_rule(tmp_path, seed):
         assert no_temp_files(root) and no_temp_files(root / "d")
         outcomes.append(outcome)
     assert outcomes[0] == outcomes[1]
+
+
+def test_c_source_and_header_are_written_together(work, monkeypatch):
+    """A full disk while writing the header leaves the old source too: all files are staged before any rename."""
+    import errno
+
+    from gradc import files
+
+    (work / "out.c").write_text("old source")
+    real = files._stage
+
+    def header_fails(target, data):
+        if target.path.endswith(".h"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target, data)
+    monkeypatch.setattr(files, "_stage", header_fails)
+    result = run_cli(*COMMANDS["c"], "-o", "out.c", cwd=work)
+    assert_one_line_error(result, "out.h", "no space left")
+    assert (work / "out.c").read_text() == "old source" and not (work / "out.h").exists()
+    assert no_temp_files(work)
