@@ -214,7 +214,17 @@ class _Checker:
             out.append((ks, np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs], bool), slack))
         return out
 
+    def counted(self, what, results, expected: int, of: str) -> bool:
+        """Whether the compiled code returned ``expected`` results (else a failed comparison says so)."""
+        if len(results) == expected:
+            return True
+        self.report.append(Comparison(what, problem=f"the compiled code returns {len(results)} {of}, "
+                                                    f"{expected} expected"))
+        return False
+
     def compare_gradients(self, what, grads, reference):
+        if not self.counted(what.rstrip(":"), grads, len(self.wrt), "gradients"):
+            return
         for w, g, (ks, fd, smooth, slack) in zip(self.wrt, grads, reference):
             shape = np.shape(self.point.get(self.point.slot(w)))
             got = np.asarray(g, np.float64).reshape(-1)
@@ -236,6 +246,8 @@ class _Checker:
         return fine, smooth, slack, dtype
 
     def compare_tangents(self, what, tangents, v):
+        if not self.counted(what, tangents, len(self.reference), "outputs"):
+            return
         fine, smooth, slack, dtype = self.directional(v)
         for i, (t, fd, ok) in enumerate(zip(tangents, fine, smooth)):
             label = what if len(fine) == 1 else f"{what} (output {i})"
@@ -244,13 +256,20 @@ class _Checker:
 
     def compare_second(self, what, hv, v):
         """``H v`` per wrt against mixed second differences of ``f`` (sampled entries)."""
+        if not self.counted(what.rstrip(":"), hv, len(self.wrt), "results"):
+            return
         direction = dict(zip(self.slots, v))
 
         def s(p):
             return float(self.outputs(p)[0])
-        base = abs(s(self.wide)) if math.isfinite(s(self.wide)) else 0.0
+        at_x = s(self.wide)
+        base = abs(at_x) if math.isfinite(at_x) else 0.0
         for w, slot, got in zip(self.wrt, self.slots, hv):
             dtype, shape = self.dtypes[w], np.shape(self.point.get(slot))
+            if np.size(got) != int(np.prod(shape)):
+                self.report.append(Comparison(f"{what} d/d{w}", problem=f"the compiled code gives {np.size(got)} "
+                                                                          f"entries, {w} has {int(np.prod(shape))}"))
+                continue
             ks = picks(int(np.prod(shape)), self.rng, max(1, self.max_entries // 2))
             pairs = [two_step(lambda h, k=k, slot=slot: mixed_difference(s, self.wide, slot, k, direction,
                                                                                    h), SECOND_STEPS[dtype],
@@ -337,6 +356,10 @@ def _check_mode(c: _Checker, mode: str):
     products = []
     for i, size in enumerate(rows):
         row = blocks[i * len(sizes):(i + 1) * len(sizes)]
+        if any(b.size != size * n for b, n in zip(row, sizes)):
+            c.report.append(Comparison(mode, problem="the compiled code returns blocks of the wrong size: "
+                                                     f"{[b.shape for b in row]} for {size} rows"))
+            return
         products.append(sum(b.reshape(size, -1) @ np.ravel(vj) for b, vj in zip(row, v)))
     if mode == "jacobian":
         c.compare_tangents("jacobian . v", [p.reshape(r.shape) for p, r in zip(products, c.reference)], v)

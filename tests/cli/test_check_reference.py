@@ -378,3 +378,18 @@ def test_keyword_only_parameters_and_integer_arrays(work, target):
     c = gradc.compile(f, X[:3], s=2.0, k=k, target=target, wrt=(0, 1))
     assert gradc.check(c, f, X[:3], s=2.0, k=k).passed
     assert not gradc.check(Bent(c, derivative=1.01), f, X[:3], s=2.0, k=k, raise_on_failure=False).passed
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_missing_or_misshapen_results_are_failures_not_crashes(mode):
+    """A compiled function that drops a gradient or returns the wrong shape fails the check, with the reason."""
+    c = compiled(loss, mode, "numpy")
+
+    def drop(tree):
+        return tree[:1] if isinstance(tree, (tuple, list)) else np.zeros(1)
+    for part, change in (("derivative", drop), ("derivative", lambda t: scaled(t, np.ones((2, 2)) * 1.0))):
+        if mode in ("jacobian", "hessian") and change is drop:
+            change = lambda t: (t[0],)  # noqa: E731 - one block where two are expected
+        report = gradc.check(Perturbed(c, part, change), loss, X, W, raise_on_failure=False)
+        assert not report.passed and any(c.problem or c.non_finite or c.max_rel > c.tolerance
+                                         for c in report.failures), str(report)
