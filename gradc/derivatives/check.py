@@ -163,11 +163,18 @@ class _Checker:
         self.dtypes = {w: _dtype([point.get(s)]) for w, s in zip(self.wrt, self.slots)}
         raw = point.call(f)
         self.reference = flat_outputs(raw)
+        self.report: list = []
+        again = flat_outputs(point.call(f))
+        if len(again) != len(self.reference) or not all(
+                a.shape == b.shape and np.array_equal(a, b, equal_nan=True) for a, b in zip(again, self.reference)):
+            self.report.append(Comparison("f itself", "value", problem=f"{getattr(f, '__name__', 'f')} returns "
+                                          "different values on two calls with the same arguments (a random draw, or "
+                                          "state it changes?): the compiled code fixed them when it was traced, so "
+                                          "f cannot be the reference"))
         wide = quiet_call(f, self.wide)  # f computing in float32 inside rounds its differences at float32's eps
         self.eps = float(np.finfo(np.float32).eps) if _dtype(wide if isinstance(wide, (tuple, list)) else [wide]) \
             == "f32" else EPS
         self.value_dtype = _dtype(raw if isinstance(raw, (tuple, list)) else [raw])
-        self.report: list = []
 
     def outputs(self, point):
         return flat_outputs(quiet_call(self.f, point))

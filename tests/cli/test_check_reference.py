@@ -393,3 +393,13 @@ def test_missing_or_misshapen_results_are_failures_not_crashes(mode):
         report = gradc.check(Perturbed(c, part, change), loss, X, W, raise_on_failure=False)
         assert not report.passed and any(c.problem or c.non_finite or c.max_rel > c.tolerance
                                          for c in report.failures), str(report)
+
+
+def test_a_function_that_draws_random_numbers_cannot_be_the_reference():
+    def noisy(x):
+        return np.sum(x * np.random.normal(size=x.shape))
+    with pytest.warns(gradc.GradcWarning):
+        c = gradc.compile(noisy, X)
+    report = gradc.check(c, noisy, X, raise_on_failure=False)
+    assert not report.passed and report.comparisons[0].what == "f itself"
+    assert "two calls with the same arguments" in report.comparisons[0].problem
