@@ -27,7 +27,7 @@ array([1., 1., 1.])
 import importlib as _importlib
 import sys as _sys
 
-from gradc.api import Compiled, grad, spec, trace, value_and_grad
+from gradc.api import Compiled, check, grad, spec, trace, value_and_grad
 from gradc.derivatives import (
     checkpoint,
     custom_jvp,
@@ -43,13 +43,16 @@ from gradc.derivatives import (
 )
 from gradc.errors import (
     ArgumentError,
+    CheckError,
     EmitError,
+    EnvironmentProblem,
     GradcError,
     GradcWarning,
     MissingRuleError,
     ShapeError,
     StaleStateError,
     TraceError,
+    WriteError,
 )
 from gradc.facade import torch_api as _torch_api
 from gradc.facade.compile import gradc_compile as compile  # gradc's compiler, and torch.compile
@@ -83,7 +86,8 @@ def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so
 
 
 __all__ = ["fori_loop", "while_loop", "cond", "scan", "binomial",
-           "ArgumentError", "Compiled", "EmitError", "Graph", "GradcError", "GradcWarning", "MissingRuleError",
+           "ArgumentError", "CheckError", "Compiled", "EmitError", "EnvironmentProblem", "WriteError", "check",
+           "Graph", "GradcError", "GradcWarning", "MissingRuleError",
            "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
            "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "spec", "stop_gradient",
            "trace", "value_and_grad", "vjp"] + _torch_names

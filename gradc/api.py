@@ -18,6 +18,7 @@ import numpy as np
 
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
+from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced

@@ -1,26 +1,34 @@
-"""``gradc compile --check``: the emitted code against central finite differences on random inputs.
+"""``gradc compile --check``: the emitted code against the user's own function, on random inputs.
+
+``gradc.check`` (``gradc.derivatives.check``) does the comparing: every value the emitted
+code returns against FUNC run by NumPy, every derivative (any ``--mode``, any target) against
+central finite differences of FUNC. This module draws the inputs and prints one verdict line.
 
 Float inputs are drawn from ``--check-range LO,HI`` (default [0.5, 1.5], inside the
-domains of log and sqrt); integer inputs are zeros. A NaN or an inf, in the emitted
-gradient, in the finite differences or in the function's value, is a failure (exit 3)
-that names the entries: a check never passes what it could not compare.
+domains of log and sqrt); integer and bool arrays are drawn small (below the smallest
+array size, so they index any axis; zeros when FUNC refuses those) and held fixed. A NaN
+or an inf, in the emitted code's results, in the finite differences or in the function's
+value, is a failure (exit 3) that names the entries: a check never passes what it could
+not compare.
 
 >>> parse_check_range("2,3.5")
 (2.0, 3.5)
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 
 import numpy as np
 
+from gradc.backends.escape import printable
 from gradc.cli.load import CliError
+from gradc.derivatives.differences import flat_outputs
 from gradc.ir.dims import substitute, symbols_of
 from gradc.ir.types import TensorType
 
 EXIT_CHECK_FAILED = 3
-CHECK_TOLERANCE = 1e-4
 DEFAULT_RANGE = (0.5, 1.5)
 _SHOWN = 8  # non-finite entries named in the message; the rest are counted
 
@@ -60,55 +68,125 @@ def random_value(t, rng, interval=DEFAULT_RANGE):
     return np.zeros(t.shape, dtype=t.np_dtype)
 
 
-def run_check(job, source=None, functions=None, interval=DEFAULT_RANGE):
-    """Run the emitted code on random inputs against central finite differences; print one verdict line.
+def draw_arguments(job, interval=DEFAULT_RANGE, seed=0):
+    """``(args, kwargs)`` for one check of ``job.func``: floats uniform in ``interval``, static values as given.
 
-    ``source`` is an emitted NumPy module; ``functions`` a ``(forward, value_and_grad)`` pair instead
-    (the compiled C library). Returns the exit status: 0, or 3 for a mismatch or a non-finite value.
+    Integer and bool arrays are drawn small (below the smallest array size, so they index any axis)
+    and are never moved by the finite differences; when the function raises or is not finite
+    with them, zeros are tried instead.
     """
-    if functions is None:
-        from gradc.backends.numpy.load import load_source
-
-        name = job.graph.name
-        namespace = load_source(source, name)
-        functions = namespace[name], namespace[f"{name}_value_and_grad"]
-    forward, value_and_grad = functions
     types = _types(job)
-    rng = np.random.default_rng(0)
-    names = list(types)
-    values = [random_value(types[n], rng, interval) for n in names]
+    rng = np.random.default_rng(seed)
+    floats = {n: random_value(t, rng, interval) for n, t in types.items()
+              if not isinstance(t, TensorType) or t.is_float}
+    dims = [int(d) for t in types.values() if isinstance(t, TensorType) for d in t.shape if isinstance(d, int)]
+    bound = min([8] + dims)
+    tries = [{n: _small_integers(t, rng, bound) for n, t in types.items() if n not in floats},
+             {n: random_value(t, rng) for n, t in types.items() if n not in floats}]
+    first, error = None, None
+    for integers in tries:
+        args, kwargs = _call_form(job.func, {n: floats[n] if n in floats else integers[n] for n in types})
+        error, finite = _runs(job.func, args, kwargs)
+        if error is None and finite:
+            return args, kwargs
+        if error is None and first is None:
+            first = args, kwargs
+        if not integers:
+            break
+    if first is None:
+        raise CliError(f"{job.func_name} raises {type(error).__name__} at the random inputs of --check: "
+                       f"{printable(str(error))}", where="",
+                       hint="sample elsewhere with --check-range LO,HI, or check the function at its types without "
+                            "--check")
+    return first
+
+
+def _small_integers(t, rng, bound):
+    if np.dtype(t.np_dtype).kind == "b":
+        return rng.integers(0, 2, size=t.shape).astype(bool)
+    return rng.integers(0, max(1, bound), size=t.shape).astype(t.np_dtype)
+
+
+def _call_form(func, values):
+    """``values`` (name -> value, in parameter order) as ``(args, kwargs)``: keyword-only parameters by name."""
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return list(values.values()), {}
+    keyword = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    return [v for n, v in values.items() if n not in keyword], {n: v for n, v in values.items() if n in keyword}
+
+
+def _runs(func, args, kwargs):
+    """``(exception or None, whether every output is finite)`` of the user's function at these arguments."""
+    try:
+        with np.errstate(all="ignore"):
+            outputs = flat_outputs(func(*args, **kwargs))
+    except Exception as e:  # the user's code refuses these integers: try others
+        return e, False
+    return None, all(bool(np.all(np.isfinite(o))) for o in outputs)
+
+
+def run_check(job, compiled, interval=DEFAULT_RANGE):
+    """``gradc.check`` of ``compiled`` against the user's ``job.func`` on random inputs; print one verdict line.
+
+    ``compiled`` has ``forward``, ``wrt`` and ``value_and_grad`` (or ``mode`` and the function of that
+    name). Returns the exit status: 0, or 3 for a mismatch or a non-finite value.
+    """
+    from gradc.derivatives.check import check
+
+    args, kwargs = draw_arguments(job, interval)
+    report = check(compiled, job.func, *args, raise_on_failure=False, **kwargs)
     span = f"inputs from [{interval[0]:g}, {interval[1]:g}]"
-    outputs = _call(value_and_grad, values)
-    if isinstance(outputs, float):  # scalar code (Python's math) raised a domain or range error
-        entries = ", ".join(f"{n} (raises)" for n in job.wrt)
-        print(f"gradc: check: NOT FINITE: the emitted code raises a math domain or range error at the sampled "
-              f"{span}, so no gradient entry is finite: {entries}; outside the function's domain?; "
-              "sample elsewhere with --check-range LO,HI", file=sys.stderr)
-        return EXIT_CHECK_FAILED
-    value, grads = outputs
-    grads = (grads,) if len(job.wrt) == 1 else grads
-    worst_abs = worst_rel = 0.0
-    checked, bad = 0, []
-    for name, g in zip(job.wrt, grads):
-        i, t = names.index(name), types[name]
-        for k in _picks(t, rng):
-            fd = _central_difference(forward, values, i, t, k)
-            got = float(np.asarray(g).reshape(-1)[k])
-            checked += 1
-            if not (math.isfinite(got) and math.isfinite(fd)):
-                bad.append((_entry(name, t, k), got, fd))
-                continue
-            err = abs(got - fd)
-            worst_abs = max(worst_abs, err)
-            worst_rel = max(worst_rel, err / max(1.0, abs(fd)))
-    if bad or not math.isfinite(float(value)):
-        print(f"gradc: check: NOT FINITE: {_non_finite(bad, checked, float(value), span)}", file=sys.stderr)
-        return EXIT_CHECK_FAILED
-    ok = worst_rel <= (CHECK_TOLERANCE if all(types[n].dtype == "f64" for n in job.wrt) else 1e-2)
-    verdict = "ok" if ok else "MISMATCH"
-    print(f"gradc: check: {verdict}: largest error {worst_abs:.3g} (relative {worst_rel:.3g}) over {checked} "
-          f"gradient entries against central finite differences, {span}", file=sys.stderr)
-    return 0 if ok else EXIT_CHECK_FAILED
+    status, line = verdict(report, job.func_name, span)
+    print(f"gradc: check: {line}", file=sys.stderr)
+    return status
+
+
+def _is_value(c) -> bool:
+    return c.kind == "value"
+
+
+def verdict(report, name, span):
+    """``(exit status, the line after "gradc: check: ")`` for a :class:`gradc.derivatives.check.CheckReport`."""
+    mode = report.mode
+    derivative = [c for c in report.comparisons if not _is_value(c) and not c.what.startswith("grad:")]
+    raised = [c for c in report.comparisons if c.problem and "raises" in c.problem]
+    if raised and all(any(word in c.problem for word in _MATH_ERRORS) for c in raised):
+        entries = ", ".join(f"{n} (raises)" for n in report.wrt)
+        return EXIT_CHECK_FAILED, (f"NOT FINITE: the emitted code raises a math domain or range error at the sampled "
+                                   f"{span}, so no gradient entry is finite: {entries}; outside the function's "
+                                   "domain?; sample elsewhere with --check-range LO,HI")
+    if any(c.non_finite for c in report.comparisons) and not raised:
+        bad, seen = [], set()
+        for c in derivative:
+            for label, got, want in c.non_finite:
+                if label not in seen:
+                    seen.add(label)
+                    bad.append((label, got, want))
+        checked = sum(c.compared + c.skipped + len(c.non_finite) for c in derivative)
+        values = [w for c in report.comparisons if _is_value(c) for _, g, w in c.non_finite]
+        value = values[0] if values else 0.0
+        return EXIT_CHECK_FAILED, f"NOT FINITE: {_non_finite(bad, checked, value, span)}"
+    if not report.passed:
+        first = report.failures[0]
+        more = f" (and {len(report.failures) - 1} more comparisons fail)" if len(report.failures) > 1 else ""
+        against = f"the value against {name} run by NumPy" if first.kind == "value" else \
+            f"a derivative against central finite differences of {name}"
+        return EXIT_CHECK_FAILED, (f"MISMATCH ({against}): {first.line().removesuffix('  FAILED')}{more}, {span}")
+    worst = max(derivative, key=lambda c: c.max_rel, default=None)
+    entries = sum(c.compared for c in derivative)
+    error = f"largest error {worst.max_abs:.3g} (relative {worst.max_rel:.3g})" if worst else "no derivative entry"
+    skipped = sum(c.skipped for c in derivative)
+    kinks = f" ({skipped} on a kink skipped)" if skipped else ""
+    if mode == "grad":
+        return 0, (f"ok: the value agrees with {name} run by NumPy and the gradient with central finite differences "
+                   f"of it: {error} over {entries} gradient entries{kinks}, {span}")
+    return 0, (f"ok: {mode} agrees with finite differences of {name} (and the value with {name} run by NumPy): "
+               f"{error} over {entries} entries{kinks}, {span}")
+
+
+_MATH_ERRORS = ("math domain", "math range", "ZeroDivisionError", "OverflowError")
 
 
 def _types(job):
@@ -127,47 +205,6 @@ def _sampled(t):
         sizes = {s.name: CHECK_SIZE for s in symbols_of(t.shape)}
         return t.with_shape(tuple(substitute(d, sizes) for d in t.shape))
     return t
-
-
-def _picks(t, rng):
-    size = int(np.prod(t.shape)) if t.shape else 1
-    return range(size) if size <= 50 else sorted(rng.choice(size, 50, replace=False))
-
-
-def _central_difference(forward, values, i, t, k):
-    """``(f(x + h e_k) - f(x - h e_k)) / 2h``, with ``h`` relative to the entry's size."""
-    base = values[i]
-    x = float(np.asarray(base).reshape(-1)[k])
-    h = (1e-6 if t.dtype == "f64" else 1e-2) * max(1.0, abs(x))
-
-    def shifted(delta):
-        if t.shape == () and t.dtype == "f64":
-            return base + delta
-        arr = np.array(base, copy=True)
-        arr.reshape(-1)[k] += delta
-        return arr
-    plus, minus = list(values), list(values)
-    plus[i], minus[i] = shifted(h), shifted(-h)
-    return (float(_call(forward, plus)) - float(_call(forward, minus))) / (2 * h)
-
-
-def _call(fn, args):
-    """``fn(*args)``; NaN where scalar code (Python's math) raises a domain or range error instead."""
-    try:
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    except (OverflowError, ZeroDivisionError):
-        return math.nan
-    except ValueError as e:
-        if "math domain" not in str(e):
-            raise
-        return math.nan
-
-
-def _entry(name, t, k):
-    if not t.shape:
-        return name
-    return f"{name}[{','.join(str(int(j)) for j in np.unravel_index(k, t.shape))}]"
 
 
 def _kind(v):

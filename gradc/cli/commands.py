@@ -2,8 +2,9 @@
 
 ``gradc compile FILE.py:FUNC --wrt w,b --arg x=f64[5] ... -o out.py`` writes a
 standalone NumPy module with ``FUNC``, ``FUNC_grad`` and ``FUNC_value_and_grad``.
-Errors in the user's input exit with status 2 and one line on stderr; anything
-else is a bug in gradc (status 1, traceback saved to a file).
+Errors in the user's input, and problems of the machine (a full disk, a read-only
+cache), exit with status 2 and one line on stderr; anything else is a bug in gradc
+(status 1, traceback saved to a file): ``gradc.cli.failures`` has the table.
 
 The pieces: ``load`` (the function and its argument types), ``check``
 (``--check``), ``ops_table`` (``gradc ops``) and ``gradc.ir.dot`` (``gradc graph``).
@@ -15,15 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
-import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gradc.backends.escape import printable, shell_join
-from gradc.cli import output
+from gradc.cli import failures, output
 from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
@@ -146,7 +145,7 @@ def cmd_compile(args):
     compiled = Compiled(job.graph, job.wrt, len(job.wrt) > 1, header=header, defaults=_defaults_used(job), **emit)
     status = 0
     if args.check:
-        status = run_check(job, compiled.source, interval=interval)
+        status = run_check(job, compiled, interval=interval)
     return Product(status, [(source_dest, compiled.source)])
 
 
@@ -161,11 +160,11 @@ def _compile_c(job, header):
 
 
 def _check_c(job, interval):
-    """--check for target c: build the library with the system C compiler and check it like NumPy code."""
+    """--check for target c: build the library with the system C compiler and check it against FUNC."""
     from gradc.backends.c.build import CCompiled
 
     compiled = CCompiled(job.graph, job.wrt, len(job.wrt) > 1, max_trips=job.max_trips)
-    return run_check(job, functions=(compiled.forward, compiled.value_and_grad), interval=interval)
+    return run_check(job, compiled, interval=interval)
 
 
 def stage_graphs(job, stage):
@@ -359,8 +358,8 @@ def build_parser():
                    help="--target c: rows of the tape of a loop whose trip count is known only when it runs "
                         "(a while loop's; default 10000); a run past it raises ValueError")
     p.add_argument("--check", action="store_true",
-                   help="run the emitted gradient on random inputs against central finite differences "
-                        "(exit 3 on a mismatch or a NaN/inf)")
+                   help="run the emitted code on random inputs against FUNC itself: its value, and central finite "
+                        "differences of it for the derivative (exit 3 on a mismatch or a NaN/inf)")
     p.add_argument("--check-range", metavar="LO,HI",
                    help="interval --check draws float inputs from (default 0.5,1.5; --check-range=-2,-1 for "
                         "negative bounds)")
@@ -405,15 +404,14 @@ def main(argv=None) -> int:
         output.plan_outputs(args)
         with output.user_output_to_stderr() as stdout:  # the user's prints never land in the product
             product = args.run(args)
-        for dest, data in product.outputs:
-            output.write(dest, data.encode("utf-8") if isinstance(data, str) else data, stdout)
+        output.write_outputs(product.outputs, stdout)  # the files together: all written, or none changed
         for note in product.notes:
             print(f"gradc: {note}", file=sys.stderr)
         return product.status
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else 0
-    except GradcError as e:
-        print(f"gradc: error: {printable(str(e))}", file=sys.stderr)  # one line, whatever the file names hold
+    except GradcError as e:  # the user's input, or the machine (EnvironmentProblem): one line
+        failures.say(f"gradc: error: {printable(str(e))}")  # one line, whatever the file names hold
         return EXIT_USER_ERROR
     except BrokenPipeError:
         _discard_stdout()
@@ -421,8 +419,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("gradc: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # a bug in gradc
-        return _internal_error(e, debug)
+    except Exception as e:  # a full disk, no memory (exit 2), or a bug in gradc (exit 1): gradc.cli.failures
+        return failures.exit_status(e, debug)
 
 
 def _discard_stdout():
@@ -436,17 +434,7 @@ def _discard_stdout():
 
 
 def _internal_error(exc, debug):
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    if debug:
-        sys.stderr.write(text)
-        print(f"gradc: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_INTERNAL_ERROR
-    from gradc.backends.c.cache import write_crash_report  # the private per-user cache, old reports pruned
-
-    path = write_crash_report("command: " + shlex.join(["gradc"] + sys.argv[1:]) + "\n\n" + text)
-    print(f"gradc: internal error: {type(exc).__name__}: {exc}. This is a bug in gradc; please report it with "
-          f"the command and the traceback saved in {path} (or rerun with --debug).", file=sys.stderr)
-    return EXIT_INTERNAL_ERROR
+    return failures.internal_error(exc, debug)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -163,20 +163,32 @@ def test_check_range_without_check_is_an_input_error(work):
 
 
 class FakeJob:
-    """What run_check reads from a Job: argument types, wrt names and the function's name."""
+    """What run_check reads from a Job: the user's function, argument types, wrt names and the function's name."""
 
-    def __init__(self, **types):
+    def __init__(self, func, **types):
         from gradc.ir.types import parse_type
 
+        self.func = func
         self.types = {n: parse_type(t) for n, t in types.items()}
         self.wrt = list(types)
         self.func_name = "f"
 
 
+class FakeCompiled:
+    """A compiled function whose value is ``forward`` and whose gradient is ``gradient``."""
+
+    def __init__(self, forward, gradient):
+        self.name, self.wrt, self.forward = "f", ("x",), forward
+        self.value_and_grad = lambda x: (forward(x), gradient(x))
+
+
 def _run_check(forward, gradient, capsys, **kw):
+    """--check of a compiled pair (forward, gradient) against the user's function ``forward``."""
     from gradc.cli.check import run_check
 
-    status = run_check(FakeJob(x="f64[3]"), functions=(forward, lambda x: (forward(x), gradient(x))), **kw)
+    def f(x):
+        return forward(x)
+    status = run_check(FakeJob(f, x="f64[3]"), FakeCompiled(forward, gradient), **kw)
     return status, capsys.readouterr().err
 
 

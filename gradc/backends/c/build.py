@@ -32,7 +32,7 @@ import tempfile
 import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
-from gradc.backends.c.cache import cache_dir, make_private, trusted_file
+from gradc.backends.c.cache import cache_dir, cache_writes, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh
@@ -126,7 +126,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
     if trusted_file(so_path):  # else rebuilt: a cached object is loaded only if only we could have written it
         return so_path
-    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+    with cache_writes(directory), tempfile.TemporaryDirectory(dir=directory) as tmp:  # full, read-only: exit 2
         c_path = os.path.join(tmp, "module.c")
         with open(c_path, "w") as fh:
             fh.write(source)
