@@ -306,17 +306,39 @@ def _branches(true_fn, false_fn, ops, outs, where):
     return wrap(true_fn), wrap(false_fn), [ops[k] for k in defined]
 
 
-def if_stmt(pred, true_fn, false_fn, ops, names, outs, where):
+def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
     """Run a captured ``if`` in functional form: each branch takes ``ops`` (the values of ``names``) and returns
     the values of ``outs`` (``outs=None``: the branches return the function's result).
+
+    ``in_place``: the names among ``outs`` kept only because a branch changes their array in place (another
+    name may see it, ``gradc.trace.carried_writes``); one that holds no traced array before the ``if`` is
+    left as it was.
 
     >>> if_stmt(False, lambda y: (y + 1,), lambda y: (y - 1,), (5,), ("y",), ("y",), "f.py:1")
     (4,)
     """
     _scalar_predicate(pred, where, "an `if`")
+    before = dict(zip(names, ops))
+    dropped = [k for k, n in enumerate(outs or ()) if n in in_place and not isinstance(before.get(n), Traced)]
+    if dropped:
+        kept = [k for k in range(len(outs)) if k not in dropped]
+        true_fn, false_fn = _select(true_fn, kept), _select(false_fn, kept)
+        result = if_stmt(pred, true_fn, false_fn, ops, names, tuple(outs[k] for k in kept), where)
+        full = [before.get(n, Undefined(n)) for n in outs]
+        for k, v in zip(kept, result):
+            full[k] = v
+        return tuple(full)
     t, f, operands = _branches(true_fn, false_fn, ops, outs, where)
     op_names = tuple(n for n, v in zip(names, ops) if not isinstance(v, Undefined))
     return control.cond(pred, t, f, *operands, names=op_names, where=where)
+
+
+def _select(fn, kept):
+    """A branch function returning only the outputs at positions ``kept``."""
+    def selected(*args):
+        result = fn(*args)
+        return tuple(result[k] for k in kept)
+    return selected
 
 
 def ifexp(pred, true_thunk, false_thunk, where=None):

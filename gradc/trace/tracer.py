@@ -173,7 +173,8 @@ class Tracer(Traced):
         if all(item[0] == "int" for item in spec):
             track_copy(out)  # so does reading one element
             return out
-        return _View(self.builder, out.atom, self, spec)  # basic indexing gives a view, as in NumPy
+        # basic indexing gives a view, as in NumPy; it lives where it was read (a branch keeps its ops)
+        return _View(out.builder, out.atom, self, spec)
 
     # ---- methods of ndarray
     def sum(self, axis=None, keepdims=False): return red.sum_(self, axis, keepdims)
