@@ -27,7 +27,7 @@ from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.sizes import dim_value
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
-from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at
+from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at, views_taken
 from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
 from gradc.trace.scipy_dispatch import SCIPY_FUNCTIONS, conversion_error, ufunc_name
@@ -255,11 +255,12 @@ class Tracer(Traced):
 class _Copy(Tracer):
     """``x.copy()``: a new array object that shares the traced value until it is first written."""
 
-    __slots__ = ("copied",)
+    __slots__ = ("copied", "views_before")
 
     def __init__(self, builder, atom):
         super().__init__(builder, atom)
         self.copied = atom
+        self.views_before = views_taken(builder, atom)  # those are the source's views, never the copy's
 
 
 class _View(Tracer):

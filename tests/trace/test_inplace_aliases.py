@@ -88,6 +88,9 @@ EXAMPLES = [
     "    return np.sum(y ** 2)\n",
     "def f(x, n: int = 2):\n    y = x * 1.0\n    z = y\n    if np.sum(x) > 0:\n        z[0] += 1.0\n"
     "    return np.sum(y ** 2)\n",
+    # a transpose of the source taken before the copy is the source's view, not the copy's
+    "def f(x, n: int = 2):\n    v = x[0:2].reshape(2, 1)\n    y = x.copy()\n    y += 1.0\n"
+    "    return np.sum(y ** 2) + np.sum(v)\n",
     # a view written in a loop writes into its base
     "def f(x, n: int = 2):\n    y = x * 1.0\n    z = y[0:2]\n    for i in range(3):\n        z += 1.0\n"
     "    return np.sum(y ** 2)\n",
@@ -139,3 +142,14 @@ def test_a_slice_read_in_a_traced_branch_stays_in_the_branch():
            "    return np.sum(z ** 2)\n")
     assert _check(src) == "ok"
     assert _check(src.replace("x[0:4]", "x[1:3]").replace("z = x * 1.0", "z = x[0:2] * 1.0")) == "ok"
+
+
+def test_a_view_taken_after_a_copy_is_refused_with_a_true_message():
+    src = ("def f(x, n: int = 2):\n    y = x.copy()\n    v = y.reshape(2, 2)\n    y += 1.0\n"
+           "    return np.sum(y ** 2) + np.sum(v)\n")
+    f, path = _compile(src)
+    with pytest.raises(gradc.TraceError, match="copied from") as info:
+        gradc.grad(f)(np.ones(4))
+    assert f"{path}:4" in str(info.value) and "input" not in str(info.value)
+    fixed, _ = _compile(src.replace("y += 1.0", "y = y + 1.0"))  # the hint: compute a new value
+    np.testing.assert_allclose(gradc.grad(fixed)(np.ones(4)), _numeric_grad(fixed, np.ones(4)), rtol=1e-6)
