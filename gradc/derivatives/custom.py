@@ -28,7 +28,7 @@ from gradc.ir.interpret import evaluate
 from gradc.ops import autodiff
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
-from gradc.trace import bind_arguments, function_name
+from gradc.trace import bind_arguments, check_function, function_name
 from gradc.trace.tracer import Tracer
 from gradc.transforms.reverse import grad_graph
 
@@ -76,6 +76,7 @@ class _WithRule:
     key per call structure (which arguments are traced, the values of the others)."""
 
     def __init__(self, fun):
+        check_function(fun, f"gradc.{type(self).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.name = function_name(fun)
@@ -122,6 +123,8 @@ class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def defvjp(self, fwd, bwd):
         """Set the rule (see the class docstring); returns None, as JAX's does."""
+        check_function(fwd, f"{self.name}.defvjp: fwd")
+        check_function(bwd, f"{self.name}.defvjp: bwd")
         self.fwd, self.bwd = fwd, bwd
         self.keys.clear()
 
@@ -178,6 +181,7 @@ class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def defjvp(self, rule):
         """Set the rule (see the class docstring); returns None."""
+        check_function(rule, f"{self.name}.defjvp")
         self.rule = rule
         self.keys.clear()
 

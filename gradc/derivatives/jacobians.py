@@ -27,7 +27,7 @@ from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashabl
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, function_name, function_origin, trace
+from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
 from gradc.transforms import batching, forward, reverse
 
 
@@ -189,6 +189,7 @@ def jacfwd(f, argnums=0):
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
+    check_function(f, "gradc.jacfwd")
     return _jacobian_fn(f, argnums, "fwd")
 
 
@@ -200,6 +201,7 @@ def jacrev(f, argnums=0):
     array([[1., 0.],
            [0., 2.]])
     """
+    check_function(f, "gradc.jacrev")
     return _jacobian_fn(f, argnums, "rev")
 
 
@@ -210,6 +212,7 @@ def jacobian(f, argnums=0):
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
+    check_function(f, "gradc.jacobian")
     return _jacobian_fn(f, argnums, "auto")
 
 
@@ -221,4 +224,5 @@ def hessian(f, argnums=0):
     array([[0., 6.],
            [6., 2.]])
     """
+    check_function(f, "gradc.hessian")
     return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")

@@ -37,6 +37,8 @@ from gradc.trace.scipy_dispatch import rebind
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
     bind_arguments,
     call_bound,
+    check_function,
+    check_wrt,
     classify_argument,
     def_location,
     function_name,

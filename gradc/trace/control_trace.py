@@ -372,14 +372,25 @@ def loop_checkpoint(policy):
     ...     DEFAULT_CHECKPOINT.get()
     'sqrt'
     """
-    policy = as_policy(policy)
-    if policy is not None:
-        segment_length(policy, 4, None)  # a bad policy is refused before tracing
+    policy = check_policy(policy)
     token = DEFAULT_CHECKPOINT.set(policy)
     try:
         yield
     finally:
         DEFAULT_CHECKPOINT.reset(token)
+
+
+def check_policy(policy, where=None):
+    """``policy`` as a checkpointing policy, or a TraceError at ``where`` (by default the user's line: call it
+    where the user passes it, before any tracing).
+
+    >>> check_policy("sqrt"), check_policy(None)
+    ('sqrt', None)
+    """
+    policy = as_policy(policy, where)
+    if policy is not None:
+        segment_length(policy, 4, where)
+    return policy
 
 
 def segment_length(checkpoint, trips: int, where) -> int | None:

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from gradc.errors import ArgumentError, _display_path
+from gradc.errors import ArgumentError, _display_path, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.types import DTYPE_NAMES, TensorType, dtype_name
 
@@ -136,3 +136,57 @@ def call_bound(f, values: dict):
         else:
             args.append(values[p.name])
     return f(*args, **kwargs)
+
+
+def check_function(f, what: str) -> None:
+    """Refuse, at the user's line, a ``f`` that ``what`` (``"gradc.grad"``) cannot call. (A generator or async
+    function is refused when traced, at its ``def``; a builtin such as ``len`` is traced as called.)
+
+    >>> try:
+    ...     check_function(3, "gradc.grad")
+    ... except ArgumentError as e:
+    ...     print(e.message)
+    gradc.grad takes a function, not int 3
+    """
+    if not callable(f):
+        shown = repr(f)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise ArgumentError(f"{what} takes a function, not {type(f).__name__} {shown}", where=user_location(),
+                            hint=f"pass the function itself: {what}(loss)")
+
+
+def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
+    """Refuse, at the user's line, a ``wrt`` (or ``argnums``) that cannot name a parameter of ``f``: not an int,
+    a name or a tuple of them, empty, a position past the parameters, a name ``f`` does not have. What only
+    the trace knows (a static or integer argument) is judged there.
+
+    >>> check_wrt(lambda x, y: x, ("x", 1), "gradc.grad")
+    >>> try:
+    ...     check_wrt(lambda x: x, "y", "gradc.grad")
+    ... except ArgumentError as e:
+    ...     print(e.message)
+    gradc.grad: wrt='y' is not a parameter of lambda_
+    """
+    items = list(wrt) if isinstance(wrt, (tuple, list)) else [wrt]
+    if not items:
+        raise ArgumentError(f"{what}: {label} is empty", where=user_location(), hint="name at least one parameter")
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    variadic = params is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    names = [p.name for p in params or ()]
+    for item in items:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if item < 0 or (not variadic and item >= len(names)):
+                raise ArgumentError(f"{what}: {label}={item} but {function_name(f)} has {len(names)} parameters",
+                                    where=user_location(), hint=f"use a position from 0 to {len(names) - 1} or a "
+                                                                "name" if names else "give the function a parameter")
+        elif isinstance(item, str):
+            if not variadic and item not in names:
+                raise ArgumentError(f"{what}: {label}={item!r} is not a parameter of {function_name(f)}",
+                                    where=user_location(), hint=f"parameters are: {', '.join(names)}")
+        else:
+            raise ArgumentError(f"{what}: {label}={item!r} is neither a parameter's position nor its name",
+                                where=user_location(), hint=f"use an int, a name, or a tuple of them: {label}=0, "
+                                                            f"{label}='w', {label}=(0, 'b')")

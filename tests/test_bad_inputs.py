@@ -1,0 +1,216 @@
+"""Bad input to every public entry point gives a clear error at the user's line, never an internal exception.
+
+Each case is a lambda on one line of this file that calls gradc wrongly (a bad option, a bad ``wrt`` or
+``argnums``, a function gradc cannot trace: not callable, ``*args``/``**kwargs``, a generator, a coroutine,
+a builtin, a class). The error must be a gradc error (or Python's TypeError/ValueError), and it must name
+this file and the line of the call or of the function's ``def`` in its message, or be raised by Python
+itself at the call (the call's own frame is the last one, as for a keyword the function does not take).
+"""
+from __future__ import annotations
+
+import math
+import os
+import traceback
+
+import numpy as np
+import pytest
+
+import gradc
+
+HERE = os.path.basename(__file__)
+INTERNAL = (KeyError, AttributeError, IndexError, AssertionError, RecursionError, StopIteration,
+            ZeroDivisionError, NameError, UnboundLocalError, NotImplementedError, OverflowError)
+X = np.ones(3)
+
+
+def square(x):
+    return np.sum(x ** 2)
+
+
+def two(x, y):
+    return np.sum(x * y)
+
+
+def star_args(*args):
+    return np.sum(args[0] ** 2)
+
+
+def star_kwargs(x, **kwargs):
+    return np.sum(x ** 2)
+
+
+def generator(x):
+    yield np.sum(x ** 2)
+
+
+async def coroutine(x):
+    return np.sum(x ** 2)
+
+
+def vector(x):
+    return x ** 2
+
+
+class Model:
+    def loss(self, x):
+        return np.sum(x ** 3)
+
+
+DEF_LINES = {f.__code__.co_firstlineno for f in (square, two, star_args, star_kwargs, generator, coroutine, vector,
+                                                 Model.loss)}
+
+CASES = {
+    # checkpoint= (a loop memory policy): every transform that takes it
+    "grad checkpoint=0": lambda: gradc.grad(square, checkpoint=0)(X),
+    "grad checkpoint=-1": lambda: gradc.grad(square, checkpoint=-1)(X),
+    "grad checkpoint='bogus'": lambda: gradc.grad(square, checkpoint="bogus")(X),
+    "grad checkpoint=2.5": lambda: gradc.grad(square, checkpoint=2.5)(X),
+    "grad checkpoint=True": lambda: gradc.grad(square, checkpoint=True)(X),
+    "grad checkpoint=[1]": lambda: gradc.grad(square, checkpoint=[1])(X),
+    "value_and_grad checkpoint=0": lambda: gradc.value_and_grad(square, checkpoint=0)(X),
+    "decorator checkpoint=0": lambda: gradc.grad(checkpoint=0)(square)(X),
+    "compile checkpoint=0": lambda: gradc.compile(square, X, checkpoint=0),
+    "compile checkpoint='x'": lambda: gradc.compile(square, X, checkpoint="x"),
+    "fori_loop checkpoint=0": lambda: gradc.grad(lambda x: gradc.fori_loop(0, 3, lambda i, v: v * x, x,
+                                                                          checkpoint=0).sum())(X),
+    "binomial(0)": lambda: gradc.binomial(snapshots=0),
+    "binomial('a')": lambda: gradc.binomial(snapshots="a"),
+    # wrt / argnums
+    "grad wrt='nope'": lambda: gradc.grad(square, wrt="nope")(X),
+    "grad wrt=5": lambda: gradc.grad(square, wrt=5)(X),
+    "grad wrt=-7": lambda: gradc.grad(square, wrt=-7)(X),
+    "grad wrt=1.5": lambda: gradc.grad(square, wrt=1.5)(X),
+    "grad wrt=None": lambda: gradc.grad(square, wrt=None)(X),
+    "grad wrt=()": lambda: gradc.grad(two, wrt=())(X, X),
+    "grad wrt=[object]": lambda: gradc.grad(two, wrt=[object()])(X, X),
+    "value_and_grad wrt='nope'": lambda: gradc.value_and_grad(square, wrt="nope")(X),
+    "compile wrt='nope'": lambda: gradc.compile(square, X, wrt="nope"),
+    "compile wrt=3": lambda: gradc.compile(two, X, X, wrt=3),
+    "compile jvp wrt=3": lambda: gradc.compile(two, X, X, wrt=3, mode="jvp"),
+    "jacfwd argnums=5": lambda: gradc.jacfwd(vector, argnums=5)(X),
+    "jacrev argnums='a'": lambda: gradc.jacrev(vector, argnums="a")(X),
+    "jacobian argnums=1.5": lambda: gradc.jacobian(vector, argnums=1.5)(X),
+    "hessian argnums=5": lambda: gradc.hessian(square, argnums=5)(X),
+    "hessian argnums=(0, 7)": lambda: gradc.hessian(two, argnums=(0, 7))(X, X),
+    "hvp argnums=4": lambda: gradc.hvp(square, (X,), (X,), argnums=4),
+    # not a function gradc can trace
+    "grad(3)": lambda: gradc.grad(3)(X),
+    "grad('f')": lambda: gradc.grad("f")(X),
+    "grad(None)()": lambda: gradc.grad(None)(X),
+    "value_and_grad(3)": lambda: gradc.value_and_grad(3)(X),
+    "compile(3)": lambda: gradc.compile(3, X),
+    "jvp(3)": lambda: gradc.jvp(3, (X,), (X,)),
+    "vjp(3)": lambda: gradc.vjp(3, X),
+    "jacfwd(3)": lambda: gradc.jacfwd(3)(X),
+    "jacrev(3)": lambda: gradc.jacrev(3)(X),
+    "hessian(3)": lambda: gradc.hessian(3)(X),
+    "hvp(3)": lambda: gradc.hvp(3, (X,), (X,)),
+    "trace(3)": lambda: gradc.trace(3, X),
+    "grad(*args)": lambda: gradc.grad(star_args)(X),
+    "grad(**kwargs) extra": lambda: gradc.grad(star_kwargs)(X, k=X),
+    "compile(*args)": lambda: gradc.compile(star_args, X),
+    "jvp(*args)": lambda: gradc.jvp(star_args, (X,), (X,)),
+    "grad(generator)": lambda: gradc.grad(generator)(X),
+    "compile(generator)": lambda: gradc.compile(generator, X),
+    "jacrev(generator)": lambda: gradc.jacrev(generator)(X),
+    "grad(coroutine)": lambda: gradc.grad(coroutine)(X),
+    "compile(coroutine)": lambda: gradc.compile(coroutine, X),
+    "grad(math.sin)": lambda: gradc.grad(math.sin)(1.0),
+    "grad(class dict)": lambda: gradc.grad(dict)(X),
+    "grad(vector output)": lambda: gradc.grad(vector)(X),
+    "grad(method) wrong arity": lambda: gradc.grad(Model().loss)(X, X),
+    # arguments of the wrong kind
+    "grad(str argument)": lambda: gradc.grad(square)("abc"),
+    "grad(object argument)": lambda: gradc.grad(square)(object()),
+    "grad(too many)": lambda: gradc.grad(square)(X, X),
+    "grad(too few)": lambda: gradc.grad(two)(X),
+    "grad(int array)": lambda: gradc.grad(square)(np.arange(3)),
+    "compile(no example)": lambda: gradc.compile(two, X),
+    "compile target=3": lambda: gradc.compile(square, X, target=3),
+    "compile target='fortran'": lambda: gradc.compile(square, X, target="fortran"),
+    "compile mode=None": lambda: gradc.compile(square, X, mode=None),
+    "compile mode='sideways'": lambda: gradc.compile(square, X, mode="sideways"),
+    "jvp primals not a tuple": lambda: gradc.jvp(square, X, X),
+    "jvp tangent count": lambda: gradc.jvp(two, (X, X), (X,)),
+    "jvp tangent shape": lambda: gradc.jvp(square, (X,), (np.ones(2),)),
+    "vjp no primals": lambda: gradc.vjp(square),
+    "vjp cotangent shape": lambda: gradc.vjp(vector, X)[1](np.ones(2)),
+    "hvp tangent shape": lambda: gradc.hvp(square, (X,), (np.ones(2),)),
+    "hvp primals not a tuple": lambda: gradc.hvp(square, X, X),
+    # spec
+    "spec('f64[')": lambda: gradc.spec("f64["),
+    "spec('')": lambda: gradc.spec(""),
+    "spec(3)": lambda: gradc.spec(3),
+    "spec(None)": lambda: gradc.spec(None),
+    "spec('q64[3]')": lambda: gradc.spec("q64[3]"),
+    "spec('f64[-1]')": lambda: gradc.spec("f64[-1]"),
+    "spec('f64[n,')": lambda: gradc.spec("f64[n,"),
+    "spec('f64[1.5]')": lambda: gradc.spec("f64[1.5]"),
+    # custom rules
+    "custom_vjp(3)": lambda: gradc.custom_vjp(3),
+    "custom_jvp(3)": lambda: gradc.custom_jvp(3),
+    "checkpoint(3)": lambda: gradc.checkpoint(3),
+    "custom_vjp without defvjp": lambda: gradc.grad(gradc.custom_vjp(square))(X),
+    "custom_jvp without defjvp": lambda: gradc.grad(gradc.custom_jvp(square))(X),
+    "defvjp(3, 4)": lambda: gradc.custom_vjp(square).defvjp(3, 4),
+    "defjvp(3)": lambda: gradc.custom_jvp(square).defjvp(3),
+}
+
+
+def _user_lines(thunk):
+    return {thunk.__code__.co_firstlineno} | DEF_LINES
+
+
+def _check(name, thunk):
+    try:
+        thunk()
+    except BaseException as e:  # noqa: BLE001 (what is raised is the subject)
+        err = e
+    else:
+        pytest.fail(f"{name}: no error")
+    assert not isinstance(err, INTERNAL), f"{name}: internal {type(err).__name__}: {err}"
+    assert isinstance(err, (gradc.GradcError, TypeError, ValueError)), f"{name}: {type(err).__name__}: {err}"
+    text = str(err)
+    if any(f"{HERE}:{line}" in text for line in _user_lines(thunk)):
+        return
+    frames = traceback.extract_tb(err.__traceback__)
+    assert frames and os.path.basename(frames[-1].filename) == HERE, \
+        f"{name}: {type(err).__name__} names no line of {HERE} ({text}); raised at {frames[-1].filename}:" \
+        f"{frames[-1].lineno}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_is_reported_at_the_users_line(name):
+    _check(name, CASES[name])
+
+
+def test_every_public_transform_is_swept():
+    swept = " ".join(CASES)
+    for entry in ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
+                  "compile", "spec", "trace", "custom_vjp", "custom_jvp", "checkpoint", "binomial"):
+        assert entry in swept, entry
+
+
+def test_builtins_that_run_on_a_traced_array_are_traced():
+    # not errors: len(x) is a constant of x (gradient 0), sum(x) adds the rows (gradient 1)
+    np.testing.assert_array_equal(gradc.grad(len)(X), np.zeros(3))
+    np.testing.assert_array_equal(gradc.compile(sum, X).grad(X), np.ones(3))
+
+
+def test_an_error_raised_inside_a_with_block_names_the_users_line():
+    # user_location skips the standard library's frames (contextlib's __enter__ was reported as the user's line)
+    import importlib
+    control_trace = importlib.import_module("gradc.trace.control_trace")
+    with pytest.raises(gradc.TraceError) as info:
+        with control_trace.loop_checkpoint(0):
+            pass
+    assert "contextlib" not in str(info.value) and f"{HERE}:" in str(info.value)
+
+
+def test_checkpoint_zero_is_refused_at_the_grad_call_and_a_good_policy_works():
+    line = test_checkpoint_zero_is_refused_at_the_grad_call_and_a_good_policy_works.__code__.co_firstlineno + 3
+    with pytest.raises(gradc.TraceError, match="checkpoint=0") as info:
+        gradc.grad(square, checkpoint=0)
+    assert f"{HERE}:{line}" in str(info.value)
+    np.testing.assert_allclose(gradc.grad(square, checkpoint=1)(X), 2 * X)  # what the hint offers works
+    np.testing.assert_allclose(gradc.grad(square, checkpoint="sqrt")(X), 2 * X)
