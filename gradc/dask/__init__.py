@@ -39,6 +39,10 @@ so the ragged last chunk runs the same emitted code as the others.
 """
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from gradc.api import Compiled
@@ -111,14 +115,21 @@ class RowGradient:
         shared = dask.delayed(params, pure=True, traverse=False)  # one key: each worker receives it once
         source = dask.delayed(some.source, pure=True, traverse=False)
         run = dask.delayed(_chunk_value_and_grad, pure=True)
-        level = [run(source, some.name, order, self.rows, shared, *bs) for bs in blocks]
+        # a chunk of no rows adds nothing to a sum over rows (and the emitted code takes at least one row)
+        level = [run(source, some.name, order, self.rows, shared, *bs) for bs, n in zip(blocks, lengths) if n]
         add = dask.delayed(_add, pure=True)
         while len(level) > 1:
             level = [add(*level[i:i + self.split_every]) for i in range(0, len(level), self.split_every)]
         n_rows = sum(lengths)
-        scale = 1.0 / n_rows if parts.mean else 1.0  # a mean's division, once, by the number of all rows
         offset = self._offset(bound, signature, some.wrt)
-        return dask.delayed(_finish, pure=True)(level[0], offset, scale, as_tuple)
+        if not n_rows:  # no rows at all: as gradc.value_and_grad on the whole (empty) data, following NumPy
+            total = (0.0, tuple(np.zeros_like(np.asarray(bound[n], dtype=float)) for n in some.wrt))
+            if parts.mean:  # NumPy's mean of no values: nan, with its warning; the sum over rows of the gradient is 0
+                _warn_user("Mean of empty slice")
+            scale = (float("nan") if parts.mean else 1.0, 1.0)
+            return dask.delayed(_finish, pure=True)(total, offset, scale, as_tuple)
+        scale = 1.0 / n_rows if parts.mean else 1.0  # a mean's division, once, by the number of all rows
+        return dask.delayed(_finish, pure=True)(level[0], offset, (scale, scale), as_tuple)
 
     # ---- compiling
     def _trace(self, bound, length=None):
@@ -189,10 +200,20 @@ def _add(*parts):
     return value, grads
 
 
-def _finish(total, offset, scale, as_tuple):
-    value = float(offset[0]) + scale * total[0]
-    grads = tuple(np.asarray(o) + scale * g for o, g in zip(offset[1], total[1]))
+def _finish(total, offset, scales, as_tuple):
+    value_scale, grad_scale = scales
+    value = float(offset[0]) + value_scale * total[0]
+    grads = tuple(np.asarray(o) + grad_scale * g for o, g in zip(offset[1], total[1]))
     return value, grads if as_tuple else grads[0]
+
+
+def _warn_user(message: str) -> None:
+    """NumPy's RuntimeWarning, attributed to the user's line (the first frame outside gradc)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
 
 
 # ---- helpers
