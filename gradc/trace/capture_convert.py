@@ -225,6 +225,12 @@ class Converter(LoopRewriter):
             return self.if_(s, live, ctx)
         if isinstance(s, (ast.For, ast.While)):
             return self.loop(s, live, ctx)
+        if isinstance(s, ast.Assert):  # Python's own assert on concrete values; a clear refusal on traced ones
+            message = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                                                    defaults=[]), body=s.msg or ast.Constant(None))
+            call = self.call("assert_", self.expr(s.test), self.expr(message), ast.Constant(ast.unparse(s.test)),
+                             self.where(s))
+            return [ast.copy_location(ast.Expr(value=call), s)]
         if isinstance(s, LEAVE_ALONE):
             return [copy.deepcopy(s)]  # a statement may appear in both versions: never share nodes
         return [self.expr(s)]
