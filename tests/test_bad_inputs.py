@@ -146,6 +146,28 @@ CASES = {
     "spec('f64[-1]')": lambda: gradc.spec("f64[-1]"),
     "spec('f64[n,')": lambda: gradc.spec("f64[n,"),
     "spec('f64[1.5]')": lambda: gradc.spec("f64[1.5]"),
+    # every transform on functions of every kind: **kwargs, a method, a lambda, a builtin (the call is wrong)
+    "jacrev(**kwargs) extra": lambda: gradc.jacrev(star_kwargs)(X, k=X),
+    "hessian(*args)": lambda: gradc.hessian(star_args)(X),
+    "hvp(*args)": lambda: gradc.hvp(star_args, (X,), (X,)),
+    "vjp(*args)": lambda: gradc.vjp(star_args, X),
+    "vjp(generator)": lambda: gradc.vjp(generator, X),
+    "jvp(coroutine)": lambda: gradc.jvp(coroutine, (X,), (X,)),
+    "hessian(method) wrong arity": lambda: gradc.hessian(Model().loss)(X, X),
+    "jacfwd(lambda) too many": lambda: gradc.jacfwd(lambda x: x * 2.0)(X, X),
+    "value_and_grad(math.sin) array": lambda: gradc.value_and_grad(math.sin)(X),
+    "jacrev(vector) keyword it lacks": lambda: gradc.jacrev(vector)(X, y=X),
+    "compile unknown keyword": lambda: gradc.compile(square, X, bogus=1),
+    # structured control flow called wrongly
+    "fori_loop body not callable": lambda: gradc.grad(lambda x: gradc.fori_loop(0, 3, 5, x).sum())(X),
+    "fori_loop step 0": lambda: gradc.grad(lambda x: gradc.fori_loop(0, 3, lambda i, v: v, x, step=0).sum())(X),
+    "while_loop cond not callable": lambda: gradc.grad(lambda x: gradc.while_loop(1, lambda v: v, x).sum())(X),
+    "cond array predicate": lambda: gradc.grad(lambda x: gradc.cond(x > 0, lambda v: v, lambda v: -v, x).sum())(X),
+    "scan xs of different rows": lambda: gradc.grad(lambda x: gradc.scan(lambda c, r: (c + r[0], r), 0.0,
+                                                                         (x, np.ones(2)))[0])(X),
+    "scan without xs or length": lambda: gradc.grad(lambda x: gradc.scan(lambda c, r: (c, c), np.sum(x),
+                                                                         None)[0])(X),
+    "stop_gradient of a string": lambda: gradc.grad(lambda x: np.sum(gradc.stop_gradient("a") * x))(X),
     # custom rules
     "custom_vjp(3)": lambda: gradc.custom_vjp(3),
     "custom_jvp(3)": lambda: gradc.custom_jvp(3),
@@ -155,6 +177,34 @@ CASES = {
     "defvjp(3, 4)": lambda: gradc.custom_vjp(square).defvjp(3, 4),
     "defjvp(3)": lambda: gradc.custom_jvp(square).defjvp(3),
 }
+
+
+def _dask_cases():
+    try:
+        import dask.array as da
+    except ImportError:
+        return {}
+    import gradc.dask as gd
+
+    def loss(w, X):
+        return np.sum((X @ w) ** 2)
+    Xd = da.from_array(np.ones((4, 2)), chunks=2)
+    w = np.ones(2)
+    return {
+        "dask rows=()": lambda: gd.value_and_grad(loss, rows=()),
+        "dask split_every=1": lambda: gd.value_and_grad(loss, rows="X", split_every=1),
+        "dask rows not a parameter": lambda: gd.value_and_grad(loss, rows="Z")(w, Xd),
+        "dask wrt a row argument": lambda: gd.value_and_grad(loss, wrt="X", rows="X")(w, Xd),
+        "dask wrt not a parameter": lambda: gd.value_and_grad(loss, wrt="q", rows="X")(w, Xd),
+        "dask f not callable": lambda: gd.value_and_grad(3, rows="X")(w, Xd),
+        "dask scalar rows": lambda: gd.value_and_grad(loss, rows="X")(w, 2.0),
+        "dask rows of different lengths": lambda: gd.value_and_grad(lambda w, X, y: np.sum(X @ w - y),
+                                                                    rows=("X", "y"))(w, Xd, np.ones(3)),
+        "dask checkpoint keyword": lambda: gd.value_and_grad(loss, rows="X", checkpoint=0),
+    }
+
+
+CASES.update(_dask_cases())
 
 
 def _user_lines(thunk):
@@ -187,7 +237,8 @@ def test_bad_input_is_reported_at_the_users_line(name):
 def test_every_public_transform_is_swept():
     swept = " ".join(CASES)
     for entry in ("grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
-                  "compile", "spec", "trace", "custom_vjp", "custom_jvp", "checkpoint", "binomial"):
+                  "compile", "spec", "trace", "custom_vjp", "custom_jvp", "checkpoint", "binomial", "fori_loop",
+                  "while_loop", "cond", "scan", "stop_gradient", "dask"):
         assert entry in swept, entry
 
 
@@ -214,3 +265,4 @@ def test_checkpoint_zero_is_refused_at_the_grad_call_and_a_good_policy_works():
     assert f"{HERE}:{line}" in str(info.value)
     np.testing.assert_allclose(gradc.grad(square, checkpoint=1)(X), 2 * X)  # what the hint offers works
     np.testing.assert_allclose(gradc.grad(square, checkpoint="sqrt")(X), 2 * X)
+

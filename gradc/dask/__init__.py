@@ -39,6 +39,7 @@ so the ragged last chunk runs the same emitted code as the others.
 """
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import warnings
@@ -48,10 +49,10 @@ import numpy as np
 from gradc.api import Compiled
 from gradc.backends.numpy.load import load_source
 from gradc.dask.rows import NotSeparable, split
-from gradc.errors import ArgumentError, TraceError
+from gradc.errors import ArgumentError, TraceError, user_facing, user_location
 from gradc.ir.dims import size_symbol
 from gradc.ir.types import TensorType, dtype_name
-from gradc.trace import bind_arguments, def_location, trace
+from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace
 
 __all__ = ["RowGradient", "value_and_grad"]
 
@@ -69,13 +70,42 @@ def value_and_grad(f, *, wrt=0, rows, split_every: int = 8) -> "RowGradient":
     >>> vg(np.zeros(2), np.ones((3, 2)))
     (3.0, array([3., 3.]))
     """
+    return _checked(f, wrt, rows, split_every)
+
+
+@user_facing
+def _checked(f, wrt, rows, split_every) -> "RowGradient":
+    """The options refused at the user's call (this is the first frame outside gradc's entry)."""
+    what = "gradc.dask.value_and_grad"
+    check_function(f, what)
+    check_wrt(f, wrt, what)
     if isinstance(rows, str):
         rows = tuple(r.strip() for r in rows.split(","))
-    rows = tuple(rows)
+    rows = tuple(rows) if isinstance(rows, (tuple, list)) else rows
+    if not isinstance(rows, tuple) or not all(isinstance(r, str) for r in rows):
+        raise ArgumentError(f"{what}: rows={rows!r}", where=user_location(),
+                            hint="name the row arguments: rows='X' or rows=('X', 'y')")
     if not rows:
-        raise ArgumentError("rows is empty", hint="name the arguments whose first axis holds the rows")
-    if not isinstance(split_every, int) or split_every < 2:
-        raise ArgumentError(f"split_every={split_every!r}", hint="use an int of at least 2")
+        raise ArgumentError("rows is empty", where=user_location(),
+                            hint="name the arguments whose first axis holds the rows")
+    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
+        raise ArgumentError(f"split_every={split_every!r}", where=user_location(), hint="use an int of at least 2")
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        params = None
+    if params is not None and not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values()):
+        missing = [r for r in rows if r not in params]
+        if missing:
+            raise ArgumentError(f"rows names {', '.join(missing)}: not a parameter of {function_name(f)}",
+                                where=user_location(), hint=f"parameters are: {', '.join(params)}")
+        names = list(params)
+        wrt_items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
+        wrt_names = [names[w] if isinstance(w, int) and w < len(names) else w for w in wrt_items]
+        bad = [n for n in wrt_names if n in rows]
+        if bad:
+            raise ArgumentError(f"wrt names the row argument {bad[0]!r}", where=user_location(),
+                                hint="differentiate with respect to the parameters; the rows are data")
     return RowGradient(f, wrt, rows, split_every)
 
 

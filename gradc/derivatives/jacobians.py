@@ -140,6 +140,7 @@ def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
         return tuple(flat) if len(flat) > 1 else flat[0]
 
     whole.__signature__ = inspect.signature(f)
+    whole.__wrapped__ = user_fn  # errors about the function point at the user's def
     whole.__name__ = f"{fname}_{what}" if what != "jacobian" or mode == "auto" else f"{fname}_jac{mode}"
     graph = trace(whole, *args)
     return graph.replace(origin=function_origin(user_fn)), layout[0]

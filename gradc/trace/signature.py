@@ -120,7 +120,13 @@ def bind_arguments(f, args, kwargs=None):
 def def_location(f) -> str | None:
     """``file:line`` of the ``def`` of ``f`` (through partials and methods), for errors about the function."""
     code = getattr(unwrap(f), "__code__", None)
+    inner = getattr(f, "__wrapped__", None)
+    if code is not None and inner is not None and os.path.abspath(code.co_filename).startswith(_GRADC_DIR):
+        return def_location(inner)  # a function gradc made around the user's (a Jacobian's whole computation)
     return f"{_display_path(code.co_filename)}:{code.co_firstlineno}" if code else None
+
+
+_GRADC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def call_bound(f, values: dict):
