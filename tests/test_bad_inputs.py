@@ -221,9 +221,13 @@ def _check(name, thunk):
     assert not isinstance(err, INTERNAL), f"{name}: internal {type(err).__name__}: {err}"
     assert isinstance(err, (gradc.GradcError, TypeError, ValueError)), f"{name}: {type(err).__name__}: {err}"
     text = str(err)
+    frames = traceback.extract_tb(err.__traceback__)
+    if isinstance(err, gradc.GradcError):  # never a traceback from deep inside gradc: the entry points at most
+        package = f"{os.sep}gradc{os.sep}"
+        inside = [f"{os.path.basename(f.filename)}:{f.lineno}" for f in frames if package in f.filename]
+        assert len(inside) <= 3, f"{name}: {type(err).__name__} raised through {inside}"
     if any(f"{HERE}:{line}" in text for line in _user_lines(thunk)):
         return
-    frames = traceback.extract_tb(err.__traceback__)
     assert frames and os.path.basename(frames[-1].filename) == HERE, \
         f"{name}: {type(err).__name__} names no line of {HERE} ({text}); raised at {frames[-1].filename}:" \
         f"{frames[-1].lineno}"

@@ -27,7 +27,7 @@ from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashabl
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
+from gradc.trace import bind_arguments, check_function, check_wrt, function_name, function_origin, trace
 from gradc.transforms import batching, forward, reverse
 
 
@@ -179,6 +179,13 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
     return jac
 
 
+@user_facing
+def _check(f, argnums, what: str) -> None:
+    """A transform's function and argnums, refused at the user's call."""
+    check_function(f, what)
+    check_wrt(f, argnums, what, "argnums")
+
+
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
@@ -190,7 +197,7 @@ def jacfwd(f, argnums=0):
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
-    check_function(f, "gradc.jacfwd")
+    _check(f, argnums, "gradc.jacfwd")
     return _jacobian_fn(f, argnums, "fwd")
 
 
@@ -202,7 +209,7 @@ def jacrev(f, argnums=0):
     array([[1., 0.],
            [0., 2.]])
     """
-    check_function(f, "gradc.jacrev")
+    _check(f, argnums, "gradc.jacrev")
     return _jacobian_fn(f, argnums, "rev")
 
 
@@ -213,7 +220,7 @@ def jacobian(f, argnums=0):
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    check_function(f, "gradc.jacobian")
+    _check(f, argnums, "gradc.jacobian")
     return _jacobian_fn(f, argnums, "auto")
 
 
@@ -225,5 +232,5 @@ def hessian(f, argnums=0):
     array([[0., 6.],
            [6., 2.]])
     """
-    check_function(f, "gradc.hessian")
+    _check(f, argnums, "gradc.hessian")
     return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")

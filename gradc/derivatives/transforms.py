@@ -27,7 +27,7 @@ from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
-from gradc.trace import check_function, def_location, trace
+from gradc.trace import check_function, check_wrt, def_location, trace
 from gradc.transforms import forward, reverse
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # user function -> {key: Emitted}
@@ -282,6 +282,8 @@ def hvp(f, primals, tangents, argnums=None):
     array([2., 0.])
     """
     check_function(f, "gradc.hvp")
+    if argnums is not None:
+        check_wrt(f, argnums, "gradc.hvp", "argnums")  # hvp is user_facing: the error shows no gradc frame
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():

@@ -162,9 +162,9 @@ def check_function(f, what: str) -> None:
 
 
 def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
-    """Refuse, at the user's line, a ``wrt`` (or ``argnums``) that cannot name a parameter of ``f``: not an int,
-    a name or a tuple of them, empty, a position past the parameters, a name ``f`` does not have. What only
-    the trace knows (a static or integer argument) is judged there.
+    """Refuse, at the user's line, a ``wrt`` that cannot name a parameter of ``f``: not an int, a name or a tuple
+    of them, empty, a position past the parameters, a name ``f`` does not have (``label="argnums"``: ints
+    only). What only the trace knows (a static or integer argument) is judged there.
 
     >>> check_wrt(lambda x, y: x, ("x", 1), "gradc.grad")
     >>> try:
@@ -184,15 +184,22 @@ def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
     names = [p.name for p in params or ()]
     for item in items:
         if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if label != "wrt" and (item < 0 or (not variadic and item >= len(names))):
+                raise ArgumentError(f"{what}: {label}={item} is not a parameter position of {function_name(f)}",
+                                    where=user_location(), hint=f"use 0 to {len(names) - 1}" if names else
+                                    "give the function a parameter")
             if item < 0 or (not variadic and item >= len(names)):
                 raise ArgumentError(f"{what}: {label}={item} but {function_name(f)} has {len(names)} parameters",
                                     where=user_location(), hint=f"use a position from 0 to {len(names) - 1} or a "
                                                                 "name" if names else "give the function a parameter")
-        elif isinstance(item, str):
+        elif isinstance(item, str) and label == "wrt":
             if not variadic and item not in names:
                 raise ArgumentError(f"{what}: {label}={item!r} is not a parameter of {function_name(f)}",
                                     where=user_location(), hint=f"parameters are: {', '.join(names)}")
         else:
+            if label != "wrt":
+                raise ArgumentError(f"{what}: {label}={item!r} is not a parameter's position", where=user_location(),
+                                    hint=f"use an int or a tuple of ints: {label}=0, {label}=(0, 1)")
             raise ArgumentError(f"{what}: {label}={item!r} is neither a parameter's position nor its name",
                                 where=user_location(), hint=f"use an int, a name, or a tuple of them: {label}=0, "
                                                             f"{label}='w', {label}=(0, 'b')")
