@@ -24,8 +24,45 @@ apart, so writes through one would be lost for the other: refused, at the user's
 """
 from __future__ import annotations
 
+import weakref
+
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced
+
+_OUTER_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> arrays of enclosing code read
+ACTIVE: list = []  # the builders of the loop bodies and branches being traced, innermost last (control_trace's)
+
+
+def note_reads(args) -> None:
+    """Note the arrays of enclosing code that ``args`` (an op's operands, traced while a loop body or branch is)
+    hold: a loop body's op on them alone is recorded outside the loop, yet the body read them."""
+    if not ACTIVE:
+        return
+    inner = ACTIVE[-1]
+    for a in args:
+        if isinstance(a, Traced) and a.builder is not inner:
+            b = inner
+            while b is not None and b is not a.builder:
+                _OUTER_READS.setdefault(b, []).append(a)
+                b = b.parent
+
+
+def check_no_stale_reads(builder, leaves, written, names, where, what: str) -> None:
+    """Refuse a body that reads, through another name or a view, an array it changes in place through a carried
+    name: the read would see the array as it was before the loop or branch, where NumPy sees the change."""
+    if not written:
+        return
+    roots = {id(_root(leaves[j])): j for j in written if isinstance(leaves[j], Traced)}
+    for value in _OUTER_READS.get(builder, ()):
+        j = roots.get(id(_root(value)))
+        if j is not None:
+            name = repr(str(names[j])) if names and j < len(names) else "an array"
+            raise TraceError(f"the {what} changes {name} in place and reads the same array through another name or "
+                             f"a view of it; gradc carries {name} by name, so that read would see the array as it "
+                             f"was before the {what}", where=where,
+                             hint=f"inside the {what}, read and write the array through one name (through the array "
+                                  "itself, not a view of it: `y[0:2] += 1` rather than `z += 1` with `z = y[0:2]`); "
+                                  f"the other names see the change after the {what}")
 
 
 def _root(value):

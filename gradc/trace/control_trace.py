@@ -42,14 +42,14 @@ from gradc.ir.types import TensorType, type_of_array
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.values import result_dtype
-from gradc.trace.carried_writes import changed_in_place, check_distinct, write_back
+from gradc.trace.carried_writes import ACTIVE, changed_in_place, check_distinct, check_no_stale_reads, write_back
 from gradc.trace.checkpoint import POLICY_HINT, Binomial, as_policy
 
 UNROLL_MAX_TRIPS = 1
 DEFAULT_CHECKPOINT: contextvars.ContextVar = contextvars.ContextVar("checkpoint", default=None)  # grad(checkpoint=)
 # (where, why) of the loops run in Python because their body needs the counter as an int
 UNROLLED: collections.deque = collections.deque(maxlen=64)
-_ACTIVE: list = []  # builders of the bodies being traced, innermost last
+_ACTIVE: list = ACTIVE  # builders of the bodies being traced, innermost last
 I64 = TensorType((), "i64")
 BOOL = TensorType((), "bool")
 
@@ -343,6 +343,7 @@ def _kept_in_place(builder, sub, leaves, out_leaves, results, names, where):
     """A loop's results, with the arrays its body changed in place written into the objects it started from."""
     pairs = {k: j for k, j in changed_in_place(sub, out_leaves).items() if k == j}
     check_distinct(leaves, set(pairs.values()), names, where, "loop")
+    check_no_stale_reads(sub.builder, leaves, set(pairs.values()), names, where, "loop")
     return write_back(builder, leaves, results, pairs)
 
 
@@ -544,6 +545,8 @@ def _branches_in_place(builder, subs, leaves, results, names, where):
         if all(u.get(k) == j for u in untouched):
             pairs[k] = j
     check_distinct(leaves, set(pairs.values()), names, where, "`if`")
+    for s in subs:
+        check_no_stale_reads(s.builder, leaves, set(pairs.values()), names, where, "`if`")
     return write_back(builder, leaves, results, pairs)
 
 

@@ -27,6 +27,7 @@ from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.sizes import dim_value
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
+from gradc.trace.carried_writes import note_reads
 from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at, views_taken
 from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
@@ -40,6 +41,11 @@ class Tracer(Traced):
 
     __slots__ = ()
     __array_priority__ = 1000
+
+    @classmethod
+    def __gradc_bind__(cls, op, args, params):
+        note_reads(args)  # arrays of the code around a loop body or branch, read in it (see carried_writes)
+        return Traced.__gradc_bind__.__func__(cls, op, args, params)
 
     # ---- array attributes
     @property
