@@ -207,11 +207,11 @@ def _dask_cases():
 CASES.update(_dask_cases())
 
 
-def _user_lines(thunk):
-    return {thunk.__code__.co_firstlineno} | DEF_LINES
+def _user_lines(thunk, *more):
+    return {thunk.__code__.co_firstlineno} | {m.__code__.co_firstlineno for m in more} | DEF_LINES
 
 
-def _check(name, thunk):
+def _check(name, thunk, *callers):
     try:
         thunk()
     except BaseException as e:  # noqa: BLE001 (what is raised is the subject)
@@ -226,7 +226,7 @@ def _check(name, thunk):
         package = f"{os.sep}gradc{os.sep}"
         inside = [f"{os.path.basename(f.filename)}:{f.lineno}" for f in frames if package in f.filename]
         assert len(inside) <= 3, f"{name}: {type(err).__name__} raised through {inside}"
-    if any(f"{HERE}:{line}" in text for line in _user_lines(thunk)):
+    if any(f"{HERE}:{line}" in text for line in _user_lines(thunk, *callers)):
         return
     assert frames and os.path.basename(frames[-1].filename) == HERE, \
         f"{name}: {type(err).__name__} names no line of {HERE} ({text}); raised at {frames[-1].filename}:" \
@@ -270,3 +270,36 @@ def test_checkpoint_zero_is_refused_at_the_grad_call_and_a_good_policy_works():
     np.testing.assert_allclose(gradc.grad(square, checkpoint=1)(X), 2 * X)  # what the hint offers works
     np.testing.assert_allclose(gradc.grad(square, checkpoint="sqrt")(X), 2 * X)
 
+
+
+# every transform crossed with every kind of function it cannot take (the table above picks examples; this is the
+# whole product, so a new transform or a new kind is covered by adding one line)
+TRANSFORMS = {
+    "grad": lambda fn: gradc.grad(fn)(X),
+    "value_and_grad": lambda fn: gradc.value_and_grad(fn)(X),
+    "compile": lambda fn: gradc.compile(fn, X),
+    "trace": lambda fn: gradc.trace(fn, X),
+    "jvp": lambda fn: gradc.jvp(fn, (X,), (X,)),
+    "vjp": lambda fn: gradc.vjp(fn, X),
+    "jacfwd": lambda fn: gradc.jacfwd(fn)(X),
+    "jacrev": lambda fn: gradc.jacrev(fn)(X),
+    "jacobian": lambda fn: gradc.jacobian(fn)(X),
+    "hessian": lambda fn: gradc.hessian(fn)(X),
+    "hvp": lambda fn: gradc.hvp(fn, (X,), (X,)),
+    "custom_vjp": lambda fn: gradc.grad(lambda x: gradc.custom_vjp(fn)(x))(X),
+    "checkpoint": lambda fn: gradc.grad(lambda x: np.sum(gradc.checkpoint(fn)(x)))(X),
+    "fori_loop": lambda fn: gradc.grad(lambda x: np.sum(gradc.fori_loop(0, 2, fn, x)))(X),
+    "cond": lambda fn: gradc.grad(lambda x: np.sum(gradc.cond(np.sum(x) > 0, fn, fn, x)))(X),
+}
+NOT_TRACEABLE = {"int": 3, "str": "f", "None": None, "array": X, "*args": star_args, "generator": generator,
+                 "coroutine": coroutine, "class": dict}
+
+
+VALID = {("cond", "*args")}  # a branch taking *args is called with the operands: fine
+
+
+@pytest.mark.parametrize("transform, kind", [(t, k) for t in TRANSFORMS for k in NOT_TRACEABLE if (t, k) not in VALID])
+def test_every_transform_refuses_every_kind_of_bad_function(transform, kind):
+    fn = NOT_TRACEABLE[kind]
+    call = TRANSFORMS[transform]
+    _check(f"{transform}({kind})", lambda: call(fn), call)

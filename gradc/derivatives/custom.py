@@ -71,12 +71,22 @@ def _mark(name, y, residuals, xs, key):
     return autodiff.custom_call(y, list(residuals), xs, key)
 
 
+def _no_generator(fun, what):
+    """A block or a function with a rule returns its value: a generator or async function is refused now."""
+    import inspect
+    inner = inspect.unwrap(fun)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
+        raise ArgumentError(f"{what}: {function_name(fun)} is a generator or async function, not a function "
+                            "returning a value", where=user_location(), hint="define it with def and return the value")
+
+
 class _WithRule:
     """What ``custom_vjp``, ``custom_jvp`` and ``checkpoint`` share: the wrapped function, and one rule
     key per call structure (which arguments are traced, the values of the others)."""
 
     def __init__(self, fun):
         check_function(fun, f"gradc.{type(self).__name__}")
+        _no_generator(fun, f"gradc.{type(self).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.name = function_name(fun)

@@ -144,9 +144,12 @@ def call_bound(f, values: dict):
     return f(*args, **kwargs)
 
 
-def check_function(f, what: str) -> None:
+def check_function(f, what: str, *, called_with: int | None = None) -> None:
     """Refuse, at the user's line, a ``f`` that ``what`` (``"gradc.grad"``) cannot call. (A generator or async
     function is refused when traced, at its ``def``; a builtin such as ``len`` is traced as called.)
+
+    ``called_with``: ``f`` is a piece gradc calls itself with that many arguments (a loop body, a branch, a
+    custom rule): a generator or async function, or one that cannot take them, is refused here.
 
     >>> try:
     ...     check_function(3, "gradc.grad")
@@ -159,6 +162,24 @@ def check_function(f, what: str) -> None:
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
         raise ArgumentError(f"{what} takes a function, not {type(f).__name__} {shown}", where=user_location(),
                             hint=f"pass the function itself: {what}(loss)")
+    try:
+        signature = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what}: cannot read the parameters of {f!r}", where=user_location(),
+                            hint="pass a Python function (def or lambda)") from None
+    if called_with is None:
+        return
+    inner = unwrap(f)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
+        kind = "an async function" if inspect.iscoroutinefunction(inner) else "a generator function (it uses yield)"
+        raise ArgumentError(f"{what}: {function_name(f)} is {kind}, not a function returning a value",
+                            where=user_location(), hint="define it with def and return the value")
+    try:
+        signature.bind(*[None] * called_with)
+    except TypeError as e:
+        raise ArgumentError(f"{what}: {function_name(f)} is called with {called_with} argument"
+                            f"{'s' if called_with != 1 else ''}, but {e}", where=user_location(),
+                            hint=f"give it {called_with} parameter{'s' if called_with != 1 else ''}") from None
 
 
 def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
