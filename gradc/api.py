@@ -26,9 +26,9 @@ from gradc.ir.cost import work
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.passes import optimize
-from gradc.trace import bind_arguments, def_location, function_name, trace_bound
+from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace_bound
 from gradc.trace import trace as _trace
-from gradc.trace.control_trace import loop_checkpoint
+from gradc.trace.control_trace import check_policy, loop_checkpoint
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
 
@@ -44,6 +44,7 @@ def trace(f, *example_args, **example_kwargs):
       t1: f64[] = sum t0 axes=(0,) keepdims=False
       return t1
     """
+    check_function(f, "gradc.trace")
     return _trace(f, *example_args, **example_kwargs)
 
 
@@ -123,6 +124,9 @@ def spec(text: str):
     >>> c.grad(np.arange(3.0)), c.grad(np.ones(2))
     (array([0.        , 0.66666667, 1.33333333]), array([1., 1.]))
     """
+    if not isinstance(text, str):
+        raise ArgumentError(f"gradc.spec takes a type string, not {type(text).__name__} {text!r:.40}",
+                            where=user_location(), hint='write a dtype and sizes, e.g. gradc.spec("f64[n,10]")')
     try:
         return parse_type(text)
     except ValueError as e:
@@ -167,6 +171,9 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     >>> compile(lambda x: x ** 2, np.ones(2), mode="jvp").jvp(np.ones(2), np.ones(2))
     (array([1., 1.]), array([2., 2.]))
     """
+    check_function(f, "gradc.compile")
+    check_policy(checkpoint)  # options are refused at the user's call, before tracing
+    check_wrt(f, wrt, "gradc.compile")
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -250,6 +257,19 @@ def _arg_key(value):
     return (t, id(t))
 
 
+@user_facing
+def check_options(checkpoint=None) -> None:
+    """Refuse a bad option of a transform at the user's call (before any tracing, outside any ``with``)."""
+    check_policy(checkpoint)
+
+
+@user_facing
+def _check_transform(f, wrt, checkpoint, what: str) -> None:
+    check_function(f, what)
+    check_wrt(f, wrt, what)
+    check_policy(checkpoint)
+
+
 class _Transform:
     """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code.
 
@@ -259,6 +279,7 @@ class _Transform:
     """
 
     def __init__(self, f, wrt, with_value, static_globals=True, checkpoint=None):
+        _check_transform(f, wrt, checkpoint, "gradc.value_and_grad" if with_value else "gradc.grad")
         functools.update_wrapper(self, f)
         self.checkpoint = checkpoint
         self.fun = f
@@ -362,6 +383,7 @@ def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     >>> f(2.0, 3.0)
     (3.0, 2.0)
     """
+    check_options(checkpoint)  # refused at the user's call, not when the first call traces
     if f is None:
         return lambda fun: _Transform(fun, wrt, with_value=False, static_globals=static_globals,
                                       checkpoint=checkpoint)
@@ -375,6 +397,7 @@ def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     >>> vg(2.0)
     (8.0, 12.0)
     """
+    check_options(checkpoint)
     if f is None:
         return lambda fun: _Transform(fun, wrt, with_value=True, static_globals=static_globals,
                                       checkpoint=checkpoint)

@@ -16,6 +16,9 @@ import sys
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.path.abspath(__import__("numpy").__file__)))
+# the standard library's own frames (contextlib's `with`, functools) are never the user's line
+_STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__))
+_STDLIB_USER_DIRS = ("site-packages", "dist-packages")
 
 
 def user_location() -> str | None:
@@ -27,10 +30,18 @@ def user_location() -> str | None:
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_SKIP_DIRS) and not frame.f_code.co_filename.startswith("<frozen"):
+        if not path.startswith(_SKIP_DIRS) and not frame.f_code.co_filename.startswith("<frozen") and \
+                not _in_stdlib(path):
             return f"{_display_path(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
+
+
+def _in_stdlib(path: str) -> bool:
+    """Whether ``path`` is a module of Python's standard library (not a package installed beside it)."""
+    if not path.startswith(_STDLIB_DIR + os.sep):
+        return False
+    return not any(part in _STDLIB_USER_DIRS for part in path[len(_STDLIB_DIR):].split(os.sep))
 
 
 def _display_path(path: str) -> str:

@@ -210,7 +210,7 @@ def test_spec_errors_are_clear():
 def test_a_size_named_like_a_parameter_is_refused():
     def loss(X, n):
         return np.sum(X) * n
-    with pytest.raises(GradcError, match="size name 'n'.*also the name of a parameter"):
+    with pytest.raises(GradcError, match="size named 'n'.*also a parameter of loss"):
         gradc.compile(loss, gradc.spec("f64[n]"), 2.0)
 
 

@@ -39,15 +39,20 @@ so the ragged last chunk runs the same emitted code as the others.
 """
 from __future__ import annotations
 
+import inspect
+import os
+import sys
+import warnings
+
 import numpy as np
 
 from gradc.api import Compiled
 from gradc.backends.numpy.load import load_source
 from gradc.dask.rows import NotSeparable, split
-from gradc.errors import ArgumentError, TraceError
+from gradc.errors import ArgumentError, TraceError, user_facing, user_location
 from gradc.ir.dims import size_symbol
 from gradc.ir.types import TensorType, dtype_name
-from gradc.trace import bind_arguments, def_location, trace
+from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace
 
 __all__ = ["RowGradient", "value_and_grad"]
 
@@ -65,13 +70,42 @@ def value_and_grad(f, *, wrt=0, rows, split_every: int = 8) -> "RowGradient":
     >>> vg(np.zeros(2), np.ones((3, 2)))
     (3.0, array([3., 3.]))
     """
+    return _checked(f, wrt, rows, split_every)
+
+
+@user_facing
+def _checked(f, wrt, rows, split_every) -> "RowGradient":
+    """The options refused at the user's call (this is the first frame outside gradc's entry)."""
+    what = "gradc.dask.value_and_grad"
+    check_function(f, what)
+    check_wrt(f, wrt, what)
     if isinstance(rows, str):
         rows = tuple(r.strip() for r in rows.split(","))
-    rows = tuple(rows)
+    rows = tuple(rows) if isinstance(rows, (tuple, list)) else rows
+    if not isinstance(rows, tuple) or not all(isinstance(r, str) for r in rows):
+        raise ArgumentError(f"{what}: rows={rows!r}", where=user_location(),
+                            hint="name the row arguments: rows='X' or rows=('X', 'y')")
     if not rows:
-        raise ArgumentError("rows is empty", hint="name the arguments whose first axis holds the rows")
-    if not isinstance(split_every, int) or split_every < 2:
-        raise ArgumentError(f"split_every={split_every!r}", hint="use an int of at least 2")
+        raise ArgumentError("rows is empty", where=user_location(),
+                            hint="name the arguments whose first axis holds the rows")
+    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
+        raise ArgumentError(f"split_every={split_every!r}", where=user_location(), hint="use an int of at least 2")
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        params = None
+    if params is not None and not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params.values()):
+        missing = [r for r in rows if r not in params]
+        if missing:
+            raise ArgumentError(f"rows names {', '.join(missing)}: not a parameter of {function_name(f)}",
+                                where=user_location(), hint=f"parameters are: {', '.join(params)}")
+        names = list(params)
+        wrt_items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
+        wrt_names = [names[w] if isinstance(w, int) and w < len(names) else w for w in wrt_items]
+        bad = [n for n in wrt_names if n in rows]
+        if bad:
+            raise ArgumentError(f"wrt names the row argument {bad[0]!r}", where=user_location(),
+                                hint="differentiate with respect to the parameters; the rows are data")
     return RowGradient(f, wrt, rows, split_every)
 
 
@@ -111,14 +145,21 @@ class RowGradient:
         shared = dask.delayed(params, pure=True, traverse=False)  # one key: each worker receives it once
         source = dask.delayed(some.source, pure=True, traverse=False)
         run = dask.delayed(_chunk_value_and_grad, pure=True)
-        level = [run(source, some.name, order, self.rows, shared, *bs) for bs in blocks]
+        # a chunk of no rows adds nothing to a sum over rows (and the emitted code takes at least one row)
+        level = [run(source, some.name, order, self.rows, shared, *bs) for bs, n in zip(blocks, lengths) if n]
         add = dask.delayed(_add, pure=True)
         while len(level) > 1:
             level = [add(*level[i:i + self.split_every]) for i in range(0, len(level), self.split_every)]
         n_rows = sum(lengths)
-        scale = 1.0 / n_rows if parts.mean else 1.0  # a mean's division, once, by the number of all rows
         offset = self._offset(bound, signature, some.wrt)
-        return dask.delayed(_finish, pure=True)(level[0], offset, scale, as_tuple)
+        if not n_rows:  # no rows at all: as gradc.value_and_grad on the whole (empty) data, following NumPy
+            total = (0.0, tuple(np.zeros_like(np.asarray(bound[n], dtype=float)) for n in some.wrt))
+            if parts.mean:  # NumPy's mean of no values: nan, with its warning; the sum over rows of the gradient is 0
+                _warn_user("Mean of empty slice")
+            scale = (float("nan") if parts.mean else 1.0, 1.0)
+            return dask.delayed(_finish, pure=True)(total, offset, scale, as_tuple)
+        scale = 1.0 / n_rows if parts.mean else 1.0  # a mean's division, once, by the number of all rows
+        return dask.delayed(_finish, pure=True)(level[0], offset, (scale, scale), as_tuple)
 
     # ---- compiling
     def _trace(self, bound, length=None):
@@ -189,10 +230,20 @@ def _add(*parts):
     return value, grads
 
 
-def _finish(total, offset, scale, as_tuple):
-    value = float(offset[0]) + scale * total[0]
-    grads = tuple(np.asarray(o) + scale * g for o, g in zip(offset[1], total[1]))
+def _finish(total, offset, scales, as_tuple):
+    value_scale, grad_scale = scales
+    value = float(offset[0]) + value_scale * total[0]
+    grads = tuple(np.asarray(o) + grad_scale * g for o, g in zip(offset[1], total[1]))
     return value, grads if as_tuple else grads[0]
+
+
+def _warn_user(message: str) -> None:
+    """NumPy's RuntimeWarning, attributed to the user's line (the first frame outside gradc)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, RuntimeWarning, stacklevel=level)
 
 
 # ---- helpers

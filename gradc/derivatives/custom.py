@@ -28,7 +28,7 @@ from gradc.ir.interpret import evaluate
 from gradc.ops import autodiff
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
-from gradc.trace import bind_arguments, function_name
+from gradc.trace import bind_arguments, check_function, function_name
 from gradc.trace.tracer import Tracer
 from gradc.transforms.reverse import grad_graph
 
@@ -71,11 +71,22 @@ def _mark(name, y, residuals, xs, key):
     return autodiff.custom_call(y, list(residuals), xs, key)
 
 
+def _no_generator(fun, what):
+    """A block or a function with a rule returns its value: a generator or async function is refused now."""
+    import inspect
+    inner = inspect.unwrap(fun)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
+        raise ArgumentError(f"{what}: {function_name(fun)} is a generator or async function, not a function "
+                            "returning a value", where=user_location(), hint="define it with def and return the value")
+
+
 class _WithRule:
     """What ``custom_vjp``, ``custom_jvp`` and ``checkpoint`` share: the wrapped function, and one rule
     key per call structure (which arguments are traced, the values of the others)."""
 
     def __init__(self, fun):
+        check_function(fun, f"gradc.{type(self).__name__}")
+        _no_generator(fun, f"gradc.{type(self).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.name = function_name(fun)
@@ -122,6 +133,8 @@ class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def defvjp(self, fwd, bwd):
         """Set the rule (see the class docstring); returns None, as JAX's does."""
+        check_function(fwd, f"{self.name}.defvjp: fwd")
+        check_function(bwd, f"{self.name}.defvjp: bwd")
         self.fwd, self.bwd = fwd, bwd
         self.keys.clear()
 
@@ -178,6 +191,7 @@ class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def defjvp(self, rule):
         """Set the rule (see the class docstring); returns None."""
+        check_function(rule, f"{self.name}.defjvp")
         self.rule = rule
         self.keys.clear()
 

@@ -27,7 +27,7 @@ from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashabl
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, function_name, function_origin, trace
+from gradc.trace import bind_arguments, check_function, check_wrt, function_name, function_origin, trace
 from gradc.transforms import batching, forward, reverse
 
 
@@ -140,6 +140,7 @@ def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
         return tuple(flat) if len(flat) > 1 else flat[0]
 
     whole.__signature__ = inspect.signature(f)
+    whole.__wrapped__ = user_fn  # errors about the function point at the user's def
     whole.__name__ = f"{fname}_{what}" if what != "jacobian" or mode == "auto" else f"{fname}_jac{mode}"
     graph = trace(whole, *args)
     return graph.replace(origin=function_origin(user_fn)), layout[0]
@@ -178,6 +179,13 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
     return jac
 
 
+@user_facing
+def _check(f, argnums, what: str) -> None:
+    """A transform's function and argnums, refused at the user's call."""
+    check_function(f, what)
+    check_wrt(f, argnums, what, "argnums")
+
+
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
@@ -189,6 +197,7 @@ def jacfwd(f, argnums=0):
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
+    _check(f, argnums, "gradc.jacfwd")
     return _jacobian_fn(f, argnums, "fwd")
 
 
@@ -200,6 +209,7 @@ def jacrev(f, argnums=0):
     array([[1., 0.],
            [0., 2.]])
     """
+    _check(f, argnums, "gradc.jacrev")
     return _jacobian_fn(f, argnums, "rev")
 
 
@@ -210,6 +220,7 @@ def jacobian(f, argnums=0):
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
+    _check(f, argnums, "gradc.jacobian")
     return _jacobian_fn(f, argnums, "auto")
 
 
@@ -221,4 +232,5 @@ def hessian(f, argnums=0):
     array([[0., 6.],
            [6., 2.]])
     """
+    _check(f, argnums, "gradc.hessian")
     return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")

@@ -27,7 +27,7 @@ from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
-from gradc.trace import def_location, trace
+from gradc.trace import check_function, check_wrt, def_location, trace
 from gradc.transforms import forward, reverse
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # user function -> {key: Emitted}
@@ -180,6 +180,7 @@ def jvp(f, primals, tangents):
     >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
     (6.0, 3.0)
     """
+    check_function(f, "gradc.jvp")
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():
@@ -220,6 +221,10 @@ def vjp(f, *primals):
     >>> pullback(np.array([1.0, 0.5]))
     (array([2., 3.]),)
     """
+    check_function(f, "gradc.vjp")
+    if not primals:
+        raise ArgumentError("gradc.vjp needs the point to differentiate at: vjp(f, *primals)",
+                            hint="pass f's arguments after f: gradc.vjp(f, x)")
     graph = trace(f, *primals)
     names = _float_inputs(graph)
     vg = reverse.vjp_graph(graph, names, name=f"{graph.name}_vjp")
@@ -244,6 +249,11 @@ def vjp(f, *primals):
         if len(cts) != n_out:
             raise ArgumentError(f"the cotangent has {len(cts)} parts, the output {n_out}",
                                 hint="give one cotangent per output of the function")
+        for k, (c, o) in enumerate(zip(cts, graph.outputs)):
+            if not isinstance(c, Traced) and np.shape(c) != o.type.shape:
+                part = f" {k}" if n_out > 1 else ""
+                raise ArgumentError(f"the cotangent{part} has shape {np.shape(c)}, the output{part} of {graph.name} "
+                                    f"{o.type.shape}", hint="a cotangent has its output's shape")
         results = run(*cts)
         grads = dict(zip(names, results[n_out:]))
         return tuple(grads.get(p) if p in positions else None for p in graph.params)
@@ -271,6 +281,9 @@ def hvp(f, primals, tangents, argnums=None):
     >>> hvp(lambda w, X: np.sum((X @ w) ** 2), (np.ones(2), np.eye(2)), (np.array([1.0, 0.0]), None), argnums=0)
     array([2., 0.])
     """
+    check_function(f, "gradc.hvp")
+    if argnums is not None:
+        check_wrt(f, argnums, "gradc.hvp", "argnums")  # hvp is user_facing: the error shows no gradc frame
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():

@@ -92,6 +92,18 @@ class Builder:
         root.taken.add(name)
         var = Var(name, type)
         self.inputs.append(var)
+        self._reserve_sizes(var)
+        return var
+
+    def adopt(self, inputs) -> None:
+        """Take an existing graph's ``inputs`` as this builder's (a transform extending the graph), reserving
+        their named sizes: no name made later (a loop counter ``i`` of an adjoint loop) may take one."""
+        for var in inputs:
+            self.inputs.append(var)
+            self._reserve_sizes(var)
+
+    def _reserve_sizes(self, var) -> None:
+        root, name, type = self.root, var.name, var.type
         for axis, d in enumerate(getattr(type, "shape", None) or ()):
             if not isinstance(d, int) and getattr(d, "is_Symbol", False) and d not in root.size_sources:
                 if d.name in root.taken:
@@ -99,7 +111,6 @@ class Builder:
                                      "parameter or another value", hint="rename the size (e.g. f64[n_rows,...])")
                 root.taken.add(d.name)  # no intermediate ever takes a size's name
                 root.size_sources[d] = (var, axis)
-        return var
 
     def add(self, op: str, inputs, params: dict, out_type) -> Var:
         out = Var(self.fresh_name(), out_type)

@@ -37,6 +37,8 @@ from gradc.trace.scipy_dispatch import rebind
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
     bind_arguments,
     call_bound,
+    check_function,
+    check_wrt,
     classify_argument,
     def_location,
     function_name,
@@ -74,8 +76,10 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     _check_function_kind(f)
     builder = Builder(taken=values)  # intermediates never take a parameter's name
     call_args, static = {}, {}
-    for name, value in values.items():
-        kind, info = classify_argument(name, value)
+    kinds = {name: classify_argument(name, value) for name, value in values.items()}
+    _check_size_names(f, kinds)
+    for name in values:
+        kind, info = kinds[name]
         if kind == "tensor":
             call_args[name] = Tracer(builder, builder.input(name, info))
         else:
@@ -116,6 +120,21 @@ def _named_size_refusal(error: TypeError, builder):
                              "float(), np.arange, an array's length)", where=where,
                              hint="named sizes are known only when the compiled code runs: keep them in array "
                                   "arithmetic (np.sum(r) / X.shape[0]), or compile for a fixed size")
+
+
+def _check_size_names(f, kinds: dict) -> None:
+    """A named size (``gradc.spec("f64[n]")``) may not be called like a parameter of ``f``: refused at the user's
+    call, naming both."""
+    for name, (kind, info) in kinds.items():
+        if kind != "tensor":
+            continue
+        for d in info.shape:
+            size = getattr(d, "name", None) if getattr(d, "is_Symbol", False) else None
+            if size is not None and size in kinds:
+                renamed = ",".join(f"{size}_rows" if getattr(e, "name", None) == size else str(e) for e in info.shape)
+                raise TraceError(f"{name}'s type {info} has a size named {size!r}, and {size!r} is also a parameter "
+                                 f"of {function_name(f)} (defined at {def_location(f)})",
+                                 hint=f"rename the size ({info.dtype}[{renamed}]) or the parameter")
 
 
 def _check_function_kind(f):

@@ -67,7 +67,7 @@ from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
-_CACHE: dict = {}  # code object -> (code of the rewritten function, its source) or None
+_CACHE: dict = {}  # (code object, its file) -> (code of the rewritten function, its source) or None
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
@@ -150,9 +150,12 @@ def _rebuild(fn, new_globals):
 # ---------------------------------------------------------------- conversion, once per code object
 def _conversion(fn):
     code = fn.__code__
-    if code not in _CACHE:
-        _CACHE[code] = _convert(fn)
-    return _CACHE[code]
+    # code objects compare equal without their file: the same function text in two files is two conversions,
+    # each naming its own file in errors
+    key = (code, code.co_filename)
+    if key not in _CACHE:
+        _CACHE[key] = _convert(fn)
+    return _CACHE[key]
 
 
 def _source_def(fn):
@@ -196,7 +199,7 @@ def _prefix(idents) -> str:
 
 
 def _needs_capture(body) -> bool:
-    return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp)) or any(
+    return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Assert)) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHOICE_BUILTINS
         for s in body for n in ast.walk(s))
 

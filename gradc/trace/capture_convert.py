@@ -133,6 +133,20 @@ class Converter(LoopRewriter):
         func = ast.Attribute(value=var(self.rt), attr=helper, ctx=ast.Load())
         return ast.Call(func=func, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
 
+    def written_in_place(self, stmts) -> set:
+        """Names whose array ``stmts`` change in place: ``y += ...`` and the item assignments (``y[k] = ...``,
+        ``np.add.at(y, ...)``) that the capture has made ``y = rt.setitem(...)``."""
+        found = set()
+        for n in an.walk_scope(stmts):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                found.add(n.target.id)
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                    isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) and \
+                    isinstance(n.value.func.value, ast.Name) and n.value.func.value.id == self.rt and \
+                    n.value.func.attr in ("setitem", "setitem_op", "ufunc_at"):
+                found.add(n.targets[0].id)
+        return found
+
     def where(self, node):
         return ast.Constant(f"{self.path}:{node.lineno}")
 
@@ -211,6 +225,12 @@ class Converter(LoopRewriter):
             return self.if_(s, live, ctx)
         if isinstance(s, (ast.For, ast.While)):
             return self.loop(s, live, ctx)
+        if isinstance(s, ast.Assert):  # Python's own assert on concrete values; a clear refusal on traced ones
+            message = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                                                    defaults=[]), body=s.msg or ast.Constant(None))
+            call = self.call("assert_", self.expr(s.test), self.expr(message), ast.Constant(ast.unparse(s.test)),
+                             self.where(s))
+            return [ast.copy_location(ast.Expr(value=call), s)]
         if isinstance(s, LEAVE_ALONE):
             return [copy.deepcopy(s)]  # a statement may appear in both versions: never share nodes
         return [self.expr(s)]
@@ -257,11 +277,14 @@ class Converter(LoopRewriter):
                             strings(assigned), ast.Constant(None), self.where(s))
             last = ast.Return(value=run)
         else:
-            outs = [n for n in assigned if n in live]
+            # an array written in place is kept though its name is not read again: another name may be its alias
+            in_place = self.written_in_place(s.body + s.orelse)
+            outs = [n for n in assigned if n in live or n in in_place]
             ret = ast.copy_location(ast.Return(value=names_tuple(outs)), s)
             bodies = [self.block(branch, set(outs), fctx) + [ret] for branch in (s.body, s.orelse)]
             run = self.call("if_stmt", var(p), var(t_name), var(f_name), self.values(assigned),
-                            strings(assigned), strings(outs), self.where(s))
+                            strings(assigned), strings(outs), self.where(s),
+                            in_place=strings([n for n in outs if n not in live]))
             last = ast.Assign(targets=[names_tuple(outs, True)], value=run) if outs else ast.Expr(value=run)
         return [make_def(t_name, assigned, bodies[0], s), make_def(f_name, assigned, bodies[1], s),
                 ast.copy_location(last, s)]

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from gradc.errors import TraceError
+from gradc.errors import GradcError, TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
@@ -291,7 +291,12 @@ def _branches(true_fn, false_fn, ops, outs, where):
             full = list(ops)
             for k, v in zip(defined, vals):
                 full[k] = v
-            result = fn(*full)
+            try:
+                result = fn(*full)
+            except GradcError:
+                raise
+            except Exception as e:  # the user's raise (or error) in a branch that may never run
+                raise _raised_in_branch(e, where) from e
             if outs is None:
                 if result is None:
                     raise TraceError("a branch of an `if` on a traced value ends without returning a value, while the "
@@ -306,17 +311,85 @@ def _branches(true_fn, false_fn, ops, outs, where):
     return wrap(true_fn), wrap(false_fn), [ops[k] for k in defined]
 
 
-def if_stmt(pred, true_fn, false_fn, ops, names, outs, where):
+_DATA_RAISE_HINT = ("check the condition before calling what gradc compiled, in plain Python: `if np.any(x < 0): raise "
+                    "ValueError(...)` then `gradient(x)` (a raise under a condition on shapes or Python values is "
+                    "fine inside the function)")
+
+
+def _raised_in_branch(error, where):
+    """The TraceError for ``error`` raised while tracing a branch of an ``if`` on a traced value (``where``)."""
+    at = _user_frame(error.__traceback__)
+    what = f"{type(error).__name__}({str(error)!r})" if str(error) else type(error).__name__
+    return TraceError(f"a branch of the `if` on a traced value at {where} raises {what} while gradc traces it: "
+                      "gradc traces both branches, since which one runs is known only when the compiled code runs, "
+                      "so a raise that depends on the data cannot be kept", where=at or where, hint=_DATA_RAISE_HINT)
+
+
+def _user_frame(tb):
+    """``file:line`` of the innermost frame of ``tb`` outside gradc and NumPy."""
+    import os
+
+    from gradc.errors import _SKIP_DIRS, _display_path
+    found = None
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if not os.path.abspath(path).startswith(_SKIP_DIRS) and not path.startswith("<frozen"):
+            found = f"{_display_path(path)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
+def assert_(test, message, source: str, where):
+    """``assert test, message()``: Python's own on a concrete ``test``; a TraceError on a traced one.
+
+    >>> assert_(True, lambda: "never", "x > 0", "f.py:1")
+    >>> assert_(0, lambda: "no", "x > 0", "f.py:1")
+    Traceback (most recent call last):
+    AssertionError: no
+    """
+    if isinstance(test, Traced):
+        raise TraceError(f"`assert {source}` tests a traced value: its truth is known only when the compiled code "
+                         "runs, and gradc does not keep a raise that depends on the data", where=where,
+                         hint=_DATA_RAISE_HINT.replace("`if np.any(x < 0): raise ValueError(...)`",
+                                                       f"`assert {source}`"))
+    if not test:
+        text = message()
+        raise AssertionError(text) if text is not None else AssertionError
+
+
+def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
     """Run a captured ``if`` in functional form: each branch takes ``ops`` (the values of ``names``) and returns
     the values of ``outs`` (``outs=None``: the branches return the function's result).
+
+    ``in_place``: the names among ``outs`` kept only because a branch changes their array in place (another
+    name may see it, ``gradc.trace.carried_writes``); one that holds no traced array before the ``if`` is
+    left as it was.
 
     >>> if_stmt(False, lambda y: (y + 1,), lambda y: (y - 1,), (5,), ("y",), ("y",), "f.py:1")
     (4,)
     """
     _scalar_predicate(pred, where, "an `if`")
+    before = dict(zip(names, ops))
+    dropped = [k for k, n in enumerate(outs or ()) if n in in_place and not isinstance(before.get(n), Traced)]
+    if dropped:
+        kept = [k for k in range(len(outs)) if k not in dropped]
+        true_fn, false_fn = _select(true_fn, kept), _select(false_fn, kept)
+        result = if_stmt(pred, true_fn, false_fn, ops, names, tuple(outs[k] for k in kept), where)
+        full = [before.get(n, Undefined(n)) for n in outs]
+        for k, v in zip(kept, result):
+            full[k] = v
+        return tuple(full)
     t, f, operands = _branches(true_fn, false_fn, ops, outs, where)
     op_names = tuple(n for n, v in zip(names, ops) if not isinstance(v, Undefined))
     return control.cond(pred, t, f, *operands, names=op_names, where=where)
+
+
+def _select(fn, kept):
+    """A branch function returning only the outputs at positions ``kept``."""
+    def selected(*args):
+        result = fn(*args)
+        return tuple(result[k] for k in kept)
+    return selected
 
 
 def ifexp(pred, true_thunk, false_thunk, where=None):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from gradc.errors import StaticValueNeeded
 from gradc.ir.builder import contains_traced
 from gradc.trace import control_trace
+from gradc.trace.signature import check_function
 
 
 def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=None, where=None):
@@ -30,6 +31,7 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
     >>> fori_loop(0, 4, lambda i, s: s + i, 0)
     6
     """
+    check_function(body, "gradc.fori_loop's body", called_with=2)
     if not contains_traced(lower, upper, init_val):
         val = init_val
         steps = range(int(lower), int(upper), int(step))
@@ -52,6 +54,8 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
     >>> while_loop(lambda v: v < 10, lambda v: v * 3, 1)
     27
     """
+    check_function(cond_fun, "gradc.while_loop's cond_fun", called_with=1)
+    check_function(body_fun, "gradc.while_loop's body_fun", called_with=1)
     val = init_val
     while True:
         keep_going = cond_fun(val)
@@ -78,6 +82,8 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     >>> cond(True, lambda x: x + 1, lambda x: x - 1, 5)
     6
     """
+    check_function(true_fun, "gradc.cond's true_fun", called_with=len(operands))
+    check_function(false_fun, "gradc.cond's false_fun", called_with=len(operands))
     if not contains_traced(pred):
         return true_fun(*operands) if pred else false_fun(*operands)
     return control_trace.cond(pred, true_fun, false_fun, *operands, names=names, where=where)
@@ -91,6 +97,7 @@ def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
     >>> float(carry), ys
     (3.0, array([0., 0., 2.]))
     """
+    check_function(f, "gradc.scan's f", called_with=2)
     if not contains_traced(init, xs):
         import numpy as np
         n = length if xs is None else len(xs)

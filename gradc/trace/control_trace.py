@@ -42,13 +42,14 @@ from gradc.ir.types import TensorType, type_of_array
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.values import result_dtype
+from gradc.trace.carried_writes import ACTIVE, changed_in_place, check_distinct, check_no_stale_reads, write_back
 from gradc.trace.checkpoint import POLICY_HINT, Binomial, as_policy
 
 UNROLL_MAX_TRIPS = 1
 DEFAULT_CHECKPOINT: contextvars.ContextVar = contextvars.ContextVar("checkpoint", default=None)  # grad(checkpoint=)
 # (where, why) of the loops run in Python because their body needs the counter as an int
 UNROLLED: collections.deque = collections.deque(maxlen=64)
-_ACTIVE: list = []  # builders of the bodies being traced, innermost last
+_ACTIVE: list = ACTIVE  # builders of the bodies being traced, innermost last
 I64 = TensorType((), "i64")
 BOOL = TensorType((), "bool")
 
@@ -166,6 +167,14 @@ def _widen(t: TensorType, got, weak: bool):
 
 
 # ---------------------------------------------------------------- tracing a body
+def _owned_copy(leaf) -> bool:
+    """``y = x.copy()`` not yet written: it shares ``x``'s value but is a new array, so a loop writing it in place
+    does not write ``x``."""
+    while getattr(leaf, "_base", None) is not None:  # a view of such a copy writes into the copy
+        leaf = leaf._base
+    return getattr(leaf, "copied", None) is leaf.atom
+
+
 class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
@@ -177,10 +186,11 @@ class _Sub:
         carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) for k, t in enumerate(carry_types)]
         # where each carried value starts (for the in-place rules: `x += ...` on a loop over an input x)
         b.carry_origins = {id(v): leaf.atom for v, leaf in zip(carry_vars, origins)
-                           if isinstance(leaf, Traced) and leaf.builder is parent}
+                           if isinstance(leaf, Traced) and leaf.builder is parent and not _owned_copy(leaf)}
         args = [_wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
-        carry = rebuild([_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)])
+        self.carry_leaves = [_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)]
+        carry = rebuild(self.carry_leaves)
         _ACTIVE.append(b)
         if branch:
             BRANCHES.append(b)
@@ -326,7 +336,15 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
     if checkpoint is not None:
         params["checkpoint"] = checkpoint
     results = _record(builder, "scan", inputs + consts + init, params, None)
-    return rebuild(results)
+    return rebuild(_kept_in_place(builder, sub, leaves, out_leaves, results, names, where))
+
+
+def _kept_in_place(builder, sub, leaves, out_leaves, results, names, where):
+    """A loop's results, with the arrays its body changed in place written into the objects it started from."""
+    pairs = {k: j for k, j in changed_in_place(sub, out_leaves).items() if k == j}
+    check_distinct(leaves, set(pairs.values()), names, where, "loop")
+    check_no_stale_reads(sub.builder, leaves, set(pairs.values()), names, where, "loop")
+    return write_back(builder, leaves, results, pairs)
 
 
 UNROLL_STATIC: contextvars.ContextVar = contextvars.ContextVar("unroll_static", default=False)
@@ -355,14 +373,25 @@ def loop_checkpoint(policy):
     ...     DEFAULT_CHECKPOINT.get()
     'sqrt'
     """
-    policy = as_policy(policy)
-    if policy is not None:
-        segment_length(policy, 4, None)  # a bad policy is refused before tracing
+    policy = check_policy(policy)
     token = DEFAULT_CHECKPOINT.set(policy)
     try:
         yield
     finally:
         DEFAULT_CHECKPOINT.reset(token)
+
+
+def check_policy(policy, where=None):
+    """``policy`` as a checkpointing policy, or a TraceError at ``where`` (by default the user's line: call it
+    where the user passes it, before any tracing).
+
+    >>> check_policy("sqrt"), check_policy(None)
+    ('sqrt', None)
+    """
+    policy = as_policy(policy, where)
+    if policy is not None:
+        segment_length(policy, 4, where)
+    return policy
 
 
 def segment_length(checkpoint, trips: int, where) -> int | None:
@@ -446,7 +475,7 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
     if checkpoint is not None:
         params["checkpoint"] = checkpoint
     results = _record(builder, "while_loop", cond_consts + body_consts + init, params, None)
-    return rebuild(results[:len(init)])
+    return rebuild(_kept_in_place(builder, sub, leaves, out_leaves, results[:len(init)], names, where))
 
 
 def _predicate(builder, value, where, what):
@@ -502,7 +531,23 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
         graphs.append(Graph(s.name, const_vars + s.carry_vars, list(s.builder.eqns), o))
     operand_atoms = [_atom_in(builder, leaf, t) for leaf, t in zip(leaves, types)]
     results = _record(builder, "cond", [pred_atom] + consts + operand_atoms, dict(branches=tuple(graphs)), None)
-    return f_rebuild(results)
+    return f_rebuild(_branches_in_place(builder, subs, leaves, results, names, where))
+
+
+def _branches_in_place(builder, subs, leaves, results, names, where):
+    """A branch's results, with each operand that both branches change in place (or one changes, the other
+    leaves alone) written into the object it came from."""
+    found = [changed_in_place(s, flatten(s.result)[0]) for s in subs]
+    untouched = [{k: j for k, leaf in enumerate(flatten(s.result)[0]) for j, w in enumerate(s.carry_leaves)
+                  if leaf is w} for s in subs]
+    pairs = {}
+    for k, j in {**found[0], **found[1]}.items():
+        if all(u.get(k) == j for u in untouched):
+            pairs[k] = j
+    check_distinct(leaves, set(pairs.values()), names, where, "`if`")
+    for s in subs:
+        check_no_stale_reads(s.builder, leaves, set(pairs.values()), names, where, "`if`")
+    return write_back(builder, leaves, results, pairs)
 
 
 def _unused(builder, atom):

@@ -81,11 +81,17 @@ def alias_of(builder, atom):
         through_view, atom = True, eqn.inputs[0]
 
 
-def has_views(builder, atom) -> bool:
+def has_views(builder, atom, skip: int = 0) -> bool:
     """Whether a slice, reshape or transpose of ``atom`` was taken (other than the tracked basic-index views,
-    which a write refreshes)."""
+    which a write refreshes), after the first ``skip`` views taken of it."""
     views, copies = _VIEW_ATOMS.get(builder, ()), _COPY_ATOMS.get(builder, ())
-    return any(id(out) not in views and id(out) not in copies for out in _index(builder).viewed.get(id(atom), ()))
+    taken = _index(builder).viewed.get(id(atom), ())[skip:]
+    return any(id(out) not in views and id(out) not in copies for out in taken)
+
+
+def views_taken(builder, atom) -> int:
+    """How many views of ``atom`` were taken so far (a copy made now ignores them: they view its source)."""
+    return len(_index(builder).viewed.get(id(atom), ()))
 
 
 class _Index:
@@ -174,8 +180,10 @@ def check_writable(tracer, what: str, *, owned: bool = False, where=None) -> Non
         raise TraceError(f"{what} changes a reshape or transpose view in place; gradc would not update the "
                          "array it views", where=where, hint="make a copy first (`v = v.copy()`) or compute a "
                          "new value: `v = v + ...`")
-    if has_views(tracer.builder, tracer.atom):
-        raise TraceError(f"{what} changes an array in place after a reshape or transpose of it was taken; "
+    skip = getattr(tracer, "views_before", 0) if owned else 0
+    if has_views(tracer.builder, tracer.atom, skip):
+        of = " (or of the array it was copied from, which it shares until written)" if owned else ""
+        raise TraceError(f"{what} changes an array in place after a reshape or transpose of it{of} was taken; "
                          "gradc would not update those views", where=where, hint="compute a new value instead "
                          "(`y = y + ...`) and take views of that")
 

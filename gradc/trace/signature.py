@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from gradc.errors import ArgumentError, _display_path
+from gradc.errors import ArgumentError, _display_path, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.types import DTYPE_NAMES, TensorType, dtype_name
 
@@ -120,7 +120,13 @@ def bind_arguments(f, args, kwargs=None):
 def def_location(f) -> str | None:
     """``file:line`` of the ``def`` of ``f`` (through partials and methods), for errors about the function."""
     code = getattr(unwrap(f), "__code__", None)
+    inner = getattr(f, "__wrapped__", None)
+    if code is not None and inner is not None and os.path.abspath(code.co_filename).startswith(_GRADC_DIR):
+        return def_location(inner)  # a function gradc made around the user's (a Jacobian's whole computation)
     return f"{_display_path(code.co_filename)}:{code.co_firstlineno}" if code else None
+
+
+_GRADC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def call_bound(f, values: dict):
@@ -136,3 +142,85 @@ def call_bound(f, values: dict):
         else:
             args.append(values[p.name])
     return f(*args, **kwargs)
+
+
+def check_function(f, what: str, *, called_with: int | None = None) -> None:
+    """Refuse, at the user's line, a ``f`` that ``what`` (``"gradc.grad"``) cannot call. (A generator or async
+    function is refused when traced, at its ``def``; a builtin such as ``len`` is traced as called.)
+
+    ``called_with``: ``f`` is a piece gradc calls itself with that many arguments (a loop body, a branch, a
+    custom rule): a generator or async function, or one that cannot take them, is refused here.
+
+    >>> try:
+    ...     check_function(3, "gradc.grad")
+    ... except ArgumentError as e:
+    ...     print(e.message)
+    gradc.grad takes a function, not int 3
+    """
+    if not callable(f):
+        shown = repr(f)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        raise ArgumentError(f"{what} takes a function, not {type(f).__name__} {shown}", where=user_location(),
+                            hint=f"pass the function itself: {what}(loss)")
+    try:
+        signature = inspect.signature(f)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"{what}: cannot read the parameters of {f!r}", where=user_location(),
+                            hint="pass a Python function (def or lambda)") from None
+    if called_with is None:
+        return
+    inner = unwrap(f)
+    if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
+        kind = "an async function" if inspect.iscoroutinefunction(inner) else "a generator function (it uses yield)"
+        raise ArgumentError(f"{what}: {function_name(f)} is {kind}, not a function returning a value",
+                            where=user_location(), hint="define it with def and return the value")
+    try:
+        signature.bind(*[None] * called_with)
+    except TypeError as e:
+        raise ArgumentError(f"{what}: {function_name(f)} is called with {called_with} argument"
+                            f"{'s' if called_with != 1 else ''}, but {e}", where=user_location(),
+                            hint=f"give it {called_with} parameter{'s' if called_with != 1 else ''}") from None
+
+
+def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
+    """Refuse, at the user's line, a ``wrt`` that cannot name a parameter of ``f``: not an int, a name or a tuple
+    of them, empty, a position past the parameters, a name ``f`` does not have (``label="argnums"``: ints
+    only). What only the trace knows (a static or integer argument) is judged there.
+
+    >>> check_wrt(lambda x, y: x, ("x", 1), "gradc.grad")
+    >>> try:
+    ...     check_wrt(lambda x: x, "y", "gradc.grad")
+    ... except ArgumentError as e:
+    ...     print(e.message)
+    gradc.grad: wrt='y' is not a parameter of lambda_
+    """
+    items = list(wrt) if isinstance(wrt, (tuple, list)) else [wrt]
+    if not items:
+        raise ArgumentError(f"{what}: {label} is empty", where=user_location(), hint="name at least one parameter")
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    variadic = params is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    names = [p.name for p in params or ()]
+    for item in items:
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if label != "wrt" and (item < 0 or (not variadic and item >= len(names))):
+                raise ArgumentError(f"{what}: {label}={item} is not a parameter position of {function_name(f)}",
+                                    where=user_location(), hint=f"use 0 to {len(names) - 1}" if names else
+                                    "give the function a parameter")
+            if item < 0 or (not variadic and item >= len(names)):
+                raise ArgumentError(f"{what}: {label}={item} but {function_name(f)} has {len(names)} parameters",
+                                    where=user_location(), hint=f"use a position from 0 to {len(names) - 1} or a "
+                                                                "name" if names else "give the function a parameter")
+        elif isinstance(item, str) and label == "wrt":
+            if not variadic and item not in names:
+                raise ArgumentError(f"{what}: {label}={item!r} is not a parameter of {function_name(f)}",
+                                    where=user_location(), hint=f"parameters are: {', '.join(names)}")
+        else:
+            if label != "wrt":
+                raise ArgumentError(f"{what}: {label}={item!r} is not a parameter's position", where=user_location(),
+                                    hint=f"use an int or a tuple of ints: {label}=0, {label}=(0, 1)")
+            raise ArgumentError(f"{what}: {label}={item!r} is neither a parameter's position nor its name",
+                                where=user_location(), hint=f"use an int, a name, or a tuple of them: {label}=0, "
+                                                            f"{label}='w', {label}=(0, 'b')")

@@ -27,7 +27,8 @@ from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.sizes import dim_value
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
-from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at
+from gradc.trace.carried_writes import note_reads
+from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at, views_taken
 from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
 from gradc.trace.scipy_dispatch import SCIPY_FUNCTIONS, conversion_error, ufunc_name
@@ -40,6 +41,11 @@ class Tracer(Traced):
 
     __slots__ = ()
     __array_priority__ = 1000
+
+    @classmethod
+    def __gradc_bind__(cls, op, args, params):
+        note_reads(args)  # arrays of the code around a loop body or branch, read in it (see carried_writes)
+        return Traced.__gradc_bind__.__func__(cls, op, args, params)
 
     # ---- array attributes
     @property
@@ -173,7 +179,8 @@ class Tracer(Traced):
         if all(item[0] == "int" for item in spec):
             track_copy(out)  # so does reading one element
             return out
-        return _View(self.builder, out.atom, self, spec)  # basic indexing gives a view, as in NumPy
+        # basic indexing gives a view, as in NumPy; it lives where it was read (a branch keeps its ops)
+        return _View(out.builder, out.atom, self, spec)
 
     # ---- methods of ndarray
     def sum(self, axis=None, keepdims=False): return red.sum_(self, axis, keepdims)
@@ -254,11 +261,12 @@ class Tracer(Traced):
 class _Copy(Tracer):
     """``x.copy()``: a new array object that shares the traced value until it is first written."""
 
-    __slots__ = ("copied",)
+    __slots__ = ("copied", "views_before")
 
     def __init__(self, builder, atom):
         super().__init__(builder, atom)
         self.copied = atom
+        self.views_before = views_taken(builder, atom)  # those are the source's views, never the copy's
 
 
 class _View(Tracer):

@@ -118,7 +118,7 @@ def jvp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     """
     taken = set(graph.params) | {e.out.name for e in graph.eqns}
     builder = Builder(taken=taken, first_index=next_index(graph))
-    builder.inputs = list(graph.inputs)
+    builder.adopt(graph.inputs)
     inputs = {v.name: v for v in graph.inputs}
     tangent = {}
     for w in wrt:

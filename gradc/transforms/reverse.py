@@ -129,7 +129,7 @@ def _extend(graph: Graph):
     """A Builder holding ``graph``'s inputs and equations, to append the reverse sweep to."""
     taken = set(graph.params) | {e.out.name for e in graph.eqns}
     builder = Builder(taken=taken, first_index=next_index(graph))
-    builder.inputs = list(graph.inputs)
+    builder.adopt(graph.inputs)
     builder.eqns = list(graph.eqns)
     return builder, lambda atom: Traced(builder, atom)
 

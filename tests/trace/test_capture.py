@@ -98,10 +98,24 @@ def test_methods_and_closures():
 
 
 def test_converted_once_per_code_object():
+    code = corpus.fibonacci.__code__
     capture(corpus.fibonacci)
-    first = _CACHE[corpus.fibonacci.__code__]
+    first = _CACHE[code, code.co_filename]
     capture(corpus.fibonacci)
-    assert _CACHE[corpus.fibonacci.__code__] is first
+    assert _CACHE[code, code.co_filename] is first
+
+
+def test_the_same_text_in_two_files_names_its_own_file():
+    # code objects compare equal without their file: one cache entry gave the second file's errors the first's name
+    import gradc
+    src = "def f(x):\n    if np.sum(x) > 0:\n        raise ValueError('no')\n    return np.sum(x)\n"
+    import linecache
+    for path in ("<copy-a>", "<copy-b>"):
+        linecache.cache[path] = (len(src), None, src.splitlines(True), path)  # the capture reads the source
+        namespace = {"np": np}
+        exec(compile(src, path, "exec"), namespace)
+        with pytest.raises(gradc.TraceError, match=f"{path}:3"):
+            gradc.grad(namespace["f"])(np.ones(2))
 
 
 def test_generated_names_never_collide():
