@@ -35,7 +35,7 @@ from gradc.backends.c import pyglue as c_pyglue
 from gradc.backends.c.cache import cache_dir, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
-from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.names import assign, fresh, symbol
 from gradc.backends.checks import sized_checker
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
@@ -43,6 +43,9 @@ from gradc.passes import optimize
 from gradc.transforms import reverse as ad
 
 FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
+# ELF: a shared object's references to its own functions bind to them at link time, never through the dynamic
+# linker to a symbol of that name loaded earlier (the extension's table of entry points takes their addresses)
+LINK_FLAGS = ("-Wl,-Bsymbolic",) if sys.platform.startswith(("linux", "freebsd")) else ()
 # GCC's -O2/-O3 passes are superlinear in a function's length: 12,000 lines of unrolled straight-line code take
 # 29 s at -O3 and 1.8 s at -O1. A source longer than this builds at -O1 (such code has little to vectorise).
 LONG_SOURCE_LINES = 4000
@@ -120,7 +123,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     # an extension module is built against one Python's and one NumPy's headers: key it by them too
     # (the cache is shared by every Python of the user; loading another's object fails or worse)
     python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()
-    parts = (source, glue or "", cc, cpu_identity()) + flags + python_abi
+    parts = (source, glue or "", cc, cpu_identity()) + flags + LINK_FLAGS + python_abi
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
@@ -137,7 +140,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
             with open(glue_path, "w") as fh:
                 fh.write(glue)
             command += [glue_path, f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}"]
-        proc = subprocess.run(command + ["-lm"], capture_output=True, text=True)
+        proc = subprocess.run(command + [*LINK_FLAGS, "-lm"], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")
         make_private(tmp_so)
@@ -146,13 +149,13 @@ def build(source: str, name: str, glue: str | None = None) -> str:
 
 
 def function_names(name: str) -> tuple:
-    """The C names of the function ``name`` and its gradient (``sin`` is libm's: ``sin_``, ``sin_grad``).
+    """The C symbols of the function ``name`` and its gradient: names gradc owns (``names.symbol``).
 
-    >>> function_names("loss"), function_names("sin")
-    (('loss', 'loss_grad'), ('sin_', 'sin_grad'))
+    >>> function_names("loss"), function_names("system")
+    (('gradc_fn_loss', 'gradc_fn_loss_grad'), ('gradc_fn_system', 'gradc_fn_system_grad'))
     """
-    forward = fresh(name, ())
-    return forward, fresh(f"{forward}_grad", {forward})
+    forward = symbol(name)
+    return forward, forward + "_grad"
 
 
 def output_names(graph, wrt_names) -> tuple:
@@ -173,6 +176,16 @@ def output_names(graph, wrt_names) -> tuple:
     return value, bars
 
 
+def header_guard(symbol_name: str) -> str:
+    """The include guard of the header declaring ``symbol_name`` (a ``gradc_fn_`` symbol): upper-case ``GRADC``
+    then the symbol's own case, so it is never a function's symbol and two functions never share one.
+
+    >>> header_guard("gradc_fn_loss_grad")
+    'GRADC_fn_loss_grad_H'
+    """
+    return "GRADC" + symbol_name[len("gradc"):] + "_H"
+
+
 def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=None):
     """``(source, header)`` of the forward function ``NAME`` and ``NAME_grad``.
 
@@ -190,6 +203,8 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
               f"  {name}(inputs..., {value}) writes the value;",
               f"  {name}_grad(inputs..., {value}, {', '.join(bars)}) writes the value and the gradient",
               f"  with respect to ({wrt_text}), one buffer per name, shaped like that input.",
+              f"Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): {name},",
+              f"  {name}_grad, and each one's FUNCTION_work_size; no other symbol is defined.",
               "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
               "65536 bytes per function live on the stack; beyond that the function takes a last argument",
               "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
@@ -198,7 +213,7 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
     functions = [(graph, name, [value], f"Value of {graph.name}."),
                  (value_and_grad_graph, function_names(graph.name)[1], [value] + bars,
                   f"Value and gradient of {graph.name} with respect to ({wrt_text}).")]
-    guard = f"GRADC_{name.upper()}_H"
+    guard = header_guard(function_names(graph.name)[1])
     return emit_c(functions, header, guard, max_trips)
 
 
