@@ -17,8 +17,9 @@ differing by case or by ``_`` stay different symbols.
 a user's name is *plain* when it is an ASCII identifier that no keyword (C99 to
 C23, C++), no identifier of the headers the unit includes (``math.h``,
 ``stddef.h``, ``stdint.h``, ``string.h``, and glibc's extras such as ``j0``),
-no name libc or libm exports (``system``, ``rand``: ``libc_names``), no reserved form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and
-no generated name (``k``, ``acc``, ``i0``, ``j0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
+no name libc or libm exports (``system``, ``rand``: ``libc_names``), no reserved
+form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and no generated name
+(``k``, ``acc``, ``i0``, ``j0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
 can be. Plain names are kept; the others get a trailing ``_`` (``int`` ->
 ``int_``), then a number, until free. The generated names the ABI adds
 (``value``, ``x_bar``) yield to the user's inputs the same way.
