@@ -231,8 +231,10 @@ def emit_sources_for(f, *example_args, wrt=0, **example_kwargs):
 class _CFunction:
     """A loaded C function called with NumPy arrays; returns its outputs as arrays / NumPy scalars."""
 
-    def __init__(self, lib, fname, graph, work, limits=()):
+    def __init__(self, lib, fname, graph, work, limits=(), display=None):
+        """``fname``: the C symbol; ``display``: the name errors give (the user's, ``fname`` by default)."""
         self.fn = getattr(lib, fname)
+        symbol_name, fname = fname, display or fname
         # a function with bounded loops returns a status: 0, or the number of the loop that hit its bound
         self.limits = {lim.code: lim.message(fname) for lim in limits}
         self.fn.restype = ctypes.c_int if self.limits else None
@@ -242,7 +244,7 @@ class _CFunction:
         # named sizes (f64[n,3]): the C function takes them first, as long, in the order of their names
         self.sizes = [s.name for s in symbols_of([d for _, t in self.inputs for d in getattr(t, "shape", ())])]
         if self.sizes:
-            self.work_size = getattr(lib, f"{fname}_work_size")
+            self.work_size = getattr(lib, f"{symbol_name}_work_size")
             self.work_size.restype = ctypes.c_size_t
             self.work_size.argtypes = [ctypes.c_long] * len(self.sizes)
         # per call, without SymPy: an axis is an int, the name of a size, or (rarely) an expression to substitute
@@ -346,8 +348,9 @@ class CCompiled:
         work = [_work_bytes(self.c_source, n) for n in (name, grad_name)]
         n = len(wrt_names)
         grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
+        shown = (self.name, f"{self.name}_grad")  # errors name the user's function, not its C symbol
         raisers = [_raiser({lim.code: lim.message(n) for lim in lims}) if lims else None
-                   for n, lims in zip((name, grad_name), limits)]
+                   for n, lims in zip(shown, limits)]
         entries = [("forward", name, self.graph, 0, work[0], raisers[0]),
                    ("grad", grad_name, self.value_and_grad_graph, grads, work[1], raisers[1]),
                    ("value_and_grad", grad_name, self.value_and_grad_graph, (0, grads), work[1], raisers[1])]
@@ -365,8 +368,8 @@ class CCompiled:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
-        self._forward = _CFunction(lib, name, self.graph, work[0], limits[0])
-        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1])
+        self._forward = _CFunction(lib, name, self.graph, work[0], limits[0], shown[0])
+        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1], shown[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
         if self.fast:
             loader = importlib.machinery.ExtensionFileLoader(module, self.library_path)

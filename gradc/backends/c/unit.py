@@ -110,9 +110,10 @@ class CUnit:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
         calls = []
-        for cname, (_, g, _, returns) in zip(c_function_names(functions, mode), functions):
+        for cname, (shown, g, _, returns) in zip(c_function_names(functions, mode), functions):
             work = re.search(rf"size_t {re.escape(cname)}_work_size\(void\)\n{{\n    return (\d+);", self.c_source)
-            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0, loop_limits(g, max_trips)),
+            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0, loop_limits(g, max_trips),
+                                     shown),
                           returns))
         (base, base_returns), (derivative, returns) = calls
         self.forward = lambda *args: _nest(base(*args), base_returns)
