@@ -161,8 +161,9 @@ def test_names_differing_by_case_underscore_or_script_get_different_symbols():
 
 @needs_cc
 def test_headers_of_similar_names_link_into_one_program(tmp_path):
-    """The header path: units of ``a_b``, ``a__b``, ``A_b`` and ``λ`` compiled and linked together with a main
-    that calls each gradient (non-ASCII letters are ``_`` in the traced name: one ``λ`` per program) (and libc's ``abs``, which a function named ``abs`` must not replace)."""
+    """The header path: units of ``a_b``, ``a__b``, ``A_b``, ``_a_b``, ``λ`` and ``abs`` compiled and linked
+    together with a main that calls each gradient and libc's ``abs``, which the function ``abs`` must not
+    replace (non-ASCII letters are ``_`` in the traced name)."""
     names = ["a_b", "a__b", "A_b", "λ", "abs", "_a_b"]
     calls, objects = [], []
     for k, name in enumerate(names):
