@@ -32,6 +32,7 @@ import tempfile
 import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
+from gradc.backends.c.bounds import check_max_trips, too_large
 from gradc.backends.c.cache import cache_dir, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
@@ -49,6 +50,7 @@ LINK_FLAGS = ("-Wl,-Bsymbolic",) if sys.platform.startswith(("linux", "freebsd")
 # GCC's -O2/-O3 passes are superlinear in a function's length: 12,000 lines of unrolled straight-line code take
 # 29 s at -O3 and 1.8 s at -O1. A source longer than this builds at -O1 (such code has little to vectorise).
 LONG_SOURCE_LINES = 4000
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
 
 
 def optimisation(source: str) -> tuple:
@@ -193,6 +195,7 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
     emitter escapes them. ``max_trips``: rows of a tape whose length is known only at run time
     (``control.DEFAULT_MAX_TRIPS`` when None).
     """
+    max_trips = check_max_trips(max_trips)
     name, _ = function_names(graph.name)
     value, bars = output_names(graph, wrt_names)
     wrt_text = ", ".join(wrt_names)
@@ -282,6 +285,8 @@ class _CFunction:
                 for shape, o in zip(self.out_shapes, self.graph.outputs)]
         ptrs += [o.ctypes.data for o in outs]
         work_bytes = self.work_size(*(sizes[s] for s in self.sizes)) if self.sizes else self.work
+        if work_bytes == SIZE_MAX:  # the sizes would make the buffer pass 2**62 bytes (see bounds)
+            raise too_large(self.fname, {s: sizes[s] for s in self.sizes})
         if work_bytes:
             work = np.empty(work_bytes // 8, np.float64)
             ptrs.append(work.ctypes.data)
@@ -310,21 +315,18 @@ def _raiser(messages: dict):
 
 
 def _work_bytes(source, fname):
-    """The bytes of work ``fname`` needs: an int, or for a function of named sizes the C expression of its
-    ``NAME_work_size`` with the k-th size as ``sz[k]`` (where the extension's entry points read them).
+    """The bytes of work ``fname`` needs: an int, or for a function of named sizes the name of its C function
+    ``NAME_work_size`` (the extension's entry points call it: it also says when the sizes are too large).
 
-    >>> _work_bytes("size_t f_work_size(long m, long n)\\n{\\n    (void)m;\\n    return 8*n + 24;\\n}", "f")
-    '8*sz[1] + 24'
+    >>> _work_bytes("size_t f_work_size(long m, long n)\\n{\\n    (void)m;\\n    return 0;\\n}", "f")
+    0
+    >>> _work_bytes("size_t f_work_size(long n)\\n{\\n    if (n < 1)\\n        return (size_t)-1;\\n", "f")
+    'f_work_size'
     """
-    found = re.search(rf"size_t {fname}_work_size\(void\)\n{{\n    return (\d+);", source)
+    found = re.search(rf"size_t {fname}_work_size\(([^)]*)\)\n{{\n(?:    \(void\)\w+;\n)*    return (\d+);", source)
     if found:
-        return int(found.group(1))
-    found = re.search(rf"size_t {fname}_work_size\(([^)]*)\)\n{{\n(?:    \(void\)\w+;\n)*    return ([^;]*);", source)
-    names = re.findall(r"long (\w+)", found.group(1))
-    if found.group(2) == "0":
-        return 0
-    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"sz[{names.index(m.group())}]" if m.group() in names
-                  else m.group(), found.group(2))
+        return int(found.group(2))
+    return f"{fname}_work_size"
 
 
 class CCompiled:

@@ -46,6 +46,7 @@ import numpy as np
 import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
+from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
@@ -474,6 +475,8 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
     unused = [f"    (void){c};" for c in sizes.values() if not re.search(rf"\b{c}\b", "\n".join(decls + body))]
     if heap:
         params.append("double *work")
+    if not is_dim_expr(offset):
+        check_work(graph.name, 8 * offset, where=graph.origin or None)
     proto = f"{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
     text = "\n".join([proto, "{"] + decls + unused + body + ["}"])
     return proto, text, (8 * offset if heap else 0)
@@ -523,7 +526,8 @@ def sizes_doc(sizes) -> list:
             "as `long` arguments in this order (the order of the names), before the arrays; each must be at",
             "least 1 and equal the extent of every array axis of that name (the C code trusts this; the",
             "Python entry points check it). Such a function keeps all its work arrays in `work`, of",
-            "NAME_work_size(sizes...) bytes."]
+            "NAME_work_size(sizes...) bytes; that is SIZE_MAX ((size_t)-1) when a size is below 1 or the",
+            "buffer would pass 2**62 bytes: do not call the function with those sizes."]
 
 
 # op kinds the emitter lowers with named sizes in their shapes (the others need numbers: see unsized_ops)
@@ -567,7 +571,11 @@ def emit_c(functions, header_lines, guard, max_trips=None):
         proto, text, work = emit_function(graph, fname, out_params, module, max_trips, sizes=sizes)
         own = [c for name, c in sizes.items() if name in _size_names(graph)]
         with size_names(sizes):
-            returned = "\n".join([f"    (void){c};" for c in own if not re.search(rf"\b{c}\b", dim_c(work))]
+            checked = []
+            if is_dim_expr(work) and sp.sympify(work).free_symbols:  # a run-time size: SIZE_MAX when too large
+                checked = [f"    if ({work_guard(work, sizes)})", "        return (size_t)-1;  /* see the header */"]
+            used = "\n".join(checked + [dim_c(work)])
+            returned = "\n".join([f"    (void){c};" for c in own if not re.search(rf"\b{c}\b", used)] + checked
                                  + [f"    return {dim_c(work)};"])
         signature = f"size_t {fname}_work_size({', '.join(f'long {c}' for c in own) or 'void'})"
         protos.append((proto, doc, fname, signature))

@@ -18,9 +18,9 @@ void gradc_fn_lambda_jvp(const double *x, const double *x_dot, double *value, do
 from __future__ import annotations
 
 import ctypes
-import re
 
-from gradc.backends.c.build import _CFunction, build, header_guard
+from gradc.backends.c.bounds import check_max_trips
+from gradc.backends.c.build import _CFunction, _work_bytes, build, header_guard
 from gradc.backends.c.cache import cache_dir
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
@@ -64,6 +64,7 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
     ``max_trips``: rows of a tape whose length is known only at run time (see ``control.loop_limits``).
     """
     (name, base, base_doc, _), (dname, derivative, doc, _) = functions
+    max_trips = check_max_trips(max_trips)
     inputs = assign([v.name for v in graph.inputs])
     taken = set(inputs.values())
     cname, dcname = c_function_names(functions, mode)
@@ -111,8 +112,8 @@ class CUnit:
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
         calls = []
         for cname, (shown, g, _, returns) in zip(c_function_names(functions, mode), functions):
-            work = re.search(rf"size_t {re.escape(cname)}_work_size\(void\)\n{{\n    return (\d+);", self.c_source)
-            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0, loop_limits(g, max_trips),
+            work = _work_bytes(self.c_source, cname)
+            calls.append((_CFunction(lib, cname, g, work if isinstance(work, int) else 0, loop_limits(g, max_trips),
                                      shown),
                           returns))
         (base, base_returns), (derivative, returns) = calls
