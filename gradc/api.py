@@ -190,7 +190,8 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
-        return CCompiled(graph, names, as_tuple, max_trips=max_trips)
+        return CCompiled(graph, names, as_tuple, max_trips=max_trips,
+                         defaults=defaults_left(f, example_args, example_kwargs))
     if target == "array_api":
         from gradc.backends.array_api import emit_module as emit_array_api  # array_api_compat when called
 

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
+import inspect
 import os
 import re
 import shutil
@@ -329,6 +330,21 @@ def _work_bytes(source, fname):
     return f"{fname}_work_size"
 
 
+def call_signature(params, defaults) -> inspect.Signature:
+    """The signature of the user's def as the emitted functions keep it: ``params`` positional or keyword, the
+    trailing ones with a default (``defaults``: name -> value, see ``api.defaults_left``) keeping it.
+
+    >>> str(call_signature(["x", "s", "n"], {"s": 2.0, "n": 3})), str(call_signature(["x", "s", "n"], {"s": 2.0}))
+    ('(x, s=2.0, n=3)', '(x, s, n)')
+    """
+    kept, trailing = [], True
+    for p in reversed(params):  # as the NumPy target: a default before a parameter without one is dropped
+        trailing = trailing and p in (defaults or {})
+        kept.insert(0, inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                         default=defaults[p] if trailing else inspect.Parameter.empty))
+    return inspect.Signature(kept)
+
+
 class CCompiled:
     """``compile(..., target="c")``: C source and header, and callables shaped like the NumPy target's.
 
@@ -336,8 +352,11 @@ class CCompiled:
     Python's headers are available (``fast`` is True), else ctypes calls.
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None):
+    def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None, defaults=None):
         self.name = graph.name
+        # calls with keywords or defaults left out go to the slow path (the extension's entry points send them
+        # there), which binds them as the user's def does: as the NumPy target's functions take them
+        self.signature, self.n_params = call_signature(graph.params, defaults), len(graph.params)
         self.wrt = tuple(wrt_names)
         self.wrt_is_tuple = wrt_is_tuple
         self.graph = optimize(graph)
@@ -392,18 +411,25 @@ class CCompiled:
     def _grads(self, outs):
         return tuple(outs) if self.wrt_is_tuple else outs[0]
 
-    def _slow_forward(self, *args):
-        return self._forward(*args)[0]
+    def _bind(self, args, kwargs) -> tuple:
+        if kwargs or len(args) != self.n_params:
+            bound = self.signature.bind(*args, **kwargs)  # TypeError as for the user's def
+            bound.apply_defaults()
+            return bound.args
+        return args
 
-    def _slow_grad(self, *args):
-        return self._grads(self._vg(*args)[1:])
+    def _slow_forward(self, *args, **kwargs):
+        return self._forward(*self._bind(args, kwargs))[0]
 
-    def _slow_value_and_grad(self, *args):
-        outs = self._vg(*args)
+    def _slow_grad(self, *args, **kwargs):
+        return self._grads(self._vg(*self._bind(args, kwargs))[1:])
+
+    def _slow_value_and_grad(self, *args, **kwargs):
+        outs = self._vg(*self._bind(args, kwargs))
         return outs[0], self._grads(outs[1:])
 
-    def __call__(self, *args):
-        return self.value_and_grad(*args)
+    def __call__(self, *args, **kwargs):
+        return self.value_and_grad(*args, **kwargs)
 
     def __repr__(self):
         return f"<gradc.CCompiled {self.name} wrt {', '.join(self.wrt)}>"

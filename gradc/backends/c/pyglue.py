@@ -207,7 +207,8 @@ def entry_table(cfuncs) -> str:
 
 
 def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, raiser=None):
-    """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target.
+    """C code of one METH_FASTCALL entry point (keywords go to the fallback); ``structure`` nests output
+    positions like the NumPy target.
 
     ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``; ``cfuncs`` lists
     them). ``work``: the bytes of its work buffer, or the name of its ``NAME_work_size`` function (named sizes).
@@ -217,12 +218,13 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
     fb = objs.index(fallback_key, None)
     slot = {name: k for k, name in enumerate(size_names(graph))}  # named sizes: read into sz[k]
     seen: set = set()
-    L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
+    L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)",
+         "{",
          f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
          "    size_t bytes = 0;", "    (void)s; (void)so; (void)p; (void)bytes;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
-         f"    if (nargs != {nin}) goto slow;"]
+         f"    if (nargs != {nin} || kwnames != NULL) goto slow;  /* keywords, defaults: bound in Python */"]
     if slot:
         L.insert(2, f"    long sz[{len(slot)}];")
     for i, v in enumerate(graph.inputs):
@@ -309,7 +311,7 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
                 L.append(f"        Py_XDECREF(part{k});")
         L.append("    }")
     L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
-          "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, NULL);", "}"]
+          "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, kwnames);", "}"]
     return "\n".join(L)
 
 
@@ -324,7 +326,8 @@ def glue_source(module_name, entries):
     cfuncs = c_functions(entries)
     bodies = [_entry(objs, e, cfuncs, cfuncs.index(cf), g, st, w, ("fallback", e), *rest)
               for e, cf, g, st, w, *rest in entries]
-    methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL, NULL}},' for e, *_ in entries]
+    methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL | METH_KEYWORDS, NULL}},'
+               for e, *_ in entries]
     text = "\n".join(
         [_HELPERS % {"nobj": max(len(objs.keys), 1)},
          "/* The unit's functions by position (see entry_table) */",
