@@ -51,6 +51,7 @@ from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
@@ -163,16 +164,15 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         if free:
             slot = min(free, key=_slot_order)  # the smallest that fits (first of equals: deterministic)
             slot[3].append(id(var))
+            self.pool.taken(slot)
             self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
             return
-        self.slots.append((loc.name, ctype, n, [id(var)]))
+        self.pool.add((loc.name, ctype, n, [id(var)]))
         self.arrays.append((loc.name, ctype, n))
 
     def free_slots(self) -> list:
-        """Arrays whose values are all dead here (and no nested graph of this equation is using)."""
-        # newest value first: it is the one most likely alive (a long unrolled program reuses a slot many times)
-        return [slot for slot in self.slots if slot[0] not in self.busy
-                and all(self.last.get(o, -1) < self.segment for o in reversed(slot[3]))]
+        """Arrays whose values are all dead here (and no nested graph of this equation is using), oldest first."""
+        return self.pool.free_at(self.segment, self.busy)
 
     def target(self, loc, idx, declare=False) -> str:
         if loc.local:
@@ -248,7 +248,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             if C_LOWERING[e.op][0] in ("view", "reshape"):
                 src = id(e.inputs[0])
                 self.last[src] = max(self.last.get(src, -1), self.last.get(id(e.out), -1))
-        self.slots: list = []  # (name, ctype, size, ids of the values stored there over time)
+        self.pool = SlotPool(self.last)  # the work arrays: (name, ctype, size, ids of the values stored there)
         self.segment = 0
 
     # ---------------------------------------------------------------- lowering
@@ -273,7 +273,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             else:
                 getattr(self, "op_" + C_LOWERING[item.op][0])(item)
             # the arrays of a loop body or branch are dead once it is done: later code may reuse them
-            self.slots.extend(self.lent)
+            for slot in self.lent:
+                self.pool.add(slot)
             self.busy, self.lent = set(), []
 
     def nested(self, graph, bindings, depth):
@@ -288,11 +289,12 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         sub.limits, sub.max_trips = self.limits, self.max_trips
         sub.plan(bindings)
         lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)
-        sub.slots = list(lent)
+        for slot in lent:
+            sub.pool.add(slot)
         sub.run_segments()
         self.temps = sub.temps
-        self.busy.update(slot[0] for slot in sub.slots)
-        self.lent.extend(slot for slot in sub.slots if slot not in lent)
+        self.busy.update(slot[0] for slot in sub.pool.slots)
+        self.lent.extend(sub.pool.slots[len(lent):])  # the nested graph's own arrays (after the lent ones)
         return [sub.atom_loc(o) for o in graph.outputs]
 
     def sym(self, loc, idx):
