@@ -7,14 +7,13 @@ when it is called: ``NAME_work_size(sizes...)`` returns ``SIZE_MAX`` (``(size_t)
 are below 1 or the size would pass ``MAX_BYTES`` (``work_guard``), and the Python entry points
 raise ``ValueError`` for it (``too_large``).
 
->>> check_max_trips(100)
-100
->>> check_max_trips(0)
-Traceback (most recent call last):
-...
-gradc.errors.ArgumentError: max_trips must be a positive integer, got 0
-  hint: max_trips is the number of rows of the tape of a loop whose trip count is known only when it runs \
-(default 10000); pass an integer from 1 to 2**62
+>>> check_max_trips(100), check_max_trips(None)
+(100, None)
+>>> try:
+...     check_max_trips(0)
+... except ArgumentError as exc:
+...     print(str(exc).split(" (")[0])
+max_trips must be a positive integer, got 0
 """
 from __future__ import annotations
 
@@ -46,11 +45,12 @@ def check_max_trips(value):
 def check_work(fname: str, work_bytes: int, where=None):
     """Raise an ``EmitError`` when a fixed work size passes ``MAX_BYTES``.
 
-    >>> check_work("f", 2 ** 63)
-    Traceback (most recent call last):
-    ...
-    gradc.errors.EmitError: the work arrays of f need 9223372036854775808 bytes, more than 2**62
-      hint: lower max_trips (a tape of a loop of run-time length has max_trips rows) or the sizes of the arrays
+    >>> check_work("f", 2 ** 62)
+    >>> try:
+    ...     check_work("f", 2 ** 63)
+    ... except EmitError as exc:
+    ...     print(str(exc).split(" (")[0])
+    the work arrays of f need 9223372036854775808 bytes, more than 2**62
     """
     if work_bytes > MAX_BYTES:
         raise EmitError(f"the work arrays of {fname} need {work_bytes} bytes, more than 2**62", where=where,

@@ -8,12 +8,12 @@ and loads it, calling through ``ctypes``.
 >>> import numpy as np
 >>> from gradc.trace import trace
 >>> from gradc.derivatives.modes import mode_functions
->>> f = lambda x: np.sin(x)
+>>> def f(x): return np.sin(x)
 >>> g = trace(f, np.zeros(2))
 >>> source, header = unit_sources(mode_functions(f, g, (np.zeros(2),), ["x"], "jvp"), g, ["x"], "jvp")
 >>> print("\\n".join(line for line in header.splitlines() if line.startswith("void")))
-void gradc_fn_lambda(const double *x, double *value);
-void gradc_fn_lambda_jvp(const double *x, const double *x_dot, double *value, double *value_dot);
+void gradc_fn_f(const double *x, double *value);
+void gradc_fn_f_jvp(const double *x, const double *x_dot, double *value, double *value_dot);
 """
 from __future__ import annotations
 
