@@ -14,10 +14,12 @@ True
 """
 from __future__ import annotations
 
+import math
 import os
 import sysconfig
 
 from gradc.backends.c import values as c_values
+from gradc.backends.c.bounds import work_guard
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
 
@@ -252,6 +254,11 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
         L.append("    if (bytes == (size_t)-1) goto slow;  /* the slow path raises the error */")
     elif work:
         L.append(f"    bytes = {work};")
+    for out in graph.outputs:  # an output of named sizes past 2**62 bytes: the slow path's NumPy refuses it
+        t = out.type
+        if any(hasattr(d, "free_symbols") for d in t.shape):
+            nbytes = math.prod(t.shape) * t.np_dtype.itemsize
+            L.append(f"    if ({work_guard(nbytes, {name: f'sz[{k}]' for name, k in slot.items()})}) goto slow;")
     for j, out in enumerate(graph.outputs):
         t = out.type
         if t.shape == ():
