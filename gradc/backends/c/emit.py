@@ -310,7 +310,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         for e in eqns:
             if id(e.out) in self.materialize:
                 stores.append((e.out, self.storage(e.out)))
-        reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
+        inside = {id(x.out) for x in eqns}
+        reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in inside}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
         if not flat and short_rows(shape) and known(size(shape) >= VECTOR_MIN, True) \
                 and any(e.op in VECTOR_MATH for e in eqns) and not any(e.op in LIBM_MATH for e in eqns):
