@@ -16,7 +16,6 @@ import argparse
 import ctypes
 import ctypes.util
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -28,14 +27,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gradc  # noqa: E402
 from benchmarks.run import check, interleaved  # noqa: E402
 from benchmarks.workloads import WORKLOADS, gradc_problem, make_data, reference  # noqa: E402
-from gradc.backends.c.build import find_compiler  # noqa: E402
+from gradc.backends.c.build import find_compiler, function_names  # noqa: E402
 
 KERNEL_CALLS = 1000  # per timing of the in-C loop
 
 
 def kernel_loop(c, args):
     """A callable running ``c``'s value-and-grad kernel ``KERNEL_CALLS`` times from a C loop."""
-    fname = re.sub(r"[^A-Za-z0-9_]", "_", c.name) + "_grad"
+    fname = function_names(c.name)[1]  # the C symbol (gradc_fn_NAME_grad)
     proto = next(line for line in c.header.splitlines() if line.startswith(f"void {fname}("))
     n_params = proto.count(",") + 1
     typedef = proto.replace(f"void {fname}(", "typedef void (*kernel_t)(", 1).rstrip(";")

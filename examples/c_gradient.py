@@ -45,7 +45,7 @@ def main():
                  f"    const double w[15] = {{{', '.join(repr(float(v)) for v in w.ravel())}}};\n"
                  f"    const double b[3] = {{{', '.join(repr(float(v)) for v in b)}}};\n"
                  "    double value, w_bar[15], b_bar[3];\n"
-                 "    loss_grad(x, y, w, b, &value, w_bar, b_bar);\n"
+                 "    gradc_fn_loss_grad(x, y, w, b, &value, w_bar, b_bar);\n"
                  '    printf("from C main: loss = %.12f\\n", value);\n    return 0;\n}\n')
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     exe = os.path.join(out_dir, "main")

@@ -180,6 +180,14 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
         raise ArgumentError(f"unknown mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
     if target == "array_api" and mode != "grad":
         raise ArgumentError(f"target='array_api' emits mode='grad' only, not {mode!r}", hint="use target='numpy'")
+    if max_trips is not None:
+        if target != "c":
+            raise ArgumentError(f"max_trips bounds the tapes of target='c' only, not target={target!r}",
+                                hint="drop max_trips, or pass target='c'; gradc.while_loop(..., max_trips=N) "
+                                     "bounds one loop on every target")
+        from gradc.backends.c.bounds import check_max_trips
+
+        max_trips = check_max_trips(max_trips)
     # the default policy of the loops traced (see gradc.fori_loop)
     example_kwargs = _annotated(f, example_args, example_kwargs)
     with loop_checkpoint(checkpoint):
@@ -190,7 +198,8 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
-        return CCompiled(graph, names, as_tuple, max_trips=max_trips)
+        return CCompiled(graph, names, as_tuple, max_trips=max_trips,
+                         defaults=defaults_left(f, example_args, example_kwargs))
     if target == "array_api":
         from gradc.backends.array_api import emit_module as emit_array_api  # array_api_compat when called
 

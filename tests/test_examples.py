@@ -48,7 +48,7 @@ def test_demo_gradient_agrees_with_finite_difference():
     fd, ours = numbers(r"(-?\d+\.\d{6,})", line)
     assert abs(fd - ours) < 1e-6
     if find_compiler() is not None:
-        assert "void loss_grad(const double *x" in out
+        assert "void gradc_fn_loss_grad(const double *x" in out
         assert numbers(r"C and NumPy targets differ by at most (\S+)", out)[0] < 1e-12
     else:
         assert "no C compiler found" in out
@@ -56,7 +56,7 @@ def test_demo_gradient_agrees_with_finite_difference():
 
 def test_demo_without_a_c_compiler_still_shows_the_c_header():
     out = run_example("demo.py", CC="", PATH=os.path.dirname(sys.executable))
-    assert "no C compiler found (set $CC or install gcc)" in out and "void loss_grad(const double *x" in out
+    assert "no C compiler found (set $CC or install gcc)" in out and "void gradc_fn_loss_grad(const double *x" in out
 
 
 @pytest.mark.parametrize("flags, method", [((), "BFGS"), (("--no-scipy",), "gradient descent")])

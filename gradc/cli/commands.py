@@ -121,6 +121,9 @@ def _check_fits_in_memory(job, limit=2 ** 30):
 def cmd_compile(args):
     from gradc.api import Compiled
 
+    if args.max_trips is not None and args.target != "c":
+        raise CliError(f"--max-trips bounds the tapes of --target c only, not --target {args.target}", where="",
+                       hint="drop --max-trips, or add --target c")
     interval = check_interval(args)
     source_dest, header_dest, note = args.dest, args.header_dest, args.header_note
     if args.mode != "grad":
@@ -327,6 +330,16 @@ def _positive_int(text):
     return int(text)
 
 
+def _max_trips(text):
+    """``--max-trips N``: a positive integer up to 2**62 (``bounds.check_max_trips``)."""
+    from gradc.backends.c.bounds import MAX_BYTES
+
+    n = _positive_int(text)
+    if n > MAX_BYTES:
+        raise argparse.ArgumentTypeError(f"{printable(text)!r} is too large (at most 2**62 = {MAX_BYTES})")
+    return n
+
+
 def build_parser():
     fmt = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog="gradc", description="gradc: a source-to-source differentiation compiler for NumPy code.",
@@ -354,7 +367,7 @@ def build_parser():
                    help="the derivative: grad (default; FUNC, FUNC_grad, FUNC_value_and_grad), vjp, jvp, jacobian, "
                         "hessian or hvp (FUNC and FUNC_<mode>)")
     p.add_argument("-o", "--output", metavar="OUT", action=_Once, help="output file (default or '-': stdout)")
-    p.add_argument("--max-trips", metavar="N", type=_positive_int,
+    p.add_argument("--max-trips", metavar="N", type=_max_trips,
                    help="--target c: rows of the tape of a loop whose trip count is known only when it runs "
                         "(a while loop's; default 10000); a run past it raises ValueError")
     p.add_argument("--check", action="store_true",

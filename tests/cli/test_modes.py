@@ -101,7 +101,7 @@ def test_every_mode_on_the_c_target(work, func, mode):
     assert result.status == 0, result
     assert f"check: ok: {mode} agrees with finite differences" in result.stderr
     header = (work / "out.h").read_text()
-    assert f"void {func}_{mode}(" in header and "ABI:" in header
+    assert f"void gradc_fn_{func}_{mode}(" in header and "ABI:" in header
 
 
 @pytest.mark.parametrize("target", ["numpy", "c"])

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
+import inspect
 import os
 import re
 import shutil
@@ -32,10 +33,11 @@ import tempfile
 import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
+from gradc.backends.c.bounds import check_max_trips, too_large
 from gradc.backends.c.cache import cache_dir, cache_writes, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
-from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.names import assign, fresh, symbol
 from gradc.backends.checks import sized_checker
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
@@ -43,9 +45,13 @@ from gradc.passes import optimize
 from gradc.transforms import reverse as ad
 
 FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
+# ELF: a shared object's references to its own functions bind to them at link time, never through the dynamic
+# linker to a symbol of that name loaded earlier (the extension's table of entry points takes their addresses)
+LINK_FLAGS = ("-Wl,-Bsymbolic",) if sys.platform.startswith(("linux", "freebsd")) else ()
 # GCC's -O2/-O3 passes are superlinear in a function's length: 12,000 lines of unrolled straight-line code take
 # 29 s at -O3 and 1.8 s at -O1. A source longer than this builds at -O1 (such code has little to vectorise).
 LONG_SOURCE_LINES = 4000
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
 
 
 def optimisation(source: str) -> tuple:
@@ -120,7 +126,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     # an extension module is built against one Python's and one NumPy's headers: key it by them too
     # (the cache is shared by every Python of the user; loading another's object fails or worse)
     python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()
-    parts = (source, glue or "", cc, cpu_identity()) + flags + python_abi
+    parts = (source, glue or "", cc, cpu_identity()) + flags + LINK_FLAGS + python_abi
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
@@ -137,7 +143,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
             with open(glue_path, "w") as fh:
                 fh.write(glue)
             command += [glue_path, f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}"]
-        proc = subprocess.run(command + ["-lm"], capture_output=True, text=True)
+        proc = subprocess.run(command + [*LINK_FLAGS, "-lm"], capture_output=True, text=True)
         if proc.returncode != 0:
             raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")
         make_private(tmp_so)
@@ -146,13 +152,13 @@ def build(source: str, name: str, glue: str | None = None) -> str:
 
 
 def function_names(name: str) -> tuple:
-    """The C names of the function ``name`` and its gradient (``sin`` is libm's: ``sin_``, ``sin_grad``).
+    """The C symbols of the function ``name`` and its gradient: names gradc owns (``names.symbol``).
 
-    >>> function_names("loss"), function_names("sin")
-    (('loss', 'loss_grad'), ('sin_', 'sin_grad'))
+    >>> function_names("loss"), function_names("system")
+    (('gradc_fn_loss', 'gradc_fn_loss_grad'), ('gradc_fn_system', 'gradc_fn_system_grad'))
     """
-    forward = fresh(name, ())
-    return forward, fresh(f"{forward}_grad", {forward})
+    forward = symbol(name)
+    return forward, forward + "_grad"
 
 
 def output_names(graph, wrt_names) -> tuple:
@@ -173,6 +179,16 @@ def output_names(graph, wrt_names) -> tuple:
     return value, bars
 
 
+def header_guard(symbol_name: str) -> str:
+    """The include guard of the header declaring ``symbol_name`` (a ``gradc_fn_`` symbol): upper-case ``GRADC``
+    then the symbol's own case, so it is never a function's symbol and two functions never share one.
+
+    >>> header_guard("gradc_fn_loss_grad")
+    'GRADC_fn_loss_grad_H'
+    """
+    return "GRADC" + symbol_name[len("gradc"):] + "_H"
+
+
 def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=None):
     """``(source, header)`` of the forward function ``NAME`` and ``NAME_grad``.
 
@@ -180,6 +196,7 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
     emitter escapes them. ``max_trips``: rows of a tape whose length is known only at run time
     (``control.DEFAULT_MAX_TRIPS`` when None).
     """
+    max_trips = check_max_trips(max_trips)
     name, _ = function_names(graph.name)
     value, bars = output_names(graph, wrt_names)
     wrt_text = ", ".join(wrt_names)
@@ -190,6 +207,8 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
               f"  {name}(inputs..., {value}) writes the value;",
               f"  {name}_grad(inputs..., {value}, {', '.join(bars)}) writes the value and the gradient",
               f"  with respect to ({wrt_text}), one buffer per name, shaped like that input.",
+              f"Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): {name},",
+              f"  {name}_grad, and each one's FUNCTION_work_size; no other symbol is defined.",
               "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
               "65536 bytes per function live on the stack; beyond that the function takes a last argument",
               "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
@@ -198,7 +217,7 @@ def emit_sources(graph, value_and_grad_graph, wrt_names, header=None, max_trips=
     functions = [(graph, name, [value], f"Value of {graph.name}."),
                  (value_and_grad_graph, function_names(graph.name)[1], [value] + bars,
                   f"Value and gradient of {graph.name} with respect to ({wrt_text}).")]
-    guard = f"GRADC_{name.upper()}_H"
+    guard = header_guard(function_names(graph.name)[1])
     return emit_c(functions, header, guard, max_trips)
 
 
@@ -216,8 +235,10 @@ def emit_sources_for(f, *example_args, wrt=0, **example_kwargs):
 class _CFunction:
     """A loaded C function called with NumPy arrays; returns its outputs as arrays / NumPy scalars."""
 
-    def __init__(self, lib, fname, graph, work, limits=()):
+    def __init__(self, lib, fname, graph, work, limits=(), display=None):
+        """``fname``: the C symbol; ``display``: the name errors give (the user's, ``fname`` by default)."""
         self.fn = getattr(lib, fname)
+        symbol_name, fname = fname, display or fname
         # a function with bounded loops returns a status: 0, or the number of the loop that hit its bound
         self.limits = {lim.code: lim.message(fname) for lim in limits}
         self.fn.restype = ctypes.c_int if self.limits else None
@@ -227,7 +248,7 @@ class _CFunction:
         # named sizes (f64[n,3]): the C function takes them first, as long, in the order of their names
         self.sizes = [s.name for s in symbols_of([d for _, t in self.inputs for d in getattr(t, "shape", ())])]
         if self.sizes:
-            self.work_size = getattr(lib, f"{fname}_work_size")
+            self.work_size = getattr(lib, f"{symbol_name}_work_size")
             self.work_size.restype = ctypes.c_size_t
             self.work_size.argtypes = [ctypes.c_long] * len(self.sizes)
         # per call, without SymPy: an axis is an int, the name of a size, or (rarely) an expression to substitute
@@ -265,6 +286,8 @@ class _CFunction:
                 for shape, o in zip(self.out_shapes, self.graph.outputs)]
         ptrs += [o.ctypes.data for o in outs]
         work_bytes = self.work_size(*(sizes[s] for s in self.sizes)) if self.sizes else self.work
+        if work_bytes == SIZE_MAX:  # the sizes would make the buffer pass 2**62 bytes (see bounds)
+            raise too_large(self.fname, {s: sizes[s] for s in self.sizes})
         if work_bytes:
             work = np.empty(work_bytes // 8, np.float64)
             ptrs.append(work.ctypes.data)
@@ -293,21 +316,33 @@ def _raiser(messages: dict):
 
 
 def _work_bytes(source, fname):
-    """The bytes of work ``fname`` needs: an int, or for a function of named sizes the C expression of its
-    ``NAME_work_size`` with the k-th size as ``sz[k]`` (where the extension's entry points read them).
+    """The bytes of work ``fname`` needs: an int, or for a function of named sizes the name of its C function
+    ``NAME_work_size`` (the extension's entry points call it: it also says when the sizes are too large).
 
-    >>> _work_bytes("size_t f_work_size(long m, long n)\\n{\\n    (void)m;\\n    return 8*n + 24;\\n}", "f")
-    '8*sz[1] + 24'
+    >>> _work_bytes("size_t f_work_size(long m, long n)\\n{\\n    (void)m;\\n    return 0;\\n}", "f")
+    0
+    >>> _work_bytes("size_t f_work_size(long n)\\n{\\n    if (n < 1)\\n        return (size_t)-1;\\n", "f")
+    'f_work_size'
     """
-    found = re.search(rf"size_t {fname}_work_size\(void\)\n{{\n    return (\d+);", source)
+    found = re.search(rf"size_t {fname}_work_size\(([^)]*)\)\n{{\n(?:    \(void\)\w+;\n)*    return (\d+);", source)
     if found:
-        return int(found.group(1))
-    found = re.search(rf"size_t {fname}_work_size\(([^)]*)\)\n{{\n(?:    \(void\)\w+;\n)*    return ([^;]*);", source)
-    names = re.findall(r"long (\w+)", found.group(1))
-    if found.group(2) == "0":
-        return 0
-    return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"sz[{names.index(m.group())}]" if m.group() in names
-                  else m.group(), found.group(2))
+        return int(found.group(2))
+    return f"{fname}_work_size"
+
+
+def call_signature(params, defaults) -> inspect.Signature:
+    """The signature of the user's def as the emitted functions keep it: ``params`` positional or keyword, the
+    trailing ones with a default (``defaults``: name -> value, see ``api.defaults_left``) keeping it.
+
+    >>> str(call_signature(["x", "s", "n"], {"s": 2.0, "n": 3})), str(call_signature(["x", "s", "n"], {"s": 2.0}))
+    ('(x, s=2.0, n=3)', '(x, s, n)')
+    """
+    kept, trailing = [], True
+    for p in reversed(params):  # as the NumPy target: a default before a parameter without one is dropped
+        trailing = trailing and p in (defaults or {})
+        kept.insert(0, inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                         default=defaults[p] if trailing else inspect.Parameter.empty))
+    return inspect.Signature(kept)
 
 
 class CCompiled:
@@ -317,8 +352,11 @@ class CCompiled:
     Python's headers are available (``fast`` is True), else ctypes calls.
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None):
+    def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None, defaults=None):
         self.name = graph.name
+        # calls with keywords or defaults left out go to the slow path (the extension's entry points send them
+        # there), which binds them as the user's def does: as the NumPy target's functions take them
+        self.signature, self.n_params = call_signature(graph.params, defaults), len(graph.params)
         self.wrt = tuple(wrt_names)
         self.wrt_is_tuple = wrt_is_tuple
         self.graph = optimize(graph)
@@ -331,8 +369,9 @@ class CCompiled:
         work = [_work_bytes(self.c_source, n) for n in (name, grad_name)]
         n = len(wrt_names)
         grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
+        shown = (self.name, f"{self.name}_grad")  # errors name the user's function, not its C symbol
         raisers = [_raiser({lim.code: lim.message(n) for lim in lims}) if lims else None
-                   for n, lims in zip((name, grad_name), limits)]
+                   for n, lims in zip(shown, limits)]
         entries = [("forward", name, self.graph, 0, work[0], raisers[0]),
                    ("grad", grad_name, self.value_and_grad_graph, grads, work[1], raisers[1]),
                    ("value_and_grad", grad_name, self.value_and_grad_graph, (0, grads), work[1], raisers[1])]
@@ -350,8 +389,8 @@ class CCompiled:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
-        self._forward = _CFunction(lib, name, self.graph, work[0], limits[0])
-        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1])
+        self._forward = _CFunction(lib, name, self.graph, work[0], limits[0], shown[0])
+        self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1], shown[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}
         if self.fast:
             loader = importlib.machinery.ExtensionFileLoader(module, self.library_path)
@@ -372,18 +411,25 @@ class CCompiled:
     def _grads(self, outs):
         return tuple(outs) if self.wrt_is_tuple else outs[0]
 
-    def _slow_forward(self, *args):
-        return self._forward(*args)[0]
+    def _bind(self, args, kwargs) -> tuple:
+        if kwargs or len(args) != self.n_params:
+            bound = self.signature.bind(*args, **kwargs)  # TypeError as for the user's def
+            bound.apply_defaults()
+            return bound.args
+        return args
 
-    def _slow_grad(self, *args):
-        return self._grads(self._vg(*args)[1:])
+    def _slow_forward(self, *args, **kwargs):
+        return self._forward(*self._bind(args, kwargs))[0]
 
-    def _slow_value_and_grad(self, *args):
-        outs = self._vg(*args)
+    def _slow_grad(self, *args, **kwargs):
+        return self._grads(self._vg(*self._bind(args, kwargs))[1:])
+
+    def _slow_value_and_grad(self, *args, **kwargs):
+        outs = self._vg(*self._bind(args, kwargs))
         return outs[0], self._grads(outs[1:])
 
-    def __call__(self, *args):
-        return self.value_and_grad(*args)
+    def __call__(self, *args, **kwargs):
+        return self.value_and_grad(*args, **kwargs)
 
     def __repr__(self):
         return f"<gradc.CCompiled {self.name} wrt {', '.join(self.wrt)}>"

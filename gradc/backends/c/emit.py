@@ -46,10 +46,12 @@ import numpy as np
 import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
+from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
@@ -162,16 +164,15 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         if free:
             slot = min(free, key=_slot_order)  # the smallest that fits (first of equals: deterministic)
             slot[3].append(id(var))
+            self.pool.taken(slot)
             self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
             return
-        self.slots.append((loc.name, ctype, n, [id(var)]))
+        self.pool.add((loc.name, ctype, n, [id(var)]))
         self.arrays.append((loc.name, ctype, n))
 
     def free_slots(self) -> list:
-        """Arrays whose values are all dead here (and no nested graph of this equation is using)."""
-        # newest value first: it is the one most likely alive (a long unrolled program reuses a slot many times)
-        return [slot for slot in self.slots if slot[0] not in self.busy
-                and all(self.last.get(o, -1) < self.segment for o in reversed(slot[3]))]
+        """Arrays whose values are all dead here (and no nested graph of this equation is using), oldest first."""
+        return self.pool.free_at(self.segment, self.busy)
 
     def target(self, loc, idx, declare=False) -> str:
         if loc.local:
@@ -247,7 +248,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             if C_LOWERING[e.op][0] in ("view", "reshape"):
                 src = id(e.inputs[0])
                 self.last[src] = max(self.last.get(src, -1), self.last.get(id(e.out), -1))
-        self.slots: list = []  # (name, ctype, size, ids of the values stored there over time)
+        self.pool = SlotPool(self.last)  # the work arrays: (name, ctype, size, ids of the values stored there)
         self.segment = 0
 
     # ---------------------------------------------------------------- lowering
@@ -272,7 +273,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             else:
                 getattr(self, "op_" + C_LOWERING[item.op][0])(item)
             # the arrays of a loop body or branch are dead once it is done: later code may reuse them
-            self.slots.extend(self.lent)
+            for slot in self.lent:
+                self.pool.add(slot)
             self.busy, self.lent = set(), []
 
     def nested(self, graph, bindings, depth):
@@ -287,11 +289,12 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         sub.limits, sub.max_trips = self.limits, self.max_trips
         sub.plan(bindings)
         lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)
-        sub.slots = list(lent)
+        for slot in lent:
+            sub.pool.add(slot)
         sub.run_segments()
         self.temps = sub.temps
-        self.busy.update(slot[0] for slot in sub.slots)
-        self.lent.extend(slot for slot in sub.slots if slot not in lent)
+        self.busy.update(slot[0] for slot in sub.pool.slots)
+        self.lent.extend(sub.pool.slots[len(lent):])  # the nested graph's own arrays (after the lent ones)
         return [sub.atom_loc(o) for o in graph.outputs]
 
     def sym(self, loc, idx):
@@ -307,7 +310,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         for e in eqns:
             if id(e.out) in self.materialize:
                 stores.append((e.out, self.storage(e.out)))
-        reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in {id(x.out) for x in eqns}}
+        inside = {id(x.out) for x in eqns}
+        reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in inside}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
         if not flat and short_rows(shape) and known(size(shape) >= VECTOR_MIN, True) \
                 and any(e.op in VECTOR_MATH for e in eqns) and not any(e.op in LIBM_MATH for e in eqns):
@@ -474,6 +478,8 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
     unused = [f"    (void){c};" for c in sizes.values() if not re.search(rf"\b{c}\b", "\n".join(decls + body))]
     if heap:
         params.append("double *work")
+    if not is_dim_expr(offset):
+        check_work(graph.name, 8 * offset, where=graph.origin or None)
     proto = f"{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
     text = "\n".join([proto, "{"] + decls + unused + body + ["}"])
     return proto, text, (8 * offset if heap else 0)
@@ -523,7 +529,8 @@ def sizes_doc(sizes) -> list:
             "as `long` arguments in this order (the order of the names), before the arrays; each must be at",
             "least 1 and equal the extent of every array axis of that name (the C code trusts this; the",
             "Python entry points check it). Such a function keeps all its work arrays in `work`, of",
-            "NAME_work_size(sizes...) bytes."]
+            "NAME_work_size(sizes...) bytes; that is SIZE_MAX ((size_t)-1) when a size is below 1 or the",
+            "buffer would pass 2**62 bytes: do not call the function with those sizes."]
 
 
 # op kinds the emitter lowers with named sizes in their shapes (the others need numbers: see unsized_ops)
@@ -567,7 +574,11 @@ def emit_c(functions, header_lines, guard, max_trips=None):
         proto, text, work = emit_function(graph, fname, out_params, module, max_trips, sizes=sizes)
         own = [c for name, c in sizes.items() if name in _size_names(graph)]
         with size_names(sizes):
-            returned = "\n".join([f"    (void){c};" for c in own if not re.search(rf"\b{c}\b", dim_c(work))]
+            checked = []
+            if is_dim_expr(work) and sp.sympify(work).free_symbols:  # a run-time size: SIZE_MAX when too large
+                checked = [f"    if ({work_guard(work, sizes)})", "        return (size_t)-1;  /* see the header */"]
+            used = "\n".join(checked + [dim_c(work)])
+            returned = "\n".join([f"    (void){c};" for c in own if not re.search(rf"\b{c}\b", used)] + checked
                                  + [f"    return {dim_c(work)};"])
         signature = f"size_t {fname}_work_size({', '.join(f'long {c}' for c in own) or 'void'})"
         protos.append((proto, doc, fname, signature))

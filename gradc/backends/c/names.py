@@ -1,10 +1,25 @@
-"""C identifiers for the user's names: kept as written unless C, C++ or the C library has them.
+"""C identifiers for the user's names: symbols gradc owns, and parameters kept unless C or libc has them.
 
-A user's name is *plain* when it is an ASCII identifier that no keyword (C99 to
+**Functions** (symbols with linkage): the user's function ``NAME`` is the C symbol ``gradc_fn_NAME``,
+its gradient ``gradc_fn_NAME_grad`` (a derivative mode ``M``: ``gradc_fn_NAME_M``), and their work sizes
+``gradc_fn_NAME_work_size`` and ``gradc_fn_NAME_grad_work_size`` (``symbol``). No user-chosen name
+can then be a symbol gradc did not emit: a function called ``system``, ``printf`` or ``main`` is
+``gradc_fn_system``, never libc's (gradc's own helpers are ``static`` and never start with
+``gradc_fn_``). ``NAME`` is kept when it is ASCII letters and digits in words joined by single
+underscores (and does not end like an escaped one); any other name (``_private``, ``a__b``, ``λ``)
+is written as its ASCII words plus ``_h`` and 8 hex digits of the SHA-256 of its UTF-8, so names
+differing by case or by ``_`` stay different symbols.
+
+>>> symbol("loss"), symbol("system"), symbol("_loss"), symbol("λ")
+('gradc_fn_loss', 'gradc_fn_system', 'gradc_fn_loss_hf97d426e', 'gradc_fn_h6bb5604c')
+
+**Parameters and sizes** (no linkage, but they could shadow what the body calls or be a macro):
+a user's name is *plain* when it is an ASCII identifier that no keyword (C99 to
 C23, C++), no identifier of the headers the unit includes (``math.h``,
 ``stddef.h``, ``stdint.h``, ``string.h``, and glibc's extras such as ``j0``),
-no reserved form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and
-no generated name (``k``, ``acc``, ``i0``, ``j0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
+no name libc or libm exports (``system``, ``rand``: ``libc_names``), no reserved
+form (``_x``, ``x__y``, ``x_t``, ``E...``/``INT..._MAX`` macros) and no generated name
+(``k``, ``acc``, ``i0``, ``j0``, ``q3``, ``C0``, ``G1``, ``gradc_*``)
 can be. Plain names are kept; the others get a trailing ``_`` (``int`` ->
 ``int_``), then a number, until free. The generated names the ABI adds
 (``value``, ``x_bar``) yield to the user's inputs the same way.
@@ -16,7 +31,10 @@ can be. Plain names are kept; the others get a trailing ``_`` (``int`` ->
 """
 from __future__ import annotations
 
+import hashlib
 import re
+
+from gradc.backends.c.libc_names import LIBC_NAMES
 
 _KEYWORDS = """auto break case char const continue default do double else enum extern float for goto if inline int
 long register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while
@@ -44,9 +62,28 @@ INFINITY NAN HUGE_VAL HUGE_VALF HUGE_VALL DOMAIN SING OVERFLOW UNDERFLOW TLOSS P
 _GENERATED = re.compile(r"^((i|j|q|C|G|a)\d+|k|acc|best|aik|work|gradc_\w*)$")
 _MACRO_LIKE = re.compile(r"^(E[0-9A-Z]|(FP|M|U?INT[0-9A-Z_]*|PTRDIFF|SIZE|WCHAR|WINT|SIG_ATOMIC|MATH|DBL|FLT|LDBL|"
                          r"DECIMAL|U?CHAR|SCHAR|U?SHRT|U?LONG|U?LLONG)_)")
-_TAKEN = frozenset(_KEYWORDS) | frozenset(_LIBRARY) | frozenset(
+_TAKEN = frozenset(_KEYWORDS) | frozenset(_LIBRARY) | LIBC_NAMES | frozenset(
     name + suffix for name in _MATH for suffix in ("", "f", "l"))
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+# the prefix of the symbols of the user's functions (see the module's docstring)
+SYMBOL_PREFIX = "gradc_fn_"
+_WORDS = re.compile(r"^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$")
+_HASHED = re.compile(r"(^|_)h[0-9a-f]{8}$")  # what escaped names end with: a name ending so is escaped too
+
+
+def symbol(name: str) -> str:
+    """The C symbol of the user's function ``name``: ``gradc_fn_`` and ``name`` or an escaped form of it.
+
+    >>> symbol("f"), symbol("F"), symbol("a_b"), symbol("a__b") != symbol("a_b"), symbol("main")
+    ('gradc_fn_f', 'gradc_fn_F', 'gradc_fn_a_b', True, 'gradc_fn_main')
+    """
+    if _WORDS.match(name) and not _HASHED.search(name):
+        return SYMBOL_PREFIX + name
+    words = "_".join(re.findall(r"[A-Za-z0-9]+", name))
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{SYMBOL_PREFIX}{words + '_' if words else ''}h{digest}"
 
 
 def is_plain(name: str) -> bool:

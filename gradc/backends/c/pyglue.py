@@ -14,10 +14,12 @@ True
 """
 from __future__ import annotations
 
+import math
 import os
 import sysconfig
 
 from gradc.backends.c import values as c_values
+from gradc.backends.c.bounds import work_guard
 
 _CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
 
@@ -206,22 +208,25 @@ def entry_table(cfuncs) -> str:
            f"void (*const gradc_entries[])(void) = {{{items}}};"
 
 
-def _entry(objs, entry, cfunc, graph, structure, work, fallback_key, raiser=None):
-    """C code of one METH_FASTCALL entry point; ``structure`` nests output positions like the NumPy target.
+def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, raiser=None):
+    """C code of one METH_FASTCALL entry point (keywords go to the fallback); ``structure`` nests output
+    positions like the NumPy target.
 
-    ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``). ``raiser``:
-    for a function returning a status, the Python callable raising the error of a nonzero one.
+    ``cfunc`` is the position of the C function in ``gradc_entries`` (see ``entry_table``; ``cfuncs`` lists
+    them). ``work``: the bytes of its work buffer, or the name of its ``NAME_work_size`` function (named sizes).
+    ``raiser``: for a function returning a status, the Python callable raising the error of a nonzero one.
     """
     nin, nout = len(graph.inputs), len(graph.outputs)
     fb = objs.index(fallback_key, None)
     slot = {name: k for k, name in enumerate(size_names(graph))}  # named sizes: read into sz[k]
     seen: set = set()
-    L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs)", "{",
+    L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)",
+         "{",
          f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
-         "    (void)s; (void)so; (void)p;",
+         "    size_t bytes = 0;", "    (void)s; (void)so; (void)p; (void)bytes;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
-         f"    if (nargs != {nin}) goto slow;"]
+         f"    if (nargs != {nin} || kwnames != NULL) goto slow;  /* keywords, defaults: bound in Python */"]
     if slot:
         L.insert(2, f"    long sz[{len(slot)}];")
     for i, v in enumerate(graph.inputs):
@@ -243,6 +248,17 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key, raiser=None
         else:
             L.append(f"        if (({get}) == NULL) goto slow;")
         L.append("    }")
+    if isinstance(work, str):  # named sizes: the unit's NAME_work_size says how much, or SIZE_MAX: too large
+        size_fn = f"((size_t (*)({', '.join(['long'] * len(slot))}))gradc_entries[{cfuncs.index(work)}])"
+        L.append(f"    bytes = {size_fn}({', '.join(f'sz[{k}]' for k in range(len(slot)))});")
+        L.append("    if (bytes == (size_t)-1) goto slow;  /* the slow path raises the error */")
+    elif work:
+        L.append(f"    bytes = {work};")
+    for out in graph.outputs:  # an output of named sizes past 2**62 bytes: the slow path's NumPy refuses it
+        t = out.type
+        if any(hasattr(d, "free_symbols") for d in t.shape):
+            nbytes = math.prod(t.shape) * t.np_dtype.itemsize
+            L.append(f"    if ({work_guard(nbytes, {name: f'sz[{k}]' for name, k in slot.items()})}) goto slow;")
     for j, out in enumerate(graph.outputs):
         t = out.type
         if t.shape == ():
@@ -259,7 +275,7 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key, raiser=None
         L.append(f"        q[{j}] = PyArray_DATA((PyArrayObject *)o[{j}]);")
         L.append("    }")
     if work:
-        L.append(f"    w = PyMem_Malloc({work});")
+        L.append("    w = PyMem_Malloc(bytes);")
         L.append("    if (w == NULL) { PyErr_NoMemory(); goto fail; }")
     args = [f"sz[{k}]" for k in range(len(slot))] + [f"({_CTYPES[v.type.dtype]} *)p[{i}]"
                                                      for i, v in enumerate(graph.inputs)]
@@ -302,21 +318,23 @@ def _entry(objs, entry, cfunc, graph, structure, work, fallback_key, raiser=None
                 L.append(f"        Py_XDECREF(part{k});")
         L.append("    }")
     L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
-          "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, NULL);", "}"]
+          "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, kwnames);", "}"]
     return "\n".join(L)
 
 
 def glue_source(module_name, entries):
-    """``entries``: ``(entry_name, c_function, graph, structure, work_bytes[, raiser])``; returns C source and objects.
+    """``entries``: ``(entry_name, c_function, graph, structure, work[, raiser])``; returns C source and objects
+    (``work``: bytes, or the name of the C function giving them, see ``_entry``).
 
     The unit must be built with ``entry_table`` of ``c_functions(entries)`` appended.
     The source is returned alone when ``entries`` is empty (used by the doctest).
     """
     objs = _Objects()
     cfuncs = c_functions(entries)
-    bodies = [_entry(objs, e, cfuncs.index(cf), g, st, w, ("fallback", e), *rest)
+    bodies = [_entry(objs, e, cfuncs, cfuncs.index(cf), g, st, w, ("fallback", e), *rest)
               for e, cf, g, st, w, *rest in entries]
-    methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL, NULL}},' for e, *_ in entries]
+    methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL | METH_KEYWORDS, NULL}},'
+               for e, *_ in entries]
     text = "\n".join(
         [_HELPERS % {"nobj": max(len(objs.keys), 1)},
          "/* The unit's functions by position (see entry_table) */",
@@ -333,9 +351,11 @@ def glue_source(module_name, entries):
 
 
 def c_functions(entries) -> list:
-    """The distinct C functions ``entries`` call, in order of first use.
+    """The distinct C functions ``entries`` call (and the work-size functions they ask), in order of first use.
 
-    >>> c_functions([("forward", "f", None, 0, 0), ("grad", "f_grad", None, 1, 0), ("vg", "f_grad", None, 0, 0)])
-    ['f', 'f_grad']
+    >>> c_functions([("forward", "f", None, 0, 0), ("grad", "f_grad", None, 1, "f_grad_work_size"),
+    ...              ("vg", "f_grad", None, 0, "f_grad_work_size")])
+    ['f', 'f_grad', 'f_grad_work_size']
     """
-    return list(dict.fromkeys(cf for _, cf, *_ in entries))
+    names = [name for _, cf, _, _, work, *_ in entries for name in (cf, work) if isinstance(name, str)]
+    return list(dict.fromkeys(names))

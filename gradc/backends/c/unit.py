@@ -8,23 +8,23 @@ and loads it, calling through ``ctypes``.
 >>> import numpy as np
 >>> from gradc.trace import trace
 >>> from gradc.derivatives.modes import mode_functions
->>> f = lambda x: np.sin(x)
+>>> def f(x): return np.sin(x)
 >>> g = trace(f, np.zeros(2))
 >>> source, header = unit_sources(mode_functions(f, g, (np.zeros(2),), ["x"], "jvp"), g, ["x"], "jvp")
 >>> print("\\n".join(line for line in header.splitlines() if line.startswith("void")))
-void lambda(const double *x, double *value);
-void lambda_jvp(const double *x, const double *x_dot, double *value, double *value_dot);
+void gradc_fn_f(const double *x, double *value);
+void gradc_fn_f_jvp(const double *x, const double *x_dot, double *value, double *value_dot);
 """
 from __future__ import annotations
 
 import ctypes
-import re
 
-from gradc.backends.c.build import _CFunction, build
+from gradc.backends.c.bounds import check_max_trips
+from gradc.backends.c.build import _CFunction, _work_bytes, build, header_guard
 from gradc.backends.c.cache import cache_dir
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
-from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.names import assign, fresh, symbol
 from gradc.errors import EmitError
 
 
@@ -48,10 +48,14 @@ def _output_names(mode, graph, derivative_graph, wrt, taken):
     return out
 
 
-def c_function_names(functions) -> tuple:
-    """The C names of FUNC and FUNC_<MODE> (a libm name such as ``sin`` is not taken as is)."""
-    cname = fresh(functions[0][0], set())
-    return cname, fresh(functions[1][0], {cname})
+def c_function_names(functions, mode) -> tuple:
+    """The C symbols of FUNC and FUNC_<MODE>: ``gradc_fn_FUNC`` and ``gradc_fn_FUNC_<mode>`` (``names.symbol``).
+
+    >>> c_function_names([("printf", None, "", 0)], "hessian")
+    ('gradc_fn_printf', 'gradc_fn_printf_hessian')
+    """
+    cname = symbol(functions[0][0])
+    return cname, f"{cname}_{mode}"
 
 
 def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
@@ -60,9 +64,10 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
     ``max_trips``: rows of a tape whose length is known only at run time (see ``control.loop_limits``).
     """
     (name, base, base_doc, _), (dname, derivative, doc, _) = functions
+    max_trips = check_max_trips(max_trips)
     inputs = assign([v.name for v in graph.inputs])
     taken = set(inputs.values())
-    cname, dcname = c_function_names(functions)
+    cname, dcname = c_function_names(functions, mode)
     value_names = [fresh("value" if len(base.outputs) == 1 else f"value{k}", taken) for k in range(len(base.outputs))]
     outs = _output_names(mode, graph, derivative, wrt, set(taken))
     extra = [v.name for v in derivative.inputs[len(graph.inputs):]]
@@ -72,13 +77,15 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
         "scalars are passed as pointers to one element. Outputs must not overlap inputs.",
         f"  {cname}(inputs..., {', '.join(value_names)}) writes the value;",
         f"  {dcname}(inputs...{''.join(', ' + e for e in extra)}, {', '.join(outs)}): {doc}",
+        f"Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): {cname},",
+        f"  {dcname}, and each one's FUNCTION_work_size; no other symbol is defined.",
         "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
         "65536 bytes per function live on the stack; beyond that the function takes a last argument",
         "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
         "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in derivative.inputs),
         "Outputs: " + ", ".join(f"{p}: {o.type}" for p, o in zip(outs, derivative.outputs))]
     units = [(base, cname, value_names, base_doc), (derivative, dcname, outs, doc)]
-    return emit_c(units, lines, f"GRADC_{cname.upper()}_{mode.upper()}_H", max_trips)
+    return emit_c(units, lines, header_guard(dcname), max_trips)
 
 
 def _nest(outs, returns):
@@ -104,9 +111,10 @@ class CUnit:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
         calls = []
-        for cname, (_, g, _, returns) in zip(c_function_names(functions), functions):
-            work = re.search(rf"size_t {re.escape(cname)}_work_size\(void\)\n{{\n    return (\d+);", self.c_source)
-            calls.append((_CFunction(lib, cname, g, int(work.group(1)) if work else 0, loop_limits(g, max_trips)),
+        for cname, (shown, g, _, returns) in zip(c_function_names(functions, mode), functions):
+            work = _work_bytes(self.c_source, cname)
+            calls.append((_CFunction(lib, cname, g, work if isinstance(work, int) else 0, loop_limits(g, max_trips),
+                                     shown),
                           returns))
         (base, base_returns), (derivative, returns) = calls
         self.forward = lambda *args: _nest(base(*args), base_returns)

@@ -145,7 +145,9 @@ class UpdateLowerings:
             return None
         if self.last.get(id(src), -1) != self.segment:  # read later (or an output of the graph)
             return None
-        slot = next((s for s in self.slots if s[0] == x.name and id(src) in s[3]), None)
+        slot = self.pool.find(x.name)  # the work array holding src (src is its newest value, but after updates)
+        if slot is not None and id(src) not in reversed(slot[3]):
+            slot = None
         if slot is None or any(r.value is None and r.name == x.name for r in reads):
             return None
         slot[3].append(id(e.out))  # the array now holds the result: not free while the result is alive

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import math
 
 import numpy as np
 import sympy as sp
@@ -119,7 +120,7 @@ def size(shape):
     """The number of elements of ``shape``: an int, or a SymPy expression of its named sizes."""
     if is_symbolic(shape):
         return dims_prod(shape)
-    return int(np.prod(shape, dtype=np.int64))
+    return math.prod(int(d) for d in shape)  # Python ints: a tape of 2**61 rows must not wrap around
 
 
 # ---------------------------------------------------------------- named sizes (``f64[n,3]``)

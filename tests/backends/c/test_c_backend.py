@@ -136,7 +136,7 @@ def test_no_compiler_is_a_clear_error(monkeypatch):
         gradc.compile(lambda x: np.sum(x * x), np.ones(2), target="c")
     f, args, wrt = CASES["tutorial"]
     source, header = c_build.emit_sources_for(f, *args, wrt=wrt)
-    assert "void tutorial_loss_grad(" in source and "void tutorial_loss_grad(" in header
+    assert "void gradc_fn_tutorial_loss_grad(" in source and "void gradc_fn_tutorial_loss_grad(" in header
 
 
 def _tutorial_sources():
@@ -167,7 +167,7 @@ def test_deterministic_across_hash_seeds():
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         outs.append(subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
                                    text=True, check=True).stdout)
-    assert outs[0] == outs[1] and "void tutorial_loss_grad(" in outs[0]
+    assert outs[0] == outs[1] and "void gradc_fn_tutorial_loss_grad(" in outs[0]
 
 
 @needs_cc
@@ -259,7 +259,7 @@ def test_header_abi_from_plain_c(tmp_path):
 
     main = "\n".join(['#include <stdio.h>', '#include "loss.h"', arr("x", x), arr("y", y), arr("w", w),
                       arr("b", [b]), "int main(void)", "{", "    double value, w_bar[4], b_bar;",
-                      "    tutorial_loss_grad(x, y, w, b, &value, w_bar, &b_bar);",
+                      "    gradc_fn_tutorial_loss_grad(x, y, w, b, &value, w_bar, &b_bar);",
                       '    printf("%.17g %.17g %.17g %.17g %.17g %.17g\\n", value, w_bar[0], w_bar[1], w_bar[2], '
                       "w_bar[3], b_bar);", "    return 0;", "}", ""])
     (tmp_path / "main.c").write_text(main)
@@ -270,7 +270,7 @@ def test_header_abi_from_plain_c(tmp_path):
     got = [float(v) for v in subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()]
     value, (w_bar, b_bar) = gradc.compile(f, *args, wrt=wrt)(*args)
     np.testing.assert_allclose(got, [value, *w_bar, b_bar], rtol=1e-12, atol=1e-14)
-    assert "size_t tutorial_loss_grad_work_size(void);" in header
+    assert "size_t gradc_fn_tutorial_loss_grad_work_size(void);" in header
 
 
 @needs_cc
@@ -286,7 +286,7 @@ def test_header_from_cplusplus(tmp_path):
                       f"    std::vector<double> x{{{', '.join(map(repr, x))}}}, y{{{', '.join(map(repr, y))}}};",
                       f"    std::vector<double> w{{{', '.join(map(repr, w))}}}, b{{{', '.join(map(repr, b))}}};",
                       "    double value, w_bar[4], b_bar;",
-                      "    tutorial_loss_grad(x.data(), y.data(), w.data(), b.data(), &value, w_bar, &b_bar);",
+                      "    gradc_fn_tutorial_loss_grad(x.data(), y.data(), w.data(), b.data(), &value, w_bar, &b_bar);",
                       '    std::printf("%.17g %.17g\\n", value, b_bar);', "    return 0;", "}", ""])
     (tmp_path / "main.cpp").write_text(main)
     cc = c_build.find_compiler()
@@ -389,7 +389,7 @@ def test_dead_arrays_are_reused_and_threads_agree():
 
     x = rng.normal(size=(6, 6))
     c = gradc.compile(chain, x, target="c")
-    body = c.c_source[c.c_source.index("void chain_grad("):]
+    body = c.c_source[c.c_source.index("void gradc_fn_chain_grad("):]
     assert len(re.findall(r"^    double \w+\[36\];", body, re.M)) < 10 and "is dead from here" in body
     n = gradc.compile(chain, x)
     inputs = [x + 0.01 * k for k in range(16)]

@@ -251,7 +251,7 @@ def test_while_tape_past_max_trips_is_a_clear_error():
         with pytest.raises(ValueError, match=r"newton_sqrt_grad: the while loop carrying .* ran past max_trips=3 "
                                              r"trips .*gradc.compile\(\.\.\., target='c', max_trips=N\)"):
             call(2.0)
-    assert "return 1;" in c.c_source and "int newton_sqrt_grad(" in c.header
+    assert "return 1;" in c.c_source and "int gradc_fn_newton_sqrt_grad(" in c.header
     assert "newton_sqrt_grad returns 1: the while loop" in c.header
     np.testing.assert_allclose(c.grad(1.0001), 0.5 / np.sqrt(1.0001), rtol=1e-9)  # 2 trips: within the bound
 

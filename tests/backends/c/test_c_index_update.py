@@ -169,7 +169,7 @@ def test_a_dead_work_array_is_updated_in_place():
 
     x, v = RNG.standard_normal(5), RNG.standard_normal(4)
     c = gradc.compile(f, x, v, wrt=("x", "v"), mode="vjp", target="c")
-    forward = c.c_source[c.c_source.index("void f("):].split("size_t f_work_size")[0]
+    forward = c.c_source[c.c_source.index("void gradc_fn_f("):].split("size_t gradc_fn_f_work_size")[0]
     assert "index_update" in forward and "a copy of" not in forward  # written where exp(x) was: no copy
     _close(c.forward(x, v), np.concatenate([np.exp(x[:1]), v]) * x)
     ct = RNG.standard_normal(5)

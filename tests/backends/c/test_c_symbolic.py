@@ -150,20 +150,20 @@ def test_one_compile_agrees_with_fixed_size_numpy(case):
 def test_signature_takes_the_sizes_first():
     f, types, wrt = CASES["logistic"]
     source, header = c_build.emit_sources_for(f, *_examples(types), wrt=wrt)
-    proto = ("void logistic_grad(long n, const double *restrict X, const double *restrict y, "
+    proto = ("void gradc_fn_logistic_grad(long n, const double *restrict X, const double *restrict y, "
              "const double *restrict w, double *restrict value, double *restrict w_bar, double *work)")
     assert proto in source
-    assert "size_t logistic_grad_work_size(long n)" in source
-    assert "void logistic_grad(long n, const double *X" in header
-    assert "size_t logistic_grad_work_size(long n);" in header
+    assert "size_t gradc_fn_logistic_grad_work_size(long n)" in source
+    assert "void gradc_fn_logistic_grad(long n, const double *X" in header
+    assert "size_t gradc_fn_logistic_grad_work_size(long n);" in header
     assert "Named sizes: n." in header and "`long` arguments" in header
 
 
 def test_two_names_in_name_order():
     f, types, wrt = CASES["two_sizes"]
     _, header = c_build.emit_sources_for(f, *_examples(types), wrt=wrt)
-    assert "void two_sizes_grad(long m, long n, const double *X, const double *Z" in header
-    assert "size_t two_sizes_grad_work_size(long m, long n);" in header
+    assert "void gradc_fn_two_sizes_grad(long m, long n, const double *X, const double *Z" in header
+    assert "size_t gradc_fn_two_sizes_grad_work_size(long m, long n);" in header
 
 
 def test_a_size_named_like_generated_code_is_renamed():
@@ -172,7 +172,7 @@ def test_a_size_named_like_generated_code_is_renamed():
         return np.mean(np.sin(X @ w))
 
     compiled = gradc.compile(loss, gradc.spec("f64[k,3]"), np.zeros(3), target="c", wrt="w")
-    assert "void loss_grad(long k_, const double *X" in compiled.header
+    assert "void gradc_fn_loss_grad(long k_, const double *X" in compiled.header
     assert "k (as the argument k_)" in compiled.header
     if HAVE_CC:
         X, w = np.random.default_rng(0).normal(size=(9, 3)), np.ones(3)
@@ -183,7 +183,7 @@ def test_fixed_sizes_unchanged():
     """Without names nothing changes: no size arguments, `NAME_work_size(void)`."""
     source, header = c_build.emit_sources_for(logistic, np.zeros((4, 3)), np.zeros(4), np.zeros(3), wrt="w")
     assert "long n" not in source and "Named sizes" not in header
-    assert "size_t logistic_grad_work_size(void)" in source
+    assert "size_t gradc_fn_logistic_grad_work_size(void)" in source
 
 
 def test_deterministic_across_hash_seeds(tmp_path):
@@ -266,8 +266,8 @@ def test_cli_compile_target_c_with_named_sizes(tmp_path):
                            *args, "-o", "loss.c"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     source, header = (tmp_path / "loss.c").read_text(), (tmp_path / "loss.h").read_text()
-    assert "void loss_grad(long n, const double *restrict X" in source
-    assert "size_t loss_grad_work_size(long n);" in header
+    assert "void gradc_fn_loss_grad(long n, const double *restrict X" in source
+    assert "size_t gradc_fn_loss_grad_work_size(long n);" in header
     assert "X: f64[n,3], y: f64[n], w: f64[3]" in header
     if HAVE_CC:
         cc = c_build.find_compiler()

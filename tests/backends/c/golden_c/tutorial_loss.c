@@ -2,9 +2,11 @@
  *
  * ABI: arrays are row-major, contiguous, of the dtype and shape traced (listed below);
  * scalars are passed as pointers to one element. Outputs must not overlap inputs.
- *   tutorial_loss(inputs..., value) writes the value;
- *   tutorial_loss_grad(inputs..., value, w_bar, b_bar) writes the value and the gradient
+ *   gradc_fn_tutorial_loss(inputs..., value) writes the value;
+ *   gradc_fn_tutorial_loss_grad(inputs..., value, w_bar, b_bar) writes the value and the gradient
  *   with respect to (w, b), one buffer per name, shaped like that input.
+ * Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): gradc_fn_tutorial_loss,
+ *   gradc_fn_tutorial_loss_grad, and each one's FUNCTION_work_size; no other symbol is defined.
  * Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to
  * 65536 bytes per function live on the stack; beyond that the function takes a last argument
  * `double *work` of NAME_work_size() bytes (0 when no such argument exists).
@@ -17,7 +19,7 @@
 #include <stdint.h>
 
 /* Value of tutorial_loss. */
-void tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value)
+void gradc_fn_tutorial_loss(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value)
 {
     double t0[5];
     double t11[5];
@@ -54,13 +56,13 @@ void tutorial_loss(const double *restrict x, const double *restrict y, const dou
     }
 }
 
-size_t tutorial_loss_work_size(void)
+size_t gradc_fn_tutorial_loss_work_size(void)
 {
     return 0;
 }
 
 /* Value and gradient of tutorial_loss with respect to (w, b). */
-void tutorial_loss_grad(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value, double *restrict w_bar, double *restrict b_bar)
+void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restrict y, const double *restrict w, const double *restrict b, double *restrict value, double *restrict w_bar, double *restrict b_bar)
 {
     double t0[5];
     double t2[5];
@@ -134,7 +136,7 @@ void tutorial_loss_grad(const double *restrict x, const double *restrict y, cons
     }
 }
 
-size_t tutorial_loss_grad_work_size(void)
+size_t gradc_fn_tutorial_loss_grad_work_size(void)
 {
     return 0;
 }

@@ -2,9 +2,11 @@
  *
  * ABI: arrays are row-major, contiguous, of the dtype and shape traced (listed below);
  * scalars are passed as pointers to one element. Outputs must not overlap inputs.
- *   tutorial_loss(inputs..., value) writes the value;
- *   tutorial_loss_grad(inputs..., value, w_bar, b_bar) writes the value and the gradient
+ *   gradc_fn_tutorial_loss(inputs..., value) writes the value;
+ *   gradc_fn_tutorial_loss_grad(inputs..., value, w_bar, b_bar) writes the value and the gradient
  *   with respect to (w, b), one buffer per name, shaped like that input.
+ * Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): gradc_fn_tutorial_loss,
+ *   gradc_fn_tutorial_loss_grad, and each one's FUNCTION_work_size; no other symbol is defined.
  * Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to
  * 65536 bytes per function live on the stack; beyond that the function takes a last argument
  * `double *work` of NAME_work_size() bytes (0 when no such argument exists).
@@ -12,8 +14,8 @@
  * Outputs: value: f64[], w_bar: f64[3], b_bar: f64[]
  */
 
-#ifndef GRADC_TUTORIAL_LOSS_H
-#define GRADC_TUTORIAL_LOSS_H
+#ifndef GRADC_fn_tutorial_loss_grad_H
+#define GRADC_fn_tutorial_loss_grad_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,15 +25,15 @@ extern "C" {
 #endif
 
 /* Value of tutorial_loss. */
-void tutorial_loss(const double *x, const double *y, const double *w, const double *b, double *value);
-size_t tutorial_loss_work_size(void);
+void gradc_fn_tutorial_loss(const double *x, const double *y, const double *w, const double *b, double *value);
+size_t gradc_fn_tutorial_loss_work_size(void);
 
 /* Value and gradient of tutorial_loss with respect to (w, b). */
-void tutorial_loss_grad(const double *x, const double *y, const double *w, const double *b, double *value, double *w_bar, double *b_bar);
-size_t tutorial_loss_grad_work_size(void);
+void gradc_fn_tutorial_loss_grad(const double *x, const double *y, const double *w, const double *b, double *value, double *w_bar, double *b_bar);
+size_t gradc_fn_tutorial_loss_grad_work_size(void);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* GRADC_TUTORIAL_LOSS_H */
+#endif /* GRADC_fn_tutorial_loss_grad_H */
