@@ -58,12 +58,14 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
 
 
 def std(a, axis=None, ddof=0, keepdims=False, mean=None):
-    """``np.std``: the square root of ``var`` (its derivative is infinite where the variance is 0).
+    """``np.std``: the square root of ``var``, with derivative 0 where the variance is 0
+    (``root_of_squares``).
 
     >>> float(std(np.array([1.0, 3.0])))
     1.0
     """
-    return ew.sqrt(var(a, axis, ddof, keepdims, mean, what="np.std"))
+    return ew.root_of_squares(var(a, axis, ddof, keepdims, mean, what="np.std"))
+
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -257,4 +259,3 @@ def corrcoef(x, y=None, rowvar=True):
     stddev = ew.sqrt(d)
     c = ew.div(c, sh.reshape(stddev, (k, 1)))
     return ew.div(c, sh.reshape(stddev, (1, k)))
-

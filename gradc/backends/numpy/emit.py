@@ -31,11 +31,14 @@ def _check_array(function, name, value, shape, dtype):
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import keyword
 import re
 from dataclasses import dataclass
 
 from gradc.backends.escape import python_comment
+from gradc.backends.numpy import fallback
 from gradc.backends.numpy import runtime_helpers as helpers
 from gradc.backends.numpy.analysis import (
     MAX_INLINE_OPS,
@@ -48,12 +51,22 @@ from gradc.backends.numpy.analysis import (
 )
 from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
-from gradc.backends.numpy.names import finish, import_line, import_math_functions, unmark, user
+from gradc.backends.numpy.names import (
+    collides,
+    finish,
+    helper_source,
+    import_line,
+    import_math_functions,
+    unmark,
+    user,
+)
 from gradc.errors import EmitError
+from gradc.ir import dims
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
 from gradc.ops import shape as shape_ops
 from gradc.ops import spell
+from gradc.ops.spell import USER_MARK
 
 _COMMENT = "__gradc_comment__"
 _VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
@@ -128,8 +141,10 @@ class _FunctionEmitter:
         self.fn = fn
         self.graph = fn.graph if graph is None else graph  # a sub-graph (a loop body) shares the function's scope
         self.state = state
-        flag = fn.with_flag[:1] if fn.with_flag else ()  # the keyword flag's name is no value's
-        self.scope = scope if scope is not None else Scope(self.graph, reserved=flag)
+        self.flag = flag_name(fn.with_flag[0], self.graph) if fn.with_flag else None
+        self.twin = None  # all-scalar code: the name of the function's NumPy twin (see fallback.py)
+        # the keyword flag's name is no value's
+        self.scope = scope if scope is not None else Scope(self.graph, reserved=(self.flag,) if self.flag else ())
         self.narrowed = {} if narrowed is None else narrowed  # loop bodies' inputs bound to unbroadcast values
         self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed)
         self.elided = elided_broadcasts(self.graph, self.narrowed)
@@ -219,8 +234,9 @@ class _FunctionEmitter:
         if self.fn.delegate is not None:
             name, flag = self.fn.delegate
             call = spell.call(user(name), *(ast.Name(user(p), ast.Load()) for p in self.graph.params),
-                              **{flag: ast.Constant(True)})
+                              **{flag_name(flag, self.graph): ast.Constant(True)})
             return stmts + [ast.Return(call)]
+        computed_from = len(stmts)
         backward: set = set()
         in_backward = False
         if self.fn.sections:
@@ -240,9 +256,13 @@ class _FunctionEmitter:
                     stmts.append(_comment("backward"))
                     in_backward = True
             stmts.extend(emitted)
+        if self.twin is not None:
+            outputs = [self.atom(o) for o in dict.fromkeys(self.graph.outputs) if isinstance(o, Var)]
+            call = fallback.twin_call(self.twin, [user(p) for p in self.graph.params], self.flag)
+            stmts[computed_from:] = fallback.guard(stmts[computed_from:], outputs, call)
         if self.fn.with_flag is not None:
-            flag, structure = self.fn.with_flag
-            stmts.append(ast.If(ast.Name(flag, ast.Load()), [ast.Return(self.returns(structure))], []))
+            structure = self.fn.with_flag[1]
+            stmts.append(ast.If(ast.Name(self.flag, ast.Load()), [ast.Return(self.returns(structure))], []))
         stmts.append(ast.Return(self.returns()))
         return stmts
 
@@ -271,17 +291,24 @@ class _FunctionEmitter:
         return out
 
     def convert_scalar(self, var: Var) -> ast.stmt:
-        """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError."""
+        """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError.
+
+        A float64 scalar becomes a Python float in all-scalar code (see fallback.py), else an ``np.float64``,
+        so that ``x / y`` of two scalar arguments follows NumPy (inf, nan and a warning where Python raises).
+        """
         self.state.helpers.update({"bad", "scalar"})
-        dtype = ast.Constant(None) if var.type.dtype == "f64" else spell.dotted(f"np.{var.type.np_dtype.name}")
+        math_float = var.type.dtype == "f64" and self.state.math_mode
+        dtype = ast.Constant(None) if math_float else spell.dotted(f"np.{var.type.np_dtype.name}")
         return spell.assign(user(var.name), spell.call("_scalar_argument", ast.Constant(self.fn.name),
                                                        ast.Constant(var.name), ast.Name(user(var.name), ast.Load()),
                                                        dtype))
 
     def check_floats(self, floats: list) -> ast.stmt:
-        """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert."""
-        tests = [ast.Compare(spell.call("type", ast.Name(user(v.name), ast.Load())), [ast.IsNot()],
-                             [ast.Name("float", ast.Load())]) for v in floats]
+        """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert
+        (``np.float64`` outside all-scalar code)."""
+        kind = ast.Name("float", ast.Load()) if self.state.math_mode else spell.dotted("np.float64")
+        tests = [ast.Compare(spell.call("type", ast.Name(user(v.name), ast.Load())), [ast.IsNot()], [kind])
+                 for v in floats]
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
         return ast.If(test, [self.convert_scalar(v) for v in floats], [])
 
@@ -386,10 +413,18 @@ class _FunctionEmitter:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults)
         if self.fn.with_flag is not None:
-            args.kwonlyargs, args.kw_defaults = [ast.arg(self.fn.with_flag[0])], [ast.Constant(False)]
+            args.kwonlyargs, args.kw_defaults = [ast.arg(self.flag)], [ast.Constant(False)]
         fdef = ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
         fdef.scope_names = self.scope.used
         return fdef
+
+
+def flag_name(base: str, graph: Graph) -> str:
+    """The keyword flag's name (``with_value``), with ``_`` appended while a parameter or named size has it."""
+    taken = set(graph.params) | {s.name for v in graph.inputs for s in dims.symbols_of(v.type.shape)}
+    while base in taken:
+        base += "_"
+    return base
 
 
 def _comment(text: str) -> ast.stmt:
@@ -403,7 +438,21 @@ def emit_module(functions: list, header: list | None = None) -> str:
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
                             hint="give the function a name that is a Python identifier (its __name__)")
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
-    defs = [_FunctionEmitter(f, state).function_def() for f in functions]
+    emitters = [_FunctionEmitter(f, state) for f in functions]
+    twins = []  # all-scalar code: each computing function's NumPy twin (see fallback.py)
+    if state.math_mode:
+        numpy_state = copy.copy(state)  # the same constants, dtypes and helpers
+        numpy_state.math_mode = False
+        for em in emitters:
+            if em.fn.delegate is None:
+                em.twin = fallback.twin_name(em.fn.name)
+                doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise or overflow)."
+                twin = dataclasses.replace(em.fn, doc=doc, sections=False, defaults=None)
+                twins.append((em.twin, _FunctionEmitter(twin, numpy_state)))
+    defs = [em.function_def() for em in emitters]
+    for name, em in twins:
+        defs.append(em.function_def())
+        defs[-1].name = name
     body: list = []
     for name, const in state.constants.values():
         body.append(spell.assign(name, array_constant_expr(const)))
@@ -415,17 +464,19 @@ def emit_module(functions: list, header: list | None = None) -> str:
                                     ("scalar", helpers.SCALAR_ARG), ("static", helpers.STATIC_CHECK)]
              if key in state.helpers]
     module = ast.Module(body=body, type_ignores=[])
-    # appends the helpers; a user's np, float or C0 renames the generated one
-    users = {name for f in functions for name in [f.name, *f.graph.params, *(v.name for v in f.graph.inputs),
-                                                  *(e.out.name for e in f.graph.eqns)]}
-    users |= {name for d in defs for name in getattr(d, "scope_names", ())}  # loop bodies' names too
-    generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values())
-    alias = finish(module, always=("np", "math", "scipy"), helpers=texts, user_names=users, generated_names=generated)
-    from_math = import_math_functions(module, alias["math"], users) if state.math_mode else []
-    try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
-        text = unmark(ast.unparse(module))
-    except AttributeError:  # a spelling made a statement without a lineno
-        text = unmark(ast.unparse(ast.fix_missing_locations(module)))
+    from_math = import_math_functions(module) if state.math_mode else []
+    text = _unparse(module)
+    # every name the emitter marked as the user's (parameters, values, named sizes, loop names), read off the text
+    users = set(re.findall(rf"{USER_MARK}(\w+)", text))
+    generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values()) + [
+        name for name, _ in twins] + from_math
+    always = ("np", "math", "scipy")
+    if collides(users, always, texts, generated):  # a user's np, float or C0 renames the generated one
+        alias = finish(module, always=always, helpers=texts)
+        text = unmark(_unparse(module))
+    else:
+        alias = {name: name for name in always}
+        text = unmark("".join([text, *(helper_source(t) for t in texts)]))
     text = _format(text)
     used = {name for name in alias.values() if re.search(rf"\b{name}\.", text)}  # np. but not xnp.
     needs_numpy = alias["np"] in used
@@ -439,6 +490,13 @@ def emit_module(functions: list, header: list | None = None) -> str:
             [f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
     lines = [python_comment(h) for h in (header or [])] + imports  # file names and commands, escaped
     return "\n".join(lines) + "\n\n\n" + text + "\n"
+
+
+def _unparse(module: ast.Module) -> str:
+    try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
+        return ast.unparse(module)
+    except AttributeError:  # a spelling made a statement without a lineno
+        return ast.unparse(ast.fix_missing_locations(module))
 
 
 _PARENTHESISED_TARGETS = re.compile(r"^(\s*)\(([A-Za-z_][\w]*(?:, [A-Za-z_][\w]*)+)\) = ")
