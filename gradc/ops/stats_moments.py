@@ -50,6 +50,9 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
     """
     a = as_float(a)
     t = aval(a)
+    if t.ndim == 0 and axis not in (None, ()):  # as NumPy's AxisError (np.sum alone takes axis=0 of a scalar)
+        raise ShapeError(f"{what}: axis {axis!r} is out of bounds for a scalar (an array of dimension 0)",
+                         hint="leave out axis for a scalar")
     axes = normalize_axes(axis, t.ndim)
     dof = _dof(_count(t.shape, axes), ddof, what)
     centre = red.mean(a, axes, keepdims=True) if mean is None else mean

@@ -256,7 +256,7 @@ class _FunctionEmitter:
                     stmts.append(_comment("backward"))
                     in_backward = True
             stmts.extend(emitted)
-        if self.twin is not None:
+        if self.twin is not None and not all(_is_comment(st) for st in stmts[computed_from:]):
             outputs = [self.atom(o) for o in dict.fromkeys(self.graph.outputs) if isinstance(o, Var)]
             call = fallback.twin_call(self.twin, [user(p) for p in self.graph.params], self.flag)
             stmts[computed_from:] = fallback.guard(stmts[computed_from:], outputs, call)
@@ -425,6 +425,11 @@ def flag_name(base: str, graph: Graph) -> str:
     while base in taken:
         base += "_"
     return base
+
+
+def _is_comment(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and str(stmt.value.value).startswith(
+        _COMMENT)
 
 
 def _comment(text: str) -> ast.stmt:
