@@ -31,7 +31,7 @@ def _emitted_modules() -> list:
     def sized(a, w, k):
         out = np.tanh(a @ (w * np.array([1.0, 2.0, 3.0])))
         for i in range(k):
-            out = out * 0.5 + np.sin(out)
+            out = out * 0.5 + np.sin(out) * i
         return np.sum(out ** 2) + np.std(a) + k
 
     arrays = gradc.compile(sized, gradc.spec("f64[n,3]"), np.ones(3), 2, wrt=1)
@@ -77,7 +77,8 @@ def _make(params: list, body: str):
 
 
 def _scalar_body(params):
-    terms = [f"NUMPY_FOR_TEST.sin({p}) * {q} + {p} / (1.0 + {q} * {q})" for p, q in zip(params, params[1:] + params[:1])]
+    pairs = zip(params, params[1:] + params[:1])
+    terms = [f"NUMPY_FOR_TEST.sin({p}) * {q} + {p} / (1.0 + {q} * {q})" for p, q in pairs]
     return " + ".join(terms)
 
 
