@@ -18,8 +18,8 @@ Names: every value of the function and of its nested graphs gets one Python name
 >>> print(src[src.index("def f"):src.index("    return")])
 def f(x):
     \"\"\"f.\"\"\"
-    if type(x) is not float:
-        x = _scalar_argument('f', 'x', x, None)
+    if type(x) is not np.float64:
+        x = _scalar_argument('f', 'x', x, np.float64)
     c0 = x
     for i in range(3):
         c0 = np.sin(c0) * x

@@ -436,8 +436,12 @@ def _comment(text: str) -> ast.stmt:
     return ast.Expr(ast.Constant(f"{_COMMENT} {text}"))
 
 
-def emit_module(functions: list, header: list | None = None) -> str:
-    """Source text of a module defining ``functions`` (a list of :class:`Function`)."""
+def emit_module(functions: list, header: list | None = None, numpy_twins: bool = True) -> str:
+    """Source text of a module defining ``functions`` (a list of :class:`Function`).
+
+    All-scalar code computes on Python floats; with ``numpy_twins`` each function returns its
+    NumPy twin's result where Python raises or a result is inf or nan (``fallback.py``).
+    """
     for f in functions:  # a __name__ set to anything (a keyword, "x²") cannot name a def
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
@@ -445,7 +449,7 @@ def emit_module(functions: list, header: list | None = None) -> str:
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
     emitters = [_FunctionEmitter(f, state) for f in functions]
     twins = []  # all-scalar code: each computing function's NumPy twin (see fallback.py)
-    if state.math_mode:
+    if state.math_mode and numpy_twins:
         numpy_state = copy.copy(state)  # the same constants, dtypes and helpers
         numpy_state.math_mode = False
         for em in emitters:

@@ -180,22 +180,23 @@ def import_math_functions(module: ast.Module, math_name: str = "math", users=())
     >>> import_math_functions(m, users={"cos"}), ast.unparse(m).splitlines()[1]
     (['sin'], '    return sin(x) + math.cos(x)')
     """
-    taken = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
-    taken |= {node.arg for node in ast.walk(module) if isinstance(node, ast.arg)}
-    taken |= {node.name for node in ast.walk(module) if isinstance(node, ast.FunctionDef)}
+    taken = set(users)
+    calls = []
+    for node in ast.walk(module):  # one walk: this runs on every all-scalar module
+        if isinstance(node, ast.Name):
+            taken.add(node.id)
+        elif isinstance(node, ast.arg):
+            taken.add(node.arg)
+        elif isinstance(node, ast.FunctionDef):
+            taken.add(node.name)
+        elif _is_math_call(node, (), math_name):
+            calls.append(node)
     taken = {name[1:] if _is_user(name) else name for name in taken}  # the user's names may still be marked
-    taken |= set(users)
     names: set = set()
-    for node in ast.walk(module):
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for item in value:
-                    if _is_math_call(item, taken, math_name):
-                        names.add(item.func.attr)
-                        item.func = ast.Name(item.func.attr, ast.Load())
-            elif _is_math_call(value, taken, math_name):
-                names.add(value.func.attr)
-                value.func = ast.Name(value.func.attr, ast.Load())
+    for call in calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr not in taken:  # a shared node comes twice
+            names.add(call.func.attr)
+            call.func = ast.Name(call.func.attr, ast.Load())
     return sorted(names)
 
 
