@@ -257,9 +257,8 @@ class _FunctionEmitter:
                     in_backward = True
             stmts.extend(emitted)
         if self.twin is not None and not all(_is_comment(st) for st in stmts[computed_from:]):
-            outputs = [self.atom(o) for o in dict.fromkeys(self.graph.outputs) if isinstance(o, Var)]
             call = fallback.twin_call(self.twin, [user(p) for p in self.graph.params], self.flag)
-            stmts[computed_from:] = fallback.guard(stmts[computed_from:], outputs, call)
+            stmts[computed_from:] = fallback.guard(stmts[computed_from:], call)
         if self.fn.with_flag is not None:
             structure = self.fn.with_flag[1]
             stmts.append(ast.If(ast.Name(self.flag, ast.Load()), [ast.Return(self.returns(structure))], []))
