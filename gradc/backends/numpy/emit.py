@@ -137,16 +137,20 @@ def _leading_complement(spec, shape):
 
 
 class _FunctionEmitter:
-    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None, narrowed=None):
+    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None, narrowed=None,
+                 guarded=False, numpy_scalars=False):
         self.fn = fn
         self.graph = fn.graph if graph is None else graph  # a sub-graph (a loop body) shares the function's scope
         self.state = state
         self.flag = flag_name(fn.with_flag[0], self.graph) if fn.with_flag else None
-        self.twin = None  # all-scalar code: the name of the function's NumPy twin (see fallback.py)
+        self.twin = None  # the name of the function's NumPy twin, where float scalars are Python's (fallback.py)
+        self.guarded = guarded  # computes in a try with a NumPy twin: Python-float powers are math.pow
+        self.numpy_scalars = numpy_scalars  # a NumPy twin: float64 scalar arguments become np.float64
         # the keyword flag's name is no value's
         self.scope = scope if scope is not None else Scope(self.graph, reserved=(self.flag,) if self.flag else ())
         self.narrowed = {} if narrowed is None else narrowed  # loop bodies' inputs bound to unbroadcast values
-        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed)
+        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed, self.guarded,
+                                              self.numpy_scalars)
         self.elided = elided_broadcasts(self.graph, self.narrowed)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
@@ -210,6 +214,8 @@ class _FunctionEmitter:
             return self.accumulate(eqn)
         op = OPS[eqn.op]
         spelling = op.math if self.state.math_mode and op.math is not None else op.np
+        if eqn.op == "pow" and self.guarded and eqn.out.type.shape == ():  # Python's ** may make a complex number
+            spelling = op.math
         if spelling is None:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         args = [self.atom(a) for a in eqn.inputs]
@@ -296,7 +302,7 @@ class _FunctionEmitter:
         so that ``x / y`` of two scalar arguments follows NumPy (inf, nan and a warning where Python raises).
         """
         self.state.helpers.update({"bad", "scalar"})
-        math_float = var.type.dtype == "f64" and self.state.math_mode
+        math_float = var.type.dtype == "f64" and not self.numpy_scalars
         dtype = ast.Constant(None) if math_float else spell.dotted(f"np.{var.type.np_dtype.name}")
         return spell.assign(user(var.name), spell.call("_scalar_argument", ast.Constant(self.fn.name),
                                                        ast.Constant(var.name), ast.Name(user(var.name), ast.Load()),
@@ -305,7 +311,7 @@ class _FunctionEmitter:
     def check_floats(self, floats: list) -> ast.stmt:
         """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert
         (``np.float64`` outside all-scalar code)."""
-        kind = ast.Name("float", ast.Load()) if self.state.math_mode else spell.dotted("np.float64")
+        kind = spell.dotted("np.float64") if self.numpy_scalars else ast.Name("float", ast.Load())
         tests = [ast.Compare(spell.call("type", ast.Name(user(v.name), ast.Load())), [ast.IsNot()], [kind])
                  for v in floats]
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
@@ -418,6 +424,11 @@ class _FunctionEmitter:
         return fdef
 
 
+def _has_float_scalar(graph: Graph) -> bool:
+    """Whether a float64 scalar argument comes in as a Python float (and Python's arithmetic may raise on it)."""
+    return any(v.type.shape == () and v.type.dtype == "f64" for v in graph.inputs)
+
+
 def flag_name(base: str, graph: Graph) -> str:
     """The keyword flag's name (``with_value``), with ``_`` appended while a parameter or named size has it."""
     taken = set(graph.params) | {s.name for v in graph.inputs for s in dims.symbols_of(v.type.shape)}
@@ -438,8 +449,8 @@ def _comment(text: str) -> ast.stmt:
 def emit_module(functions: list, header: list | None = None, numpy_twins: bool = True) -> str:
     """Source text of a module defining ``functions`` (a list of :class:`Function`).
 
-    All-scalar code computes on Python floats; with ``numpy_twins`` each function returns its
-    NumPy twin's result where Python raises or a result is inf or nan (``fallback.py``).
+    Float scalar arguments are Python floats; with ``numpy_twins`` each function reading one (and each
+    of all-scalar code) returns its NumPy twin's result where Python raises (``fallback.py``).
     """
     for f in functions:  # a __name__ set to anything (a keyword, "x²") cannot name a def
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
@@ -447,16 +458,16 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
                             hint="give the function a name that is a Python identifier (its __name__)")
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
     emitters = [_FunctionEmitter(f, state) for f in functions]
-    twins = []  # all-scalar code: each computing function's NumPy twin (see fallback.py)
-    if state.math_mode and numpy_twins:
+    twins = []  # (name, emitter) of the NumPy twins (see fallback.py)
+    if numpy_twins:
         numpy_state = copy.copy(state)  # the same constants, dtypes and helpers
         numpy_state.math_mode = False
         for em in emitters:
-            if em.fn.delegate is None:
-                em.twin = fallback.twin_name(em.fn.name)
-                doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise or overflow)."
+            if em.fn.delegate is None and (state.math_mode or _has_float_scalar(em.fn.graph)):
+                em.twin, em.guarded = fallback.twin_name(em.fn.name), True
+                doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise)."
                 twin = dataclasses.replace(em.fn, doc=doc, sections=False, defaults=None)
-                twins.append((em.twin, _FunctionEmitter(twin, numpy_state)))
+                twins.append((em.twin, _FunctionEmitter(twin, numpy_state, numpy_scalars=True)))
     defs = [em.function_def() for em in emitters]
     for name, em in twins:
         defs.append(em.function_def())
