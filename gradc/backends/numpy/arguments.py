@@ -8,7 +8,7 @@ bound by name (``n = X.shape[0]``) where first read.
 >>> import numpy as np
 >>> from gradc.backends.numpy.emit import Function, emit_module
 >>> from gradc.trace import trace
->>> src = emit_module([Function("f", trace(lambda x, s: np.sum(x) * s, np.ones(2), 1.0), "f.")])
+>>> src = emit_module([Function("f", trace(lambda x, s: np.sum(x) / s, np.ones(2), 1.0), "f.")])
 >>> print(src[src.index("def f"):src.index("    try")])
 def f(x, s):
     \"\"\"f.\"\"\"

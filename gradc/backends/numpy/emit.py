@@ -332,9 +332,24 @@ class _FunctionEmitter(ArgumentChecks):
         return fdef
 
 
-def _has_float_scalar(graph: Graph) -> bool:
-    """Whether a float64 scalar argument comes in as a Python float (and Python's arithmetic may raise on it)."""
-    return any(v.type.shape == () and v.type.dtype == "f64" for v in graph.inputs)
+# ops spelled with a Python operator that raises on Python floats (1.0 / 0.0, 0.0 ** -1.0, 1.0 % 0.0); NumPy's
+# functions do not raise on them
+_RAISING_OPERATORS = frozenset({"div", "pow", "mod", "floor_divide"})
+
+
+def _needs_twin(graph: Graph) -> bool:
+    """Whether a float64 scalar argument comes in as a Python float and meets an operator that may raise on it."""
+    if not any(v.type.shape == () and v.type.dtype == "f64" for v in graph.inputs):
+        return False
+    pending = [graph]
+    while pending:  # sub-graphs nest as deep as the user's loops, not as long as the program
+        g = pending.pop()
+        for e in g.eqns:
+            if e.op in _RAISING_OPERATORS and e.out.type.shape == ():
+                return True
+            for value in e.params.values():
+                pending.extend(v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, Graph))
+    return False
 
 
 def flag_name(base: str, graph: Graph) -> str:
@@ -371,7 +386,7 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         numpy_state = copy.copy(state)  # the same constants, dtypes and helpers
         numpy_state.math_mode = False
         for em in emitters:
-            if em.fn.delegate is None and (state.math_mode or _has_float_scalar(em.fn.graph)):
+            if em.fn.delegate is None and (state.math_mode or _needs_twin(em.fn.graph)):
                 em.twin, em.guarded = fallback.twin_name(em.fn.name), True
                 doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise)."
                 twin = dataclasses.replace(em.fn, doc=doc, sections=False, defaults=None)
