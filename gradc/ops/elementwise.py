@@ -402,11 +402,13 @@ def root_of_squares(v):
 
     A spread or a length that is 0 is a minimum, often a constant (``np.std`` over an axis of
     length 1, of a scalar): 0 is its derivative (a subgradient at a kink), as torch gives for
-    ``std`` and ``linalg.norm``; JAX differentiates ``sqrt`` there and gives nan. The inner
-    ``where`` keeps the unused square root finite, so that no nan reaches the cotangent.
+    ``std`` and ``linalg.norm``; JAX differentiates ``sqrt`` there and gives nan. The square root
+    is taken of 1 where ``v`` is 0 (no infinite derivative, no divide-by-zero warning) and that
+    root multiplied by 0 (``v != 0`` in ``v``'s dtype): a product, so that a scalar result stays
+    a NumPy scalar (``np.where`` makes a 0-d array).
 
     >>> root_of_squares(np.array([0.0, 4.0, np.nan]))
     array([ 0.,  2., nan])
     """
-    zero = equal(v, 0.0)
-    return where(zero, 0.0, sqrt(where(zero, 1.0, v)))
+    nonzero = not_equal(v, 0.0)
+    return mul(sqrt(where(nonzero, v, 1.0)), astype(nonzero, aval(v).dtype))
