@@ -187,7 +187,7 @@ def test_scalar_code_still_uses_python_floats_and_math():
 
 
 def test_two_scalar_arguments_of_array_code_divide_as_numpy():
-    # a scalar argument is an np.float64 in array code: x / y of two of them gives inf, not ZeroDivisionError
+    # x / y of two Python-float arguments of array code: the NumPy twin gives inf where Python raises
     f = lambda a, x, y: np.sum(a) + x / y  # noqa: E731
     with np.errstate(all="ignore"):
         value, grads = gradc.value_and_grad(f, wrt=(1, 2))(np.ones(2), 1.0, 0.0)

@@ -1,13 +1,15 @@
-"""All-scalar code on Python floats, and its way back to NumPy's semantics.
+"""Float scalars as Python floats, and the way back to NumPy's semantics.
 
-Where every value is a float64 scalar, the emitted function computes with Python
-floats and ``math`` (several times faster than NumPy's scalars). Python raises where
-NumPy gives inf or nan with a RuntimeWarning (``1.0 / 0.0``, ``math.sqrt(-1.0)``,
-``math.exp(1000.0)``), so the function computes in a ``try``: on ``ArithmeticError``
-or ``ValueError`` (a domain error), it returns what its NumPy twin returns instead: the same graph emitted with
-NumPy's functions on ``np.float64`` scalars. Finite results of finite arithmetic are
-the same correctly rounded numbers either way, and Python's ``+``, ``-`` and ``*`` give
-IEEE's inf and nan as NumPy does, without NumPy's overflow or invalid-value warning.
+A float64 scalar argument is a Python float in the emitted function, and where every
+value is one the function computes with ``math`` (several times faster than NumPy's
+scalars). Python raises where NumPy gives inf or nan with a RuntimeWarning (``1.0 / 0.0``,
+``math.sqrt(-1.0)``, ``math.exp(1000.0)``), so all-scalar code, and code where such a
+scalar meets ``/``, ``**``, ``%`` or ``//``, computes in a ``try``: on ``ArithmeticError``
+or ``ValueError`` (a domain error) it returns what its NumPy twin returns instead: the
+same graph emitted with NumPy's functions on ``np.float64`` scalars. Finite results of
+finite arithmetic are the same correctly rounded numbers either way, and Python's ``+``,
+``-`` and ``*`` give IEEE's inf and nan as NumPy does, without NumPy's overflow or
+invalid-value warning.
 
 >>> import ast
 >>> body = [ast.parse("t0 = 1.0 / x").body[0]]
