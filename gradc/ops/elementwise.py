@@ -40,9 +40,10 @@ def _unary(name, impl, vjp, *, np_name, math_name=None, doc="", nondiff=False, c
           np=spell.fn(np_name), math=spell.fn(math_name) if math_name else None, c=c or c_spell.unary(name))
 
 
-def _binary(name, impl, vjp, *, c, symbol=None, np_name=None, math_name=None, doc="", linear=False):
+def _binary(name, impl, vjp, *, c, symbol=None, np_name=None, math_name=None, math_spell=None, doc="",
+            linear=False):
     np_spell = spell.binop(symbol) if symbol else spell.fn(np_name)
-    math_spell = np_spell if symbol else (spell.fn(math_name) if math_name else None)
+    math_spell = math_spell or (np_spell if symbol else (spell.fn(math_name) if math_name else None))
     defop(name, infer=_same_types, impl=impl, vjp=vjp, elementwise=True, doc=doc, linear=linear,
           np=np_spell, math=math_spell, c=c)
 
@@ -85,8 +86,20 @@ def _pow_spell(args, params, out, target):
     return ast.BinOp(base, ast.Pow(), exponent)
 
 
+def _pow_math_spell(args, params, out, target):
+    """Python floats: ``x ** y`` for a whole-number constant ``y``, else ``math.pow(x, y)``.
+
+    Python's ``**`` makes a complex number of a negative base and a fractional exponent
+    where NumPy gives nan; ``math.pow`` raises, and the emitted code then computes as NumPy.
+    """
+    exponent = args[1].operand if isinstance(args[1], ast.UnaryOp) else args[1]
+    if isinstance(exponent, ast.Constant) and float(exponent.value).is_integer():
+        return _pow_spell(args, params, out, target)
+    return spell.call("math.pow", *args)
+
+
 defop("pow", infer=_same_types, impl=np.power, vjp=_pow_vjp, elementwise=True,
-      doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)", np=_pow_spell, math=_pow_spell,
+      doc="x_bar = ct * y * x**(y-1); y_bar = ct * out * log(x)", np=_pow_spell, math=_pow_math_spell,
       c=c_spell.binary(lambda s, x, y: x ** y))
 
 
@@ -105,10 +118,23 @@ def _min_vjp(ct, out, x, y, needs):
     return (x_bar if needs[0] else None), y_bar
 
 
-_binary("maximum", np.maximum, _max_vjp, np_name="np.maximum", math_name="max",
+def _extremum_math_spell(builtin):
+    """Python floats: ``max(x, y)``, NaN-propagating as NumPy's (``max(1.0, nan)`` is 1.0: a NaN ``y`` is
+    tested first unless ``y`` is a number written in the source; a NaN ``x`` already wins)."""
+    def spelled(args, params, out, target):
+        x, y = args
+        extremum = spell.call(builtin, x, y)
+        number = y.operand if isinstance(y, ast.UnaryOp) else y
+        if isinstance(number, ast.Constant):  # not NaN (written math.nan)
+            return extremum
+        return ast.IfExp(ast.Compare(y, [ast.NotEq()], [y]), y, extremum)
+    return spelled
+
+
+_binary("maximum", np.maximum, _max_vjp, np_name="np.maximum", math_spell=_extremum_math_spell("max"),
         doc="x_bar = ct * [x > y] (half at ties); y_bar = ct - x_bar",
         c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().maximum(a[0], a[1], ti[0].is_float)))
-_binary("minimum", np.minimum, _min_vjp, np_name="np.minimum", math_name="min",
+_binary("minimum", np.minimum, _min_vjp, np_name="np.minimum", math_spell=_extremum_math_spell("min"),
         doc="x_bar = ct * [x < y] (half at ties); y_bar = ct - x_bar",
         c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().minimum(a[0], a[1], ti[0].is_float)))
 
@@ -369,3 +395,20 @@ def logical_not(x):
 def square(x):
     """``x ** 2`` (NumPy's ``np.square``)."""
     return power(x, 2.0)
+
+
+def root_of_squares(v):
+    """``sqrt(v)`` of a sum of squares, whose derivative is 0 where ``v`` is 0 (not ``0 * inf = nan``).
+
+    A spread or a length that is 0 is a minimum, often a constant (``np.std`` over an axis of
+    length 1, of a scalar): 0 is its derivative (a subgradient at a kink), as torch gives for
+    ``std`` and ``linalg.norm``; JAX differentiates ``sqrt`` there and gives nan. The square root
+    is taken of 1 where ``v`` is 0 (no infinite derivative, no divide-by-zero warning) and that
+    root multiplied by 0 (``v != 0`` in ``v``'s dtype): a product, so that a scalar result stays
+    a NumPy scalar (``np.where`` makes a 0-d array).
+
+    >>> root_of_squares(np.array([0.0, 4.0, np.nan]))
+    array([ 0.,  2., nan])
+    """
+    nonzero = not_equal(v, 0.0)
+    return mul(sqrt(where(nonzero, v, 1.0)), astype(nonzero, aval(v).dtype))

@@ -274,7 +274,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     (x,) = as_float(x)
     t = aval(x)
     if axis is None and ord is None:
-        return _keep(ew.sqrt(red.sum_(ew.mul(x, x))), t.ndim, tuple(range(t.ndim)), keepdims)
+        return _keep(ew.root_of_squares(red.sum_(ew.mul(x, x))), t.ndim, tuple(range(t.ndim)), keepdims)
     if axis is None:
         axis = tuple(range(t.ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
@@ -297,7 +297,7 @@ def _keep(value, ndim, axes, keepdims):
 
 def _vector_norm(x, ord, axis):
     if ord is None or ord == 2:
-        return ew.sqrt(red.sum_(ew.mul(x, x), axis))
+        return ew.root_of_squares(red.sum_(ew.mul(x, x), axis))
     if ord == np.inf:
         return red.max_(ew.abs_(x), axis)
     if ord == -np.inf:
@@ -316,7 +316,7 @@ def _vector_norm(x, ord, axis):
 def _matrix_norm(x, ord, axes):
     r, c = axes
     if ord in (None, "fro"):
-        return ew.sqrt(red.sum_(ew.mul(x, x), axes))
+        return ew.root_of_squares(red.sum_(ew.mul(x, x), axes))
     if ord in (1, -1):
         sums = red.sum_(ew.abs_(x), r)
         return (red.max_ if ord == 1 else red.min_)(sums, c - 1 if c > r else c)

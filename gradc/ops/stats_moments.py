@@ -50,6 +50,9 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
     """
     a = as_float(a)
     t = aval(a)
+    if t.ndim == 0 and axis not in (None, ()):  # as NumPy's AxisError (np.sum alone takes axis=0 of a scalar)
+        raise ShapeError(f"{what}: axis {axis!r} is out of bounds for a scalar (an array of dimension 0)",
+                         hint="leave out axis for a scalar")
     axes = normalize_axes(axis, t.ndim)
     dof = _dof(_count(t.shape, axes), ddof, what)
     centre = red.mean(a, axes, keepdims=True) if mean is None else mean
@@ -58,12 +61,14 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
 
 
 def std(a, axis=None, ddof=0, keepdims=False, mean=None):
-    """``np.std``: the square root of ``var`` (its derivative is infinite where the variance is 0).
+    """``np.std``: the square root of ``var``, with derivative 0 where the variance is 0
+    (``root_of_squares``).
 
     >>> float(std(np.array([1.0, 3.0])))
     1.0
     """
-    return ew.sqrt(var(a, axis, ddof, keepdims, mean, what="np.std"))
+    return ew.root_of_squares(var(a, axis, ddof, keepdims, mean, what="np.std"))
+
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -257,4 +262,3 @@ def corrcoef(x, y=None, rowvar=True):
     stddev = ew.sqrt(d)
     c = ew.div(c, sh.reshape(stddev, (k, 1)))
     return ew.div(c, sh.reshape(stddev, (1, k)))
-

@@ -132,7 +132,8 @@ def emit_module(functions: list, header: list | None = None) -> str:
                         f"(not in the array API standard: {words})",
                         where=where.origin or None,
                         hint="use target='numpy' for this function, or write it with standard functions")
-    return rewrite(emit_numpy_module(functions, header), functions)
+    # all-scalar code stays on Python floats and math, as before NumPy twins (which read numpy) were added
+    return rewrite(emit_numpy_module(functions, header, numpy_twins=False), functions)
 
 
 def rewrite(text: str, functions: list) -> str:

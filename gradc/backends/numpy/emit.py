@@ -31,11 +31,14 @@ def _check_array(function, name, value, shape, dtype):
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
 import keyword
 import re
 from dataclasses import dataclass
 
 from gradc.backends.escape import python_comment
+from gradc.backends.numpy import fallback
 from gradc.backends.numpy import runtime_helpers as helpers
 from gradc.backends.numpy.analysis import (
     MAX_INLINE_OPS,
@@ -46,14 +49,25 @@ from gradc.backends.numpy.analysis import (
     operation_count,
     single_use_values,
 )
+from gradc.backends.numpy.arguments import ArgumentChecks
 from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
-from gradc.backends.numpy.names import finish, import_line, import_math_functions, unmark, user
+from gradc.backends.numpy.names import (
+    collides,
+    finish,
+    helper_source,
+    import_line,
+    import_math_functions,
+    unmark,
+    user,
+)
 from gradc.errors import EmitError
+from gradc.ir import dims
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
 from gradc.ops import shape as shape_ops
 from gradc.ops import spell
+from gradc.ops.spell import USER_MARK
 
 _COMMENT = "__gradc_comment__"
 _VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
@@ -123,15 +137,21 @@ def _leading_complement(spec, shape):
     return parts
 
 
-class _FunctionEmitter:
-    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None, narrowed=None):
+class _FunctionEmitter(ArgumentChecks):
+    def __init__(self, fn: Function, state: _ModuleState, graph: Graph | None = None, scope=None, narrowed=None,
+                 guarded=False, numpy_scalars=False):
         self.fn = fn
         self.graph = fn.graph if graph is None else graph  # a sub-graph (a loop body) shares the function's scope
         self.state = state
-        flag = fn.with_flag[:1] if fn.with_flag else ()  # the keyword flag's name is no value's
-        self.scope = scope if scope is not None else Scope(self.graph, reserved=flag)
+        self.flag = flag_name(fn.with_flag[0], self.graph) if fn.with_flag else None
+        self.twin = None  # the name of the function's NumPy twin, where float scalars are Python's (fallback.py)
+        self.guarded = guarded  # computes in a try with a NumPy twin: Python-float powers are math.pow
+        self.numpy_scalars = numpy_scalars  # a NumPy twin: float64 scalar arguments become np.float64
+        # the keyword flag's name is no value's
+        self.scope = scope if scope is not None else Scope(self.graph, reserved=(self.flag,) if self.flag else ())
         self.narrowed = {} if narrowed is None else narrowed  # loop bodies' inputs bound to unbroadcast values
-        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed)
+        self.sub = lambda g: _FunctionEmitter(fn, state, g, self.scope, self.narrowed, self.guarded,
+                                              self.numpy_scalars)
         self.elided = elided_broadcasts(self.graph, self.narrowed)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
         self.chains, self.absorbed = accumulations(self.graph)
@@ -195,6 +215,8 @@ class _FunctionEmitter:
             return self.accumulate(eqn)
         op = OPS[eqn.op]
         spelling = op.math if self.state.math_mode and op.math is not None else op.np
+        if eqn.op == "pow" and self.guarded and eqn.out.type.shape == ():  # Python's ** may make a complex number
+            spelling = op.math
         if spelling is None:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         args = [self.atom(a) for a in eqn.inputs]
@@ -219,8 +241,9 @@ class _FunctionEmitter:
         if self.fn.delegate is not None:
             name, flag = self.fn.delegate
             call = spell.call(user(name), *(ast.Name(user(p), ast.Load()) for p in self.graph.params),
-                              **{flag: ast.Constant(True)})
+                              **{flag_name(flag, self.graph): ast.Constant(True)})
             return stmts + [ast.Return(call)]
+        computed_from = len(stmts)
         backward: set = set()
         in_backward = False
         if self.fn.sections:
@@ -240,97 +263,14 @@ class _FunctionEmitter:
                     stmts.append(_comment("backward"))
                     in_backward = True
             stmts.extend(emitted)
+        if self.twin is not None and not all(_is_comment(st) for st in stmts[computed_from:]):
+            call = fallback.twin_call(self.twin, [user(p) for p in self.graph.params], self.flag)
+            stmts[computed_from:] = fallback.guard(stmts[computed_from:], call)
         if self.fn.with_flag is not None:
-            flag, structure = self.fn.with_flag
-            stmts.append(ast.If(ast.Name(flag, ast.Load()), [ast.Return(self.returns(structure))], []))
+            structure = self.fn.with_flag[1]
+            stmts.append(ast.If(ast.Name(self.flag, ast.Load()), [ast.Return(self.returns(structure))], []))
         stmts.append(ast.Return(self.returns()))
         return stmts
-
-    # ---- arguments
-    def checks(self) -> list:
-        inputs = {v.name: v for v in self.graph.inputs}
-        self.sizes_bound = []  # the named sizes read so far, in order
-        out = []
-        floats = [v for v in self.graph.inputs if v.type.shape == () and v.type.dtype == "f64"]
-        for name in self.graph.params:
-            if name in inputs and inputs[name] in floats:
-                if inputs[name] is floats[0]:
-                    out.append(self.check_floats(floats))
-            elif name in inputs:
-                check = self.check_input(inputs[name])
-                out.extend(check if isinstance(check, list) else [check])
-            else:
-                value = self.graph.static[name]
-                self.state.helpers.add("static")
-                test = ast.Compare(ast.Name(user(name), ast.Load()), [ast.NotEq()], [spell.literal(value)])
-                if value is None or isinstance(value, bool):
-                    test = ast.Compare(ast.Name(user(name), ast.Load()), [ast.IsNot()], [ast.Constant(value)])
-                raise_it = ast.Expr(spell.call("_bad_static", *map(ast.Constant, (self.fn.name, name)),
-                                               ast.Name(user(name), ast.Load()), spell.literal(value)))
-                out.append(ast.If(test, [raise_it], []))
-        return out
-
-    def convert_scalar(self, var: Var) -> ast.stmt:
-        """``x = _scalar_argument(...)``: a scalar argument converted to its dtype, or a ValueError."""
-        self.state.helpers.update({"bad", "scalar"})
-        dtype = ast.Constant(None) if var.type.dtype == "f64" else spell.dotted(f"np.{var.type.np_dtype.name}")
-        return spell.assign(user(var.name), spell.call("_scalar_argument", ast.Constant(self.fn.name),
-                                                       ast.Constant(var.name), ast.Name(user(var.name), ast.Load()),
-                                                       dtype))
-
-    def check_floats(self, floats: list) -> ast.stmt:
-        """One test for all float64 scalars: ``if type(x) is not float or type(y) is not float:`` convert."""
-        tests = [ast.Compare(spell.call("type", ast.Name(user(v.name), ast.Load())), [ast.IsNot()],
-                             [ast.Name("float", ast.Load())]) for v in floats]
-        test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests)
-        return ast.If(test, [self.convert_scalar(v) for v in floats], [])
-
-    def check_input(self, var: Var):
-        t = var.type
-        if t.shape == ():
-            return self.convert_scalar(var)
-        if t.is_symbolic:
-            return self.check_sized(var)
-        name = ast.Name(user(var.name), ast.Load())
-        self.state.helpers.update({"bad", "array"})
-        dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
-        test = ast.BoolOp(ast.Or(), [
-            ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
-            ast.Compare(ast.Attribute(name, "shape", ast.Load()), [ast.NotEq()], [spell.literal(t.shape)]),
-            ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.IsNot()], [dtype])])
-        check = ast.Expr(spell.call("_check_array", ast.Constant(self.fn.name), ast.Constant(var.name), name,
-                                    spell.literal(t.shape), dtype))
-        return ast.If(test, [check], [])
-
-    def check_sized(self, var: Var) -> list:
-        """An array with named sizes: an inline test of what is known, then each new size bound by name
-        (``n = X.shape[0]``); later arguments and the body read ``n``."""
-        t, name = var.type, ast.Name(user(var.name), ast.Load())
-        self.state.helpers.update({"bad", "sized"})
-        dtype = ast.Name(self.state.dtype_name(t.np_dtype), ast.Load())
-        bound = self.sizes_bound
-
-        def axis_of(k):
-            return ast.Subscript(ast.Attribute(name, "shape", ast.Load()), ast.Constant(k), ast.Load())
-        tests = [ast.Compare(spell.call("type", name), [ast.IsNot()], [spell.dotted("np.ndarray")]),
-                 ast.Compare(ast.Attribute(name, "ndim", ast.Load()), [ast.NotEq()], [ast.Constant(t.ndim)])]
-        fresh = []
-        for k, d in enumerate(t.shape):
-            if isinstance(d, int) or d in bound:
-                tests.append(ast.Compare(axis_of(k), [ast.NotEq()], [spell.literal(d)]))
-            elif d not in fresh:
-                fresh.append(d)
-                tests.append(ast.Compare(axis_of(k), [ast.Lt()], [ast.Constant(1)]))
-        tests.append(ast.Compare(ast.Attribute(name, "dtype", ast.Load()), [ast.IsNot()], [dtype]))
-        pattern = ast.Tuple([ast.Constant(d if isinstance(d, int) else d.name) for d in t.shape], ast.Load())
-        known = ast.Dict([ast.Constant(s.name) for s in bound], [ast.Name(user(s.name), ast.Load()) for s in bound])
-        check = ast.Expr(spell.call("_check_sized", ast.Constant(self.fn.name), ast.Constant(var.name), name,
-                                    pattern, dtype, known))
-        out = [ast.If(ast.BoolOp(ast.Or(), tests), [check], [])]
-        for d in fresh:
-            out.append(spell.assign(user(d.name), axis_of(t.shape.index(d))))
-            bound.append(d)
-        return out
 
     # ---- results
     def returns(self, structure=None) -> ast.expr:
@@ -386,24 +326,75 @@ class _FunctionEmitter:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(user(p)) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=defaults)
         if self.fn.with_flag is not None:
-            args.kwonlyargs, args.kw_defaults = [ast.arg(self.fn.with_flag[0])], [ast.Constant(False)]
+            args.kwonlyargs, args.kw_defaults = [ast.arg(self.flag)], [ast.Constant(False)]
         fdef = ast.FunctionDef(user(self.fn.name), args, body, [], None, lineno=0)
         fdef.scope_names = self.scope.used
         return fdef
+
+
+# ops spelled with a Python operator that raises on Python floats (1.0 / 0.0, 0.0 ** -1.0, 1.0 % 0.0); NumPy's
+# functions do not raise on them
+_RAISING_OPERATORS = frozenset({"div", "pow", "mod", "floor_divide"})
+
+
+def _needs_twin(graph: Graph) -> bool:
+    """Whether a float64 scalar argument comes in as a Python float and meets an operator that may raise on it."""
+    if not any(v.type.shape == () and v.type.dtype == "f64" for v in graph.inputs):
+        return False
+    pending = [graph]
+    while pending:  # sub-graphs nest as deep as the user's loops, not as long as the program
+        g = pending.pop()
+        for e in g.eqns:
+            if e.op in _RAISING_OPERATORS and e.out.type.shape == ():
+                return True
+            for value in e.params.values():
+                pending.extend(v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, Graph))
+    return False
+
+
+def flag_name(base: str, graph: Graph) -> str:
+    """The keyword flag's name (``with_value``), with ``_`` appended while a parameter or named size has it."""
+    taken = set(graph.params) | {s.name for v in graph.inputs for s in dims.symbols_of(v.type.shape)}
+    while base in taken:
+        base += "_"
+    return base
+
+
+def _is_comment(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and str(stmt.value.value).startswith(
+        _COMMENT)
 
 
 def _comment(text: str) -> ast.stmt:
     return ast.Expr(ast.Constant(f"{_COMMENT} {text}"))
 
 
-def emit_module(functions: list, header: list | None = None) -> str:
-    """Source text of a module defining ``functions`` (a list of :class:`Function`)."""
+def emit_module(functions: list, header: list | None = None, numpy_twins: bool = True) -> str:
+    """Source text of a module defining ``functions`` (a list of :class:`Function`).
+
+    Float scalar arguments are Python floats; with ``numpy_twins`` each function reading one (and each
+    of all-scalar code) returns its NumPy twin's result where Python raises (``fallback.py``).
+    """
     for f in functions:  # a __name__ set to anything (a keyword, "x²") cannot name a def
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
                             hint="give the function a name that is a Python identifier (its __name__)")
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
-    defs = [_FunctionEmitter(f, state).function_def() for f in functions]
+    emitters = [_FunctionEmitter(f, state) for f in functions]
+    twins = []  # (name, emitter) of the NumPy twins (see fallback.py)
+    if numpy_twins:
+        numpy_state = copy.copy(state)  # the same constants, dtypes and helpers
+        numpy_state.math_mode = False
+        for em in emitters:
+            if em.fn.delegate is None and (state.math_mode or _needs_twin(em.fn.graph)):
+                em.twin, em.guarded = fallback.twin_name(em.fn.name), True
+                doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise)."
+                twin = dataclasses.replace(em.fn, doc=doc, sections=False, defaults=None)
+                twins.append((em.twin, _FunctionEmitter(twin, numpy_state, numpy_scalars=True)))
+    defs = [em.function_def() for em in emitters]
+    for name, em in twins:
+        defs.append(em.function_def())
+        defs[-1].name = name
     body: list = []
     for name, const in state.constants.values():
         body.append(spell.assign(name, array_constant_expr(const)))
@@ -415,17 +406,19 @@ def emit_module(functions: list, header: list | None = None) -> str:
                                     ("scalar", helpers.SCALAR_ARG), ("static", helpers.STATIC_CHECK)]
              if key in state.helpers]
     module = ast.Module(body=body, type_ignores=[])
-    # appends the helpers; a user's np, float or C0 renames the generated one
-    users = {name for f in functions for name in [f.name, *f.graph.params, *(v.name for v in f.graph.inputs),
-                                                  *(e.out.name for e in f.graph.eqns)]}
-    users |= {name for d in defs for name in getattr(d, "scope_names", ())}  # loop bodies' names too
-    generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values())
-    alias = finish(module, always=("np", "math", "scipy"), helpers=texts, user_names=users, generated_names=generated)
-    from_math = import_math_functions(module, alias["math"], users) if state.math_mode else []
-    try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
-        text = unmark(ast.unparse(module))
-    except AttributeError:  # a spelling made a statement without a lineno
-        text = unmark(ast.unparse(ast.fix_missing_locations(module)))
+    from_math = import_math_functions(module) if state.math_mode else []
+    text = _unparse(module)
+    # every name the emitter marked as the user's (parameters, values, named sizes, loop names), read off the text
+    users = set(re.findall(rf"{USER_MARK}(\w+)", text))
+    generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values()) + [
+        name for name, _ in twins] + from_math
+    always = ("np", "math", "scipy")
+    if collides(users, always, texts, generated):  # a user's np, float or C0 renames the generated one
+        alias = finish(module, always=always, helpers=texts)
+        text = unmark(_unparse(module))
+    else:
+        alias = {name: name for name in always}
+        text = unmark("".join([text, *(helper_source(t) for t in texts)]))
     text = _format(text)
     used = {name for name in alias.values() if re.search(rf"\b{name}\.", text)}  # np. but not xnp.
     needs_numpy = alias["np"] in used
@@ -439,6 +432,13 @@ def emit_module(functions: list, header: list | None = None) -> str:
             [f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
     lines = [python_comment(h) for h in (header or [])] + imports  # file names and commands, escaped
     return "\n".join(lines) + "\n\n\n" + text + "\n"
+
+
+def _unparse(module: ast.Module) -> str:
+    try:  # statements carry lineno=0 where unparse needs one; fix_missing_locations costs ~15% of a compile
+        return ast.unparse(module)
+    except AttributeError:  # a spelling made a statement without a lineno
+        return ast.unparse(ast.fix_missing_locations(module))
 
 
 _PARENTHESISED_TARGETS = re.compile(r"^(\s*)\(([A-Za-z_][\w]*(?:, [A-Za-z_][\w]*)+)\) = ")

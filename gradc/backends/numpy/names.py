@@ -96,6 +96,25 @@ def unmark(text: str) -> str:
     return text.replace(_MARK, "")
 
 
+def collides(user_names, always=(), helpers=(), generated_names=()) -> bool:
+    """Whether a name the module generates (``always``, builtins, the helpers' globals,
+    ``generated_names``) is also one of ``user_names``: then :func:`finish` must rename.
+
+    >>> collides({"x", "w"}, ("np",)), collides({"x", "np"}, ("np",)), collides({"len"})
+    (False, True, True)
+    """
+    candidates = set(always) | _BUILTINS | set(generated_names)
+    for text in helpers:
+        candidates |= _helper_globals(text)
+    return bool(candidates & set(user_names))
+
+
+@functools.lru_cache(maxsize=None)
+def helper_source(text: str) -> str:
+    """A helper's source as ``ast.unparse`` writes it after a module's last definition."""
+    return "\n" + ast.unparse(ast.parse(text))
+
+
 def finish(module: ast.Module, always=(), helpers=(), user_names=None, generated_names=()) -> dict:
     """Rename colliding generated names and append ``helpers`` (source texts), in place.
 
@@ -106,14 +125,10 @@ def finish(module: ast.Module, always=(), helpers=(), user_names=None, generated
     ones it made) nothing can collide in most modules: the tree is then left marked, without a
     walk (the caller passes the text through :func:`unmark`); else the user's names are unmarked here.
     """
-    if user_names is not None:
-        candidates = set(always) | _BUILTINS | set(generated_names)
+    if user_names is not None and not collides(user_names, always, helpers, generated_names):
         for text in helpers:
-            candidates |= _helper_globals(text)
-        if not candidates & set(user_names):
-            for text in helpers:
-                module.body += ast.parse(text).body
-            return {name: name for name in always}
+            module.body += ast.parse(text).body
+        return {name: name for name in always}
     taken: set = set()
     generated: set = set(always)
     for text in helpers:
@@ -165,21 +180,23 @@ def import_math_functions(module: ast.Module, math_name: str = "math", users=())
     >>> import_math_functions(m, users={"cos"}), ast.unparse(m).splitlines()[1]
     (['sin'], '    return sin(x) + math.cos(x)')
     """
-    taken = {node.id for node in ast.walk(module) if isinstance(node, ast.Name)}
-    taken |= {node.arg for node in ast.walk(module) if isinstance(node, ast.arg)}
-    taken |= {node.name for node in ast.walk(module) if isinstance(node, ast.FunctionDef)}
-    taken |= set(users)  # the user's names may still be marked
+    taken = set(users)
+    calls = []
+    for node in ast.walk(module):  # one walk: this runs on every all-scalar module
+        if isinstance(node, ast.Name):
+            taken.add(node.id)
+        elif isinstance(node, ast.arg):
+            taken.add(node.arg)
+        elif isinstance(node, ast.FunctionDef):
+            taken.add(node.name)
+        elif _is_math_call(node, (), math_name):
+            calls.append(node)
+    taken = {name[1:] if _is_user(name) else name for name in taken}  # the user's names may still be marked
     names: set = set()
-    for node in ast.walk(module):
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for item in value:
-                    if _is_math_call(item, taken, math_name):
-                        names.add(item.func.attr)
-                        item.func = ast.Name(item.func.attr, ast.Load())
-            elif _is_math_call(value, taken, math_name):
-                names.add(value.func.attr)
-                value.func = ast.Name(value.func.attr, ast.Load())
+    for call in calls:
+        if isinstance(call.func, ast.Attribute) and call.func.attr not in taken:  # a shared node comes twice
+            names.add(call.func.attr)
+            call.func = ast.Name(call.func.attr, ast.Load())
     return sorted(names)
 
 
