@@ -70,7 +70,10 @@ _binary("div", np.true_divide, _div_vjp, symbol="/", doc="x_bar = ct / y; y_bar 
 def _pow_vjp(ct, out, x, y, needs):
     x_bar = y_bar = None
     if needs[0]:
-        x_bar = mul(ct, mul(y, power(x, sub(y, 1.0))))
+        # x**0 is constant: its slope is 0 also at x == 0, where y * x**(y-1) would be 0 * inf (torch masks
+        # the same way); a constant exponent folds the choice away
+        slope = mul(y, power(x, sub(y, 1.0)))
+        x_bar = mul(ct, where(equal(y, 0.0), 0.0, slope))
     if needs[1]:
         # d/dy x**y = log(x) * x**y; defined as 0 where x == 0 (the limit for y > 0)
         safe_log = where(equal(x, 0.0), 0.0, log(where(equal(x, 0.0), 1.0, x)))

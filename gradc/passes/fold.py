@@ -216,6 +216,12 @@ class _Folder(ShapeRewrites):
         elif op == "where":
             if x[1] is x[2]:
                 return x[1]
+            if s[0] is not None:  # a uniform constant condition picks one branch (e.g. a rule's y == 0 test)
+                chosen = x[1] if s[0] else x[2]
+                if chosen.type == out.type:
+                    return chosen
+                if chosen.type.dtype == out.type.dtype:
+                    return Eqn("broadcast_to", (chosen,), {"shape": out.type.shape}, out)
         elif op == "matmul":  # I @ b = b and a @ I = a (basis vectors of Jacobians and Hessians)
             for k in (0, 1):
                 if _is_identity(x[k]) and x[1 - k].type == out.type:

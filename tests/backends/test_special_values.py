@@ -163,12 +163,16 @@ def test_values_and_gradients_at_special_points(name, ufunc):
 # ---------------------------------------------------------------- the examples
 
 
-def test_power_zero_at_zero_gives_numpys_values():
-    f = lambda x: np.power(x, 0.0)  # noqa: E731
-    with np.errstate(all="ignore"):
-        expected = np.sum(gradc.grad(lambda x: np.sum(np.power(x, 0.0)))(np.zeros(1)))
-        got = gradc.grad(f)(0.0)
-    assert _same(got, expected)
+def test_power_zero_has_slope_zero_everywhere_also_at_zero():
+    # x ** 0 is the constant 1: its derivative is 0 at every x (torch masks y == 0 the same way), never
+    # the 0 * inf of y * x ** (y - 1)
+    assert gradc.grad(lambda x: np.power(x, 0.0))(0.0) == 0.0
+    assert np.array_equal(gradc.grad(lambda x: np.sum(np.power(x, 0.0)))(np.array([0.0, -1.0, 2.0])), np.zeros(3))
+    with np.errstate(all="ignore"):  # a traced exponent: the slope is chosen per entry
+        x_bar, y_bar = gradc.grad(lambda x, y: np.sum(np.power(x, y)), wrt=("x", "y"))(
+            np.array([0.0, 2.0, 0.0]), np.array([0.0, 2.0, 1.0]))
+    assert np.array_equal(x_bar, [0.0, 4.0, 1.0])
+    assert np.allclose(y_bar, [0.0, 4.0 * np.log(2.0), 0.0])
 
 
 @pytest.mark.parametrize("fn,point,expected", [(np.arcsin, 1.0, np.inf), (np.arcsin, -1.0, np.inf),
