@@ -12,7 +12,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, tensor_extras
+from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, tensor_extras, view_ops, views
 from gradc.facade import functional as fn
 from gradc.facade.nn import functional as nnf
 from gradc.facade.nn import functional_layers as nn_layers
@@ -182,7 +182,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
 
-    T.flatten = lambda a, start_dim=0, end_dim=-1: nn_layers.flatten(a, start_dim, end_dim)
+    T.flatten = view_ops.flatten
     T.view_as = lambda a, b: a.view(b.shape)
     T.reshape_as = lambda a, b: a.reshape(b.shape)
     T.squeeze = lambda a, dim=None: fn.squeeze(a, dim)
@@ -198,7 +198,8 @@ def install(T):  # noqa: C901 - a flat list of definitions
         shape = _shape_args(shape)
         lead = len(shape) - a.dim()
         new = tuple(a.shape[i - lead] if d == -1 else d for i, d in enumerate(shape))
-        return record("ExpandBackward0", lambda x: sh.broadcast_to(x, new), [a])
+        out = record("ExpandBackward0", lambda x: sh.broadcast_to(x, new), [a])
+        return view_ops.writable_expand(out, a)
 
     T.expand_as = lambda a, b: a.expand(b.shape)
 
@@ -243,7 +244,7 @@ def _install_core(T):
     """The registry protocol, ``backward``, conversions, ``clone``, in-place writes and indexing."""
     T.aval = property(aval_of)
     T.__gradc_bind__ = classmethod(_bind)
-    for f in (backward, contiguous, clone, _inplace, zero_):
+    for f in (backward, contiguous, clone, _inplace, zero_, fill_, _fill, copy_):
         setattr(T, f.__name__, f)
     for name, dt in [("float", dtypes.float32), ("double", dtypes.float64), ("long", dtypes.int64),
                      ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16)]:
@@ -251,6 +252,7 @@ def _install_core(T):
     T.__setitem__ = indexing.setitem
     T.__getitem__ = indexing.getitem
     tensor_extras.install(T)  # to(device, dtype), cuda, new_ones, ...
+    view_ops.install(T)  # narrow, select, diagonal, unbind, split, ...
 
 
 def _bind(cls, op, args, params):
@@ -280,9 +282,16 @@ def clone(self):
 
 
 def _inplace(self, compute):
-    """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage."""
+    """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage.
+
+    Through a view, the write rewrites the root base's history (``gradc.facade.views``); a tensor
+    with views gets its views' nodes renewed, as torch does.
+    """
+    if self._base is not None:
+        views.check_overlap(self)
     if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
         res = compute(self)
+        _check_shape(self, res)
         if type(self._data) is np.ndarray:
             np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
         else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
@@ -293,25 +302,63 @@ def _inplace(self, compute):
     shadow = Tensor._wrap(self._data.copy())
     shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
     res = compute(shadow)
-    parent = self._view_of
-    if parent is not None and res._grad_fn is not None and grad_mode.is_grad_enabled():
-        # a view of a tensor in the graph: the parent gets a CopySlices node for the written region
-        indexing.setitem(parent[0], parent[1], res)
-        self._grad_fn, self._requires_grad = res._grad_fn, True
-        return self
+    _check_shape(self, res)
+    if self._base is not None and type(self._data) is np.ndarray:
+        return views.write_view(self, res)
     np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
     self._bump()
     if res._grad_fn is not None:
         self._grad_fn, self._requires_grad = res._grad_fn, True
         if self._retains_grad or self._hooks:
             res._grad_fn._retained += (self,)
+    if self._views and self._requires_grad:
+        views.refresh_group(self)
     return self
+
+
+def _check_shape(self, res):
+    if res._data.shape != self._data.shape:
+        raise RuntimeError("output with shape [%s] doesn't match the broadcast shape [%s]"
+                           % (", ".join(map(str, self.shape)), ", ".join(map(str, res.shape))))
 
 
 def zero_(self):
-    self._check_inplace()
-    if self._requires_grad and grad_mode.is_grad_enabled():
-        return self._inplace(lambda s: record("ZeroBackward0", lambda x: ew.mul(np.zeros((), x.dtype), x), [s]))
-    self._data[...] = 0
-    self._bump()
-    return self
+    return _fill(self, 0, "ZeroBackward0")
+
+
+def fill_(self, value):
+    return _fill(self, value, "FillBackward2")
+
+
+def _fill(self, value, name):
+    """Write ``value`` (a number or a 0-d tensor) everywhere; the old value gets no gradient."""
+    if isinstance(value, Tensor):
+        if value.dim():
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d dimensions."
+                               % value.dim())
+        key, shape = fn.dtype_key(self.dtype), self._data.shape
+        return self._inplace(lambda s: record("FillBackward3", lambda x, v: sh.broadcast_to(ew.astype(v, key), shape),
+                                              [s, value]))
+    if not (self._requires_grad or self._base is not None) or not grad_mode._STATE["enabled"]:
+        if self._base is not None:
+            views.check_overlap(self)
+        self._check_inplace()
+        self._data[...] = value
+        self._bump()
+        return self
+    const = np.full(self._data.shape, value, self._data.dtype)
+    return self._inplace(lambda s: record(name, lambda x: const, [s]))
+
+
+def copy_(self, src, non_blocking=False):
+    """``self.copy_(src)``: ``src`` broadcast to this shape and cast to this dtype (``CopyBackwards``)."""
+    shape, key = self._data.shape, fn.dtype_key(self.dtype)
+    if not isinstance(src, Tensor):
+        src = Tensor._wrap(np.asarray(src))
+    try:
+        np.broadcast_shapes(src._data.shape, shape)
+    except ValueError:
+        raise RuntimeError("output with shape [%s] doesn't match the broadcast shape [%s]" % (
+            ", ".join(map(str, shape)), ", ".join(map(str, np.broadcast_shapes(src._data.shape, shape))))) from None
+    return self._inplace(lambda s: record("CopyBackwards", lambda x, v: sh.broadcast_to(ew.astype(v, key), shape),
+                                          [s, src]))

@@ -1,0 +1,199 @@
+"""Views of facade Tensors and in-place writes through them, with torch's autograd semantics.
+
+A view (``view``, ``reshape`` of contiguous storage, ``t``, ``transpose``, ``permute``, ``expand``,
+``squeeze``, ``unsqueeze``, ``narrow``, ``select``, ``diagonal``, basic indexing, any chain of
+them) shares its root base's NumPy storage and version counter, and remembers the chain of
+array functions that made it from the root. The chain applied to ``arange(root.numel())``
+gives the view's *index map*: which root element each view element is. With it, every view
+kind is handled by one mechanism, as torch does with ``as_strided``:
+
+* an in-place op on a view rewrites the root's history with a ``CopySlices`` node (the
+  root's old history outside the view, the in-place op's result inside it);
+* every live view of the root, the written one included, then gets an ``AsStridedBackward0``
+  node on the root's new history, so a view read after the write differentiates through it.
+
+>>> import gradc as torch
+>>> x = torch.tensor([1., 2.], requires_grad=True)
+>>> y = x * 1.0; v = y.view(2, 1); _ = v.mul_(3.0)
+>>> type(y.grad_fn).__name__, type(v.grad_fn).__name__
+('CopySlices', 'AsStridedBackward0')
+>>> (y * y).sum().backward(); x.grad
+tensor([18., 36.])
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+import gradc.ops.elementwise as ew
+import gradc.ops.shape as sh
+from gradc.facade import grad_fn as gf
+from gradc.facade import grad_mode
+from gradc.facade.tensor import VIEW_INPLACE, Tensor
+
+# Nodes whose output is a view of their operand when it shares the operand's storage (torch's names).
+VIEW_NODES = frozenset({
+    "ViewBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "TBackward0",
+    "TransposeBackward0", "PermuteBackward0", "ExpandBackward0", "SliceBackward0", "SelectBackward0",
+    "DiagonalBackward0", "AsStridedBackward0", "AliasBackward0", "UnbindBackward0", "SplitBackward0",
+    "SplitWithSizesBackward0"})
+
+NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
+    "(if you want the inplace to be tracked).")
+MULTI_OUTPUT_VIEW = (
+    "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that "
+    "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+    "replace the inplace operation by an out-of-place one.")
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
+def shares_storage(data, src) -> bool:
+    return type(data) is np.ndarray and type(src) is np.ndarray and (data is src or np.may_share_memory(data, src))
+
+
+def mark(out, src, fn, multi=None):
+    """Make ``out`` a view of ``src`` made by the array function ``fn`` (``multi``: ``(op, index)`` of an
+    output of unbind/split, which torch forbids writing in place)."""
+    if out._view_fn is not None:
+        return out
+    root = src._base if src._base is not None else src
+    out._base = root
+    out._vc = src._vc
+    out._view_fn = (src._view_fn or ()) + (fn,)
+    out._gf_version = out._vc[0]
+    if not grad_mode._STATE["enabled"]:
+        out._view_flags = ("no_grad",)
+    elif multi is not None:
+        out._view_flags = ("multi",) + tuple(multi)
+    views = root._views
+    if views is None:
+        views = root._views = []
+    elif len(views) >= 32 and len(views) & (len(views) - 1) == 0:  # prune now and then (views are often transient)
+        views[:] = [w for w in views if w() is not None]
+    views.append(weakref.ref(out))
+    return out
+
+
+def index_map(view) -> np.ndarray:
+    """For each element of ``view``, the flat index of the root element it is (the chain on an arange)."""
+    cached = view.__dict__.get("_index")
+    if cached is not None:
+        return cached
+    root = view._base
+    idx = np.arange(root._data.size, dtype=np.int64).reshape(root._data.shape)
+    for fn in view._view_fn:
+        idx = fn(idx)
+    idx = np.ascontiguousarray(idx)
+    view._index = idx
+    return idx
+
+
+def _as_strided_node(root, idx):
+    """``AsStridedBackward0``: the cotangent of a view added into a zero cotangent of the root."""
+    shape, size = root._data.shape, root._data.size
+    spec = (("array", 0),)
+
+    def vjp(ct):
+        return (sh.reshape(sh.gather_grad(sh.reshape(ct, (-1,)), [idx.reshape(-1)], spec, (size,)), shape),)
+    return gf.node_class("AsStridedBackward0")([gf.edge(root)], vjp)
+
+
+def refresh(view):
+    """Give ``view`` a node on its root's current history (after an in-place write anywhere in the group)."""
+    root = view._base
+    view._gf_version = view._vc[0]
+    if not root._requires_grad:
+        return
+    view._grad_fn = _as_strided_node(root, index_map(view))
+    view._requires_grad = True
+    if view._retains_grad or view._hooks:
+        view._grad_fn._retained += (view,)
+
+
+def refresh_group(root):
+    live = []
+    for ref in root._views or ():
+        w = ref()
+        if w is not None:
+            live.append(ref)
+            if w._view_flags[:1] != ("no_grad",) or w._requires_grad:
+                refresh(w)
+    root._views = live
+
+
+def lazy_grad_fn(t):
+    """``t.grad_fn`` as torch shows it: a view written to (in any mode) since its node was made gets a new one."""
+    if t._base is not None and t._gf_version != t._vc[0] and t._view_fn is not None and t._base._requires_grad:
+        refresh(t)
+    return t._grad_fn
+
+
+def check_write(view, res):
+    """torch's refusals of an in-place write through ``view`` whose result is ``res`` (grad mode on)."""
+    root = view._base
+    tracked = res._grad_fn is not None or root._requires_grad
+    flags = view._view_flags
+    if tracked and flags[:1] == ("no_grad",):
+        raise RuntimeError(NO_GRAD_VIEW)
+    if root._requires_grad and root._grad_fn is None:
+        raise RuntimeError(VIEW_INPLACE)
+    if tracked and flags[:1] == ("multi",):
+        raise RuntimeError(MULTI_OUTPUT_VIEW.format(op=flags[1], index=flags[2]))
+
+
+def write_view(view, res):
+    """Write ``res`` (the in-place op's result, computed out of place) through ``view`` and rewrite the root's
+    history as torch does (``CopySlices``), then refresh every live view of the root."""
+    check_write(view, res)
+    root = view._base
+    np.copyto(view._data, res._data.astype(view._data.dtype, copy=False))
+    view._vc[0] += 1
+    if res._grad_fn is None and not root._requires_grad:
+        view._gf_version = view._vc[0]
+        return view
+    idx = index_map(view)
+    root._grad_fn = _copy_slices(root, idx, res)
+    root._requires_grad = True
+    if root._retains_grad or root._hooks:
+        root._grad_fn._retained += (root,)
+    refresh_group(root)
+    return view
+
+
+def _copy_slices(root, idx, res):
+    """``CopySlices``: the root's old history outside the view, the in-place result inside it."""
+    mask = np.zeros(root._data.size, bool)
+    mask[idx.reshape(-1)] = True
+    mask = mask.reshape(root._data.shape)
+    zero = np.zeros((), root._data.dtype)
+    flat = idx.reshape(-1)
+    spec = (("array", 0),)
+    shape = idx.shape
+
+    def vjp(ct):
+        outside = ew.where(mask, zero, ct)
+        inside = sh.reshape(sh.gather(sh.reshape(ct, (-1,)), [flat], spec), shape)
+        return outside, inside
+    edges = [gf.edge(root) if root._requires_grad else None, res._grad_fn]
+    return gf.node_class("CopySlices")(edges, vjp)
+
+
+def check_overlap(t):
+    """torch refuses in-place writes to a tensor whose elements share memory (an ``expand``ed view)."""
+    data = t._data
+    if type(data) is np.ndarray and not data.flags.writeable and t._base is not None:
+        idx = index_map(t)
+        if np.unique(idx).size < idx.size:
+            raise RuntimeError(OVERLAP)
+
+
+def _lazy(t):
+    return lazy_grad_fn(t)
+
+
+Tensor._lazy_grad_fn = staticmethod(_lazy)
