@@ -129,7 +129,7 @@ def binary(op, a, b, name):
     if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
         node._vjp = _square_vjp(x, out._data, replay)
     else:
-        node._vjp = _vjp(prim, x, y, out._data, (need_a, need_b), replay)
+        node._vjp = _vjp(prim, x, y, out._data, out._vc, (need_a, need_b), replay)
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -190,15 +190,24 @@ def inplace(op, a, b):
         return None
     _UFUNCS[op](x, y, out=x)
     a._vc[0] += 1
+    if a._views or a._base is not None:  # a view, or a base with views: their nodes (``views.after_write``)
+        return None if a._base is not None and not x.flags.writeable else _after_write(a)
     return a
 
 
-def _vjp(prim, x, y, out, needs, replay):
+def _after_write(a):
+    from gradc.facade import views  # views imports record, which this module's importers load first
+    views.after_write(a)
+    return a
+
+
+def _vjp(prim, x, y, out, version, needs, replay):
     def vjp(ct):
         if gf.STATE["create_graph"]:  # record the derivative: the general path's forward, replayed on tensors
             general, op, operands, edges = replay
             return replay_vjp(general(op, *operands), operands, edges)(ct)
-        gx, gy = prim.vjp(ct, out, x, y, needs=needs)
+        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
+        gx, gy = prim.vjp(ct, out if version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
         return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
     return vjp
 

@@ -8,8 +8,6 @@ cotangent per slot. The VJP callables apply the op registry's rules (see
 """
 from __future__ import annotations
 
-import re
-
 import gradc.ops.elementwise as ew
 from gradc.facade import grad_mode
 from gradc.facade.tensor import Tensor
@@ -95,7 +93,8 @@ def version_message(t, expected, producer=None):
     where = ""
     producer = producer or t.grad_fn
     if producer is not None:
-        where = ", which is output 0 of %s," % re.sub(r"Backward\d*$", "", type(producer).__name__)
+        head, _, tail = type(producer).__name__.partition("Backward")  # torch: ExpBackward0 -> Exp, FillBackward2 -> Fill2
+        where = ", which is output 0 of %s," % (head + ("" if tail == "0" else tail))
     return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"{kind}{where} is at version {t._version}; expected version {expected} instead. {_HINT}")
 

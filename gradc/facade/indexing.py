@@ -98,24 +98,40 @@ def _check_mask(t, mask, axis):
                              f"the shape of the indexed tensor [{', '.join(map(str, t.shape))}] at index {axis + i}")
 
 
-def _node_name(spec):
-    kinds = {s[0] for s in spec}
-    if "int" in kinds:
-        return "SelectBackward0"
-    if kinds <= {"new", "slice"} and "new" in kinds and all(s[0] == "new" or s == _FULL for s in spec):
-        return "UnsqueezeBackward0"
-    return "SliceBackward0" if "slice" in kinds else "UnsqueezeBackward0"
+def _node_name(t, key):
+    """torch's node of ``t[key]``: the last view op applied, in key order; in a tuple key a slice covering its
+    whole dim is skipped (nothing applied: an alias)."""
+    items = key if isinstance(key, tuple) else (key,)
+    skip_full = isinstance(key, tuple)
+    consumed = sum(_mask_ndim(k) if _is_index_array(k) else 1 for k in items if k is not None and k is not Ellipsis)
+    name, axis = "AliasBackward0", 0
+    for k in items:
+        if k is None:
+            name = "UnsqueezeBackward0"
+        elif k is Ellipsis:
+            axis += t.dim() - consumed
+        elif _is_index_array(k):
+            axis += _mask_ndim(k)
+        elif isinstance(k, slice):
+            size = t.shape[axis]
+            if not (skip_full and range(size)[k] == range(size)):
+                name = "SliceBackward0"
+            axis += 1
+        else:
+            name = "SelectBackward0"
+            axis += 1
+    return name
 
 
-def basic_view(t, spec):
+def basic_view(t, spec, name="SliceBackward0"):
     """``t[spec]`` as a view of ``t`` (a NumPy view even where NumPy would give a scalar)."""
     fn = _index_fn(spec)
-    out = record(_node_name(spec), fn, [t])
+    out = record(name, fn, [t])
     data = t._data
     if type(data) is np.ndarray and not views.shares_storage(out._data, data):
         out._data = data[sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
     if type(data) is np.ndarray:
-        views.mark(out, t, fn)
+        views.mark(out, t, fn, name)
     return out
 
 
@@ -129,7 +145,7 @@ def _trivial(spec):
 
 def _advanced(view, arrays):
     """The gather spec over ``view``'s axes and the index arrays (``("array", k)`` at each indexed axis)."""
-    spec, k = [_FULL] * view.dim(), 0
+    spec, k = [_FULL] * np.ndim(view._data if isinstance(view, Tensor) else view), 0
     for dim, _ in arrays:
         spec[dim] = ("array", k)
         k += 1
@@ -138,7 +154,7 @@ def _advanced(view, arrays):
 
 def getitem(t, key):
     spec, arrays = split_key(t, key)
-    view = basic_view(t, spec) if not (arrays and _trivial(spec)) else t
+    view = basic_view(t, spec, _node_name(t, key)) if not (arrays and _trivial(spec)) else t
     if not arrays:
         return view
     gspec, arrs = _advanced(view, arrays)
@@ -163,6 +179,8 @@ def setitem(t, key, value):
             views.check_overlap(t)
         target[sh.spec_to_numpy(gspec, arrs) if arrays else Ellipsis] = v
         t._bump()
+        if t._views or t._base is not None:
+            views.after_write(t)
         return
     target = t if _trivial(spec) else basic_view(t, spec)
     if not arrays:

@@ -216,6 +216,9 @@ def install(T):  # noqa: C901 - a flat list of definitions
     # ------------------------------------------------------------ in-place variants
     def inplace(name, f):
         def run(a, *args, **kwargs):
+            for other in args:
+                if isinstance(other, Tensor) and other._vc is a._vc:
+                    views.check_operand(a, other)
             return a._inplace(lambda s: f(s, *args, **kwargs))
         run.__name__ = name
         setattr(T, name, run)
@@ -227,7 +230,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
         general = getattr(T, name)
 
         def run(a, other, *rest, general=general, op=name[:-1], **kwargs):
-            if rest or kwargs:
+            if rest or kwargs or isinstance(other, Tensor) and other._vc is a._vc:
                 return general(a, other, *rest, **kwargs)
             out = fast_ops.inplace(op, a, other)
             return general(a, other) if out is None else out
@@ -297,6 +300,8 @@ def _inplace(self, compute):
         else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
             self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
         self._bump()
+        if self._views or self._base is not None:
+            views.after_write(self)
         return self
     self._check_inplace()
     shadow = Tensor._wrap(self._data.copy())
@@ -345,6 +350,8 @@ def _fill(self, value, name):
         self._check_inplace()
         self._data[...] = value
         self._bump()
+        if self._views or self._base is not None:
+            views.after_write(self)
         return self
     const = np.full(self._data.shape, value, self._data.dtype)
     return self._inplace(lambda s: record(name, lambda x: const, [s]))
@@ -355,6 +362,7 @@ def copy_(self, src, non_blocking=False):
     shape, key = self._data.shape, fn.dtype_key(self.dtype)
     if not isinstance(src, Tensor):
         src = Tensor._wrap(np.asarray(src))
+    views.check_operand(self, src)
     try:
         np.broadcast_shapes(src._data.shape, shape)
     except ValueError:

@@ -78,7 +78,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     if name in views.VIEW_NODES:  # a view op whose result shares its operand's storage is a view (torch's rules)
         src = operands[0]
         if isinstance(src, T) and views.shares_storage(data, src._data):
-            views.mark(out, src, fn)
+            views.mark(out, src, fn, name)
     elif type(data) is np.ndarray and data.base is not None:
         for o in operands:  # a NumPy view of an operand shares its version counter, as torch views do
             if isinstance(o, T) and np.may_share_memory(data, o._data):

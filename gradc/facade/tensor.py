@@ -110,7 +110,7 @@ class Tensor:
     dtype = property(lambda self: dtypes.from_np(self._data.dtype))
     shape = property(lambda self: Size(self._data.shape))
     ndim = property(lambda self: self._data.ndim)
-    is_leaf = property(lambda self: self._grad_fn is None)
+    is_leaf = property(lambda self: self.grad_fn is None)
     grad_fn = property(lambda self: self._grad_fn if self._base is None else self._lazy_grad_fn(self))
     retains_grad = property(lambda self: self._retains_grad)
     _version = property(lambda self: self._vc[0])
@@ -140,6 +140,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
+        if self._view_flags and self._stale_no_grad_view(self):  # its history is refused (``views``)
+            return True
         return self._requires_grad
 
     @requires_grad.setter
@@ -275,9 +277,10 @@ class Tensor:
     def _check_inplace(self):
         if not grad_mode.is_grad_enabled():
             return
-        if self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
         base = self._base
-        if base is not None and base._requires_grad and base._grad_fn is None and not self._view_flags:
+        if base is None:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+        elif base._requires_grad and base._grad_fn is None and not self._view_flags:
             raise RuntimeError(VIEW_INPLACE)
 

@@ -43,7 +43,7 @@ def _spec_view(a, spec, name):
     if type(a._data) is np.ndarray:
         if not views.shares_storage(out._data, a._data):
             out._data = a._data[sh.spec_to_numpy(spec) + (Ellipsis,)]
-        views.mark(out, a, fn)
+        views.mark(out, a, fn, name)
     return out
 
 
@@ -104,7 +104,7 @@ def diagonal(a, offset=0, dim1=0, dim2=1):
         moved = data[start]
         diag = np.diagonal(moved, 0, d1, d2)
         out._data = np.lib.stride_tricks.as_strided(moved, diag.shape, diag.strides, writeable=data.flags.writeable)
-        views.mark(out, a, fn)
+        views.mark(out, a, fn, "DiagonalBackward0")
     return out
 
 
@@ -112,7 +112,7 @@ def _multi(outs, op):
     """Outputs of a function returning several views: torch forbids writing them in place."""
     if grad_mode._STATE["enabled"]:
         for i, out in enumerate(outs):
-            if out._view_fn is not None:
+            if out._view_fn is not None and out._view_flags[:1] != ("no_grad",):
                 out._view_flags = ("multi", op, i)
     return tuple(outs)
 

@@ -48,6 +48,15 @@ MULTI_OUTPUT_VIEW = (
     "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that "
     "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
     "replace the inplace operation by an out-of-place one.")
+MULTI_OUTPUT_VIEW_REBASED = (
+    "Output {index} of {op} is a view and its base or another view of its base has been modified inplace. This view "
+    "is the output of a function that returns multiple views. Such functions do not allow the output views to be "
+    "modified inplace. You should replace the inplace operation by an out-of-place one.")
+NO_GRAD_VIEW_REBASED = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.")
 
@@ -56,9 +65,9 @@ def shares_storage(data, src) -> bool:
     return type(data) is np.ndarray and type(src) is np.ndarray and (data is src or np.may_share_memory(data, src))
 
 
-def mark(out, src, fn, multi=None):
-    """Make ``out`` a view of ``src`` made by the array function ``fn`` (``multi``: ``(op, index)`` of an
-    output of unbind/split, which torch forbids writing in place)."""
+def mark(out, src, fn, name=None, multi=None):
+    """Make ``out`` a view of ``src`` made by the array function ``fn`` (node ``name``; ``multi``: ``(op, index)``
+    of an output of unbind/split, which torch forbids writing in place)."""
     if out._view_fn is not None:
         return out
     root = src._base if src._base is not None else src
@@ -68,8 +77,12 @@ def mark(out, src, fn, multi=None):
     out._gf_version = out._vc[0]
     if not grad_mode._STATE["enabled"]:
         out._view_flags = ("no_grad",)
+        if src._requires_grad:  # torch: a leaf that requires grad (its gradient stays with it)
+            out._requires_grad = True
     elif multi is not None:
         out._view_flags = ("multi",) + tuple(multi)
+    elif src._view_flags:  # a view of a restricted view inherits the restriction, naming its own op
+        out._view_flags = src._view_flags[:1] + ((_op_name(name), 0) if src._view_flags[0] == "multi" else ())
     views = root._views
     if views is None:
         views = root._views = []
@@ -77,6 +90,13 @@ def mark(out, src, fn, multi=None):
         views[:] = [w for w in views if w() is not None]
     views.append(weakref.ref(out))
     return out
+
+
+def _op_name(name):
+    """torch's op name in its messages: ``SqueezeBackward1`` -> ``Squeeze1``, ``UnbindBackward0`` -> ``Unbind``."""
+    name = name or "AsStridedBackward0"
+    head, _, tail = name.partition("Backward")
+    return head + ("" if tail == "0" else tail)
 
 
 def index_map(view) -> np.ndarray:
@@ -121,16 +141,43 @@ def refresh_group(root):
         w = ref()
         if w is not None:
             live.append(ref)
-            if w._view_flags[:1] != ("no_grad",) or w._requires_grad:
+            if w._view_flags:
+                _poison(w)
+            else:
                 refresh(w)
     root._views = live
+
+
+def _poison(w):
+    """A view made in no_grad mode whose base (requiring grad) was written: torch refuses any use of its history;
+    ``requires_grad`` set and no node make every op reaching it ask for ``grad_fn``, which raises."""
+    w._requires_grad, w._grad_fn = True, None
+
+
+def after_write(t):
+    """After a write outside grad mode to ``t`` (a view or a base with views): poison its group's no_grad views."""
+    root = t._base if t._base is not None else t
+    if root._requires_grad and root._views:
+        for ref in root._views:
+            w = ref()
+            if w is not None and w._view_flags:
+                _poison(w)
 
 
 def lazy_grad_fn(t):
     """``t.grad_fn`` as torch shows it: a view written to (in any mode) since its node was made gets a new one."""
     if t._base is not None and t._gf_version != t._vc[0] and t._view_fn is not None and t._base._requires_grad:
+        flags = t._view_flags
+        if flags[:1] == ("no_grad",):
+            raise RuntimeError(NO_GRAD_VIEW_REBASED)
+        if flags:
+            raise RuntimeError(MULTI_OUTPUT_VIEW_REBASED.format(op=flags[1], index=flags[2]))
         refresh(t)
     return t._grad_fn
+
+
+def stale_no_grad_view(t) -> bool:
+    return t._view_flags[:1] == ("no_grad",) and t._gf_version != t._vc[0] and t._base._requires_grad
 
 
 def check_write(view, res):
@@ -183,6 +230,21 @@ def _copy_slices(root, idx, res):
     return gf.node_class("CopySlices")(edges, vjp)
 
 
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                   "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_operand(t, other):
+    """torch refuses an in-place op on ``t`` reading a tensor that overlaps ``t``'s memory other than exactly."""
+    if other._vc is not t._vc or other is t:  # tensors sharing memory share their version counter
+        return
+    a, b = t._data, other._data
+    if type(a) is np.ndarray and type(b) is np.ndarray and np.shares_memory(a, b) and not (
+            a.shape == b.shape and a.strides == b.strides
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]):
+        raise RuntimeError(PARTIAL_OVERLAP)
+
+
 def check_overlap(t):
     """torch refuses in-place writes to a tensor whose elements share memory (an ``expand``ed view)."""
     data = t._data
@@ -197,3 +259,4 @@ def _lazy(t):
 
 
 Tensor._lazy_grad_fn = staticmethod(_lazy)
+Tensor._stale_no_grad_view = staticmethod(stale_no_grad_view)
