@@ -94,7 +94,8 @@ def version_message(t, expected, producer=None):
     producer = producer or t.grad_fn
     if producer is not None:
         head, _, tail = type(producer).__name__.partition("Backward")  # torch: ExpBackward0 -> Exp, FillBackward2 -> Fill2
-        where = ", which is output 0 of %s," % (head + ("" if tail == "0" else tail))
+        name = head + ("" if tail == "0" else tail)
+        where = ", which is output 0 of %s," % ("torch::autograd::" + name if name == "CopySlices" else name)
     return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"{kind}{where} is at version {t._version}; expected version {expected} instead. {_HINT}")
 
@@ -176,6 +177,8 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
             k = id(node)
             g = buffer.pop(k, None)
             if g is None:
+                if capture is None and (node._saved or node._freed):  # torch runs it (no gradient) and unpacks
+                    node._check()
                 continue
             if stop and k in stop:
                 got[k] = g

@@ -139,8 +139,12 @@ def _index_fn(spec):
     return lambda x: sh.index(x, spec)
 
 
-def _trivial(spec):
-    return all(s == _FULL for s in spec)
+def _trivial(t, spec):
+    """Whether every item of ``spec`` is a slice over its whole axis (torch then indexes nothing)."""
+    for item, size in zip(spec, t.shape):
+        if item[0] != "slice" or range(size)[slice(*item[1:])] != range(size):
+            return False
+    return len(spec) == t.dim()
 
 
 def _advanced(view, arrays):
@@ -154,7 +158,7 @@ def _advanced(view, arrays):
 
 def getitem(t, key):
     spec, arrays = split_key(t, key)
-    view = basic_view(t, spec, _node_name(t, key)) if not (arrays and _trivial(spec)) else t
+    view = basic_view(t, spec, _node_name(t, key)) if not (arrays and _trivial(t, spec)) else t
     if not arrays:
         return view
     gspec, arrs = _advanced(view, arrays)
@@ -175,14 +179,19 @@ def setitem(t, key, value):
         target = t._data[sh.spec_to_numpy(spec) + (Ellipsis,)]
         gspec, arrs = ((), []) if not arrays else _advanced(target, arrays)
         v = value._data if isinstance(value, Tensor) else value
-        if t._base is not None or not target.flags.writeable:
-            views.check_overlap(t)
-        target[sh.spec_to_numpy(gspec, arrs) if arrays else Ellipsis] = v
+        if not arrays and not t._data.flags.writeable:
+            views.check_overlap(t)  # torch's fill_/copy_ refuse an expanded tensor; its index_put_ does not
+        if target.flags.writeable:
+            target[sh.spec_to_numpy(gspec, arrs) if arrays else Ellipsis] = v
+        else:  # an expanded view: write its root's elements (the last write to a location wins)
+            new = t._data.copy()
+            new[sh.spec_to_numpy(spec) + (Ellipsis,)][sh.spec_to_numpy(gspec, arrs) if arrays else Ellipsis] = v
+            views.store(t, new)
         t._bump()
         if t._views or t._base is not None:
             views.after_write(t)
         return
-    target = t if _trivial(spec) else basic_view(t, spec)
+    target = t if _trivial(t, spec) else basic_view(t, spec, _node_name(t, key))
     if not arrays:
         if isinstance(value, Tensor):
             target.copy_(value)
@@ -190,7 +199,7 @@ def setitem(t, key, value):
             target._fill(value, "FillBackward3")
         return
     gspec, arrs = _advanced(target, arrays)
-    target._inplace(lambda s: index_put(s, gspec, arrs, value))
+    target._inplace(lambda s: index_put(s, gspec, arrs, value), overlap_ok=True)
 
 
 def index_put(s, spec, arrays, value):

@@ -30,6 +30,19 @@ def _contiguous(a):
     return type(data) is not np.ndarray or data.flags["C_CONTIGUOUS"] or data.size <= 1
 
 
+def _viewable(a, shape):
+    """Whether ``a``'s storage can be read as ``shape`` without a copy (torch's view rule on strides)."""
+    data = a._data
+    if type(data) is not np.ndarray:
+        return False
+    probe = data.view()
+    try:
+        probe.shape = shape  # NumPy refuses exactly when the strides do not allow it
+    except AttributeError:
+        return False
+    return True
+
+
 def _reduce_args(dim, keepdim, kwargs):
     return kwargs.get("dim", dim), kwargs.get("keepdim", keepdim)
 
@@ -169,15 +182,16 @@ def install(T):  # noqa: C901 - a flat list of definitions
     @method("reshape")
     def reshape(a, *shape):
         new = _resolve(a, _shape_args(shape))
-        contiguous = _contiguous(a)
-        return record("ViewBackward0" if contiguous else "UnsafeViewBackward0", lambda x: sh.reshape(x, new), [a])
+        name = "ViewBackward0" if _contiguous(a) else "ReshapeAliasBackward0" if _viewable(a, new) else \
+            "UnsafeViewBackward0"
+        return record(name, lambda x: sh.reshape(x, new), [a])
 
     @method("view")
     def view(a, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return a.to(shape[0])
         new = _resolve(a, _shape_args(shape))
-        if not _contiguous(a):
+        if not _contiguous(a) and not _viewable(a, new):
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
@@ -284,19 +298,19 @@ def clone(self):
     return out
 
 
-def _inplace(self, compute):
+def _inplace(self, compute, overlap_ok=False):
     """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage.
 
     Through a view, the write rewrites the root base's history (``gradc.facade.views``); a tensor
     with views gets its views' nodes renewed, as torch does.
     """
-    if self._base is not None:
-        views.check_overlap(self)
     if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
+        if self._base is not None and not overlap_ok:
+            views.check_overlap(self)
         res = compute(self)
         _check_shape(self, res)
         if type(self._data) is np.ndarray:
-            np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
+            views.store(self, res._data)
         else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
             self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
         self._bump()
@@ -309,6 +323,9 @@ def _inplace(self, compute):
     res = compute(shadow)
     _check_shape(self, res)
     if self._base is not None and type(self._data) is np.ndarray:
+        views.check_write(self, res)
+        if not overlap_ok:
+            views.check_overlap(self)
         return views.write_view(self, res)
     np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
     self._bump()

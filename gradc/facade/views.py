@@ -37,32 +37,49 @@ VIEW_NODES = frozenset({
     "ViewBackward0", "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "TBackward0",
     "TransposeBackward0", "PermuteBackward0", "ExpandBackward0", "SliceBackward0", "SelectBackward0",
     "DiagonalBackward0", "AsStridedBackward0", "AliasBackward0", "UnbindBackward0", "SplitBackward0",
-    "SplitWithSizesBackward0"})
+    "SplitWithSizesBackward0", "ReshapeAliasBackward0"})
 
-NO_GRAD_VIEW = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
-    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
-    "(if you want the inplace to be tracked).")
-MULTI_OUTPUT_VIEW = (
-    "Output {index} of {op} is a view and is being modified inplace. This view is the output of a function that "
-    "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
-    "replace the inplace operation by an out-of-place one.")
-MULTI_OUTPUT_VIEW_REBASED = (
-    "Output {index} of {op} is a view and its base or another view of its base has been modified inplace. This view "
-    "is the output of a function that returns multiple views. Such functions do not allow the output views to be "
-    "modified inplace. You should replace the inplace operation by an out-of-place one.")
-NO_GRAD_VIEW_REBASED = (
-    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
-    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-    "code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
-    "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+_NO_GRAD = (" no_grad mode and {mod} modified inplace with grad mode enabled. Given that this use case is ambiguous "
+            "and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either "
+            "both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
+            "the inplace to be tracked).")
+_MULTI = ("Output {index} of {op} is a view and {mod} modified inplace. This view is the output of a function that "
+          "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+          "replace the inplace operation by an out-of-place one.")
+
+
+def refusal(t, indirect: bool) -> str:
+    """torch's message refusing an in-place write to (``indirect``: to the base or another view of) view ``t``."""
+    flags = t._view_flags
+    mod = "its base or another view of its base has been" if indirect else "is being"
+    if flags[0] == "multi":
+        return _MULTI.format(index=flags[2], op=flags[1], mod=mod)
+    if len(flags) > 1:
+        prefix = "Output %d of %s is a view of a view which was created in" % (flags[2], flags[1])
+    else:
+        prefix = "A view was created in"
+    return prefix + _NO_GRAD.format(mod=mod)
+
+
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location. Please clone() the tensor before performing the operation.")
 
 
 def shares_storage(data, src) -> bool:
-    return type(data) is np.ndarray and type(src) is np.ndarray and (data is src or np.may_share_memory(data, src))
+    """Whether array ``data`` (a view op's result) reads ``src``'s memory (an empty result counts as a view)."""
+    return type(data) is np.ndarray and type(src) is np.ndarray and (
+        data is src or not data.size or np.may_share_memory(data, src))
+
+
+def store(t, values):
+    """Write ``values`` into ``t``'s storage; a view with elements sharing memory (``expand``) writes its root's
+    elements in order, so the last write to a memory location wins."""
+    data = t._data
+    values = np.asarray(values).astype(data.dtype, copy=False)
+    if data.flags.writeable:
+        np.copyto(data, values)
+    else:
+        np.put(t._base._data, index_map(t).reshape(-1), np.broadcast_to(values, data.shape).reshape(-1))
 
 
 def mark(out, src, fn, name=None, multi=None):
@@ -82,7 +99,8 @@ def mark(out, src, fn, name=None, multi=None):
     elif multi is not None:
         out._view_flags = ("multi",) + tuple(multi)
     elif src._view_flags:  # a view of a restricted view inherits the restriction, naming its own op
-        out._view_flags = src._view_flags[:1] + ((_op_name(name), 0) if src._view_flags[0] == "multi" else ())
+        flag = src._view_flags[0]
+        out._view_flags = (flag, _op_name(name), 0) if flag == "multi" or src._requires_grad else (flag,)
     views = root._views
     if views is None:
         views = root._views = []
@@ -151,7 +169,7 @@ def refresh_group(root):
 def _poison(w):
     """A view made in no_grad mode whose base (requiring grad) was written: torch refuses any use of its history;
     ``requires_grad`` set and no node make every op reaching it ask for ``grad_fn``, which raises."""
-    w._requires_grad, w._grad_fn = True, None
+    w._requires_grad, w._grad_fn, w._acc = True, None, None
 
 
 def after_write(t):
@@ -167,11 +185,8 @@ def after_write(t):
 def lazy_grad_fn(t):
     """``t.grad_fn`` as torch shows it: a view written to (in any mode) since its node was made gets a new one."""
     if t._base is not None and t._gf_version != t._vc[0] and t._view_fn is not None and t._base._requires_grad:
-        flags = t._view_flags
-        if flags[:1] == ("no_grad",):
-            raise RuntimeError(NO_GRAD_VIEW_REBASED)
-        if flags:
-            raise RuntimeError(MULTI_OUTPUT_VIEW_REBASED.format(op=flags[1], index=flags[2]))
+        if t._view_flags:
+            raise RuntimeError(refusal(t, indirect=True))
         refresh(t)
     return t._grad_fn
 
@@ -183,14 +198,10 @@ def stale_no_grad_view(t) -> bool:
 def check_write(view, res):
     """torch's refusals of an in-place write through ``view`` whose result is ``res`` (grad mode on)."""
     root = view._base
-    tracked = res._grad_fn is not None or root._requires_grad
-    flags = view._view_flags
-    if tracked and flags[:1] == ("no_grad",):
-        raise RuntimeError(NO_GRAD_VIEW)
+    if view._view_flags and (res._grad_fn is not None or root._requires_grad):
+        raise RuntimeError(refusal(view, indirect=False))
     if root._requires_grad and root._grad_fn is None:
         raise RuntimeError(VIEW_INPLACE)
-    if tracked and flags[:1] == ("multi",):
-        raise RuntimeError(MULTI_OUTPUT_VIEW.format(op=flags[1], index=flags[2]))
 
 
 def write_view(view, res):
@@ -198,7 +209,7 @@ def write_view(view, res):
     history as torch does (``CopySlices``), then refresh every live view of the root."""
     check_write(view, res)
     root = view._base
-    np.copyto(view._data, res._data.astype(view._data.dtype, copy=False))
+    store(view, res._data)
     view._vc[0] += 1
     if res._grad_fn is None and not root._requires_grad:
         view._gf_version = view._vc[0]
