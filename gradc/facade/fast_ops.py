@@ -36,19 +36,21 @@ _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _new = object.__new__
 _STATE = grad_mode._STATE
+_SEQUENCE = gf.SEQUENCE
 
 
 SAVES = {"mul", "div", "pow", "maximum", "minimum"}  # ops whose derivative reads their operands
 
 
 def saved_by(op, a, b):
-    """The operands whose values the op's derivative reads (so an in-place change of them is an error)."""
+    """The operands whose values the op's derivative reads (so an in-place change of them is an error), in the
+    order torch's node unpacks them (``other`` before ``self``: the first stale one names the error)."""
     if op == "mul":
-        return [x for x, other in ((a, b), (b, a)) if getattr(other, "requires_grad", False)]
+        return [x for x, other in ((b, a), (a, b)) if getattr(other, "requires_grad", False)]
     if op == "div":
         return [b] + ([a] if getattr(b, "requires_grad", False) else [])
     if op == "pow":
-        return [a] + ([b] if getattr(b, "requires_grad", False) else [])
+        return ([b] if getattr(b, "requires_grad", False) else []) + [a]
     return [a, b] if op in SAVES else []
 
 
@@ -119,6 +121,7 @@ def binary(op, a, b, name):
     edges = (a._grad_fn or a._acc or gf.edge(a) if need_a else None,
              b._grad_fn or b._acc or gf.edge(b) if need_b else None)
     node = _new(gf.node_class(name))
+    node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
     saved = saved_by(op, a, b) if saves else ()
@@ -150,6 +153,7 @@ def reduce_all(op, a, name):
     if not a._requires_grad or not _STATE["enabled"]:
         return out
     node = _new(gf.node_class(name))
+    node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or a._acc or gf.edge(a),)
     node._saved, node._saves = [], False
     node._vjp = _reduce_vjp(prim, x, out._data, params, (a,), node._edges)

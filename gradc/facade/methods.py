@@ -318,6 +318,8 @@ def _inplace(self, compute, overlap_ok=False):
             views.after_write(self)
         return self
     self._check_inplace()
+    if self._view_flags and self._base._requires_grad:  # refused before the op reads its operands
+        views.check_write(self, self)
     shadow = Tensor._wrap(self._data.copy())
     shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
     res = compute(shadow)
@@ -345,7 +347,7 @@ def _check_shape(self, res):
 
 
 def zero_(self):
-    return _fill(self, 0, "ZeroBackward0")
+    return _fill(self, 0, "ZeroBackward0")  # torch's fill_ and zero_ accept an expanded tensor
 
 
 def fill_(self, value):
@@ -360,18 +362,16 @@ def _fill(self, value, name):
                                % value.dim())
         key, shape = fn.dtype_key(self.dtype), self._data.shape
         return self._inplace(lambda s: record("FillBackward3", lambda x, v: sh.broadcast_to(ew.astype(v, key), shape),
-                                              [s, value]))
+                                              [s, value]), overlap_ok=True)
     if not (self._requires_grad or self._base is not None) or not grad_mode._STATE["enabled"]:
-        if self._base is not None:
-            views.check_overlap(self)
         self._check_inplace()
-        self._data[...] = value
+        views.store(self, np.asarray(value))
         self._bump()
         if self._views or self._base is not None:
             views.after_write(self)
         return self
     const = np.full(self._data.shape, value, self._data.dtype)
-    return self._inplace(lambda s: record(name, lambda x: const, [s]))
+    return self._inplace(lambda s: record(name, lambda x: const, [s]), overlap_ok=True)
 
 
 def copy_(self, src, non_blocking=False):

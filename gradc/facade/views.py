@@ -75,8 +75,11 @@ def store(t, values):
     """Write ``values`` into ``t``'s storage; a view with elements sharing memory (``expand``) writes its root's
     elements in order, so the last write to a memory location wins."""
     data = t._data
+    if type(data) is not np.ndarray:  # torch.compile tracing: the traced value takes the write
+        data[...] = values
+        return
     values = np.asarray(values).astype(data.dtype, copy=False)
-    if data.flags.writeable:
+    if data.flags.writeable or t._base is None:
         np.copyto(data, values)
     else:
         np.put(t._base._data, index_map(t).reshape(-1), np.broadcast_to(values, data.shape).reshape(-1))
@@ -249,6 +252,8 @@ def check_operand(t, other):
     """torch refuses an in-place op on ``t`` reading a tensor that overlaps ``t``'s memory other than exactly."""
     if other._vc is not t._vc or other is t:  # tensors sharing memory share their version counter
         return
+    if t._base is not None:
+        check_overlap(t)  # torch reports the written tensor's own overlap first
     a, b = t._data, other._data
     if type(a) is np.ndarray and type(b) is np.ndarray and np.shares_memory(a, b) and not (
             a.shape == b.shape and a.strides == b.strides
