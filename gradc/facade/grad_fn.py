@@ -99,7 +99,8 @@ def version_message(t, expected, producer=None):
     where = ""
     producer = producer or t.grad_fn
     if producer is not None:
-        head, _, tail = type(producer).__name__.partition("Backward")  # torch: ExpBackward0 -> Exp, FillBackward2 -> Fill2
+        # torch's name: ExpBackward0 -> Exp, FillBackward2 -> Fill2
+        head, _, tail = type(producer).__name__.partition("Backward")
         name = type(producer).__name__
         if name in ("CopySlices", "CopyBackwards"):  # torch's own nodes keep their C++ names
             name = "torch::autograd::" + name

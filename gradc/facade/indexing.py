@@ -114,7 +114,7 @@ def _node_name(t, key):
             axis += _mask_ndim(k)
         elif isinstance(k, slice):
             size = t.shape[axis]
-            if not (skip_full and range(size)[k] == range(size)):
+            if not (skip_full and _whole(k, size)):
                 name = "SliceBackward0"
             axis += 1
         else:
@@ -139,10 +139,15 @@ def _index_fn(spec):
     return lambda x: sh.index(x, spec)
 
 
+def _whole(k, size):
+    """torch's test of a slice that indexes nothing: step 1 over the whole axis."""
+    return k.step in (None, 1) and range(size)[k] == range(size)
+
+
 def _trivial(t, spec):
     """Whether every item of ``spec`` is a slice over its whole axis (torch then indexes nothing)."""
     for item, size in zip(spec, t.shape):
-        if item[0] != "slice" or range(size)[slice(*item[1:])] != range(size):
+        if item[0] != "slice" or not _whole(slice(*item[1:]), size):
             return False
     return len(spec) == t.dim()
 

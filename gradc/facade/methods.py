@@ -14,8 +14,8 @@ import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, tensor_extras, view_ops, views
 from gradc.facade import functional as fn
+from gradc.facade import grad_fn as gf
 from gradc.facade.nn import functional as nnf
-from gradc.facade.nn import functional_layers as nn_layers
 from gradc.facade.record import aval_of, bind_hook, record
 from gradc.facade.tensor import Tensor
 
@@ -230,10 +230,13 @@ def install(T):  # noqa: C901 - a flat list of definitions
     # ------------------------------------------------------------ in-place variants
     def inplace(name, f):
         def run(a, *args, **kwargs):
-            for other in args:
-                if isinstance(other, Tensor) and other._vc is a._vc:
-                    views.check_operand(a, other)
-            return a._inplace(lambda s: f(s, *args, **kwargs))
+            def compute(s):
+                res = f(s, *args, **kwargs)
+                for other in args:  # torch's kernel checks overlaps after the op has read its operands' history
+                    if isinstance(other, Tensor) and other._vc is a._vc:
+                        views.check_operand(a, other)
+                return res
+            return a._inplace(compute)
         run.__name__ = name
         setattr(T, name, run)
 
@@ -355,35 +358,57 @@ def fill_(self, value):
 
 
 def _fill(self, value, name):
-    """Write ``value`` (a number or a 0-d tensor) everywhere; the old value gets no gradient."""
+    """Write ``value`` (a number or a 0-d tensor) everywhere; the old value gets a zero gradient."""
+    overlap_ok = name != "FillBackward3"  # torch's setitem of a number refuses an expanded tensor, fill_ does not
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d dimensions."
                                % value.dim())
-        key, shape = fn.dtype_key(self.dtype), self._data.shape
-        return self._inplace(lambda s: record("FillBackward3", lambda x, v: sh.broadcast_to(ew.astype(v, key), shape),
-                                              [s, value]), overlap_ok=True)
+        return self._inplace(lambda s: _overwrite(name, s, value), overlap_ok=overlap_ok)
     if not (self._requires_grad or self._base is not None) or not grad_mode._STATE["enabled"]:
         self._check_inplace()
+        if not overlap_ok and self._base is not None:
+            views.check_overlap(self)
         views.store(self, np.asarray(value))
         self._bump()
         if self._views or self._base is not None:
             views.after_write(self)
         return self
-    const = np.full(self._data.shape, value, self._data.dtype)
-    return self._inplace(lambda s: record(name, lambda x: const, [s]), overlap_ok=True)
+    return self._inplace(lambda s: _overwrite(name, s, value), overlap_ok=overlap_ok)
 
 
 def copy_(self, src, non_blocking=False):
     """``self.copy_(src)``: ``src`` broadcast to this shape and cast to this dtype (``CopyBackwards``)."""
-    shape, key = self._data.shape, fn.dtype_key(self.dtype)
+    shape = self._data.shape
     if not isinstance(src, Tensor):
         src = Tensor._wrap(np.asarray(src))
-    views.check_operand(self, src)
     try:
         np.broadcast_shapes(src._data.shape, shape)
     except ValueError:
         raise RuntimeError("output with shape [%s] doesn't match the broadcast shape [%s]" % (
             ", ".join(map(str, shape)), ", ".join(map(str, np.broadcast_shapes(src._data.shape, shape))))) from None
-    return self._inplace(lambda s: record("CopyBackwards", lambda x, v: sh.broadcast_to(ew.astype(v, key), shape),
-                                          [s, src]))
+
+    def compute(s):
+        res = _overwrite("CopyBackwards", s, src)
+        views.check_operand(self, src)
+        return res
+    return self._inplace(compute)
+
+
+def _overwrite(name, old, value):
+    """The node of an op overwriting ``old`` with ``value`` (a tensor or a number), broadcast and cast: a zero
+    gradient for ``old`` (torch gives zeros, not none), ``value``'s gradient summed back to its shape."""
+    shape, dtype = old._data.shape, old._data.dtype
+    v = value._data if isinstance(value, Tensor) else np.asarray(value)
+    out = Tensor._wrap(np.broadcast_to(v.astype(dtype, copy=False), shape).copy())
+    track_old, track_v = old._requires_grad, isinstance(value, Tensor) and value._requires_grad
+    if not grad_mode._STATE["enabled"] or not (track_old or track_v):
+        return out
+    vshape, vkey = v.shape, fn.dtype_key(value.dtype) if track_v else None
+    zero = np.zeros(shape, dtype)
+
+    def vjp(ct):
+        return zero if track_old else None, ew.astype(sh.sum_to(ct, vshape), vkey) if track_v else None
+    edges = [gf.edge(old) if track_old else None, gf.edge(value) if track_v else None]
+    out._grad_fn, out._requires_grad = gf.node_class(name)(edges, vjp), True
+    return out

@@ -281,6 +281,9 @@ class Tensor:
         if base is None:
             if self._requires_grad and self._grad_fn is None:
                 raise RuntimeError(LEAF_INPLACE)
-        elif base._requires_grad and base._grad_fn is None and not self._view_flags:
-            raise RuntimeError(VIEW_INPLACE)
+        elif not self._view_flags:
+            if base._requires_grad and base._grad_fn is None:
+                raise RuntimeError(VIEW_INPLACE)
+            if self._requires_grad and self._grad_fn is None:  # torch reads the node without renewing it here
+                raise RuntimeError(LEAF_INPLACE)
 

@@ -38,7 +38,8 @@ def _dim(a, dim):
 
 def _spec_view(a, spec, name):
     """``a[spec]`` as a view recorded as node ``name``."""
-    fn = (lambda x: sh.index(x, spec))
+    def fn(x):
+        return sh.index(x, spec)
     out = record(name, fn, [a])
     if type(a._data) is np.ndarray:
         if not views.shares_storage(out._data, a._data):
@@ -112,7 +113,7 @@ def _multi(outs, op):
     """Outputs of a function returning several views: torch forbids writing them in place."""
     if grad_mode._STATE["enabled"]:
         for i, out in enumerate(outs):
-            if out._view_fn is not None and out._view_flags[:1] != ("no_grad",):
+            if out._view_fn is not None:
                 out._view_flags = ("multi", op, i)
     return tuple(outs)
 

@@ -40,9 +40,9 @@ VIEW_NODES = frozenset({
     "SplitWithSizesBackward0", "ReshapeAliasBackward0"})
 
 _NO_GRAD = (" no_grad mode and {mod} modified inplace with grad mode enabled. Given that this use case is ambiguous "
-            "and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either "
-            "both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want "
-            "the inplace to be tracked).")
+            "and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace "
+            "either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
+            "(if you want the inplace to be tracked).")
 _MULTI = ("Output {index} of {op} is a view and {mod} modified inplace. This view is the output of a function that "
           "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
           "replace the inplace operation by an out-of-place one.")
@@ -156,7 +156,10 @@ def refresh(view):
         view._grad_fn._retained += (view,)
 
 
-def refresh_group(root):
+def refresh_group(root, written=None):
+    """After a write in grad mode to ``root`` or its view ``written``: every live view gets its new node. A view
+    that had none (made before the root required grad) is left to get it when its ``grad_fn`` is first read, as
+    torch does: ``requires_grad`` set and no node make every op reaching it read ``grad_fn``."""
     live = []
     for ref in root._views or ():
         w = ref()
@@ -164,6 +167,8 @@ def refresh_group(root):
             live.append(ref)
             if w._view_flags:
                 _poison(w)
+            elif w._grad_fn is None and w is not written:
+                w._requires_grad, w._acc = True, None
             else:
                 refresh(w)
     root._views = live
@@ -222,7 +227,7 @@ def write_view(view, res):
     root._requires_grad = True
     if root._retains_grad or root._hooks:
         root._grad_fn._retained += (root,)
-    refresh_group(root)
+    refresh_group(root, view)
     return view
 
 
@@ -249,16 +254,32 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
 
 
 def check_operand(t, other):
-    """torch refuses an in-place op on ``t`` reading a tensor that overlaps ``t``'s memory other than exactly."""
+    """torch refuses an in-place op on ``t`` reading ``other`` when both are dense blocks of memory that overlap other
+    than exactly (same bounds and strides); where either is not dense, torch does not tell, and allows it."""
     if other._vc is not t._vc or other is t:  # tensors sharing memory share their version counter
         return
     if t._base is not None:
         check_overlap(t)  # torch reports the written tensor's own overlap first
     a, b = t._data, other._data
-    if type(a) is np.ndarray and type(b) is np.ndarray and np.shares_memory(a, b) and not (
-            a.shape == b.shape and a.strides == b.strides
-            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]):
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or not a.size or not b.size:
+        return
+    bounds_a, bounds_b = _dense_bounds(a), _dense_bounds(b)
+    if bounds_a is None or bounds_b is None:
+        return
+    if bounds_a == bounds_b and a.strides == b.strides:
+        return
+    if bounds_a[0] < bounds_b[1] and bounds_b[0] < bounds_a[1]:
         raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _dense_bounds(a):
+    """The byte range of ``a`` when its elements fill it exactly (torch's non-overlapping and dense), else None."""
+    start = a.__array_interface__["data"][0]
+    low = start + sum((n - 1) * st for n, st in zip(a.shape, a.strides) if st < 0)
+    high = start + sum((n - 1) * st for n, st in zip(a.shape, a.strides) if st > 0) + a.itemsize
+    if high - low != a.size * a.itemsize or any(st == 0 for n, st in zip(a.shape, a.strides) if n > 1):
+        return None
+    return low, high
 
 
 def check_overlap(t):
