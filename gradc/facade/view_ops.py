@@ -114,7 +114,7 @@ def _multi(outs, op):
     if grad_mode._STATE["enabled"]:
         for i, out in enumerate(outs):
             if out._view_fn is not None:
-                out._view_flags = ("multi", op, i)
+                out._view_flags = ("multi", op, i, out._grad_fn is not None)
     return tuple(outs)
 
 

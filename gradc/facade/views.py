@@ -39,26 +39,26 @@ VIEW_NODES = frozenset({
     "DiagonalBackward0", "AsStridedBackward0", "AliasBackward0", "UnbindBackward0", "SplitBackward0",
     "SplitWithSizesBackward0", "ReshapeAliasBackward0"})
 
-_NO_GRAD = (" no_grad mode and {mod} modified inplace with grad mode enabled. Given that this use case is ambiguous "
-            "and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace "
-            "either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
-            "(if you want the inplace to be tracked).")
-_MULTI = ("Output {index} of {op} is a view and {mod} modified inplace. This view is the output of a function that "
-          "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
-          "replace the inplace operation by an out-of-place one.")
+_SUFFIX = {
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+               "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+               "inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+    "multi": " This view is the output of a function that returns multiple views. Such functions do not allow the "
+             "output views to be modified inplace. You should replace the inplace operation by an out-of-place one."}
 
 
 def refusal(t, indirect: bool) -> str:
-    """torch's message refusing an in-place write to (``indirect``: to the base or another view of) view ``t``."""
-    flags = t._view_flags
+    """torch's message refusing an in-place write to (``indirect``: to the base or another view of) view ``t``,
+    from its flags ``(kind, op, output index, had a node)``."""
+    kind, op, index, has_node = t._view_flags
     mod = "its base or another view of its base has been" if indirect else "is being"
-    if flags[0] == "multi":
-        return _MULTI.format(index=flags[2], op=flags[1], mod=mod)
-    if len(flags) > 1:
-        prefix = "Output %d of %s is a view of a view which was created in" % (flags[2], flags[1])
+    if kind == "no_grad" or not has_node:
+        prefix = f"Output {index} of {op} is a view of a view which was created in" if has_node else \
+            "A view was created in"
+        head = f"{prefix} no_grad mode and {mod} modified inplace with grad mode enabled."
     else:
-        prefix = "A view was created in"
-    return prefix + _NO_GRAD.format(mod=mod)
+        head = f"Output {index} of {op} is a view and {mod} modified inplace."
+    return head + _SUFFIX[kind]
 
 
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -85,9 +85,10 @@ def store(t, values):
         np.put(t._base._data, index_map(t).reshape(-1), np.broadcast_to(values, data.shape).reshape(-1))
 
 
-def mark(out, src, fn, name=None, multi=None):
-    """Make ``out`` a view of ``src`` made by the array function ``fn`` (node ``name``; ``multi``: ``(op, index)``
-    of an output of unbind/split, which torch forbids writing in place)."""
+def mark(out, src, fn, name=None):
+    """Make ``out`` a view of ``src`` made by the array function ``fn`` (node ``name``). A view made in no_grad
+    mode, an output of unbind/split and any view of those carry flags ``(kind, op, output index, had a node)``:
+    torch refuses to write them in place once they matter for gradients (``refusal``)."""
     if out._view_fn is not None:
         return out
     root = src._base if src._base is not None else src
@@ -96,14 +97,11 @@ def mark(out, src, fn, name=None, multi=None):
     out._view_fn = (src._view_fn or ()) + (fn,)
     out._gf_version = out._vc[0]
     if not grad_mode._STATE["enabled"]:
-        out._view_flags = ("no_grad",)
+        out._view_flags = ("no_grad", _op_name(name), 0, False)
         if src._requires_grad:  # torch: a leaf that requires grad (its gradient stays with it)
             out._requires_grad = True
-    elif multi is not None:
-        out._view_flags = ("multi",) + tuple(multi)
     elif src._view_flags:  # a view of a restricted view inherits the restriction, naming its own op
-        flag = src._view_flags[0]
-        out._view_flags = (flag, _op_name(name), 0) if flag == "multi" or src._requires_grad else (flag,)
+        out._view_flags = (src._view_flags[0], _op_name(name), 0, src._requires_grad)
     views = root._views
     if views is None:
         views = root._views = []
@@ -241,7 +239,11 @@ def _copy_slices(root, idx, res):
     spec = (("array", 0),)
     shape = idx.shape
 
+    repeated = np.unique(flat).size < flat.size
+
     def vjp(ct):
+        if repeated:  # torch writes the view's gradient into an expanded gradient, and refuses
+            raise RuntimeError(OVERLAP)
         outside = ew.where(mask, zero, ct)
         inside = sh.reshape(sh.gather(sh.reshape(ct, (-1,)), [flat], spec), shape)
         return outside, inside

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 X0 = [[0.5, -1.25, 2.0], [1.5, 0.75, -0.5]]
 W0 = [0.25, -2.0, 1.5]
 C0 = [[3.0, 0.5, -1.0], [2.5, -0.25, 4.0]]
@@ -275,6 +277,21 @@ def index_key(pick, shape):
     return [["s", None, None, None], ["l", [pick(shape[0])]]] if pick(2) else [["l", [0, pick(shape[0])]]]
 
 
+def _defined_alias(target, source):
+    """Whether torch's result of ``target.op_(source)`` is defined: the two do not share memory, are the same
+    memory, or are both dense (torch then refuses a partial overlap). Otherwise torch's kernel reads elements it
+    has already written, in an order of its own. (``choose_step`` runs on facade tensors: ``_data`` is NumPy.)"""
+    a, b = target._data, source._data
+    if target is source or not np.shares_memory(a, b):
+        return True
+    return _dense(a) and _dense(b)
+
+
+def _dense(a):
+    span = sum((n - 1) * abs(st) for n, st in zip(a.shape, a.strides)) + a.itemsize
+    return span == a.size * a.itemsize and all(st or n <= 1 for n, st in zip(a.shape, a.strides))
+
+
 def _broadcastable(env, shape):
     return [j for j, t in enumerate(env) if _fits(_shape(t), shape)]
 
@@ -297,7 +314,7 @@ def inplace_step(pick, env):
         return ["inplace", i, op, []]
     if op == "clamp_":
         return ["inplace", i, op, [-0.5, 1.25]]
-    sources = _broadcastable(env, shape)
+    sources = [j for j in _broadcastable(env, shape) if _defined_alias(env[i], env[j])]
     if op in ("copy_", "iadd", "mul_t"):
         if not sources:
             return ["inplace", i, "add_", [const]]
