@@ -34,6 +34,7 @@ class Node:
     _retained = ()  # tensors whose hooks or retained .grad see this node's cotangent (a tuple once set)
     _freed = False
     _seq = 0  # creation order (torch's sequence number: the engine's order among ready nodes)
+    _refuse = None  # torch's error when the engine reaches this node (``gradc.facade.views``)
 
     def __init__(self, edges, vjp=None, saved=(), saves=False):
         self._seq = next(SEQUENCE)
@@ -85,6 +86,8 @@ class Node:
     def _check(self):
         if self._freed:
             raise RuntimeError(SECOND_TIME)
+        if self._refuse:
+            raise RuntimeError(self._refuse)
         for t, version, producer in self._saved:
             if t._vc[0] != version:
                 raise RuntimeError(version_message(t, version, producer))
@@ -192,7 +195,7 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
             k = id(node)
             g = buffer.pop(k, None)
             if g is None:
-                if capture is None and (node._saved or node._freed):  # torch runs it (no gradient) and unpacks
+                if capture is None and (node._saved or node._freed or node._refuse):  # torch runs it and unpacks
                     _check_in_torch_order(node, roots, freed_now)
                 continue
             if stop and k in stop:
@@ -210,7 +213,7 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 if capture is None:
                     _accumulate(node.variable, g, create_graph)
                 continue
-            if node._freed or node._saved:
+            if node._freed or node._saved or node._refuse:
                 _check_in_torch_order(node, roots, freed_now)
             cts = node._vjp(g)
             if not retain_graph and node._saves:
@@ -233,8 +236,10 @@ def _check_in_torch_order(node, roots, freed_now):
         node._check()
     except RuntimeError:
         for other in _torch_order(roots):
-            if other._saved or other._freed:
+            if other._saved or other._freed or other._refuse:
                 if other in freed_now:  # freed by this walk, not before: only its saved versions count
+                    if other._refuse:
+                        raise RuntimeError(other._refuse) from None
                     for t, version, producer in other._saved:
                         if t._vc[0] != version:
                             raise RuntimeError(version_message(t, version, producer)) from None

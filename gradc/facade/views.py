@@ -239,16 +239,16 @@ def _copy_slices(root, idx, res):
     spec = (("array", 0),)
     shape = idx.shape
 
-    repeated = np.unique(flat).size < flat.size
 
     def vjp(ct):
-        if repeated:  # torch writes the view's gradient into an expanded gradient, and refuses
-            raise RuntimeError(OVERLAP)
         outside = ew.where(mask, zero, ct)
         inside = sh.reshape(sh.gather(sh.reshape(ct, (-1,)), [flat], spec), shape)
         return outside, inside
     edges = [gf.edge(root) if root._requires_grad else None, res._grad_fn]
-    return gf.node_class("CopySlices")(edges, vjp)
+    node = gf.node_class("CopySlices")(edges, vjp)
+    if np.unique(flat).size < flat.size:  # torch writes the view's gradient into an expanded one, and refuses
+        node._refuse = OVERLAP
+    return node
 
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
