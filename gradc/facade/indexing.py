@@ -184,8 +184,9 @@ def setitem(t, key, value):
         target = t._data[sh.spec_to_numpy(spec) + (Ellipsis,)]
         gspec, arrs = ((), []) if not arrays else _advanced(target, arrays)
         v = value._data if isinstance(value, Tensor) else value
-        if not arrays and not t._data.flags.writeable:
-            views.check_overlap(t)  # torch's fill_/copy_ refuse an expanded tensor; its index_put_ does not
+        if not arrays and not target.flags.writeable and t._base is not None:
+            # torch's fill_/copy_ refuse an expanded target; its index_put_ does not
+            views.check_repeats(views.index_map(t)[sh.spec_to_numpy(spec) + (Ellipsis,)])
         if target.flags.writeable:
             target[sh.spec_to_numpy(gspec, arrs) if arrays else Ellipsis] = v
         else:  # an expanded view: write its root's elements (the last write to a location wins)
@@ -198,8 +199,8 @@ def setitem(t, key, value):
         return
     target = t if _trivial(t, spec) else basic_view(t, spec, _node_name(t, key))
     if not arrays:
-        if isinstance(value, Tensor):
-            target.copy_(value)
+        if isinstance(value, Tensor) or key == ():  # torch copies a number for ``t[()] = v``
+            target.copy_(value if isinstance(value, Tensor) else Tensor._wrap(np.asarray(value, t._data.dtype)))
         else:
             target._fill(value, "FillBackward3")
         return

@@ -392,7 +392,7 @@ def copy_(self, src, non_blocking=False):
         res = _overwrite("CopyBackwards", s, src)
         views.check_operand(self, src)
         return res
-    return self._inplace(compute)
+    return self._inplace(compute, overlap_ok=src is self)  # torch copies a tensor onto itself without a look
 
 
 def _overwrite(name, old, value):

@@ -284,6 +284,11 @@ def _dense_bounds(a):
     return low, high
 
 
+def check_repeats(idx):
+    if np.unique(idx).size < idx.size:
+        raise RuntimeError(OVERLAP)
+
+
 def check_overlap(t):
     """torch refuses in-place writes to a tensor whose elements share memory (an ``expand``ed view)."""
     data = t._data

@@ -186,7 +186,7 @@ def _choice(pick, seq):
 
 
 def view_step(pick, env):
-    i = pick(len(env))
+    i = _nonempty(pick, env)
     shape = _shape(env[i])
     n = len(shape)
     numel = math.prod(shape)
@@ -303,7 +303,7 @@ def _fits(src, dst):
 
 
 def inplace_step(pick, env):
-    i = pick(len(env))
+    i = _nonempty(pick, env)
     shape = _shape(env[i])
     op = _choice(pick, ["add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "clamp_", "setitem", "iadd_item",
                         "iadd", "mul_t"])
@@ -327,14 +327,18 @@ def inplace_step(pick, env):
 
 
 def compute_step(pick, env):
-    i = pick(len(env))
+    i = _nonempty(pick, env)
     same = [j for j, t in enumerate(env) if _shape(t) == _shape(env[i])]
     return ["compute", i, _choice(pick, same), _choice(pick, ["mul", "exp", "div", "sigmoid"])]
 
 
+def _nonempty(pick, env):
+    return _choice(pick, [k for k, t in enumerate(env) if t.numel()])
+
+
 def choose_step(pick, env):
     """A random valid step for ``env`` (the tensors so far; empty: a base)."""
-    if not env or pick(8) == 0:
+    if not any(t.numel() for t in env) or pick(8) == 0:
         return ["base", _choice(pick, BASES)]
     kind = pick(10)
     if kind < 4:
