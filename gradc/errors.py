@@ -151,6 +151,49 @@ class ArgumentError(GradcError):
     """
 
 
+class WriteError(GradcError):
+    """A file cannot be written where the user asked (see :mod:`gradc.files` for the rule).
+
+    ``path`` is the path as the user gave it, ``errno`` the OS error number when there is one.
+
+    >>> str(WriteError("cannot write d/x.pt: directory d does not exist", path="d/x.pt", where=""))
+    'cannot write d/x.pt: directory d does not exist'
+    """
+
+    def __init__(self, message: str, *, path: str = "", errno: int | None = None, where: str | None = None,
+                 hint: str | None = None):
+        self.path, self.errno = path, errno
+        super().__init__(message, where=where, hint=hint)
+
+
+class EnvironmentProblem(GradcError):
+    """The machine stops gradc, not the user's code: a full disk, a read-only or unwritable directory.
+
+    ``directory`` names the place; the message says what to do. The command line exits with 2.
+
+    >>> str(EnvironmentProblem("no space left in /tmp/c", directory="/tmp/c", where="", hint="free some space"))
+    'no space left in /tmp/c; free some space'
+    """
+
+    def __init__(self, message: str, *, directory: str = "", where: str | None = None, hint: str | None = None):
+        self.directory = directory
+        super().__init__(message, where=where, hint=hint)
+
+
+class CheckError(GradcError):
+    """``gradc.check`` found the compiled function disagreeing with the user's function.
+
+    ``report`` is the :class:`gradc.check.CheckReport` with every comparison.
+
+    >>> issubclass(CheckError, GradcError)
+    True
+    """
+
+    def __init__(self, message: str, *, report=None, where: str | None = None, hint: str | None = None):
+        self.report = report
+        super().__init__(message, where=where, hint=hint)
+
+
 class GradcWarning(UserWarning):
     """Something the user's code does is fixed at trace time: a global array read, a random draw, ...
 

@@ -4,14 +4,10 @@
 (:func:`plan_outputs`, :func:`destination`) and written after (:func:`write`), with
 these rules:
 
-* a regular file (new or existing) is replaced atomically: a temporary file in the same
-  directory, then a rename, so a reader never sees half a file; an existing file keeps
-  its permission bits (and owner, where allowed), a new one gets 0666 minus the umask;
-* a symlink is followed, as ``cp`` does: the file it points to is replaced, the link
-  stays; a dangling symlink is refused;
-* a FIFO or character device (``/dev/stdout``, ``/dev/null``, ``>(cmd)``) is written into;
-* a directory, a path ending in ``/``, a missing directory, an unwritable place, a socket
-  or block device, or the input file itself is an error (exit 2) and nothing is written.
+the rule of :mod:`gradc.files`, which every gradc writer follows (``torch.save`` too): a
+regular file is replaced atomically, a symlink is resolved and the file it points to replaced,
+a FIFO or character device is written into, anything else (a directory, a missing directory,
+a dangling symlink, a socket, the input file itself) is an error (exit 2) and nothing is written.
 
 While the user's code is imported and traced, what it prints goes to stderr
 (:func:`user_output_to_stderr`): stdout carries only gradc's product.
@@ -19,31 +15,23 @@ While the user's code is imported and traced, what it prints goes to stderr
 from __future__ import annotations
 
 import contextlib
-import errno
 import io
 import os
-import secrets
-import stat
 import sys
-from dataclasses import dataclass
 
 from gradc.backends.escape import printable
 from gradc.cli.load import CliError
+from gradc.errors import WriteError
+from gradc.files import Target, writable_target, write_to
 
 
-@dataclass
-class Destination:
-    """Where one output goes: ``stdout``, a regular ``file`` (replaced atomically) or a ``stream`` (FIFO, device)."""
-
-    kind: str
-    given: str = ""  # the path as the user wrote it, for messages
-    path: str = ""  # the path written: symlinks resolved for files
-    mode: int | None = None  # permission bits of the file replaced
-    owner: tuple | None = None  # (uid, gid) of the file replaced
+def Destination(kind: str, given: str = "", path: str = "", mode=None, owner=None) -> Target:  # noqa: N802
+    """Where one output goes: ``stdout``, or a :class:`gradc.files.Target` (a regular file or a stream)."""
+    return Target(kind, given, path, mode, owner)
 
 
-def _fail(given, problem, hint=None):
-    raise CliError(f"cannot write {printable(given)}: {problem}", where="", hint=hint)
+def _as_cli_error(err: WriteError) -> CliError:
+    return CliError(err.message, where="", hint=err.hint)
 
 
 def destination(out, *, inputs=()) -> Destination:
@@ -56,34 +44,10 @@ def destination(out, *, inputs=()) -> Destination:
         return Destination("stdout")
     if out == "":
         raise CliError("-o is empty", where="", hint="give a file name, or - for stdout")
-    if "\0" in out:
-        _fail(out, "the name contains a NUL character")
-    if out.endswith(("/", os.sep)) or os.path.basename(out) in (".", ".."):
-        is_dir = os.path.isdir(out)
-        _fail(out, "it is a directory" if is_dir else "the name ends in / (a directory)",
-              hint="give a file name, e.g. -o " + printable(os.path.join(out, "out.py")))
     try:
-        st = os.stat(out)
-    except FileNotFoundError:
-        return _new_file(out)
-    except OSError as e:
-        _fail(out, _reason(e))
-    for path in inputs:
-        if os.path.exists(path) and os.path.samefile(path, out):
-            _fail(out, "it is the input file", hint="choose another output name")
-    if stat.S_ISDIR(st.st_mode):
-        _fail(out, "it is a directory", hint="give a file name, e.g. -o " + printable(os.path.join(out, "out.py")))
-    if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
-        if not os.access(out, os.W_OK):
-            _fail(out, "permission denied")
-        return Destination("stream", out, out)
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a socket" if stat.S_ISSOCK(st.st_mode) else "a block device" if stat.S_ISBLK(st.st_mode) else \
-            "not a regular file"
-        _fail(out, f"it is {kind}", hint="gradc writes regular files, FIFOs and character devices")
-    real = os.path.realpath(out)
-    _check_directory(out, os.path.dirname(real))
-    return Destination("file", out, real, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid))
+        return writable_target(out, inputs=inputs)
+    except WriteError as e:
+        raise _as_cli_error(e) from None
 
 
 def _inputs(args):
@@ -126,37 +90,6 @@ def _c_header_destination(args, source, inputs):
     return dest, note
 
 
-def _new_file(out) -> Destination:
-    if os.path.islink(out):
-        _fail(out, f"it is a symlink to {printable(os.readlink(out))}, which does not exist",
-              hint="create the target first or remove the link")
-    _check_directory(out, os.path.dirname(os.path.abspath(out)))
-    return Destination("file", out, os.path.abspath(out))
-
-
-def _check_directory(out, directory):
-    shown = printable(os.path.dirname(out) or ".")
-    try:
-        st = os.stat(directory)
-    except FileNotFoundError:
-        _fail(out, f"directory {shown} does not exist", hint="create it first (mkdir -p)")
-    except OSError as e:
-        _fail(out, _reason(e))
-    if not stat.S_ISDIR(st.st_mode):
-        _fail(out, f"{shown} is not a directory")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        _fail(out, f"permission denied: cannot create files in directory {shown}")
-
-
-def _reason(e: OSError) -> str:
-    reasons = {errno.ENOTDIR: "a part of the path is not a directory", errno.ENAMETOOLONG: "the name is too long",
-               errno.ELOOP: "too many levels of symbolic links (a symlink loop?)",
-               errno.EACCES: "permission denied", errno.EPERM: "permission denied",
-               errno.ENOSPC: "no space left on the device", errno.EROFS: "read-only file system",
-               errno.EISDIR: "it is a directory"}
-    return reasons.get(e.errno, (e.strerror or type(e).__name__).lower())
-
-
 def write(dest: Destination, data: bytes, stdout=None):
     """Write ``data`` where ``dest`` says; an OSError is a user error naming the path.
 
@@ -175,41 +108,9 @@ def write(dest: Destination, data: bytes, stdout=None):
             stream.flush()
         return
     try:
-        if dest.kind == "stream":
-            fd = os.open(dest.path, os.O_WRONLY)
-            with open(fd, "wb") as f:
-                f.write(data)
-        else:
-            _replace(dest, data)
-    except OSError as e:
-        _fail(dest.given, _reason(e))
-
-
-def _replace(dest: Destination, data: bytes):
-    """A temporary file next to ``dest.path``, then a rename over it (atomic on POSIX)."""
-    directory, base = os.path.split(dest.path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        tmp = os.path.join(directory, f".{base[:40]}.{secrets.token_hex(4)}.tmp")  # short: names cap at 255 bytes
-        try:
-            fd = os.open(tmp, flags, 0o666)  # the kernel applies the umask
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
-    try:
-        with open(fd, "wb") as f:
-            if dest.mode is not None:
-                os.fchmod(f.fileno(), dest.mode)
-                with contextlib.suppress(OSError):  # only root may give a file away
-                    os.fchown(f.fileno(), *dest.owner)
-            f.write(data)
-        os.replace(tmp, dest.path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        write_to(dest, data)
+    except WriteError as e:
+        raise _as_cli_error(e) from None
 
 
 @contextlib.contextmanager
