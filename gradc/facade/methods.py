@@ -190,6 +190,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
             return a.to(shape[0])
         new = _resolve(a, _shape_args(shape))
         if not _contiguous(a) and not _viewable(a, new):
+            a.grad_fn  # noqa: B018 - torch reads the history first: a refused view's error comes before this one
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])

@@ -81,8 +81,13 @@ def store(t, values):
     values = np.asarray(values).astype(data.dtype, copy=False)
     if data.flags.writeable or t._base is None:
         np.copyto(data, values)
-    else:
-        np.put(t._base._data, index_map(t).reshape(-1), np.broadcast_to(values, data.shape).reshape(-1))
+        return
+    # elements sharing memory: write only the elements that change (an element written with the value it
+    # holds changes nothing), so an unwritten alias of a written element does not undo the write
+    values = np.broadcast_to(values, data.shape).reshape(-1)
+    old = data.reshape(-1)
+    changed = ~((values == old) | (np.isnan(values) & np.isnan(old))) if values.dtype.kind == "f" else values != old
+    np.put(t._base._data, index_map(t).reshape(-1)[changed], values[changed])
 
 
 def mark(out, src, fn, name=None):
