@@ -132,7 +132,7 @@ def index_map(view) -> np.ndarray:
     idx = np.arange(root._data.size, dtype=np.int64).reshape(root._data.shape)
     for fn in view._view_fn:
         idx = fn(idx)
-    idx = np.ascontiguousarray(idx)
+    idx = np.array(idx, dtype=np.int64, order="C")  # (ascontiguousarray makes a 0-d map 1-d)
     view._index = idx
     return idx
 

@@ -70,6 +70,15 @@ def test_narrow_select_and_views_of_views_write_through():
     assert x.grad.tolist() == [[0.0, 2.0, 4.0], [6.0, 28.0, 30.0]]
 
 
+def test_an_in_place_op_on_a_0_d_view_sends_its_gradient_to_one_element():
+    w = torch.tensor([0.25, -2.0, 1.5], dtype=torch.float64, requires_grad=True)
+    b = w * 2.0
+    b.select(0, 1).clamp_(-0.5, 1.25)
+    assert b.tolist() == [0.5, -0.5, 3.0]
+    (b * b).sum().backward()
+    assert w.grad.tolist() == [2.0, 0.0, 12.0]  # torch 2.13.0
+
+
 def test_versions_are_shared_and_a_modified_saved_view_is_an_error():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = x.exp()
