@@ -36,19 +36,21 @@ _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _new = object.__new__
 _STATE = grad_mode._STATE
+_SEQUENCE = gf.SEQUENCE
 
 
 SAVES = {"mul", "div", "pow", "maximum", "minimum"}  # ops whose derivative reads their operands
 
 
 def saved_by(op, a, b):
-    """The operands whose values the op's derivative reads (so an in-place change of them is an error)."""
+    """The operands whose values the op's derivative reads (so an in-place change of them is an error), in the
+    order torch's node unpacks them (``other`` before ``self``: the first stale one names the error)."""
     if op == "mul":
-        return [x for x, other in ((a, b), (b, a)) if getattr(other, "requires_grad", False)]
+        return [x for x, other in ((b, a), (a, b)) if getattr(other, "requires_grad", False)]
     if op == "div":
         return [b] + ([a] if getattr(b, "requires_grad", False) else [])
     if op == "pow":
-        return [a] + ([b] if getattr(b, "requires_grad", False) else [])
+        return ([b] if getattr(b, "requires_grad", False) else []) + [a]
     return [a, b] if op in SAVES else []
 
 
@@ -119,6 +121,7 @@ def binary(op, a, b, name):
     edges = (a._grad_fn or a._acc or gf.edge(a) if need_a else None,
              b._grad_fn or b._acc or gf.edge(b) if need_b else None)
     node = _new(gf.node_class(name))
+    node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
     saved = saved_by(op, a, b) if saves else ()
@@ -129,7 +132,7 @@ def binary(op, a, b, name):
     if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
         node._vjp = _square_vjp(x, out._data, replay)
     else:
-        node._vjp = _vjp(prim, x, y, out._data, (need_a, need_b), replay)
+        node._vjp = _vjp(prim, x, y, out._data, out._vc, (need_a, need_b), replay)
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -150,6 +153,7 @@ def reduce_all(op, a, name):
     if not a._requires_grad or not _STATE["enabled"]:
         return out
     node = _new(gf.node_class(name))
+    node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or a._acc or gf.edge(a),)
     node._saved, node._saves = [], False
     node._vjp = _reduce_vjp(prim, x, out._data, params, (a,), node._edges)
@@ -190,15 +194,24 @@ def inplace(op, a, b):
         return None
     _UFUNCS[op](x, y, out=x)
     a._vc[0] += 1
+    if a._views or a._base is not None:  # a view, or a base with views: their nodes (``views.after_write``)
+        return None if a._base is not None and not x.flags.writeable else _after_write(a)
     return a
 
 
-def _vjp(prim, x, y, out, needs, replay):
+def _after_write(a):
+    from gradc.facade import views  # views imports record, which this module's importers load first
+    views.after_write(a)
+    return a
+
+
+def _vjp(prim, x, y, out, version, needs, replay):
     def vjp(ct):
         if gf.STATE["create_graph"]:  # record the derivative: the general path's forward, replayed on tensors
             general, op, operands, edges = replay
             return replay_vjp(general(op, *operands), operands, edges)(ct)
-        gx, gy = prim.vjp(ct, out, x, y, needs=needs)
+        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
+        gx, gy = prim.vjp(ct, out if version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
         return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
     return vjp
 

@@ -8,7 +8,8 @@ cotangent per slot. The VJP callables apply the op registry's rules (see
 """
 from __future__ import annotations
 
-import re
+import heapq
+import itertools
 
 import gradc.ops.elementwise as ew
 from gradc.facade import grad_mode
@@ -23,6 +24,7 @@ _HINT = ("Hint: enable anomaly detection to find the operation that failed to co
          "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 STATE = {"create_graph": False}
+SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
 
 
@@ -31,8 +33,11 @@ class Node:
 
     _retained = ()  # tensors whose hooks or retained .grad see this node's cotangent (a tuple once set)
     _freed = False
+    _seq = 0  # creation order (torch's sequence number: the engine's order among ready nodes)
+    _refuse = None  # torch's error when the engine reaches this node (``gradc.facade.views``)
 
     def __init__(self, edges, vjp=None, saved=(), saves=False):
+        self._seq = next(SEQUENCE)
         self._edges = tuple(edges)
         self._vjp = vjp
         self._saved = [(t, t._vc[0], None) for t in saved] if saved else []
@@ -81,6 +86,8 @@ class Node:
     def _check(self):
         if self._freed:
             raise RuntimeError(SECOND_TIME)
+        if self._refuse:
+            raise RuntimeError(self._refuse)
         for t, version, producer in self._saved:
             if t._vc[0] != version:
                 raise RuntimeError(version_message(t, version, producer))
@@ -95,7 +102,14 @@ def version_message(t, expected, producer=None):
     where = ""
     producer = producer or t.grad_fn
     if producer is not None:
-        where = ", which is output 0 of %s," % re.sub(r"Backward\d*$", "", type(producer).__name__)
+        # torch's name: ExpBackward0 -> Exp, FillBackward2 -> Fill2
+        head, _, tail = type(producer).__name__.partition("Backward")
+        name = type(producer).__name__
+        if name in ("CopySlices", "CopyBackwards"):  # torch's own nodes keep their C++ names
+            name = "torch::autograd::" + name
+        else:
+            name = head + ("" if tail == "0" else tail)
+        where = ", which is output 0 of %s," % name
     return ("one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"{kind}{where} is at version {t._version}; expected version {expected} instead. {_HINT}")
 
@@ -105,8 +119,11 @@ class AccumulateGrad(Node):
 
     __module__ = "builtins"
 
+    _seq = 1 << 62  # torch runs a leaf's accumulation as soon as it is ready
+
     def __init__(self, variable):
         super().__init__(())
+        self._seq = 1 << 62
         self.variable = variable
 
     def name(self):
@@ -169,6 +186,7 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
             buffer[id(node)] = _plus(buffer.get(id(node)), g)
     stop = {id(n) for n in capture or () if n is not None}
     got = {}
+    freed_now = set()  # nodes this run has freed (torch's order may visit them after a failing one)
     prev = dict(STATE), grad_mode.is_grad_enabled()
     STATE["create_graph"] = create_graph
     grad_mode._STATE["enabled"] = create_graph
@@ -177,6 +195,8 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
             k = id(node)
             g = buffer.pop(k, None)
             if g is None:
+                if capture is None and (node._saved or node._freed or node._refuse):  # torch runs it and unpacks
+                    _check_in_torch_order(node, roots, freed_now)
                 continue
             if stop and k in stop:
                 got[k] = g
@@ -193,11 +213,12 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 if capture is None:
                     _accumulate(node.variable, g, create_graph)
                 continue
-            if node._freed or node._saved:
-                node._check()
+            if node._freed or node._saved or node._refuse:
+                _check_in_torch_order(node, roots, freed_now)
             cts = node._vjp(g)
             if not retain_graph and node._saves:
                 node._freed = True
+                freed_now.add(node)
             for child, ct in zip(node._edges, cts):
                 if child is not None and ct is not None:
                     k = id(child)
@@ -207,6 +228,45 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
     return [got.get(id(n)) if n is not None else None for n in capture or ()]
+
+
+def _check_in_torch_order(node, roots, freed_now):
+    """``node._check()``; when it fails, the error torch reports: the first failing node in torch's order."""
+    try:
+        node._check()
+    except RuntimeError:
+        for other in _torch_order(roots):
+            if other._saved or other._freed or other._refuse:
+                if other in freed_now:  # freed by this walk, not before: only its saved versions count
+                    if other._refuse:
+                        raise RuntimeError(other._refuse) from None
+                    for t, version, producer in other._saved:
+                        if t._vc[0] != version:
+                            raise RuntimeError(version_message(t, version, producer)) from None
+                else:
+                    other._check()
+        raise
+
+
+def _torch_order(roots):
+    """The nodes in the order torch's engine runs them: a node is ready once every node with an edge to it has
+    run; among ready nodes, the latest created first."""
+    deps = {}
+    for node in _toposort(roots):
+        for child in node._edges:
+            if child is not None:
+                deps[id(child)] = deps.get(id(child), 0) + 1
+    ready = [(-r._seq, id(r), r) for r in {id(r): r for r in roots if r is not None}.values()]
+    heapq.heapify(ready)
+    while ready:
+        node = heapq.heappop(ready)[2]
+        yield node
+        for child in node._edges:
+            if child is not None:
+                k = id(child)
+                deps[k] -= 1
+                if not deps[k]:
+                    heapq.heappush(ready, (-child._seq, k, child))
 
 
 def _run_hooks(t, g):

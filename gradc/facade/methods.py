@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, tensor_extras
+from gradc.facade import autograd, dtypes, fast_ops, indexing, inplace_ops, tensor_extras, view_ops, views
 from gradc.facade import functional as fn
 from gradc.facade.nn import functional as nnf
-from gradc.facade.nn import functional_layers as nn_layers
 from gradc.facade.record import aval_of, bind_hook, record
 from gradc.facade.tensor import Tensor
 
@@ -28,6 +26,19 @@ def _contiguous(a):
     """Whether ``a``'s storage is C-contiguous (a traced value, under ``torch.compile``, counts as such)."""
     data = a._data
     return type(data) is not np.ndarray or data.flags["C_CONTIGUOUS"] or data.size <= 1
+
+
+def _viewable(a, shape):
+    """Whether ``a``'s storage can be read as ``shape`` without a copy (torch's view rule on strides)."""
+    data = a._data
+    if type(data) is not np.ndarray:
+        return False
+    probe = data.view()
+    try:
+        probe.shape = shape  # NumPy refuses exactly when the strides do not allow it
+    except AttributeError:
+        return False
+    return True
 
 
 def _reduce_args(dim, keepdim, kwargs):
@@ -169,20 +180,22 @@ def install(T):  # noqa: C901 - a flat list of definitions
     @method("reshape")
     def reshape(a, *shape):
         new = _resolve(a, _shape_args(shape))
-        contiguous = _contiguous(a)
-        return record("ViewBackward0" if contiguous else "UnsafeViewBackward0", lambda x: sh.reshape(x, new), [a])
+        name = "ViewBackward0" if _contiguous(a) else "ReshapeAliasBackward0" if _viewable(a, new) else \
+            "UnsafeViewBackward0"
+        return record(name, lambda x: sh.reshape(x, new), [a])
 
     @method("view")
     def view(a, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             return a.to(shape[0])
         new = _resolve(a, _shape_args(shape))
-        if not _contiguous(a):
+        if not _contiguous(a) and not _viewable(a, new):
+            a.grad_fn  # noqa: B018 - torch reads the history first: a refused view's error comes before this one
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
         return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
 
-    T.flatten = lambda a, start_dim=0, end_dim=-1: nn_layers.flatten(a, start_dim, end_dim)
+    T.flatten = view_ops.flatten
     T.view_as = lambda a, b: a.view(b.shape)
     T.reshape_as = lambda a, b: a.reshape(b.shape)
     T.squeeze = lambda a, dim=None: fn.squeeze(a, dim)
@@ -198,7 +211,8 @@ def install(T):  # noqa: C901 - a flat list of definitions
         shape = _shape_args(shape)
         lead = len(shape) - a.dim()
         new = tuple(a.shape[i - lead] if d == -1 else d for i, d in enumerate(shape))
-        return record("ExpandBackward0", lambda x: sh.broadcast_to(x, new), [a])
+        out = record("ExpandBackward0", lambda x: sh.broadcast_to(x, new), [a])
+        return view_ops.writable_expand(out, a)
 
     T.expand_as = lambda a, b: a.expand(b.shape)
 
@@ -215,7 +229,13 @@ def install(T):  # noqa: C901 - a flat list of definitions
     # ------------------------------------------------------------ in-place variants
     def inplace(name, f):
         def run(a, *args, **kwargs):
-            return a._inplace(lambda s: f(s, *args, **kwargs))
+            def compute(s):
+                res = f(s, *args, **kwargs)
+                for other in args:  # torch's kernel checks overlaps after the op has read its operands' history
+                    if isinstance(other, Tensor) and other._vc is a._vc:
+                        views.check_operand(a, other)
+                return res
+            return a._inplace(compute)
         run.__name__ = name
         setattr(T, name, run)
 
@@ -226,7 +246,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
         general = getattr(T, name)
 
         def run(a, other, *rest, general=general, op=name[:-1], **kwargs):
-            if rest or kwargs:
+            if rest or kwargs or isinstance(other, Tensor) and other._vc is a._vc:
                 return general(a, other, *rest, **kwargs)
             out = fast_ops.inplace(op, a, other)
             return general(a, other) if out is None else out
@@ -243,14 +263,16 @@ def _install_core(T):
     """The registry protocol, ``backward``, conversions, ``clone``, in-place writes and indexing."""
     T.aval = property(aval_of)
     T.__gradc_bind__ = classmethod(_bind)
-    for f in (backward, contiguous, clone, _inplace, zero_):
+    for f in (backward, contiguous, clone):
         setattr(T, f.__name__, f)
+    inplace_ops.install(T)  # _inplace, fill_, zero_, copy_
     for name, dt in [("float", dtypes.float32), ("double", dtypes.float64), ("long", dtypes.int64),
                      ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16)]:
         setattr(T, name, _converter(name, dt))
     T.__setitem__ = indexing.setitem
     T.__getitem__ = indexing.getitem
     tensor_extras.install(T)  # to(device, dtype), cuda, new_ones, ...
+    view_ops.install(T)  # narrow, select, diagonal, unbind, split, ...
 
 
 def _bind(cls, op, args, params):
@@ -277,41 +299,3 @@ def clone(self):
     if out._data is self._data:
         out._data = self._data.copy()
     return out
-
-
-def _inplace(self, compute):
-    """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage."""
-    if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
-        res = compute(self)
-        if type(self._data) is np.ndarray:
-            np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
-        else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
-            self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
-        self._bump()
-        return self
-    self._check_inplace()
-    shadow = Tensor._wrap(self._data.copy())
-    shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
-    res = compute(shadow)
-    parent = self._view_of
-    if parent is not None and res._grad_fn is not None and grad_mode.is_grad_enabled():
-        # a view of a tensor in the graph: the parent gets a CopySlices node for the written region
-        indexing.setitem(parent[0], parent[1], res)
-        self._grad_fn, self._requires_grad = res._grad_fn, True
-        return self
-    np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
-    self._bump()
-    if res._grad_fn is not None:
-        self._grad_fn, self._requires_grad = res._grad_fn, True
-        if self._retains_grad or self._hooks:
-            res._grad_fn._retained += (self,)
-    return self
-
-
-def zero_(self):
-    self._check_inplace()
-    if self._requires_grad and grad_mode.is_grad_enabled():
-        return self._inplace(lambda s: record("ZeroBackward0", lambda x: ew.mul(np.zeros((), x.dtype), x), [s]))
-    self._data[...] = 0
-    self._bump()
-    return self

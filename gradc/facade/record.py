@@ -14,7 +14,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 from gradc.errors import TraceError
 from gradc.facade import grad_fn as gf
-from gradc.facade import grad_mode
+from gradc.facade import grad_mode, views
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 from gradc.ir.types import TensorType, type_of_array
@@ -75,7 +75,11 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
             grad_mode._STATE["enabled"] = prev
             registry.TAPE = prev_tape
     out = T._wrap(data)
-    if type(data) is np.ndarray and data.base is not None:
+    if name in views.VIEW_NODES:  # a view op whose result shares its operand's storage is a view (torch's rules)
+        src = operands[0]
+        if isinstance(src, T) and views.shares_storage(data, src._data):
+            views.mark(out, src, fn, name)
+    elif type(data) is np.ndarray and data.base is not None:
         for o in operands:  # a NumPy view of an operand shares its version counter, as torch views do
             if isinstance(o, T) and np.may_share_memory(data, o._data):
                 out._vc = o._vc

@@ -73,9 +73,11 @@ class Tensor:
     __array_priority__ = 1000
     # defaults of the per-tensor bookkeeping (``_wrap`` sets only what differs: most tensors are plain results)
     _requires_grad = False
-    _grad_fn = _grad = _acc = _base = _view_of = None
+    _grad_fn = _grad = _acc = _base = _view_fn = _views = None
     _retains_grad = False
     _hooks = ()
+    _view_flags = ()  # ("no_grad",) for a view made in no_grad mode, ("multi", op, i) for an unbind/split output
+    _gf_version = 0  # a view's version when its node was made (``gradc.facade.views``)
 
     def __init__(self, data=None, requires_grad=False):
         self._data = np.asarray([] if data is None else data, dtype=np.float32)
@@ -89,7 +91,6 @@ class Tensor:
         self._vc = [0]
         self._retains_grad = False
         self._base = None
-        self._view_of = None
         self._hooks = ()
 
     @classmethod
@@ -109,8 +110,8 @@ class Tensor:
     dtype = property(lambda self: dtypes.from_np(self._data.dtype))
     shape = property(lambda self: Size(self._data.shape))
     ndim = property(lambda self: self._data.ndim)
-    is_leaf = property(lambda self: self._grad_fn is None)
-    grad_fn = property(lambda self: self._grad_fn)
+    is_leaf = property(lambda self: self.grad_fn is None)
+    grad_fn = property(lambda self: self._grad_fn if self._base is None else self._lazy_grad_fn(self))
     retains_grad = property(lambda self: self._retains_grad)
     _version = property(lambda self: self._vc[0])
 
@@ -139,6 +140,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
+        if self._view_flags and self._stale_no_grad_view(self):  # its history is refused (``views``)
+            return True
         return self._requires_grad
 
     @requires_grad.setter
@@ -274,14 +277,13 @@ class Tensor:
     def _check_inplace(self):
         if not grad_mode.is_grad_enabled():
             return
-        if self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
         base = self._base
-        if base is not None and base._requires_grad and base._grad_fn is None:
-            raise RuntimeError(VIEW_INPLACE)
+        if base is None:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(LEAF_INPLACE)
+        elif not self._view_flags:
+            if base._requires_grad and base._grad_fn is None:
+                raise RuntimeError(VIEW_INPLACE)
+            if self._requires_grad and self._grad_fn is None:  # torch reads the node without renewing it here
+                raise RuntimeError(LEAF_INPLACE)
 
-    def fill_(self, value):
-        self._check_inplace()
-        self._data[...] = value
-        self._bump()
-        return self
