@@ -23,8 +23,9 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.facade import grad_mode
+from gradc.facade.functionalize import Storage, detached, layout_of, write
 from gradc.facade.nn.module_base import Module
-from gradc.facade.tensor import Tensor
+from gradc.facade.tensor import LEAF_INPLACE, Tensor
 from gradc.ir.builder import Traced
 
 
@@ -154,6 +155,28 @@ class TraceContext:
                          "after it was traced)", hint="compile the forward and loss; run backward() and "
                          "optimizer.step() outside the compiled function")
 
+    def write(self, tensor, value):
+        """``tensor`` takes ``value`` in place (the facade's in-place ops call this while tracing)."""
+        data = tensor._data
+        if isinstance(data, Storage):
+            write(data, value)
+        elif isinstance(data, Traced):  # a value no handle stands for: nothing else can see its memory
+            tensor._data = Storage(data.builder, data.atom)
+            write(tensor._data, value)
+        elif isinstance(value, Traced):
+            raise TraceError("an in-place operation writes a value computed from the inputs into a tensor that "
+                             "is not an input of the compiled function (one it made from constants, such as "
+                             "torch.zeros(...), or one held in a list, a dict or an attribute)",
+                             hint="build the result from the inputs (torch.cat, torch.stack, torch.where), or pass "
+                                  "the tensor in as an argument")
+        else:  # constants into a constant: as eager does
+            np.copyto(data, np.asarray(value).astype(data.dtype, copy=False))
+
+    @staticmethod
+    def detached(data):
+        """``t.detach()`` / ``t.data`` of traced memory: the same memory, read without a gradient."""
+        return detached(data) if isinstance(data, Storage) else data
+
     def noise(self, shape, p, dtype):
         """The noise of the call's next dropout: ``(shape, p, dtype)`` recorded, a (traced) array returned."""
         i = len(self.draws)
@@ -165,7 +188,25 @@ class TraceContext:
         return self.noise_inputs[i]
 
 
-def outputs_of(result, tensors, arrays, info, context):
+def storage_handles(tensors, arrays, grad_enabled):
+    """One ``Storage`` per input tensor (``gradc.facade.functionalize``), holding its traced value.
+
+    Tensors that share one NumPy array (``p`` and ``p.detach()``) share one handle; each handle
+    has its array's memory layout; a leaf that requires grad may not be written while grad is on.
+    """
+    by_array, handles = {}, []
+    for t, a in zip(tensors, arrays):
+        h = by_array.get(id(t._data))
+        if h is None:
+            refusal = None
+            if grad_enabled and t._requires_grad and t._grad_fn is None:
+                refusal = LEAF_INPLACE
+            h = by_array[id(t._data)] = Storage(a.builder, a.atom, layout_of(t._data), refusal)
+        handles.append(h)
+    return handles
+
+
+def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=False):
     """The graph outputs of a traced call: its tensors' traced values, then inputs written in place."""
     info.draws = list(context.draws)
     out_leaves = []
@@ -179,13 +220,17 @@ def outputs_of(result, tensors, arrays, info, context):
             info.out_consts.append(np.array(t._data))
     info.n_out = len(outputs)
     info.mutated = []
-    for i, (t, a) in enumerate(zip(tensors, arrays)):
-        if t._data is not a:
-            if not isinstance(t._data, Traced):
-                raise TraceError("the function replaces a tensor's storage with a concrete array",
-                                 hint="run it eagerly")
-            info.mutated.append(i)
-            outputs.append(t._data)
+    for i, (t, h, origin) in enumerate(zip(tensors, handles, origins)):
+        if t._data is h and h.atom is origin:
+            continue
+        if not isinstance(t._data, Traced):
+            raise TraceError("the function replaces a tensor's storage with a concrete array",
+                             hint="run it eagerly")
+        if grad_enabled and t._requires_grad:
+            raise TraceError("the function writes in place into an input that requires grad (its autograd "
+                             "history would not record the write)", hint="write into a copy (`y = x.clone()`)")
+        info.mutated.append(i)
+        outputs.append(t._data)
     if not outputs:
         raise TraceError("the function returns no tensor computed from its inputs",
                          hint="nothing to compile: call it eagerly")
@@ -204,12 +249,14 @@ def make_pure(fn, args, kwargs, tensors, names, info, n_noise=0):
         saved = [(t._data, t._vc[0]) for t in tensors]
         prev = grad_mode._STATE["enabled"], grad_mode._STATE["tracing"]
         try:
-            for t, a in zip(tensors, arrays):
-                t._data = a
+            handles = storage_handles(tensors, arrays, prev[0])
+            origins = [h.atom for h in handles]
+            for t, h in zip(tensors, handles):
+                t._data = h
             grad_mode._STATE["enabled"] = False
             grad_mode._STATE["tracing"] = context
             # the argument tensors are among ``tensors``: the call sees the traced storage
-            return outputs_of(fn(*args, **kwargs), tensors, arrays, info, context)
+            return outputs_of(fn(*args, **kwargs), tensors, handles, origins, info, context, prev[0])
         finally:
             for t, (data, version) in zip(tensors, saved):
                 t._data = data

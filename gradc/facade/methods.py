@@ -283,10 +283,11 @@ def _inplace(self, compute):
     """Run out-of-place ``compute(shadow)`` and write its result into this tensor's storage."""
     if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
         res = compute(self)
-        if type(self._data) is np.ndarray:
+        tracing = grad_mode._STATE["tracing"]
+        if tracing is not None:  # torch.compile: the trace writes it (functionalised: views and base follow)
+            tracing.write(self, res._data)
+        else:
             np.copyto(self._data, res._data.astype(self._data.dtype, copy=False))
-        else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
-            self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
         self._bump()
         return self
     self._check_inplace()
