@@ -13,12 +13,18 @@ so backward does not recompute the forward. Gradients land in ``.grad`` as eager
 
 Dropout in training mode is compiled with its noise as an input of the code: each call draws
 it from torch's stream, in the order eager draws it, so a seeded compiled model gives eager's
-numbers. A call that cannot be traced (``.item()`` or a Python ``if`` on a value, reading
-``.grad``, other random draws such as ``torch.randn`` inside, batch norm updating its running
-statistics, an op without a traced form, a tensor that requires grad but is neither an
-argument nor state the function reaches) runs eagerly, with one warning per function giving
-the reason. In-place writes to inputs (``buffer.add_(...)``) are compiled: the new values are
-extra outputs, written back.
+numbers. Views and in-place writes are functionalised (``gradc.facade.functionalize``): a
+write through any view updates its base and every other view, as in eager. In-place writes
+to inputs (``buffer.add_(...)``, batch norm's running statistics) are compiled: the new values
+are extra outputs, written back. The Python state a signature's trace read (module
+attributes, globals, closure cells, lists and dicts they hold) is guarded
+(``gradc.facade.compile_guards``): when it changes, the call re-traces.
+
+A call that cannot be traced (``.item()`` or a Python ``if`` on a value, reading ``.grad``,
+other random draws such as ``torch.randn`` inside, an op without a traced form, a tensor that
+requires grad but is neither an argument nor state the function reaches, a write torch
+refuses or that compiled code cannot give an autograd history, a function that changes the
+Python state it reads) runs eagerly, with one warning per function giving the reason.
 
 torch's ``mode``, ``dynamic``, ``backend`` and ``options`` choose among
 torch's own code generators: gradc has one, so they are accepted and ignored (``backend``
@@ -50,6 +56,7 @@ from gradc.errors import ArgumentError, GradcError, TraceError
 from gradc.facade import compile_trace as ct
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, rng
+from gradc.facade.compile_guards import RECOMPILE_LIMIT, Guards
 from gradc.facade.compile_split import split
 from gradc.facade.nn.functional_layers import dropout_noise
 from gradc.facade.nn.module_base import Module
@@ -66,8 +73,9 @@ MODES = (None, "default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs
 class _Entry:
     """The compiled code of one signature."""
 
-    def __init__(self, info, unit, need_grad, scalar, wrt_pos, n_args, halves=None):
+    def __init__(self, info, unit, need_grad, scalar, wrt_pos, n_args, halves=None, guards=None):
         self.info, self.unit = info, unit
+        self.guards = guards  # the Python state the trace read (``compile_guards.Guards``)
         self.halves = halves  # (forward, backward) of the split VJP (``compile_split``), or None
         self.need_grad, self.scalar = need_grad, scalar
         self.wrt_pos = wrt_pos  # input positions with a gradient, in the order the code returns them
@@ -89,6 +97,7 @@ class CompiledFunction:
         self._orig_fn = fn
         self.fullgraph = fullgraph
         self._cache = {}
+        self._recompiles = 0
         self._warned = False
         self._last = None
         self._names = getattr(fn, "__name__", "compiled")
@@ -128,13 +137,29 @@ class CompiledFunction:
         key = (spec, enabled, tuple([(t._data.shape, t._data.dtype.char, t._requires_grad) for t in tensors]),
                tuple([m.training for _, top in modules for m in top.modules()]), len(state))
         entry = self._cache.get(key, False)
+        if entry and self._stale(entry, modules):
+            entry = False if self._recompiles <= RECOMPILE_LIMIT else None
+            self._cache[key] = entry
         if entry is False:
-            entry = self._cache[key] = self._compile(args, kwargs, tensors, state, n_args, enabled)
+            entry = self._cache[key] = self._compile(args, kwargs, tensors, state, n_args, enabled, modules)
             if entry is not None:
                 self._last = entry
         return entry, tensors
 
-    def _compile(self, args, kwargs, tensors, state, n_args, enabled):
+    def _stale(self, entry, modules):
+        """Whether Python state the entry's trace read has changed since (``compile_guards``): re-trace, or
+        after ``RECOMPILE_LIMIT`` re-traces run eagerly (with a warning), as torch does."""
+        changed = entry.guards.changed()
+        if changed is None:
+            return False
+        self._recompiles += 1
+        if self._recompiles > RECOMPILE_LIMIT:
+            warnings.warn(f"torch.compile: {self._names} runs eagerly from now on: it was re-traced "
+                          f"{RECOMPILE_LIMIT} times because Python state it reads changed ({changed} last)",
+                          UserWarning, stacklevel=5)
+        return True
+
+    def _compile(self, args, kwargs, tensors, state, n_args, enabled, modules):
         names, taken = [], set()
         for i in range(n_args):
             names.append(ct.identifier(_arg_name(self._orig_fn, i, n_args), taken))
@@ -144,6 +169,7 @@ class CompiledFunction:
         pure = ct.make_pure(self._orig_fn, args, kwargs, tensors, names, info)
         arrays = [t._data for t in tensors]
         wrt_pos = [i for i, t in enumerate(tensors) if t._requires_grad] if enabled else []
+        before = Guards(self._orig_fn, modules)
         try:
             graph = _trace_without_drawing(pure, arrays)
             if info.draws:  # trace again with the dropout noise as inputs
@@ -163,6 +189,11 @@ class CompiledFunction:
                 unit = gapi.compile(pure, *arrays, wrt=tuple(names[i] for i in wrt_pos))
             else:
                 unit = gapi.compile(pure, *arrays, wrt=tuple(names[i] for i in wrt_pos), mode="vjp")
+            guards = Guards(self._orig_fn, modules)
+            if before.changed() is not None:
+                raise TraceError(f"the function changes Python state it reads ({before.changed()}) while it runs; "
+                                 "compiled code would not repeat that", hint="keep such updates outside the "
+                                 "compiled function, or make the state a tensor buffer updated in place")
         except Exception as e:  # noqa: BLE001 - whatever stops the trace, eager runs the call (and raises a real error)
             self._fallback(e)
             return None
@@ -172,7 +203,7 @@ class CompiledFunction:
                 halves = split(unit.graphs[f"{pure.__name__}_vjp"], len(arrays), info.n_out)
             except GradcError:  # backward recomputes the forward instead (the emitted F_vjp)
                 halves = None
-        return _Entry(info, unit, need_grad, scalar, wrt_pos, n_args, halves)
+        return _Entry(info, unit, need_grad, scalar, wrt_pos, n_args, halves, guards)
 
     def _fallback(self, error):
         if self.fullgraph:

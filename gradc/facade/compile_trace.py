@@ -149,6 +149,7 @@ class TraceContext:
     def __init__(self, noise_inputs=None):
         self.draws = []
         self.noise_inputs = noise_inputs
+        self.tracked = set()  # ids of the root handles an in-place op (add_, mul_, ...) wrote into
 
     def refuse(self, what):
         raise TraceError(f"the function reads a tensor's .{what} (compiled code cannot see gradients computed "
@@ -159,7 +160,7 @@ class TraceContext:
         """``tensor`` takes ``value`` in place (the facade's in-place ops call this while tracing)."""
         data = tensor._data
         if isinstance(data, Storage):
-            write(data, value)
+            self.tracked.add(id(write(data, value)))
         elif isinstance(data, Traced):  # a value no handle stands for: nothing else can see its memory
             tensor._data = Storage(data.builder, data.atom)
             write(tensor._data, value)
@@ -220,6 +221,7 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
             info.out_consts.append(np.array(t._data))
     info.n_out = len(outputs)
     info.mutated = []
+    wrt_atoms = {id(o) for t, o in zip(tensors, origins) if t._requires_grad}
     for i, (t, h, origin) in enumerate(zip(tensors, handles, origins)):
         if t._data is h and h.atom is origin:
             continue
@@ -229,12 +231,32 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
         if grad_enabled and t._requires_grad:
             raise TraceError("the function writes in place into an input that requires grad (its autograd "
                              "history would not record the write)", hint="write into a copy (`y = x.clone()`)")
+        if grad_enabled and id(h) in context.tracked and _depends_on(h, wrt_atoms):
+            raise TraceError("the function writes a value that requires grad into an input in place (as "
+                             "`z.add_(x)` with x requiring grad): the input would get no autograd history",
+                             hint="return the new value instead, or write into a copy (`z = z.clone()`)")
         info.mutated.append(i)
         outputs.append(t._data)
     if not outputs:
         raise TraceError("the function returns no tensor computed from its inputs",
                          hint="nothing to compile: call it eagerly")
     return tuple(outputs) if len(outputs) > 1 else outputs[0]
+
+
+def _depends_on(value, atoms) -> bool:
+    """Whether traced ``value`` is computed from any of ``atoms`` (ids), through its builder's equations."""
+    producers = {id(e.out): e for e in value.builder.eqns}
+    stack, seen = [value.atom], set()
+    while stack:
+        atom = stack.pop()
+        if id(atom) in atoms:
+            return True
+        eqn = producers.get(id(atom))
+        if eqn is None or id(eqn) in seen:
+            continue
+        seen.add(id(eqn))
+        stack.extend(eqn.inputs)
+    return False
 
 
 def make_pure(fn, args, kwargs, tensors, names, info, n_noise=0):

@@ -192,8 +192,9 @@ def _updated(current, key, value, what):
     return index_update(current, value, arrays, spec)
 
 
-def write(handle: Storage, value, what: str = "an in-place operation") -> None:
-    """Write ``value`` into ``handle`` in place: its base and the other views of its memory follow."""
+def write(handle: Storage, value, what: str = "an in-place operation") -> Storage:
+    """Write ``value`` into ``handle`` in place: its base and the other views of its memory follow.
+    Returns the root handle (the memory's owner)."""
     if _overlaps(handle.layout):
         raise TraceError(f"{what}: {OVERLAP}", hint="clone() the expanded tensor before writing into it")
     value = _fit(handle, value, what)
@@ -219,7 +220,8 @@ def write(handle: Storage, value, what: str = "an in-place operation") -> None:
             if child is not None:
                 live.append(ref)
         h.children = live
-        stack.extend(ref() for ref in reversed(live))
+        stack.extend(c for c in (ref() for ref in reversed(live)) if c is not None)
+    return path[-1]
 
 
 def detached(handle: Storage) -> Storage:
