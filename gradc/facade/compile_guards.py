@@ -18,7 +18,7 @@ What each kind is compared by:
 * tensors and arrays that are not inputs: identity, shape, dtype, the version counter
   (every in-place facade op bumps it) and the bytes (all up to 16 KiB, 256 evenly
   spaced entries above);
-* functions, classes, Python modules, facade Modules reached as values: identity (a
+* functions, callable objects, classes, Python modules, facade Modules reached as values: identity (a
   reachable Module's own parameters and buffers are inputs, read at each call; its
   plain attributes and submodules are guarded as listed here).
 
@@ -88,7 +88,7 @@ def freeze(value, depth=0):
     if isinstance(value, (set, frozenset)):
         return (type(value), id(value), tuple(sorted(repr(v) for v in value)))
     attributes = getattr(value, "__dict__", None)
-    if isinstance(attributes, dict) and type(value).__module__ != "builtins":
+    if isinstance(attributes, dict) and type(value).__module__ != "builtins" and not callable(value):
         return ("object", id(value), tuple((k, freeze(v, depth + 1)) for k, v in attributes.items()))
     return ("id", id(value))
 

@@ -174,6 +174,11 @@ class TraceContext:
             np.copyto(data, np.asarray(value).astype(data.dtype, copy=False))
 
     @staticmethod
+    def contiguous(data) -> bool:
+        """Whether traced memory is C-contiguous (a view's layout says; any other traced value is)."""
+        return not isinstance(data, Storage) or data.size <= 1 or bool(data.layout.flags["C_CONTIGUOUS"])
+
+    @staticmethod
     def detached(data):
         """``t.detach()`` / ``t.data`` of traced memory: the same memory, read without a gradient."""
         return detached(data) if isinstance(data, Storage) else data

@@ -27,7 +27,10 @@ def _is_num(x):
 def _contiguous(a):
     """Whether ``a``'s storage is C-contiguous (a traced value, under ``torch.compile``, counts as such)."""
     data = a._data
-    return type(data) is not np.ndarray or data.flags["C_CONTIGUOUS"] or data.size <= 1
+    if type(data) is not np.ndarray:  # traced: torch.compile's trace knows the memory layout
+        tracing = grad_mode._STATE["tracing"]
+        return tracing is None or tracing.contiguous(data)
+    return data.flags["C_CONTIGUOUS"] or data.size <= 1
 
 
 def _reduce_args(dim, keepdim, kwargs):

@@ -40,6 +40,8 @@ CASES = {  # the body of f(x), x a (2, 3) float64 tensor that requires grad
  "flip_copy": "y = x * 1.0\n    y.flip(0).mul_(2.0)\n    return (y * y).sum()",
  "permute_transpose": "y = x * 1.0\n    y.permute(1, 0).transpose(0, 1)[1].add_(x[0])\n    return (y * y).sum()",
  "fill_zero": "y = x * 1.0\n    y[0].fill_(2.0)\n    y[:, 2].zero_()\n    return (y * x).sum()",
+ "contiguous_copy": "y = x * 1.0\n    y.t().contiguous().mul_(2.0)\n    y.contiguous().add_(1.0)\n"
+                    "    return (y * y).sum()",
  "squeeze_chain": "y = x.unsqueeze(1) * 1.0\n    y.squeeze(1)[0].clamp_(1.5, 2.5)\n    return (y * y).sum()",
 }
 EXPECTED = {  # torch 2.13.0 (float64): value, gradient of x; recorded so the test runs without torch
@@ -59,6 +61,7 @@ EXPECTED = {  # torch 2.13.0 (float64): value, gradient of x; recorded so the te
     'flip_copy': (91.0, [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]),
     'permute_transpose': (169.0, [[12.0, 18.0, 24.0], [10.0, 14.0, 18.0]]),
     'fill_zero': (47.0, [[2.0, 2.0, 0.0], [8.0, 10.0, 0.0]]),
+    'contiguous_copy': (139.0, [[4.0, 6.0, 8.0], [10.0, 12.0, 14.0]]),
     'squeeze_chain': (89.5, [[0.0, 4.0, 0.0], [8.0, 10.0, 12.0]]),
 }
 
@@ -106,6 +109,16 @@ def test_a_write_into_an_expanded_tensor_is_refused_as_torch_does():
         torch.compile(f, fullgraph=True)(x)
     with pytest.warns(UserWarning, match="runs eagerly"), pytest.raises((RuntimeError, ValueError)):
         torch.compile(f)(x)  # eager's own error, as eager would raise it
+
+
+def test_view_of_a_non_contiguous_tensor_is_refused_as_eager_refuses():
+    def f(x):
+        return (x * 1.0).t().view(-1).sum()
+
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        torch.compile(f, fullgraph=True)(torch.tensor(X))
+    with pytest.warns(UserWarning, match="runs eagerly"), pytest.raises(RuntimeError, match="view size"):
+        torch.compile(f)(torch.tensor(X))
 
 
 def test_input_written_in_place_through_a_view_is_written_back():
