@@ -135,7 +135,7 @@ class CompiledFunction:
         tensors = leaves + [t for _, t in state]
         enabled = grad_mode._STATE["enabled"]
         key = (spec, enabled, tuple([(t._data.shape, t._data.dtype.char, t._requires_grad) for t in tensors]),
-               tuple([m.training for _, top in modules for m in top.modules()]), len(state))
+               tuple([m.training for _, top in modules for m in top.modules()]), len(state), ct.memory_key(tensors))
         entry = self._cache.get(key, False)
         if entry and self._stale(entry, modules):
             entry = False if self._recompiles <= RECOMPILE_LIMIT else None

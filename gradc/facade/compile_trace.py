@@ -21,7 +21,7 @@ import inspect
 
 import numpy as np
 
-from gradc.errors import TraceError
+from gradc.errors import TraceError, user_location
 from gradc.facade import grad_mode
 from gradc.facade.functionalize import Storage, detached, layout_of, write
 from gradc.facade.nn.module_base import Module
@@ -149,7 +149,7 @@ class TraceContext:
     def __init__(self, noise_inputs=None):
         self.draws = []
         self.noise_inputs = noise_inputs
-        self.tracked = set()  # ids of the root handles an in-place op (add_, mul_, ...) wrote into
+        self.tracked = {}  # id of each root handle an in-place op (add_, mul_, ...) wrote into: the user's line
 
     def refuse(self, what):
         raise TraceError(f"the function reads a tensor's .{what} (compiled code cannot see gradients computed "
@@ -160,7 +160,7 @@ class TraceContext:
         """``tensor`` takes ``value`` in place (the facade's in-place ops call this while tracing)."""
         data = tensor._data
         if isinstance(data, Storage):
-            self.tracked.add(id(write(data, value)))
+            self.tracked.setdefault(id(write(data, value)), user_location())
         elif isinstance(data, Traced):  # a value no handle stands for: nothing else can see its memory
             tensor._data = Storage(data.builder, data.atom)
             write(tensor._data, value)
@@ -201,15 +201,37 @@ def storage_handles(tensors, arrays, grad_enabled):
     has its array's memory layout; a leaf that requires grad may not be written while grad is on.
     """
     by_array, handles = {}, []
-    for t, a in zip(tensors, arrays):
+    roots = [_root(t._data) for t in tensors]
+    for t, a, root in zip(tensors, arrays, roots):
         h = by_array.get(id(t._data))
         if h is None:
             refusal = None
             if grad_enabled and t._requires_grad and t._grad_fn is None:
-                refusal = LEAF_INPLACE
+                refusal = (LEAF_INPLACE, "write into a copy (`y = x.clone()`), or under torch.no_grad()")
+            elif any(r is root and u._data is not t._data for u, r in zip(tensors, roots)):
+                refusal = ("this input shares memory with another input of the call (as `f(x, x[0])`): the "
+                           "compiled code would not see the write through the other", "pass separate tensors "
+                           "(`x[0].clone()`), or pass only the base and take the view inside")
             h = by_array[id(t._data)] = Storage(a.builder, a.atom, layout_of(t._data), refusal)
         handles.append(h)
     return handles
+
+
+def _root(array):
+    """The array that owns ``array``'s memory (following NumPy's ``.base``)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def memory_key(tensors) -> tuple:
+    """Each input's strides and which inputs share memory: what the functionalised trace depends on
+    besides shapes and dtypes (a reshape is a view or a copy by the strides)."""
+    owners, key = {}, []
+    for t in tensors:
+        a = t._data
+        key.append((a.strides, owners.setdefault(id(_root(a)), len(owners))))
+    return tuple(key)
 
 
 def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=False):
@@ -239,7 +261,8 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
         if grad_enabled and id(h) in context.tracked and _depends_on(h, wrt_atoms):
             raise TraceError("the function writes a value that requires grad into an input in place (as "
                              "`z.add_(x)` with x requiring grad): the input would get no autograd history",
-                             hint="return the new value instead, or write into a copy (`z = z.clone()`)")
+                             where=context.tracked[id(h)], hint="return the new value instead, or write into a "
+                             "copy (`z = z.clone()`)")
         info.mutated.append(i)
         outputs.append(t._data)
     if not outputs:

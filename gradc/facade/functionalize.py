@@ -59,7 +59,7 @@ class Storage(Tracer):
     def __init__(self, builder, atom, layout=None, refusal=None):
         super().__init__(builder, atom)
         self.view_base, self.view_step, self.children, self._layout = None, None, [], layout
-        self.refusal = refusal  # why this memory must not be written (a leaf that requires grad), or None
+        self.refusal = refusal  # (why, hint) when this memory must not be written (a leaf that requires grad)
 
     def wrap(self, atom, builder=None):
         return Storage(builder or self.builder, atom)
@@ -204,8 +204,8 @@ def write(handle: Storage, value, what: str = "an in-place operation") -> Storag
         path.append(view.view_base)
         new.append(_scatter(view, new[-1]))
     if path[-1].refusal is not None:
-        raise TraceError(f"{what}: {path[-1].refusal}", hint="write into a copy (`y = x.clone()`), or under "
-                         "torch.no_grad()")
+        reason, hint = path[-1].refusal
+        raise TraceError(f"{what}: {reason}", hint=hint)
     for h, v in zip(path, new):
         h.atom = v.atom
     on_path = {id(h) for h in path}

@@ -152,6 +152,22 @@ def test_writing_a_value_that_requires_grad_into_an_input_runs_eagerly():
     assert z.requires_grad and x.grad.tolist() == [4.0, 6.0]
 
 
+def test_a_write_into_an_input_that_shares_memory_with_another_runs_eagerly():
+    def f(a, b):
+        a.mul_(2.0)
+        return b.sum()
+
+    x = torch.ones(2, 3)
+    with pytest.raises(torch.TraceError, match=r"shares memory with another input.*x\[0\]\.clone"):
+        torch.compile(f, fullgraph=True)(x, x[0])
+    g = torch.compile(f)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        assert g(x, x[0]).item() == 6.0 and x.tolist() == [[2.0] * 3] * 2
+    assert g(torch.ones(2, 3), torch.ones(3)).item() == 3.0  # separate tensors: another signature, compiled
+    read = torch.compile(lambda a, b: (a * b).sum(), fullgraph=True)
+    assert read(x, x[0]).item() == 24.0  # no write: sharing is harmless
+
+
 def test_out_argument_into_a_view():
     def f(a, b):
         y = a * 1.0
