@@ -275,14 +275,17 @@ def _run(entry, tensors):
         results = list(results) if n_graph > 1 else [results]
         if entry.need_grad and info.mutated:  # the backward recomputes from the values before the writes
             arrays = [a.copy() if i in info.mutated else a for i, a in enumerate(arrays)]
-        for pos, new in zip(info.mutated, results[info.n_out:]):
+        outs = [Tensor._wrap(np.asarray(r)) for r in results]
+        if entry.need_grad:  # the inputs' new values get nodes too: a write with a history passes it on
+            outs = _attach_vjp(entry, tensors, outs, _recompute_vjp(unit, arrays))
+        for pos, new in zip(info.mutated, outs[info.n_out:]):
             t = tensors[pos]
-            t._data[...] = new
-            t._bump()
-        outs = [Tensor._wrap(np.asarray(r)) for r in results[:info.n_out]]
-        if entry.need_grad:
-            written = [np.zeros_like(new) for new in results[info.n_out:]]  # no cotangent reaches the writes
-            outs = _attach_vjp(entry, tensors, outs, _recompute_vjp(unit, arrays, written))
+            if pos in info.tracked and new._grad_fn is not None:  # as eager's in-place op: t takes the history
+                t._inplace(lambda _, new=new: new)
+            else:
+                t._data[...] = new._data
+                t._bump()
+        outs = outs[:info.n_out]
     leaves = []
     it = iter(outs)
     for const in info.out_consts:
@@ -332,10 +335,9 @@ def _output_vjp(pullback, outs, k):
     return vjp
 
 
-def _recompute_vjp(unit, arrays, written=()):
-    """The emitted ``F_vjp``: it returns ``(outputs, gradients)``, recomputing the forward (``written``: the
-    zero cotangents of the inputs' new values, the graph's last outputs)."""
-    return lambda cts: unit.vjp(*arrays, *cts, *written)[1]
+def _recompute_vjp(unit, arrays):
+    """The emitted ``F_vjp``: it returns ``(outputs, gradients)``, recomputing the forward."""
+    return lambda cts: unit.vjp(*arrays, *cts)[1]
 
 
 def _split_vjp(backward, residuals):

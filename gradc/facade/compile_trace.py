@@ -21,7 +21,7 @@ import inspect
 
 import numpy as np
 
-from gradc.errors import TraceError, user_location
+from gradc.errors import TraceError
 from gradc.facade import grad_mode
 from gradc.facade.functionalize import Storage, detached, layout_of, write
 from gradc.facade.nn.module_base import Module
@@ -133,6 +133,7 @@ class TraceInfo:
         self.out_spec = None
         self.out_consts = []  # per output leaf: None (a graph output) or a concrete array (a constant)
         self.mutated = []  # input positions written in place, in the order of the extra graph outputs
+        self.tracked = []  # those an in-place op wrote a value that requires grad into (they take its history)
         self.n_out = 0
         self.draws = []  # (shape, p, dtype) of each dropout, in call order
 
@@ -149,7 +150,7 @@ class TraceContext:
     def __init__(self, noise_inputs=None):
         self.draws = []
         self.noise_inputs = noise_inputs
-        self.tracked = {}  # id of each root handle an in-place op (add_, mul_, ...) wrote into: the user's line
+        self.tracked = set()  # ids of the root handles an in-place op (add_, mul_, ...) wrote into
 
     def refuse(self, what):
         raise TraceError(f"the function reads a tensor's .{what} (compiled code cannot see gradients computed "
@@ -160,7 +161,7 @@ class TraceContext:
         """``tensor`` takes ``value`` in place (the facade's in-place ops call this while tracing)."""
         data = tensor._data
         if isinstance(data, Storage):
-            self.tracked.setdefault(id(write(data, value)), user_location())
+            self.tracked.add(id(write(data, value)))
         elif isinstance(data, Traced):  # a value no handle stands for: nothing else can see its memory
             tensor._data = Storage(data.builder, data.atom)
             write(tensor._data, value)
@@ -247,7 +248,7 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
         else:  # a tensor the call made from constants alone: returned as is by every call
             info.out_consts.append(np.array(t._data))
     info.n_out = len(outputs)
-    info.mutated = []
+    info.mutated, info.tracked = [], []
     wrt_atoms = {id(o) for t, o in zip(tensors, origins) if t._requires_grad}
     for i, (t, h, origin) in enumerate(zip(tensors, handles, origins)):
         if t._data is h and h.atom is origin:
@@ -259,10 +260,7 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
             raise TraceError("the function writes in place into an input that requires grad (its autograd "
                              "history would not record the write)", hint="write into a copy (`y = x.clone()`)")
         if grad_enabled and id(h) in context.tracked and _depends_on(h, wrt_atoms):
-            raise TraceError("the function writes a value that requires grad into an input in place (as "
-                             "`z.add_(x)` with x requiring grad): the input would get no autograd history",
-                             where=context.tracked[id(h)], hint="return the new value instead, or write into a "
-                             "copy (`z = z.clone()`)")
+            info.tracked.append(i)  # an in-place op wrote a value with a history: the input takes it, as in eager
         info.mutated.append(i)
         outputs.append(t._data)
     if not outputs:

@@ -44,13 +44,22 @@ def _in_place(rng, a, b):
     options = [f"{a}.mul_({c})", f"{a}.add_({b})", f"{a}.sub_({c})", f"{a}.div_({c})", f"{a}[0] += {c}",
                f"{a}[0] = {b}[0]", f"{a}.zero_()", f"{a}.fill_({c})", f"{a}.clamp_(-0.5, 0.6)", f"{a}.tanh_()",
                f"{a}.mul_({b})", f"{a}[..., -1:] *= {c}", f"{a} += {b}", f"{a} *= {c}", f"{a}.sigmoid_()",
-               f"{a}.exp_()", f"{a}[:1] = {c}", f"{a}.neg_()"]
+               f"{a}.exp_()", f"{a}[:1] = {c}", f"{a}.neg_()", f"torch.mul({b}, {c}, out={a})",
+               f"torch.add({a}, {b}, out={a})"]
     return options[rng.integers(len(options))]
 
 
-def _env(module, shape):
-    return {"torch": module, "x": module.tensor(_sample(shape, X), requires_grad=True),
-            "z": module.tensor(_sample(shape, Z))}
+def _inputs(module, spec):
+    """``x`` (requires grad) and ``z`` (does not; a transposed, non-contiguous view when ``spec`` says so)."""
+    shape, transposed = spec
+    x = module.tensor(_sample(shape, X), requires_grad=True)
+    z = module.tensor(_sample(shape[::-1], Z)).t() if transposed else module.tensor(_sample(shape, Z))
+    return x, z
+
+
+def _env(module, spec):
+    x, z = _inputs(module, spec)
+    return {"torch": module, "x": x, "z": z}
 
 
 def program(rng, n_lines=8, modules=()):
@@ -59,9 +68,10 @@ def program(rng, n_lines=8, modules=()):
     import gradc as torch
 
     shape = SHAPES[rng.integers(len(SHAPES))]
+    spec = (shape, len(shape) == 2 and rng.random() < 0.3)
     lines = ["y = x * 1.0"]
     names = ["y"]
-    envs = [_env(m, shape) for m in (torch, *modules)]
+    envs = [_env(m, spec) for m in (torch, *modules)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for env in envs:
@@ -96,21 +106,22 @@ def program(rng, n_lines=8, modules=()):
     weights = [round(0.3 + 0.2 * i, 2) for i in range(len(names))]
     terms = " + ".join(f"({n} * {n}).sum() * {w}" for n, w in zip(names, weights))
     body = "\n".join("    " + line for line in lines + [f"return {terms} + (z * z).sum()"])
-    return f"def f(x, z):\n{body}\n", shape
+    return f"def f(x, z):\n{body}\n", spec
 
 
-def outcome(module, source, shape, compiled=False, show=False):
-    """``(value, x.grad, z after)`` of the program run with ``module`` as ``torch``; an error's class name
-    instead when it raises; ``"refused"`` when the compiled call ran eagerly."""
+def outcome(module, source, spec, compiled=False, show=False):
+    """``(value, x.grad, z after)`` of the program run with ``module`` as ``torch`` (compiled: the second call,
+    which runs the cached code); an error's class name instead when it raises; ``"refused"`` when the
+    compiled call refused to trace."""
     env = {"torch": module}
     exec(source, env)  # noqa: S102
     f = env["f"]
     if compiled:
         f = module.compile(f, fullgraph=True)
-    x = module.tensor(_sample(shape, X), requires_grad=True)
-    z = module.tensor(_sample(shape, Z))
     try:
-        out = f(x, z)
+        for _ in range(2 if compiled else 1):
+            x, z = _inputs(module, spec)
+            out = f(x, z)
         out.backward()
     except Exception as e:  # noqa: BLE001
         name = type(e).__name__
