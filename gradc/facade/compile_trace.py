@@ -3,12 +3,14 @@
 A compiled call's inputs are its tensor arguments plus the state it reads: the parameters
 and buffers of the modules it uses (the compiled module, ``self`` of a bound method, modules
 among its arguments, closure cells and the globals it names) and tensors held in those
-cells and globals. ``trace_call`` swaps each input's storage for a traced value, runs the
-function once (grad mode off, ``grad_mode._STATE["tracing"]`` set) and restores it; facade
-ops then record gradc primitives, so the graph is made of the registry's ops. What cannot
-be traced raises (``.item()``, Python ``if`` on a value, ``.grad`` of an input, dropout's
-random draws, a tensor that requires grad but is not an input), and the caller falls back
-to eager.
+cells and globals. ``make_pure`` swaps each input's storage for a traced ``Storage`` handle
+(``gradc.facade.functionalize``: views and in-place writes become pure updates), runs the
+function once (grad mode off, ``grad_mode._STATE["tracing"]`` set to a ``TraceContext``,
+which the facade's in-place ops, ``detach()`` and ``contiguous()`` consult) and restores it;
+facade ops then record gradc primitives, so the graph is made of the registry's ops. Inputs
+written in place become extra outputs. What cannot be traced raises (``.item()``, Python
+``if`` on a value, ``.grad`` of an input, a tensor that requires grad but is not an input, a
+write torch refuses), and the caller falls back to eager.
 
 >>> import gradc as torch
 >>> lin = torch.nn.Linear(2, 1)
