@@ -39,6 +39,7 @@ import numpy as np
 from gradc.api import Tracer, as_value, fit, parse_index
 from gradc.api import traced_inplace as np_inplace
 from gradc.errors import TraceError
+from gradc.ir import registry
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
@@ -155,28 +156,25 @@ def _overlaps(layout) -> bool:
 def _fit(handle, value, what):
     """``value`` as the handle's dtype and shape (torch casts and broadcasts an in-place result into it)."""
     t = handle.aval
-    if not isinstance(value, Traced):
-        value = np.asarray(value)
-    dtype = value.aval.dtype if isinstance(value, Traced) else None
+    target = tuple(t.shape)
     if isinstance(value, Traced):
-        if dtype != t.dtype:
-            value = ew.astype(value, t.dtype)
+        value = value if value.aval.dtype == t.dtype else ew.astype(value, t.dtype)
         shape = tuple(value.aval.shape)
     else:
-        value = value.astype(t.np_dtype)
+        value = np.asarray(value).astype(t.np_dtype)
         shape = value.shape
-    if shape != tuple(t.shape):
+    if shape != target:
         try:
-            np.broadcast_shapes(shape, tuple(t.shape))
-            if len(shape) > len(t.shape) or np.broadcast_shapes(shape, tuple(t.shape)) != tuple(t.shape):
-                raise ValueError
+            fits = len(shape) <= len(target) and np.broadcast_shapes(shape, target) == target
         except ValueError:
+            fits = False
+        if not fits:
             raise TraceError(f"{what}: a result of shape {list(shape)} does not fit the tensor of shape "
-                             f"{list(t.shape)} it is written into", hint="in-place operations keep a tensor's "
-                             "shape; assign a new name: `y = y + ...`") from None
-        value = sh.broadcast_to(value, tuple(t.shape))
+                             f"{list(target)} it is written into", hint="in-place operations keep a tensor's "
+                             "shape; assign a new name: `y = y + ...`")
+        value = sh.broadcast_to(value, target)
     if not isinstance(value, Traced):  # a concrete value: written over the whole traced memory
-        value = index_update(handle, value, [], (("slice", None, None, None),) * len(t.shape))
+        value = index_update(handle, value, [], (("slice", None, None, None),) * len(target))
     return value
 
 
@@ -226,7 +224,7 @@ def write(handle: Storage, value, what: str = "an in-place operation") -> Storag
 
 def detached(handle: Storage) -> Storage:
     """``handle``'s memory read without a gradient (``detach()``): a view whose step is ``stop_gradient``."""
-    out = Traced.__gradc_bind__.__func__(Storage, _OPS["stop_gradient"], (handle,), {})
+    out = Traced.__gradc_bind__.__func__(Storage, registry.OPS["stop_gradient"], (handle,), {})
     out.view_base, out.view_step, out._layout = handle, ("stop_gradient", {}), handle.layout
     handle.children.append(weakref.ref(out))
     return out
@@ -235,7 +233,7 @@ def detached(handle: Storage) -> Storage:
 def _regenerate(view):
     op, params = view.view_step
     base = view.view_base
-    return Traced.__gradc_bind__.__func__(Storage, _OPS[op], (base,), params)
+    return Traced.__gradc_bind__.__func__(Storage, registry.OPS[op], (base,), params)
 
 
 def _scatter(view, value):
@@ -257,17 +255,3 @@ def _plain(value):
     if isinstance(value, Storage) and value.view_base is not None:
         return Storage(value.builder, value.atom)
     return value
-
-
-def _op(name):
-    from gradc.ir import registry
-    return registry.OPS[name]
-
-
-class _Ops(dict):
-    def __missing__(self, name):
-        self[name] = _op(name)
-        return self[name]
-
-
-_OPS = _Ops()
