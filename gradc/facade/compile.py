@@ -62,6 +62,7 @@ from gradc.facade.nn.functional_layers import dropout_noise
 from gradc.facade.nn.module_base import Module
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
+from gradc.ir import registry
 
 # torch's node class for compiled code, shown as torch shows it (``<torch.autograd.function.Compiled...>``)
 gf._CLASSES["CompiledFunctionBackward"] = type("CompiledFunctionBackward", (gf.Node,),
@@ -287,10 +288,27 @@ def _run(entry, tensors):
                 t._bump()
         outs = outs[:info.n_out]
     leaves = []
-    it = iter(outs)
+    it = iter(_aliased(outs, info.out_alias, tensors))
     for const in info.out_consts:
         leaves.append(next(it) if const is None else Tensor._wrap(const.copy()))
     return ct.unflatten(info.out_spec, _placeholder(info.out_spec), iter(leaves))
+
+
+def _aliased(outs, aliases, tensors):
+    """The outputs, sharing memory with the inputs where eager's would: an input returned is that tensor,
+    a view of an input views its memory (a later in-place write through it reaches the input, as in eager)."""
+    result = []
+    for out, alias in zip(outs, aliases):
+        if alias is not None and alias[0] == "input":
+            out = tensors[alias[1]]
+        elif alias is not None:
+            data = tensors[alias[1]]._data
+            for op, params in alias[2]:
+                data = registry.OPS[op].impl(data, **params)
+            if data.shape == out._data.shape:
+                out._data, out._vc = data, tensors[alias[1]]._vc
+        result.append(out)
+    return result
 
 
 def _placeholder(spec):

@@ -134,6 +134,7 @@ class TraceInfo:
     def __init__(self):
         self.out_spec = None
         self.out_consts = []  # per output leaf: None (a graph output) or a concrete array (a constant)
+        self.out_alias = []  # per graph output: None, or how it shares an input's memory (``_alias_of``)
         self.mutated = []  # input positions written in place, in the order of the extra graph outputs
         self.tracked = []  # those an in-place op wrote a value that requires grad into (they take its history)
         self.n_out = 0
@@ -242,11 +243,12 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
     info.draws = list(context.draws)
     out_leaves = []
     info.out_spec = flatten(result, out_leaves)
-    outputs, info.out_consts = [], []
+    outputs, info.out_consts, info.out_alias = [], [], []
     for t in out_leaves:
         if isinstance(t._data, Traced):
             outputs.append(t._data)
             info.out_consts.append(None)
+            info.out_alias.append(_alias_of(t, tensors, handles))
         else:  # a tensor the call made from constants alone: returned as is by every call
             info.out_consts.append(np.array(t._data))
     info.n_out = len(outputs)
@@ -269,6 +271,24 @@ def outputs_of(result, tensors, handles, origins, info, context, grad_enabled=Fa
         raise TraceError("the function returns no tensor computed from its inputs",
                          hint="nothing to compile: call it eagerly")
     return tuple(outputs) if len(outputs) > 1 else outputs[0]
+
+
+def _alias_of(t, tensors, handles):
+    """How an output shares memory with an input, as eager's would: ``("input", i)`` when it is input tensor
+    ``i`` itself, ``("view", i, steps)`` when it is a view of input ``i``'s memory, else None."""
+    for i, u in enumerate(tensors):
+        if t is u:
+            return ("input", i)
+    data, steps = t._data, []
+    while isinstance(data, Storage) and data.view_base is not None:
+        if data.view_step[0] == "stop_gradient":
+            return None
+        steps.append(data.view_step)
+        data = data.view_base
+    for i, h in enumerate(handles):
+        if steps and data is h:
+            return ("view", i, tuple(reversed(steps)))
+    return None
 
 
 def _depends_on(value, atoms) -> bool:

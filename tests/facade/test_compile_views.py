@@ -168,6 +168,31 @@ def test_a_write_into_an_input_that_shares_memory_with_another_runs_eagerly():
     assert read(x, x[0]).item() == 24.0  # no write: sharing is harmless
 
 
+def test_outputs_share_the_inputs_memory_as_eager_outputs_do():
+    """A returned input is that tensor; a returned view of an input views its memory, so a later write
+    through it reaches the input, and its gradient still flows."""
+    def scale(x):
+        x.mul_(2.0)
+        return x
+
+    def column(x):
+        return x.t()[0], (x * 2.0).sum()
+
+    x = torch.ones(2, 3)
+    r = torch.compile(scale, fullgraph=True)(x)
+    assert r is x and x.tolist() == [[2.0] * 3] * 2
+    results = []
+    for f in (column, torch.compile(column, fullgraph=True)):
+        x = torch.ones(2, 3)
+        r, total = f(x)
+        r.mul_(5.0)
+        x_grad = torch.ones(2, 3, requires_grad=True)
+        r_grad, total_grad = f(x_grad)
+        (r_grad.sum() + total_grad).backward()
+        results.append((x.tolist(), total.item(), x_grad.grad.tolist()))
+    assert results[0] == results[1] == ([[5.0, 1.0, 1.0]] * 2, 12.0, [[3.0, 2.0, 2.0]] * 2)
+
+
 def test_out_argument_into_a_view():
     def f(a, b):
         y = a * 1.0
