@@ -193,6 +193,18 @@ def test_outputs_share_the_inputs_memory_as_eager_outputs_do():
     assert results[0] == results[1] == ([[5.0, 1.0, 1.0]] * 2, 12.0, [[3.0, 2.0, 2.0]] * 2)
 
 
+def test_the_input_layout_decides_whether_a_reshape_is_a_view():
+    def f(z):
+        z.reshape(-1).mul_(2.0)  # a view of a contiguous z (written back), a copy of a transposed one
+        return z.sum()
+
+    g = torch.compile(f, fullgraph=True)
+    for make in (lambda: torch.ones(2, 3), lambda: torch.ones(3, 2).t(), lambda: torch.ones(2, 3)):
+        z, twin = make(), make()
+        assert g(z).item() == f(twin).item() and z.tolist() == twin.tolist()
+    assert len(g._cache) == 2
+
+
 def test_out_argument_into_a_view():
     def f(a, b):
         y = a * 1.0
