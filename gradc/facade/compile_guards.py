@@ -56,6 +56,7 @@ _DEPTH = 4
 _ITEMS = 256  # a larger container is compared by identity and length only
 _MODULE_KEYS = frozenset({"_parameters", "_buffers", "_modules", "training", "_non_persistent_buffers_set"})
 _SCALARS = (int, float, complex, bool, str, bytes, type(None), np.generic)
+_BY_IDENTITY = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, Module)
 
 
 def _array_state(a: np.ndarray):
@@ -75,8 +76,7 @@ def freeze(value, depth=0):
         return ("tensor", id(value), value._vc[0], _array_state(data) if isinstance(data, np.ndarray) else id(data))
     if isinstance(value, np.ndarray):
         return ("array", id(value), _array_state(value))
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type,
-                          Module)) or depth >= _DEPTH:
+    if isinstance(value, _BY_IDENTITY) or depth >= _DEPTH:
         return ("id", id(value))
     if isinstance(value, (tuple, list, dict, set, frozenset)) and len(value) > _ITEMS:
         return ("big", type(value), id(value), len(value))
@@ -187,11 +187,19 @@ class Guards:
     """The snapshot of ``watched(fn, modules)`` taken when a signature was compiled."""
 
     def __init__(self, fn, modules):
-        self.checks = [(label, get, freeze(get())) for label, get in watched(fn, modules)]
+        self.checks = []
+        for label, get in watched(fn, modules):
+            value = get()
+            # a number, string, function or module that is still the same object needs no snapshot
+            fixed = isinstance(value, _SCALARS + _BY_IDENTITY) or value is _INPUT
+            self.checks.append((label, get, value, fixed, freeze(value)))
 
     def changed(self):
         """The label of the first watched value that differs from its snapshot, or None."""
-        for label, get, snapshot in self.checks:
-            if freeze(get()) != snapshot:
+        for label, get, value, fixed, snapshot in self.checks:
+            now = get()
+            if fixed and now is value:
+                continue
+            if freeze(now) != snapshot:
                 return label
         return None
