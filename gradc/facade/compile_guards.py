@@ -15,8 +15,8 @@ What each kind is compared by:
 * numbers, strings, ``None``, tuples of them: value (type and ``==``);
 * lists, dicts, sets and plain objects' attributes: their items, recursively (to depth 4; a
   container of more than 256 items by identity and length only);
-* tensors and arrays that are not inputs: identity, shape, dtype, the version counter
-  (every in-place facade op bumps it) and the bytes (all up to 16 KiB, 256 evenly
+* tensors and arrays that are not inputs: identity, shape, dtype, ``requires_grad``, the version
+  counter (every in-place facade op bumps it) and the bytes (all up to 16 KiB, 256 evenly
   spaced entries above);
 * functions, callable objects, classes, Python modules, facade Modules reached as values: identity (a
   reachable Module's own parameters and buffers are inputs, read at each call; its
@@ -73,7 +73,8 @@ def freeze(value, depth=0):
         return (type(value), value)
     if isinstance(value, Tensor):
         data = value._data
-        return ("tensor", id(value), value._vc[0], _array_state(data) if isinstance(data, np.ndarray) else id(data))
+        return ("tensor", id(value), value._vc[0], value._requires_grad,
+                _array_state(data) if isinstance(data, np.ndarray) else id(data))
     if isinstance(value, np.ndarray):
         return ("array", id(value), _array_state(value))
     if isinstance(value, _BY_IDENTITY) or depth >= _DEPTH:

@@ -74,6 +74,21 @@ def test_mutated_list_and_dict_in_a_closure_re_trace():
     agree(g, f, x)
 
 
+def test_requires_grad_toggled_on_a_tensor_that_is_not_an_input():
+    table = {"w": torch.tensor([1.0, 2.0])}
+
+    def f(x):
+        return (x * table["w"]).sum()
+
+    g = torch.compile(f)
+    x = torch.tensor([3.0, 4.0], requires_grad=True)
+    g(x).backward()
+    table["w"].requires_grad_(True)
+    with pytest.warns(UserWarning, match="requires grad but is neither"):  # re-traced: now it needs a gradient
+        g(x).backward()
+    assert table["w"].grad.tolist() == [3.0, 4.0]
+
+
 def test_plain_object_attribute_and_default_argument_re_trace():
     class Config:
         power = 2
