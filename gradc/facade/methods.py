@@ -25,7 +25,7 @@ def _is_num(x):
 
 
 def _contiguous(a):
-    """Whether ``a``'s storage is C-contiguous (a traced value, under ``torch.compile``, counts as such)."""
+    """Whether ``a``'s storage is C-contiguous (under ``torch.compile``, as its trace lays the memory out)."""
     data = a._data
     if type(data) is not np.ndarray:  # traced: torch.compile's trace knows the memory layout
         tracing = grad_mode._STATE["tracing"]
