@@ -45,11 +45,14 @@ def test_rebound_global_read_by_a_helper_re_traces():
     global SCALE
     m = Scaled()
     f = torch.compile(m)
+    direct = torch.compile(lambda x: x * SCALE)
     x = torch.ones(3, 2)
     agree(f, m, x)
+    agree(direct, lambda x: x * SCALE, x)
     try:
         SCALE = 3.0
         agree(f, m, x)
+        agree(direct, lambda x: x * SCALE, x)
     finally:
         SCALE = 2.0
 
