@@ -44,7 +44,7 @@ from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.autodiff import stop_gradient
-from gradc.ops.shape_extra import index_update
+from gradc.ops.shape_extra import index_update, indexed_shape
 from gradc.ops.values import first_traced
 
 VIEW_OPS = frozenset({"reshape", "transpose", "index", "broadcast_to"})
@@ -84,6 +84,8 @@ class Storage(Tracer):
             if layout is not None:
                 out.view_base, out.view_step, out._layout = src, (op.name, params), layout
                 src.children.append(weakref.ref(out))
+        elif op.elementwise and type(out) is Storage:
+            out._layout = _elementwise_layout(args, out)
         return out
 
     def __getitem__(self, key):
@@ -124,6 +126,20 @@ def _view_layout(layout, op, params):
     if op == "transpose":
         return layout.transpose(params["perm"])
     return np.broadcast_to(layout, params["shape"])
+
+
+def _elementwise_layout(args, out):
+    """An elementwise result's layout: its operands' (NumPy's rule, and torch's, for a transposed input),
+    or None (C-contiguous) when they are all C-contiguous."""
+    layouts = [a._layout for a in args if type(a) is Storage and a._layout is not None]
+    if all(layout.flags["C_CONTIGUOUS"] for layout in layouts):
+        return None
+    operands = [a.layout if type(a) is Storage else np.zeros(np.shape(a) if not isinstance(a, Traced) else
+                                                             a.aval.shape, np.int8) for a in args]
+    result = operands[0] + np.zeros((), np.int8) if len(operands) == 1 else operands[0]
+    for operand in operands[1:]:
+        result = np.add(result, operand)
+    return result if result.shape == tuple(out.aval.shape) else None
 
 
 def layout_of(array) -> np.ndarray:
@@ -247,7 +263,12 @@ def _scatter(view, value):
         return _plain(sh.reshape(value, shape))
     if op == "transpose":
         return _plain(sh.transpose(value, tuple(int(i) for i in np.argsort(params["perm"]))))
-    return _plain(index_update(base, value, [], params["spec"]))
+    # an index's new axes (None) have size 1: drop them from the value, then write at the rest of the index
+    spec = tuple(item for item in params["spec"] if item[0] != "new")
+    value = sh.reshape(value, indexed_shape(shape, spec))
+    if all(item == ("slice", None, None, None) for item in spec):
+        return _plain(value)
+    return _plain(index_update(base, value, [], spec))
 
 
 def _plain(value):

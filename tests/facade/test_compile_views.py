@@ -42,6 +42,9 @@ CASES = {  # the body of f(x), x a (2, 3) float64 tensor that requires grad
  "fill_zero": "y = x * 1.0\n    y[0].fill_(2.0)\n    y[:, 2].zero_()\n    return (y * x).sum()",
  "contiguous_copy": "y = x * 1.0\n    y.t().contiguous().mul_(2.0)\n    y.contiguous().add_(1.0)\n"
                     "    return (y * y).sum()",
+ "elementwise_keeps_layout": "y = x.t() * 1.0\n    y.reshape(-1).mul_(2.0)\n"
+                             "    return (y * y).sum() + (y.contiguous().view(-1)[:2] * x[0, :2]).sum()",
+ "new_axis_of_an_element": "y = x * 1.0\n    y.view(-1)[1][..., None].mul_(3.0)\n    return (y * y).sum()",
  "squeeze_chain": "y = x.unsqueeze(1) * 1.0\n    y.squeeze(1)[0].clamp_(1.5, 2.5)\n    return (y * y).sum()",
 }
 EXPECTED = {  # torch 2.13.0 (float64): value, gradient of x; recorded so the test runs without torch
@@ -62,6 +65,8 @@ EXPECTED = {  # torch 2.13.0 (float64): value, gradient of x; recorded so the te
     'permute_transpose': (169.0, [[12.0, 18.0, 24.0], [10.0, 14.0, 18.0]]),
     'fill_zero': (47.0, [[2.0, 2.0, 0.0], [8.0, 10.0, 0.0]]),
     'contiguous_copy': (139.0, [[4.0, 6.0, 8.0], [10.0, 12.0, 14.0]]),
+    'elementwise_keeps_layout': (100.0, [[4.0, 8.0, 6.0], [10.0, 10.0, 12.0]]),
+    'new_axis_of_an_element': (123.0, [[2.0, 36.0, 6.0], [8.0, 10.0, 12.0]]),
     'squeeze_chain': (89.5, [[0.0, 4.0, 0.0], [8.0, 10.0, 12.0]]),
 }
 
