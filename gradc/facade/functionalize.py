@@ -88,6 +88,12 @@ class Storage(Tracer):
             out._layout = _elementwise_layout(args, out)
         return out
 
+    def __array__(self, dtype=None, copy=None):
+        raise TraceError("a traced tensor's numbers were needed while torch.compile traced the call (a NumPy "
+                         "conversion such as .numpy(), or an out= tensor of another shape, which torch resizes)",
+                         hint="give out= a tensor of the result's shape, or keep that step outside the compiled "
+                              "function")
+
     def __getitem__(self, key):
         """``t[key]``: a view for a basic index (``index``), a copy for index arrays (``gather``)."""
         spec, arrays = parse_index(self.aval, _plain_key(key))

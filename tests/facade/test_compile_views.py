@@ -220,6 +220,18 @@ def test_out_argument_into_a_view():
     assert torch.compile(f, fullgraph=True)(a, b).item() == f(a, b).item() == 1.0 + 4 + 9 + 0.25 + 1 + 36
 
 
+def test_out_argument_of_another_shape_is_refused_clearly():
+    def f(a):
+        y = a * 1.0
+        torch.mul(a.view(-1), 2.0, out=y[0])  # torch resizes out: the compiled code cannot
+        return y.sum()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's own resize warning
+        with pytest.raises(torch.TraceError, match=r"out= tensor of another shape.*<string>|out= tensor of another"):
+            torch.compile(f, fullgraph=True)(torch.ones(2, 3))
+
+
 def test_in_place_on_a_leaf_that_requires_grad_is_refused_as_eager_refuses():
     def f(x):
         x.add_(1.0)
