@@ -228,7 +228,7 @@ def test_out_argument_of_another_shape_is_refused_clearly():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's own resize warning
-        with pytest.raises(torch.TraceError, match=r"out= tensor of another shape.*<string>|out= tensor of another"):
+        with pytest.raises(torch.TraceError, match="out= tensor of another shape"):
             torch.compile(f, fullgraph=True)(torch.ones(2, 3))
 
 
