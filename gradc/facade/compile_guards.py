@@ -22,6 +22,10 @@ What each kind is compared by:
   reachable Module's own parameters and buffers are inputs, read at each call; its
   plain attributes and submodules are guarded as listed here).
 
+A function that changes the state it reads (``calls.append(1)``) runs eagerly from then on;
+its first call has also made that change in each of the two runs that traced it (compiled
+code does not replay Python side effects, and a trace cannot be undone).
+
 What is not guarded, because it is part of the signature's key (a new signature compiles):
 the shapes, dtypes and ``requires_grad`` of the tensor inputs, grad mode and each module's
 ``train()``/``eval()`` mode. A parameter replaced by another of the same shape
