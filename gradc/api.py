@@ -27,8 +27,12 @@ from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.passes import optimize
 from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace_bound
+from gradc.trace import inplace as traced_inplace  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace import trace as _trace
 from gradc.trace.control_trace import check_policy, loop_checkpoint
+from gradc.trace.inplace_positions import as_value, fit  # noqa: F401 - for the facade (see Tracer below)
+from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facade (see Tracer below)
+from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
 

@@ -13,12 +13,18 @@ so backward does not recompute the forward. Gradients land in ``.grad`` as eager
 
 Dropout in training mode is compiled with its noise as an input of the code: each call draws
 it from torch's stream, in the order eager draws it, so a seeded compiled model gives eager's
-numbers. A call that cannot be traced (``.item()`` or a Python ``if`` on a value, reading
-``.grad``, other random draws such as ``torch.randn`` inside, batch norm updating its running
-statistics, an op without a traced form, a tensor that requires grad but is neither an
-argument nor state the function reaches) runs eagerly, with one warning per function giving
-the reason. In-place writes to inputs (``buffer.add_(...)``) are compiled: the new values are
-extra outputs, written back.
+numbers. Views and in-place writes are functionalised (``gradc.facade.functionalize``): a
+write through any view updates its base and every other view, as in eager. In-place writes
+to inputs (``buffer.add_(...)``, batch norm's running statistics) are compiled: the new values
+are extra outputs, written back. The Python state a signature's trace read (module
+attributes, globals, closure cells, lists and dicts they hold) is guarded
+(``gradc.facade.compile_guards``): when it changes, the call re-traces.
+
+A call that cannot be traced (``.item()`` or a Python ``if`` on a value, reading ``.grad``,
+other random draws such as ``torch.randn`` inside, an op without a traced form, a tensor that
+requires grad but is neither an argument nor state the function reaches, a write torch
+refuses or that compiled code cannot give an autograd history, a function that changes the
+Python state it reads) runs eagerly, with one warning per function giving the reason.
 
 torch's ``mode``, ``dynamic``, ``backend`` and ``options`` choose among
 torch's own code generators: gradc has one, so they are accepted and ignored (``backend``
@@ -50,11 +56,13 @@ from gradc.errors import ArgumentError, GradcError, TraceError
 from gradc.facade import compile_trace as ct
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, rng
+from gradc.facade.compile_guards import RECOMPILE_LIMIT, Guards
 from gradc.facade.compile_split import split
 from gradc.facade.nn.functional_layers import dropout_noise
 from gradc.facade.nn.module_base import Module
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
+from gradc.ir import registry
 
 # torch's node class for compiled code, shown as torch shows it (``<torch.autograd.function.Compiled...>``)
 gf._CLASSES["CompiledFunctionBackward"] = type("CompiledFunctionBackward", (gf.Node,),
@@ -66,8 +74,9 @@ MODES = (None, "default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs
 class _Entry:
     """The compiled code of one signature."""
 
-    def __init__(self, info, unit, need_grad, scalar, wrt_pos, n_args, halves=None):
+    def __init__(self, info, unit, need_grad, scalar, wrt_pos, n_args, halves=None, guards=None):
         self.info, self.unit = info, unit
+        self.guards = guards  # the Python state the trace read (``compile_guards.Guards``)
         self.halves = halves  # (forward, backward) of the split VJP (``compile_split``), or None
         self.need_grad, self.scalar = need_grad, scalar
         self.wrt_pos = wrt_pos  # input positions with a gradient, in the order the code returns them
@@ -89,6 +98,7 @@ class CompiledFunction:
         self._orig_fn = fn
         self.fullgraph = fullgraph
         self._cache = {}
+        self._recompiles = 0
         self._warned = False
         self._last = None
         self._names = getattr(fn, "__name__", "compiled")
@@ -126,15 +136,31 @@ class CompiledFunction:
         tensors = leaves + [t for _, t in state]
         enabled = grad_mode._STATE["enabled"]
         key = (spec, enabled, tuple([(t._data.shape, t._data.dtype.char, t._requires_grad) for t in tensors]),
-               tuple([m.training for _, top in modules for m in top.modules()]), len(state))
+               tuple([m.training for _, top in modules for m in top.modules()]), len(state), ct.memory_key(tensors))
         entry = self._cache.get(key, False)
+        if entry and self._stale(entry, modules):
+            entry = False if self._recompiles <= RECOMPILE_LIMIT else None
+            self._cache[key] = entry
         if entry is False:
-            entry = self._cache[key] = self._compile(args, kwargs, tensors, state, n_args, enabled)
+            entry = self._cache[key] = self._compile(args, kwargs, tensors, state, n_args, enabled, modules)
             if entry is not None:
                 self._last = entry
         return entry, tensors
 
-    def _compile(self, args, kwargs, tensors, state, n_args, enabled):
+    def _stale(self, entry, modules):
+        """Whether Python state the entry's trace read has changed since (``compile_guards``): re-trace, or
+        after ``RECOMPILE_LIMIT`` re-traces run eagerly (with a warning), as torch does."""
+        changed = entry.guards.changed()
+        if changed is None:
+            return False
+        self._recompiles += 1
+        if self._recompiles > RECOMPILE_LIMIT:
+            warnings.warn(f"torch.compile: {self._names} runs eagerly from now on: it was re-traced "
+                          f"{RECOMPILE_LIMIT} times because Python state it reads changed ({changed} last)",
+                          UserWarning, stacklevel=5)
+        return True
+
+    def _compile(self, args, kwargs, tensors, state, n_args, enabled, modules):
         names, taken = [], set()
         for i in range(n_args):
             names.append(ct.identifier(_arg_name(self._orig_fn, i, n_args), taken))
@@ -144,6 +170,7 @@ class CompiledFunction:
         pure = ct.make_pure(self._orig_fn, args, kwargs, tensors, names, info)
         arrays = [t._data for t in tensors]
         wrt_pos = [i for i, t in enumerate(tensors) if t._requires_grad] if enabled else []
+        before = Guards(self._orig_fn, modules)
         try:
             graph = _trace_without_drawing(pure, arrays)
             if info.draws:  # trace again with the dropout noise as inputs
@@ -163,6 +190,11 @@ class CompiledFunction:
                 unit = gapi.compile(pure, *arrays, wrt=tuple(names[i] for i in wrt_pos))
             else:
                 unit = gapi.compile(pure, *arrays, wrt=tuple(names[i] for i in wrt_pos), mode="vjp")
+            guards = Guards(self._orig_fn, modules)
+            if before.changed() is not None:
+                raise TraceError(f"the function changes Python state it reads ({before.changed()}) while it runs; "
+                                 "compiled code would not repeat that", hint="keep such updates outside the "
+                                 "compiled function, or make the state a tensor buffer updated in place")
         except Exception as e:  # noqa: BLE001 - whatever stops the trace, eager runs the call (and raises a real error)
             self._fallback(e)
             return None
@@ -172,7 +204,7 @@ class CompiledFunction:
                 halves = split(unit.graphs[f"{pure.__name__}_vjp"], len(arrays), info.n_out)
             except GradcError:  # backward recomputes the forward instead (the emitted F_vjp)
                 halves = None
-        return _Entry(info, unit, need_grad, scalar, wrt_pos, n_args, halves)
+        return _Entry(info, unit, need_grad, scalar, wrt_pos, n_args, halves, guards)
 
     def _fallback(self, error):
         if self.fullgraph:
@@ -242,18 +274,41 @@ def _run(entry, tensors):
         results = unit.forward(*arrays)
         n_graph = info.n_out + len(info.mutated)
         results = list(results) if n_graph > 1 else [results]
-        for pos, new in zip(info.mutated, results[info.n_out:]):
-            t = tensors[pos]
-            t._data[...] = new
-            t._bump()
-        outs = [Tensor._wrap(np.asarray(r)) for r in results[:info.n_out]]
-        if entry.need_grad:
+        if entry.need_grad and info.mutated:  # the backward recomputes from the values before the writes
+            arrays = [a.copy() if i in info.mutated else a for i, a in enumerate(arrays)]
+        outs = [Tensor._wrap(np.asarray(r)) for r in results]
+        if entry.need_grad:  # the inputs' new values get nodes too: a write with a history passes it on
             outs = _attach_vjp(entry, tensors, outs, _recompute_vjp(unit, arrays))
+        for pos, new in zip(info.mutated, outs[info.n_out:]):
+            t = tensors[pos]
+            if pos in info.tracked and new._grad_fn is not None:  # as eager's in-place op: t takes the history
+                t._inplace(lambda _, new=new: new)
+            else:
+                t._data[...] = new._data
+                t._bump()
+        outs = outs[:info.n_out]
     leaves = []
-    it = iter(outs)
+    it = iter(_aliased(outs, info.out_alias, tensors))
     for const in info.out_consts:
         leaves.append(next(it) if const is None else Tensor._wrap(const.copy()))
     return ct.unflatten(info.out_spec, _placeholder(info.out_spec), iter(leaves))
+
+
+def _aliased(outs, aliases, tensors):
+    """The outputs, sharing memory with the inputs where eager's would: an input returned is that tensor,
+    a view of an input views its memory (a later in-place write through it reaches the input, as in eager)."""
+    result = []
+    for out, alias in zip(outs, aliases):
+        if alias is not None and alias[0] == "input":
+            out = tensors[alias[1]]
+        elif alias is not None:
+            data = tensors[alias[1]]._data
+            for op, params in alias[2]:
+                data = registry.OPS[op].impl(data, **params)
+            if data.shape == out._data.shape:
+                out._data, out._vc = data, tensors[alias[1]]._vc
+        result.append(out)
+    return result
 
 
 def _placeholder(spec):

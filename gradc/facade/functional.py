@@ -11,7 +11,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes, fast_ops
+from gradc.facade import dtypes, fast_ops, grad_mode
 from gradc.facade.creation import tensor
 from gradc.facade.fast_ops import SAVES
 from gradc.facade.fast_ops import saved_by as _saved_by
@@ -383,8 +383,13 @@ def round(a, decimals=0):  # noqa: A001 - torch name
 
 
 def contiguous(a):
-    if type(a._data) is not np.ndarray or a._data.flags["C_CONTIGUOUS"]:  # traced (torch.compile): as is
+    data = a._data
+    if type(data) is not np.ndarray:  # traced: torch.compile's trace knows the memory layout
+        tracing = grad_mode._STATE["tracing"]
+        if tracing is None or tracing.contiguous(data):
+            return a
+    elif data.flags["C_CONTIGUOUS"]:
         return a
     out = record("CloneBackward0", lambda x: x, [a])
-    out._data = np.ascontiguousarray(out._data)
+    out._data = np.ascontiguousarray(out._data) if type(data) is np.ndarray else out._data.copy()
     return out

@@ -17,9 +17,9 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import dtypes, grad_mode, views
 from gradc.facade import functional as fn
 from gradc.facade import grad_fn as gf
+from gradc.facade import grad_mode, views
 from gradc.facade.tensor import Tensor
 
 
@@ -36,14 +36,18 @@ def _inplace(self, compute, overlap_ok=False):
     with views gets its views' nodes renewed, as torch does.
     """
     if not grad_mode._STATE["enabled"]:  # no graph to extend: compute from the tensor itself, write back
+        tracing = grad_mode._STATE["tracing"]
+        if tracing is not None:  # torch.compile: the trace writes it (functionalised: views and base follow)
+            res = compute(self)
+            _check_shape(self, res)
+            tracing.write(self, res._data)
+            self._bump()
+            return self
         if self._base is not None and not overlap_ok:
             views.check_overlap(self)
         res = compute(self)
         _check_shape(self, res)
-        if type(self._data) is np.ndarray:
-            views.store(self, res._data)
-        else:  # torch.compile tracing: the new value replaces the traced storage (written back after each call)
-            self._data = ew.astype(res._data, fn.dtype_key(dtypes.from_np(self._data.dtype)))
+        views.store(self, res._data)
         self._bump()
         if self._views or self._base is not None:
             views.after_write(self)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import gradc.ops.shape as sh
-from gradc.facade import autograd, dtypes, fast_ops, indexing, inplace_ops, tensor_extras, view_ops, views
+from gradc.facade import autograd, dtypes, fast_ops, grad_mode, indexing, inplace_ops, tensor_extras, view_ops, views
 from gradc.facade import functional as fn
 from gradc.facade.nn import functional as nnf
 from gradc.facade.record import aval_of, bind_hook, record
@@ -23,9 +23,12 @@ def _is_num(x):
 
 
 def _contiguous(a):
-    """Whether ``a``'s storage is C-contiguous (a traced value, under ``torch.compile``, counts as such)."""
+    """Whether ``a``'s storage is C-contiguous (under ``torch.compile``, as its trace lays the memory out)."""
     data = a._data
-    return type(data) is not np.ndarray or data.flags["C_CONTIGUOUS"] or data.size <= 1
+    if type(data) is not np.ndarray:  # traced: torch.compile's trace knows the memory layout
+        tracing = grad_mode._STATE["tracing"]
+        return tracing is None or tracing.contiguous(data)
+    return data.flags["C_CONTIGUOUS"] or data.size <= 1
 
 
 def _viewable(a, shape):

@@ -201,7 +201,8 @@ class Tensor:
         return _Handle(self._hooks, hook)
 
     def detach(self):
-        t = Tensor._wrap(self._data)
+        tracing = grad_mode._STATE["tracing"]  # torch.compile: the same memory, read without a gradient
+        t = Tensor._wrap(self._data if tracing is None else tracing.detached(self._data))
         t._vc = self._vc
         return t
 
@@ -211,7 +212,8 @@ class Tensor:
 
     @property
     def data(self):
-        return Tensor._wrap(self._data)
+        tracing = grad_mode._STATE["tracing"]
+        return Tensor._wrap(self._data if tracing is None else tracing.detached(self._data))
 
     @data.setter
     def data(self, value):

@@ -215,16 +215,30 @@ def test_random_draws_inside_fall_back_and_keep_the_stream():
     assert torch.equal(got[0], torch.randn(2)) and torch.equal(got[1], torch.randn(2))
 
 
-def test_batchnorm_training_falls_back_and_eval_compiles():
+def test_batchnorm_training_compiles_its_running_statistics_updates():
+    """The running statistics and the batch counter are written in place: compiled, written back, as eager."""
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3))
+    twin = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3))
+    twin.load_state_dict(model.state_dict())
     compiled = torch.compile(model)
-    x = torch.randn(5, 4)
-    with pytest.warns(UserWarning, match="runs eagerly"):
-        compiled(x)
-    assert model[1].num_batches_tracked.item() == 1  # eager updated the running statistics once
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # compiled, not a fallback
+        for _ in range(3):
+            x = torch.randn(5, 4)
+            got, want = compiled(x), twin(x)
+            got.pow(2).sum().backward()
+            want.pow(2).sum().backward()
+            np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+    assert model[1].num_batches_tracked.item() == twin[1].num_batches_tracked.item() == 3
+    for (name, a), (_, b) in zip(model.state_dict().items(), twin.state_dict().items()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6, err_msg=name)
+    for p, q in zip(model.parameters(), twin.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7)
     model.eval()
-    np.testing.assert_allclose(compiled(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+    twin.eval()
+    x = torch.randn(5, 4)
+    np.testing.assert_allclose(compiled(x).detach().numpy(), twin(x).detach().numpy(), rtol=1e-6)
 
 
 def test_in_place_writes_to_inputs_are_written_back():
