@@ -55,6 +55,7 @@ from gradc.backends.c.values import (
     STACK_LIMIT,
     Loc,
     Module,
+    c_type,
     dim_c,
     eqn_text,
     known,
@@ -63,6 +64,8 @@ from gradc.backends.c.values import (
     size,
     size_names,
     sym_const,
+    symbol,
+    typed,
 )
 from gradc.backends.c.vectorise import (
     LIBM_MATH,
@@ -297,8 +300,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
     def sym(self, loc, idx):
         if loc.value is not None:
             return loc.value
-        s = sp.Symbol(loc.at(idx), real=True)
-        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+        return symbol(loc.at(idx), loc.dtype)
 
     def group(self, eqns):
         shape = eqns[0].out.type.shape
@@ -338,7 +340,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                     else:
                         args.append(self.sym(loc, idx))
             fn = C_LOWERING[e.op][1]
-            exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
+            # in the C type of its result: integers stay int64_t, an integer read as a float becomes a double
+            exprs[id(e.out)] = typed(fn(args, e.params, [a.type for a in e.inputs], e.out.type), e.out.type.dtype)
         names = sp.numbered_symbols("q", start=self.temps)
         temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
         self.temps += len(temps)
@@ -393,7 +396,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             place = [max((after[f] for f in a.free_symbols if f in after), default=-1) for a in pairs]
         for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
             if sym is not None:
-                ctype = "int" if sym in booleans else C_TYPES[dtype]  # (a Symbol is a Boolean too: ask before swap)
+                # (a Symbol is a Boolean too: ask before swap)
+                ctype = "int" if sym in booleans else c_type(expr, dtype)
                 lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
             for a, at in zip(pairs, place if pairs else []):
                 if at == n:
@@ -422,8 +426,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
     def sym_flat(self, loc):
         if loc.value is not None:
             return loc.value
-        s = sp.Symbol(loc.flat("k"), real=True)
-        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+        return symbol(loc.flat("k"), loc.dtype)
 
 def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"

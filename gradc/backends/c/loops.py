@@ -6,12 +6,11 @@ lowers one equation whose ``C_LOWERING`` entry names ``KIND``.
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
 from gradc.backends.c.update import UpdateLowerings
-from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
+from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size, symbol
 from gradc.ops.shape import spec_to_numpy
 
 
@@ -38,8 +37,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
             loc = Loc(src.name, shape, src.offset, strides, src.value, src.local, src.dtype)
             if src.local:
                 loc.local = False  # a broadcast scalar local reads as the local at every index
-                loc.value = sp.Symbol(src.name, real=True) if src.dtype != "bool" else sp.Ne(
-                    sp.Symbol(src.name, real=True), 0)
+                loc.value = symbol(src.name, src.dtype)
         else:  # basic index
             loc = index_view(src, e.params["spec"], shape)
         if src.value is None and not src.local:
@@ -54,7 +52,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
                 self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
             self.loc[id(e.out)] = Loc(src.name, shape, src.offset, None, src.value, src.local, src.dtype)
             if src.local and shape != ():
-                self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, sp.Symbol(src.name, real=True)
+                self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, symbol(src.name, src.dtype)
             return
         out = self.storage(e.out)
         self.copy(Loc(out.name, src.shape, dtype=out.dtype), src, eqn_text(e) + ": copy of a strided view")
