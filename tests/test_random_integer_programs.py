@@ -25,11 +25,11 @@ import warnings
 
 import numpy as np
 import pytest
+from integer_programs import generate
 
 from gradc.backends.c.build import find_compiler
 from gradc.errors import GradcError
 from gradc.ir.interpret import evaluate
-from integer_programs import generate
 
 LONG = os.environ.get("GRADC_FUZZ_LONG") == "1"
 PROGRAMS = int(os.environ.get("GRADC_INT_FUZZ_N", 10000 if LONG else 120))
