@@ -3,8 +3,9 @@
 
 A program is ``def prog(x, y, k, m)``: ``x`` and ``y`` float64 arrays of length ``n`` (3 to 6), ``k``
 an int64 array of length ``n`` with negative entries, ``m`` a 0-d int64 array (a traced integer:
-``if m > 2:`` is a branch of the program). Statements are drawn from the forms below and
-checked by running them: a draw the Python function itself refuses is drawn again.
+``if m > 2:`` is a branch of the program). Statements are drawn from the forms below (loops: elementwise
+writes, accumulators, branches on the counter or on data, recurrences, scattered ``+=``, updates of a
+copy, nested and while loops) and checked by running them: a draw the Python function itself refuses is drawn again.
 
 >>> prog = generate(np.random.default_rng(0), 0)
 >>> prog.source.splitlines()[0], prog.float_args
@@ -118,6 +119,27 @@ class _Draw:
             self.lines.append(f"    {v}[{target}] {op} {self.body()}")
         self.floats.append(v)
 
+    def recurrence_statement(self):
+        """Loops whose iterations depend on each other or on data: a recurrence, a scattered ``+=``, an update
+        of a copy, a nested loop, a while loop."""
+        r, v = self.rng, self.name()
+        kind = int(r.integers(0, 5))
+        if kind == 0:
+            self.lines += [f"{v} = {self.pick(self.floats)} * 1.0", "for i in range(1, n):",
+                           f"    {v}[i] = {v}[i - 1] * 0.5 + {self.read()} * (i % 3)"]
+        elif kind == 1:
+            self.lines += [f"{v} = np.zeros(n)", "for i in range(n):", f"    {v}[k[i] % n] += {self.body()}"]
+        elif kind == 2:
+            self.lines += [f"{v} = {self.pick(self.floats)}.copy()", "for i in range(n):",
+                           f"    {v}[{self.fill(r.choice(INDEX_FORMS[:10]))}] += {self.read()} * 0.5"]
+        elif kind == 3:
+            self.lines += [f"{v} = np.zeros(n)", "for i in range(n):", "    for j in range(i + 1):",
+                           f"        {v}[i] += {self.pick(self.floats)}[(i + j) % n] * ((i ^ j) % 3)"]
+        else:
+            self.lines += [f"{v} = np.zeros(n)", "i = 0", "while i < n:",
+                           f"    {v}[i] = {self.body()}", f"    i += {int(r.integers(1, 3))}"]
+        self.floats.append(v)
+
     def branch_statement(self):
         v = self.name()
         test = self.rng.choice([f"m > {self.small()}", f"m % 2 == {int(self.rng.integers(0, 2))}",
@@ -129,7 +151,7 @@ class _Draw:
     def program(self, key):
         r = self.rng
         steps = [self.int_statement, self.mixed_statement, self.loop_statement, self.loop_statement,
-                 self.branch_statement, self.int_statement, self.mixed_statement]
+                 self.branch_statement, self.int_statement, self.mixed_statement, self.recurrence_statement]
         for _ in range(int(r.integers(2, 6))):
             steps[int(r.integers(0, len(steps)))]()
         if len(self.floats) == 2:

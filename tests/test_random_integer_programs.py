@@ -32,7 +32,7 @@ from gradc.errors import GradcError
 from gradc.ir.interpret import evaluate
 
 LONG = os.environ.get("GRADC_FUZZ_LONG") == "1"
-PROGRAMS = int(os.environ.get("GRADC_INT_FUZZ_N", 10000 if LONG else 120))
+PROGRAMS = int(os.environ.get("GRADC_INT_FUZZ_N", 10000 if LONG else 100))
 C_BATCH = 50  # programs per C unit: one build per batch
 SEED = int(os.environ.get("GRADC_FUZZ_SEED", 20261127))
 
@@ -60,11 +60,19 @@ class Tally:
     def fail(self, target, what, detail, prog=None):
         self.failures.append(f"[{target}] {what}: {detail}\n{prog.source if prog else ''}")
 
-    def report(self, name):
+    def progress(self, made):
+        """With ``GRADC_FUZZ_REPORT``: the counts so far, on stdout and in the report (a long run can be read)."""
+        if os.environ.get("GRADC_FUZZ_REPORT"):
+            print(f"{made} programs drawn: {dict(self.checked)} checked, {sum(self.refused.values())} refused, "
+                  f"{len(self.failures)} failures, {time.perf_counter() - self.start:.0f} s", flush=True)
+            self.report("progress", quiet=True)
+
+    def report(self, name, quiet=False):
         lines = [f"{name}: {dict(self.checked)} programs checked, {sum(self.refused.values())} refused, "
                  f"{len(self.failures)} failures, {time.perf_counter() - self.start:.0f} s"]
         lines += [f"  refused {n} x {kind}" for kind, n in self.refused.most_common()]
-        print("\n".join(lines))
+        if not quiet:
+            print("\n".join(lines), flush=True)
         path = os.environ.get("GRADC_FUZZ_REPORT")
         if path:
             with open(f"{path}.{name}.json", "w") as out:
@@ -260,6 +268,8 @@ def run(targets, count, seed):
                 if len(batch) == C_BATCH:
                     check_c(batch, tally)
                     batch = []
+            if made % C_BATCH == 0:
+                tally.progress(made)
         if batch:
             check_c(batch, tally)
     return tally

@@ -52,6 +52,7 @@ from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.values import (
     C_TYPES,
+    INT_DTYPES,
     STACK_LIMIT,
     Loc,
     Module,
@@ -318,6 +319,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                 if not (loc.standard or loc.value is not None or loc.local):
                     reads[key] = self.contiguous_copy(loc)
             flat = True
+        ints = any(a.type.dtype in INT_DTYPES for e in eqns for a in [*e.inputs, e.out])  # (SymPy's is_integer costs)
         texts = [eqn_text(e) for e in eqns]
         self.emit("/* " + c_comment(texts[0]) + (" */" if len(texts) == 1 else ""))
         for n, text in enumerate(texts[1:], 2):
@@ -340,18 +342,19 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                     else:
                         args.append(self.sym(loc, idx))
             fn = C_LOWERING[e.op][1]
-            # in the C type of its result: integers stay int64_t, an integer read as a float becomes a double
-            exprs[id(e.out)] = typed(fn(args, e.params, [a.type for a in e.inputs], e.out.type), e.out.type.dtype)
+            exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
+            if ints:  # in the C type of its result: integers stay int64_t, an integer read as a float becomes a double
+                exprs[id(e.out)] = typed(exprs[id(e.out)], e.out.type.dtype)
         names = sp.numbered_symbols("q", start=self.temps)
         temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = compute_dtype(eqns)
         vector = known(size(shape) >= VECTOR_MIN, True)  # a named size counts as large
-        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns))
+        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns), ints=ints)
         if vector and not all(vectorises(line) for line in lines):
             # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
-            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
+            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints)
             vector = False
         limited = limited_args(temps, reduced) if vector else []
         if limited:
@@ -373,12 +376,12 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         self.close(len(loop_lines))
         if limited:
             self.open([f"if ({flag}) {{", *loop_lines, f"if ({big}) {{"])
-            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False):
+            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints):
                 self.emit(self.module.note_calls(line))
             self.close(len(loop_lines) + 2)
 
-    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects):
-        """The statements of a fused loop body: cse temporaries, then stores."""
+    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects, ints=False):
+        """The statements of a fused loop body: cse temporaries (``ints``: some may be integers), then stores."""
         pr = printer(dtype, vector=vector, selects=vector and selects)
         lines = []
         # scalar code: sin(a) and cos(a) of one a by one call (the branches of two keep the compiler from merging)
@@ -397,7 +400,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
             if sym is not None:
                 # (a Symbol is a Boolean too: ask before swap)
-                ctype = "int" if sym in booleans else c_type(expr, dtype)
+                ctype = "int" if sym in booleans else c_type(expr, dtype) if ints else C_TYPES[dtype]
                 lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
             for a, at in zip(pairs, place if pairs else []):
                 if at == n:
