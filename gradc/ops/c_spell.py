@@ -86,6 +86,8 @@ def sym():
         def eval(cls, x):
             if x.is_number:
                 return sp.true if x is sp.nan else sp.false
+            if x.is_integer:  # an int is never NaN (and C's isnan takes no int)
+                return sp.false
             return None
 
     class ite(sp.Function):  # noqa: N801 (printed as C's ternary)

@@ -62,6 +62,9 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
         out = self.storage(e.out)
         axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
+        if x.dtype in ("i64", "i32") and e.op in ("max", "min"):  # an infinity converted to an int is undefined
+            init = {("i64", "max"): "INT64_MIN", ("i64", "min"): "INT64_MAX", ("i32", "max"): "INT32_MIN",
+                    ("i32", "min"): "INT32_MAX"}[x.dtype, e.op]
         if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
                 and x.value is None and not x.local and x.standard and known(size(x.shape) >= 64, True):
             return self.reduce_all(e, x, out)
