@@ -256,10 +256,19 @@ defop("round", infer=_same_types, impl=_round_impl, nondiff=True, elementwise=Tr
       doc="round half to even at `decimals` digits; zero almost everywhere", np=_round_spell,
       c=c_spell.scalar(_round_c))
 
+def _float_test_c(name, template):
+    def build(a, p, ti, to):
+        sp = c_spell.sym().sp
+        if not ti[0].is_float:  # C's tests take floats only; an integer is finite, and its sign is its sign
+            return {"isinf": sp.false, "isfinite": sp.true, "signbit": sp.Lt(a[0], 0)}[name]
+        return c_call(name, a, boolean=True, template=template)
+    return c_spell.scalar(build)
+
+
 for _name, _template in [("isinf", "(isinf({0}) != 0)"), ("isfinite", "(isfinite({0}) != 0)"),
                          ("signbit", "(signbit({0}) != 0)")]:
     _unary(_name, getattr(np, _name), None, "a float test; zero derivative", nondiff=True, infer=_bool_result,
-           c=c_spell.scalar(lambda a, p, ti, to, n=_name, t=_template: c_call(n, a, boolean=True, template=t)))
+           c=_float_test_c(_name, _template))
 _unary("isnan", np.isnan, None, "a float test; zero derivative", nondiff=True, infer=_bool_result,
        c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().isnan(a[0])))
 

@@ -35,6 +35,10 @@ PROGRAMS = {
     "sum_prod_mean": lambda x, k: np.sum(x) * (np.sum(k) + np.prod(k) + np.mean(k)),
     "arg_cumsum": lambda x, k: x[np.argmax(k)] * np.argmin(k) + np.sum(x * np.cumsum(k)),
     "index_by_int_arithmetic": lambda x, k: np.sum(x[(k * 3) // 2 % 4] * x),
+    # C's isinf, isfinite and signbit take no int (the build failed)
+    "float_tests": lambda x, k: np.sum(x * (np.isinf(k) + 2 * np.isfinite(k) + 4 * np.signbit(k) + 8 * np.isnan(k))),
+    "heaviside_rounding": lambda x, k: np.sum(x * (np.heaviside(k, 0.5) + np.floor(k / 2) + np.ceil(k) + np.rint(k)
+                                                   + np.trunc(k) + np.round(k, -1))),
 }
 
 
