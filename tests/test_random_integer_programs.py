@@ -32,7 +32,7 @@ from gradc.errors import GradcError
 from gradc.ir.interpret import evaluate
 
 LONG = os.environ.get("GRADC_FUZZ_LONG") == "1"
-PROGRAMS = int(os.environ.get("GRADC_INT_FUZZ_N", 10000 if LONG else 100))
+PROGRAMS = int(os.environ.get("GRADC_INT_FUZZ_N", 10000 if LONG else 150))
 C_BATCH = 50  # programs per C unit: one build per batch
 SEED = int(os.environ.get("GRADC_FUZZ_SEED", 20261127))
 
