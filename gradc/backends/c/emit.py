@@ -50,13 +50,12 @@ from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.scalar_types import INT_DTYPES, c_type, symbol, typed
 from gradc.backends.c.values import (
     C_TYPES,
-    INT_DTYPES,
     STACK_LIMIT,
     Loc,
     Module,
-    c_type,
     dim_c,
     eqn_text,
     known,
@@ -65,8 +64,6 @@ from gradc.backends.c.values import (
     size,
     size_names,
     sym_const,
-    symbol,
-    typed,
 )
 from gradc.backends.c.vectorise import (
     LIBM_MATH,

@@ -9,8 +9,9 @@ import numpy as np
 
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
+from gradc.backends.c.scalar_types import symbol
 from gradc.backends.c.update import UpdateLowerings
-from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size, symbol
+from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
 
 
