@@ -134,4 +134,9 @@ NONDIFF_CASES = [
     NondiffCase("isinf_isfinite", lambda a: (np.isinf(a) | np.isfinite(a)).astype(np.float64), [normal(4)],
                 ("isinf", "isfinite", "astype")),
     NondiffCase("signbit", lambda a: np.signbit(a).astype(np.float64), [away_from_zero(4)], ("signbit", "astype")),
+    # integers from the input (away from integer boundaries): NumPy's bits of negative and positive ones
+    NondiffCase("bitwise", lambda a: (((a * 4.0).astype(np.int64) & 5) | (a.astype(np.int64) ^ -3)) * 1.0,
+                [uniform(-3.0, 3.0, 6)], ("bitwise_and", "bitwise_or", "bitwise_xor")),
+    NondiffCase("shifts_invert", lambda a: ((~(a * 4.0).astype(np.int64) << 2) + ((a * 9.0).astype(np.int64) >> 1))
+                * 0.5, [uniform(-3.0, 3.0, 6)], ("invert", "left_shift", "right_shift")),
 ]

@@ -17,6 +17,7 @@ May import: ``gradc.ir`` and ``gradc.errors``. Importing this package registers 
 from gradc.ir.registry import OPS, Op, bind, defop
 from gradc.ops import (  # noqa: F401  (registers the ops)
     autodiff,
+    bitwise,
     contract,
     control,
     elementwise,

@@ -86,6 +86,8 @@ def sym():
         def eval(cls, x):
             if x.is_number:
                 return sp.true if x is sp.nan else sp.false
+            if x.is_integer:  # an int is never NaN (and C's isnan takes no int)
+                return sp.false
             return None
 
     class ite(sp.Function):  # noqa: N801 (printed as C's ternary)
@@ -110,6 +112,9 @@ def sym():
         def _eval_is_real(self):
             return fuzzy_and(getattr(a, "is_real", None) for a in self.args[1:])
 
+        def _eval_is_integer(self):  # integer branches give an integer (the C emitter types its temporaries so)
+            return fuzzy_and(getattr(a, "is_integer", None) for a in self.args[1:])
+
     def maximum(x, y, is_float=True):
         """NumPy's ``maximum``: NaN if either is NaN (C's ``fmax`` would drop the NaN)."""
         return ite(sp.Or(x > y, isnan(x)) if is_float else x > y, x, y)
@@ -117,12 +122,22 @@ def sym():
     def minimum(x, y, is_float=True):
         return ite(sp.Or(x < y, isnan(x)) if is_float else x < y, x, y)
 
+    @functools.lru_cache(maxsize=None)
+    def _int_function(name, nargs):
+        def _ccode(self, printer):
+            return f"{name}({', '.join(printer._print(a) for a in self.args)})"
+        return type(name, (sp.Function,), {"nargs": nargs, "_ccode": _ccode, "is_integer": True, "is_real": True})
+
+    def int_call(name, *args):
+        """The call ``name(args...)`` of an int64 function (``gradc_mod_i64``...): an integer to SymPy."""
+        return _int_function(name, len(args))(*args)
+
     class Namespace:
         pass
 
     ns = Namespace()
     ns.sp, ns.isnan, ns.ite, ns.maximum, ns.minimum = sp, isnan, ite, maximum, minimum
-    ns.log1p, ns.expm1 = log1p, expm1
+    ns.log1p, ns.expm1, ns.int_call = log1p, expm1, int_call
     ns.trunc = sp.Function("trunc")
     ns.to_float32 = sp.Function("to_float32")  # printed as the cast (float)(x): rounds to float32
     for name, fn in [("exp", sp.exp), ("log", sp.log), ("sqrt", sp.sqrt), ("sin", sp.sin), ("cos", sp.cos),

@@ -254,11 +254,12 @@ def _clip_spell(args, params, out, target):
 
 
 def _clip_c(a, p, ti, to):
-    s, x = c_spell.sym(), a[0]
+    s, x, is_float = c_spell.sym(), a[0], ti[0].is_float
+    bound = s.sp.Float if is_float else s.sp.Integer  # integers clip by integers (no isnan of an int in C)
     if p["lo"] is not None:
-        x = s.maximum(x, s.sp.Float(p["lo"]))
+        x = s.maximum(x, bound(p["lo"]), is_float)
     if p["hi"] is not None:
-        x = s.minimum(x, s.sp.Float(p["hi"]))
+        x = s.minimum(x, bound(p["hi"]), is_float)
     return x
 
 
@@ -348,6 +349,9 @@ def where(cond, x, y):
 
 
 def clip(x, lo, hi):
+    dtype = result_dtype(x, *(b for b in (lo, hi) if b is not None))  # NumPy's: ints clipped at 2.5 are floats
+    if dtype != aval(x).dtype:
+        x = astype(x, dtype)
     return apply_elementwise("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
 
 

@@ -40,16 +40,19 @@ def c_call(name: str, args, *, boolean=False, template=None):
     'rintf(x)'
     """
     return _c_class(name, template or name + "{f}(" + ", ".join(f"{{{i}}}" for i in range(len(args))) + ")",
-                    len(args), boolean)(*args)
+                    len(args), boolean, template is not None)(*args)
 
 
 @functools.lru_cache(maxsize=None)
-def _c_class(name, template, nargs, boolean):
+def _c_class(name, template, nargs, boolean, bracket):
     sp = c_spell.sym().sp
 
     def _ccode(self, printer):
         from sympy.codegen.ast import real  # the printer's float type: 'f' suffix when it is float32
-        return template.format(*(printer._print(a) for a in self.args), f=printer._get_func_suffix(real))
+        # in a template, each argument bracketed unless it is an atom or a call: it may stand next to an operator
+        args = [printer._print(a) if not bracket or a.is_Atom or isinstance(a, sp.Function)
+                else f"({printer._print(a)})" for a in self.args]
+        return template.format(*args, f=printer._get_func_suffix(real))
 
     if boolean:
         return type(f"c_{name}", (sp.logic.boolalg.BooleanFunction,), {"nargs": nargs, "_ccode": _ccode})
@@ -193,15 +196,8 @@ def _divmod_c(x, y, want_mod):
     return s.ite(sp.Eq(y, 0), x / y, s.ite(sp.Eq(div, 0), c_call("copysign", [sp.Integer(0), x / y]), rounded))
 
 
-def _int_divmod_c(x, y, want_mod):  # Python's floor semantics from C's truncating % and /
-    s = c_spell.sym()
-    sp = s.sp
-    r = c_call("irem", [x, y], template="({0} % {1})")
-    fix = sp.And(sp.Ne(r, 0), sp.Xor(y < 0, r < 0))
-    if want_mod:
-        return s.ite(fix, r + y, r)
-    q = c_call("idiv", [x, y], template="({0} / {1})")
-    return s.ite(fix, q - 1, q)
+def _int_divmod_c(x, y, want_mod):  # NumPy's floor semantics (and 0 for a zero divisor): see c mathlib.integer
+    return c_spell.sym().int_call("gradc_mod_i64" if want_mod else "gradc_floor_divide_i64", x, y)
 
 
 def _divmod_spelling(want_mod):
@@ -213,7 +209,7 @@ def _divmod_spelling(want_mod):
 def _fmod_c(a, p, ti, to):
     if ti[0].is_float:
         return c_call("fmod", a)
-    return c_call("irem", a, template="({0} % {1})")
+    return c_spell.sym().int_call("gradc_fmod_i64", *a)
 
 
 defop("mod", infer=_same_types, impl=np.mod, elementwise=True,
@@ -260,10 +256,19 @@ defop("round", infer=_same_types, impl=_round_impl, nondiff=True, elementwise=Tr
       doc="round half to even at `decimals` digits; zero almost everywhere", np=_round_spell,
       c=c_spell.scalar(_round_c))
 
+def _float_test_c(name, template):
+    def build(a, p, ti, to):
+        sp = c_spell.sym().sp
+        if not ti[0].is_float:  # C's tests take floats only; an integer is finite, and its sign is its sign
+            return {"isinf": sp.false, "isfinite": sp.true, "signbit": sp.Lt(a[0], 0)}[name]
+        return c_call(name, a, boolean=True, template=template)
+    return c_spell.scalar(build)
+
+
 for _name, _template in [("isinf", "(isinf({0}) != 0)"), ("isfinite", "(isfinite({0}) != 0)"),
                          ("signbit", "(signbit({0}) != 0)")]:
     _unary(_name, getattr(np, _name), None, "a float test; zero derivative", nondiff=True, infer=_bool_result,
-           c=c_spell.scalar(lambda a, p, ti, to, n=_name, t=_template: c_call(n, a, boolean=True, template=t)))
+           c=_float_test_c(_name, _template))
 _unary("isnan", np.isnan, None, "a float test; zero derivative", nondiff=True, infer=_bool_result,
        c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().isnan(a[0])))
 

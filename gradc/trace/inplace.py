@@ -29,6 +29,7 @@ import numpy as np
 
 from gradc.errors import ShapeError, TraceError
 from gradc.ir.builder import Traced
+from gradc.ops import bitwise as bits
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import shape as sh
@@ -46,7 +47,8 @@ _VIEW_ATOMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder 
 _COPY_ATOMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> ids of single elements read
 
 _OPS = {"+": ew.add, "-": ew.sub, "*": ew.mul, "/": ew.div, "**": ew.power, "@": la.matmul,
-        "&": ew.logical_and, "|": ew.logical_or}
+        "&": bits.bitwise_and, "|": bits.bitwise_or, "^": bits.bitwise_xor, "<<": bits.left_shift,
+        ">>": bits.right_shift}
 
 
 def alias_of(builder, atom):

@@ -15,6 +15,7 @@ from gradc.ir import dims
 from gradc.ir.builder import Traced
 from gradc.ir.dims import is_symbolic
 from gradc.ir.types import dtype_name
+from gradc.ops import bitwise as bits
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
@@ -33,6 +34,8 @@ UFUNCS = {
     np.greater_equal: ew.greater_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
     np.logical_and: ew.logical_and, np.logical_or: ew.logical_or, np.logical_not: ew.logical_not,
     np.matmul: la.matmul, np.reciprocal: lambda x: ew.div(1.0, x),
+    np.bitwise_and: bits.bitwise_and, np.bitwise_or: bits.bitwise_or, np.bitwise_xor: bits.bitwise_xor,
+    np.invert: bits.invert, np.left_shift: bits.left_shift, np.right_shift: bits.right_shift,
 }
 
 UFUNC_REDUCE = {np.add: red.sum_, np.multiply: red.prod, np.maximum: red.max_, np.minimum: red.min_}

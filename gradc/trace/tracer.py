@@ -21,6 +21,7 @@ from gradc.errors import GradcError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ir.dims import AS_VALUE, is_dim_expr, needed_a_number
 from gradc.ir.types import DTYPE_NAMES, dtype_name
+from gradc.ops import bitwise as bits
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg as la
 from gradc.ops import reduce as red
@@ -122,8 +123,11 @@ class Tracer(Traced):
     def __itruediv__(self, o): return self._update("/", ew.div, o)
     def __ipow__(self, o): return self._update("**", ew.power, o)
     def __imatmul__(self, o): return self._update("@", la.matmul, o)
-    def __iand__(self, o): return self._update("&", ew.logical_and, o)
-    def __ior__(self, o): return self._update("|", ew.logical_or, o)
+    def __iand__(self, o): return self._update("&", bits.bitwise_and, o)
+    def __ior__(self, o): return self._update("|", bits.bitwise_or, o)
+    def __ixor__(self, o): return self._update("^", bits.bitwise_xor, o)
+    def __ilshift__(self, o): return self._update("<<", bits.left_shift, o)
+    def __irshift__(self, o): return self._update(">>", bits.right_shift, o)
 
     # ---- ndarray attributes a traced array cannot have: refused with the reason
     def __getattr__(self, name):
@@ -167,9 +171,17 @@ class Tracer(Traced):
     def __ge__(self, o): return ew.greater_equal(self, _operand(o, self))
     def __eq__(self, o): return ew.equal(self, _operand(o, self))
     def __ne__(self, o): return ew.not_equal(self, _operand(o, self))
-    def __and__(self, o): return ew.logical_and(self, _operand(o, self))
-    def __or__(self, o): return ew.logical_or(self, _operand(o, self))
-    def __invert__(self): return ew.logical_not(self)
+    def __and__(self, o): return bits.bitwise_and(self, _operand(o, self))
+    def __rand__(self, o): return bits.bitwise_and(_operand(o, self), self)
+    def __or__(self, o): return bits.bitwise_or(self, _operand(o, self))
+    def __ror__(self, o): return bits.bitwise_or(_operand(o, self), self)
+    def __xor__(self, o): return bits.bitwise_xor(self, _operand(o, self))
+    def __rxor__(self, o): return bits.bitwise_xor(_operand(o, self), self)
+    def __lshift__(self, o): return bits.left_shift(self, _operand(o, self))
+    def __rlshift__(self, o): return bits.left_shift(_operand(o, self), self)
+    def __rshift__(self, o): return bits.right_shift(self, _operand(o, self))
+    def __rrshift__(self, o): return bits.right_shift(_operand(o, self), self)
+    def __invert__(self): return bits.invert(self)
 
     def __getitem__(self, key):
         spec, arrays = parse_index(self.aval, key)

@@ -29,6 +29,8 @@ RENAMES = {name: name for name in (
 RENAMES.update({"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arccosh": "acosh", "arcsinh": "asinh",
                 "arctanh": "atanh", "arctan2": "atan2", "power": "pow", "concatenate": "concat", "dot": "vecdot",
                 "mod": "remainder", "rint": "round"})
+RENAMES.update({"bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
+                "invert": "bitwise_invert", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift"})
 RENAMES.update({"cumsum": "cumulative_sum", "cumprod": "cumulative_prod", "argsort": "argsort",  # the stats family
                 "searchsorted": "searchsorted"})
 # creation functions whose default dtype is the library's (torch: float32): NumPy's float64 made explicit

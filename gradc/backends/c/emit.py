@@ -51,6 +51,7 @@ from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.scalar_types import INT_DTYPES, c_type, symbol, typed
 from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.values import (
     C_TYPES,
@@ -300,8 +301,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
     def sym(self, loc, idx):
         if loc.value is not None:
             return loc.value
-        s = sp.Symbol(loc.at(idx), real=True)
-        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+        return symbol(loc.at(idx), loc.dtype)
 
     def group(self, eqns):
         shape = eqns[0].out.type.shape
@@ -320,6 +320,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                 if not (loc.standard or loc.value is not None or loc.local):
                     reads[key] = self.contiguous_copy(loc)
             flat = True
+        ints = any(a.type.dtype in INT_DTYPES for e in eqns for a in [*e.inputs, e.out])  # (SymPy's is_integer costs)
         texts = [eqn_text(e) for e in eqns]
         self.emit("/* " + c_comment(texts[0]) + (" */" if len(texts) == 1 else ""))
         for n, text in enumerate(texts[1:], 2):
@@ -343,16 +344,18 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
                         args.append(self.sym(loc, idx))
             fn = C_LOWERING[e.op][1]
             exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
+            if ints:  # in the C type of its result: integers stay int64_t, an integer read as a float becomes a double
+                exprs[id(e.out)] = typed(exprs[id(e.out)], e.out.type.dtype)
         names = sp.numbered_symbols("q", start=self.temps)
         temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
         self.temps += len(temps)
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = compute_dtype(eqns)
         vector = known(size(shape) >= VECTOR_MIN, True)  # a named size counts as large
-        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns))
+        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns), ints=ints)
         if vector and not all(vectorises(line) for line in lines):
             # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
-            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False)
+            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints)
             vector = False
         limited = limited_args(temps, reduced) if vector else []
         if limited:
@@ -374,12 +377,12 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
         self.close(len(loop_lines))
         if limited:
             self.open([f"if ({flag}) {{", *loop_lines, f"if ({big}) {{"])
-            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False):
+            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints):
                 self.emit(self.module.note_calls(line))
             self.close(len(loop_lines) + 2)
 
-    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects):
-        """The statements of a fused loop body: cse temporaries, then stores."""
+    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects, ints=False):
+        """The statements of a fused loop body: cse temporaries (``ints``: some may be integers), then stores."""
         pr = printer(dtype, vector=vector, selects=vector and selects)
         lines = []
         # scalar code: sin(a) and cos(a) of one a by one call (the branches of two keep the compiler from merging)
@@ -397,7 +400,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
             place = [max((after[f] for f in a.free_symbols if f in after), default=-1) for a in pairs]
         for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
             if sym is not None:
-                ctype = "int" if sym in booleans else C_TYPES[dtype]  # (a Symbol is a Boolean too: ask before swap)
+                # (a Symbol is a Boolean too: ask before swap)
+                ctype = "int" if sym in booleans else c_type(expr, dtype) if ints else C_TYPES[dtype]
                 lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
             for a, at in zip(pairs, place if pairs else []):
                 if at == n:
@@ -426,8 +430,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings):
     def sym_flat(self, loc):
         if loc.value is not None:
             return loc.value
-        s = sp.Symbol(loc.flat("k"), real=True)
-        return sp.Ne(s, 0) if loc.dtype == "bool" else s
+        return symbol(loc.flat("k"), loc.dtype)
 
 def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"

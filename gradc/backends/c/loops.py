@@ -6,10 +6,10 @@ lowers one equation whose ``C_LOWERING`` entry names ``KIND``.
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
+from gradc.backends.c.scalar_types import symbol
 from gradc.backends.c.update import UpdateLowerings
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
@@ -38,8 +38,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
             loc = Loc(src.name, shape, src.offset, strides, src.value, src.local, src.dtype)
             if src.local:
                 loc.local = False  # a broadcast scalar local reads as the local at every index
-                loc.value = sp.Symbol(src.name, real=True) if src.dtype != "bool" else sp.Ne(
-                    sp.Symbol(src.name, real=True), 0)
+                loc.value = symbol(src.name, src.dtype)
         else:  # basic index
             loc = index_view(src, e.params["spec"], shape)
         if src.value is None and not src.local:
@@ -54,7 +53,7 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
                 self.emit(f"/* {eqn_text(e)}: no code, read in place from {src.name} */")
             self.loc[id(e.out)] = Loc(src.name, shape, src.offset, None, src.value, src.local, src.dtype)
             if src.local and shape != ():
-                self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, sp.Symbol(src.name, real=True)
+                self.loc[id(e.out)].local, self.loc[id(e.out)].value = False, symbol(src.name, src.dtype)
             return
         out = self.storage(e.out)
         self.copy(Loc(out.name, src.shape, dtype=out.dtype), src, eqn_text(e) + ": copy of a strided view")
@@ -64,6 +63,9 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
         out = self.storage(e.out)
         axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
+        if x.dtype in ("i64", "i32") and e.op in ("max", "min"):  # an infinity converted to an int is undefined
+            init = {("i64", "max"): "INT64_MIN", ("i64", "min"): "INT64_MAX", ("i32", "max"): "INT32_MIN",
+                    ("i32", "min"): "INT32_MAX"}[x.dtype, e.op]
         if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
                 and x.value is None and not x.local and x.standard and known(size(x.shape) >= 64, True):
             return self.reduce_all(e, x, out)

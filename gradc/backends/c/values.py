@@ -79,6 +79,11 @@ class _Printer(C99CodePrinter):
             return f"{self.select_name}({cond}, {a}, {b})"
         return f"({cond} ? {a} : {b})"
 
+    def _print_Abs(self, expr):
+        if expr.args[0].is_integer:  # fabs would compute in double (and round beyond 2**53)
+            return f"gradc_abs_i64({self._print(expr.args[0])})"
+        return super()._print_Abs(expr)
+
     def _print_isnan(self, expr):
         return f"isnan({self._print(expr.args[0])})"
 
