@@ -48,7 +48,7 @@ def trace(f, *example_args, **example_kwargs):
       t1: f64[] = sum t0 axes=(0,) keepdims=False
       return t1
     """
-    check_function(f, "gradc.trace")
+    f = check_function(f, "gradc.trace")
     return _trace(f, *example_args, **example_kwargs)
 
 
@@ -175,7 +175,7 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     >>> compile(lambda x: x ** 2, np.ones(2), mode="jvp").jvp(np.ones(2), np.ones(2))
     (array([1., 1.]), array([2., 2.]))
     """
-    check_function(f, "gradc.compile")
+    f = check_function(f, "gradc.compile")
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
     check_wrt(f, wrt, "gradc.compile")
     if target not in ("numpy", "c", "array_api"):
@@ -277,10 +277,11 @@ def check_options(checkpoint=None) -> None:
 
 
 @user_facing
-def _check_transform(f, wrt, checkpoint, what: str) -> None:
-    check_function(f, what)
+def _check_transform(f, wrt, checkpoint, what: str):
+    f = check_function(f, what)
     check_wrt(f, wrt, what)
     check_policy(checkpoint)
+    return f
 
 
 class _Transform:
@@ -292,7 +293,7 @@ class _Transform:
     """
 
     def __init__(self, f, wrt, with_value, static_globals=True, checkpoint=None):
-        _check_transform(f, wrt, checkpoint, "gradc.value_and_grad" if with_value else "gradc.grad")
+        f = _check_transform(f, wrt, checkpoint, "gradc.value_and_grad" if with_value else "gradc.grad")
         functools.update_wrapper(self, f)
         self.checkpoint = checkpoint
         self.fun = f

@@ -180,10 +180,11 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
 
 
 @user_facing
-def _check(f, argnums, what: str) -> None:
-    """A transform's function and argnums, refused at the user's call."""
-    check_function(f, what)
+def _check(f, argnums, what: str):
+    """A transform's function and argnums, refused at the user's call; the function as gradc calls it."""
+    f = check_function(f, what)
     check_wrt(f, argnums, what, "argnums")
+    return f
 
 
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
@@ -197,7 +198,7 @@ def jacfwd(f, argnums=0):
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
-    _check(f, argnums, "gradc.jacfwd")
+    f = _check(f, argnums, "gradc.jacfwd")
     return _jacobian_fn(f, argnums, "fwd")
 
 
@@ -209,7 +210,7 @@ def jacrev(f, argnums=0):
     array([[1., 0.],
            [0., 2.]])
     """
-    _check(f, argnums, "gradc.jacrev")
+    f = _check(f, argnums, "gradc.jacrev")
     return _jacobian_fn(f, argnums, "rev")
 
 
@@ -220,7 +221,7 @@ def jacobian(f, argnums=0):
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    _check(f, argnums, "gradc.jacobian")
+    f = _check(f, argnums, "gradc.jacobian")
     return _jacobian_fn(f, argnums, "auto")
 
 
@@ -232,5 +233,5 @@ def hessian(f, argnums=0):
     array([[0., 6.],
            [6., 2.]])
     """
-    _check(f, argnums, "gradc.hessian")
+    f = _check(f, argnums, "gradc.hessian")
     return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")

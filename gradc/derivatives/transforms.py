@@ -180,7 +180,7 @@ def jvp(f, primals, tangents):
     >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
     (6.0, 3.0)
     """
-    check_function(f, "gradc.jvp")
+    f = check_function(f, "gradc.jvp")
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():
@@ -221,7 +221,7 @@ def vjp(f, *primals):
     >>> pullback(np.array([1.0, 0.5]))
     (array([2., 3.]),)
     """
-    check_function(f, "gradc.vjp")
+    f = check_function(f, "gradc.vjp")
     if not primals:
         raise ArgumentError("gradc.vjp needs the point to differentiate at: vjp(f, *primals)",
                             hint="pass f's arguments after f: gradc.vjp(f, x)")
@@ -281,7 +281,7 @@ def hvp(f, primals, tangents, argnums=None):
     >>> hvp(lambda w, X: np.sum((X @ w) ** 2), (np.ones(2), np.eye(2)), (np.array([1.0, 0.0]), None), argnums=0)
     array([2., 0.])
     """
-    check_function(f, "gradc.hvp")
+    f = check_function(f, "gradc.hvp")
     if argnums is not None:
         check_wrt(f, argnums, "gradc.hvp", "argnums")  # hvp is user_facing: the error shows no gradc frame
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")

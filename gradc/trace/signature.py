@@ -92,6 +92,8 @@ def function_name(f) -> str:
 
 
 def function_origin(f) -> str:
+    if isinstance(getattr(unwrap(f), "__wrapped__", None), np.ufunc):  # as_function's: NumPy's, not gradc's
+        return f"numpy:{function_name(f)}"
     code = getattr(unwrap(f), "__code__", None)
     path = code.co_filename if code else "?"
     return f"{os.path.basename(path)}:{function_name(f)}"
@@ -144,8 +146,35 @@ def call_bound(f, values: dict):
     return f(*args, **kwargs)
 
 
-def check_function(f, what: str, *, called_with: int | None = None) -> None:
-    """Refuse, at the user's line, a ``f`` that ``what`` (``"gradc.grad"``) cannot call. (A generator or async
+def as_function(f):
+    """``f`` as gradc calls it: a NumPy ufunc becomes a function of its inputs alone (``np.sin`` -> ``sin(x)``,
+    ``np.add`` -> ``add(x1, x2)``), since its keyword options (``out=``, ``dtype=``, ``where=``) are no
+    parameters to differentiate; anything else is returned as it is.
+
+    >>> import inspect
+    >>> str(inspect.signature(as_function(np.add))), as_function(np.sin).__name__
+    ('(x1, x2)', 'sin')
+    >>> as_function(len) is len
+    True
+    """
+    if not isinstance(f, np.ufunc):
+        return f
+    ufunc = f
+
+    def of_inputs(*inputs):
+        return ufunc(*inputs)
+
+    names = ["x"] if ufunc.nin == 1 else [f"x{i + 1}" for i in range(ufunc.nin)]
+    of_inputs.__signature__ = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names])
+    of_inputs.__name__ = of_inputs.__qualname__ = ufunc.__name__
+    of_inputs.__wrapped__ = ufunc  # errors then name no gradc line as the function's def
+    return of_inputs
+
+
+def check_function(f, what: str, *, called_with: int | None = None):
+    """Refuse, at the user's line, a ``f`` that ``what`` (``"gradc.grad"``) cannot call; return it as gradc
+    calls it (``as_function``). (A generator or async
     function is refused when traced, at its ``def``; a builtin such as ``len`` is traced as called.)
 
     ``called_with``: ``f`` is a piece gradc calls itself with that many arguments (a loop body, a branch, a
@@ -168,7 +197,7 @@ def check_function(f, what: str, *, called_with: int | None = None) -> None:
         raise ArgumentError(f"{what}: cannot read the parameters of {f!r}", where=user_location(),
                             hint="pass a Python function (def or lambda)") from None
     if called_with is None:
-        return
+        return as_function(f)
     inner = unwrap(f)
     if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
         kind = "an async function" if inspect.iscoroutinefunction(inner) else "a generator function (it uses yield)"
@@ -180,6 +209,7 @@ def check_function(f, what: str, *, called_with: int | None = None) -> None:
         raise ArgumentError(f"{what}: {function_name(f)} is called with {called_with} argument"
                             f"{'s' if called_with != 1 else ''}, but {e}", where=user_location(),
                             hint=f"give it {called_with} parameter{'s' if called_with != 1 else ''}") from None
+    return as_function(f)
 
 
 def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:

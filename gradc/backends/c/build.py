@@ -44,7 +44,8 @@ from gradc.ir.dims import is_dim_expr, substitute, symbols_of
 from gradc.passes import optimize
 from gradc.transforms import reverse as ad
 
-FLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
+# -fwrapv: int64 + - * that overflow wrap, as NumPy's do (C leaves signed overflow undefined)
+FLAGS = ("-std=c99", "-O3", "-fwrapv", "-fPIC", "-shared")
 # ELF: a shared object's references to its own functions bind to them at link time, never through the dynamic
 # linker to a symbol of that name loaded earlier (the extension's table of entry points takes their addresses)
 LINK_FLAGS = ("-Wl,-Bsymbolic",) if sys.platform.startswith(("linux", "freebsd")) else ()
