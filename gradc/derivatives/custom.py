@@ -259,9 +259,9 @@ class checkpoint(_WithRule):  # noqa: N801 (JAX's spelling, as a decorator)
     >>> block = checkpoint(lambda x: np.sin(np.sin(x)))
     >>> c = gradc.compile(lambda x: np.sum(block(x) ** 2), np.ones(3))
     >>> print(c.source.split("# backward\\n")[1].split("\\n\\n")[0])  # the inner sin again, from the input
-        t13 = x
-        t21 = np.sin(np.sin(x)) * np.cos(np.sin(t13))
-        x_bar = 2.0 * (t21 * np.cos(t13))
+        t17 = x
+        t25 = np.sin(np.sin(x)) * np.cos(np.sin(t17))
+        x_bar = 2.0 * (t25 * np.cos(t17))
         return x_bar
     """
 
