@@ -191,13 +191,14 @@ def check_function(f, what: str, *, called_with: int | None = None):
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
         raise ArgumentError(f"{what} takes a function, not {type(f).__name__} {shown}", where=user_location(),
                             hint=f"pass the function itself: {what}(loss)")
+    f = as_function(f)  # first: NumPy < 2.3 gives ufuncs no signature to read
     try:
         signature = inspect.signature(f)
     except (TypeError, ValueError):
         raise ArgumentError(f"{what}: cannot read the parameters of {f!r}", where=user_location(),
                             hint="pass a Python function (def or lambda)") from None
     if called_with is None:
-        return as_function(f)
+        return f
     inner = unwrap(f)
     if inspect.isgeneratorfunction(inner) or inspect.isasyncgenfunction(inner) or inspect.iscoroutinefunction(inner):
         kind = "an async function" if inspect.iscoroutinefunction(inner) else "a generator function (it uses yield)"
@@ -209,7 +210,7 @@ def check_function(f, what: str, *, called_with: int | None = None):
         raise ArgumentError(f"{what}: {function_name(f)} is called with {called_with} argument"
                             f"{'s' if called_with != 1 else ''}, but {e}", where=user_location(),
                             hint=f"give it {called_with} parameter{'s' if called_with != 1 else ''}") from None
-    return as_function(f)
+    return f
 
 
 def check_wrt(f, wrt, what: str, label: str = "wrt") -> None:
