@@ -36,11 +36,16 @@ def _viewable(a, shape):
     data = a._data
     if type(data) is not np.ndarray:
         return False
-    probe = data.view()
     try:
-        probe.shape = shape  # NumPy refuses exactly when the strides do not allow it
-    except AttributeError:
+        np.reshape(data, shape, copy=False)  # NumPy refuses exactly when the strides do not allow a view
+    except ValueError:
         return False
+    except TypeError:  # NumPy < 2.1 has no copy=: setting .shape is the same test there (deprecated in 2.5)
+        probe = data.view()
+        try:
+            probe.shape = shape
+        except AttributeError:
+            return False
     return True
 
 
