@@ -76,7 +76,7 @@ autograd, nn = _sys.modules["gradc.autograd"], _sys.modules["gradc.nn"]
 _torch_names = [n for n in _torch_api.__all__ if n not in globals()]
 globals().update({n: getattr(_torch_api, n) for n in _torch_names})
 
-__version__ = "0.1.0"
+__version__: str = _importlib.import_module("gradc.version").__version__  # the package metadata's (gradc.version)
 
 
 def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so ``import gradc`` never imports it

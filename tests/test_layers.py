@@ -3,7 +3,7 @@
 Every ``import`` and ``from ... import`` statement counts, wherever it stands (inside
 functions too): a lazy import that closes a circle is still a circle.
 
-    errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- dask <- cli
+    version, log <- errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- dask <- cli
     facade: on errors, files, ir, ops and api only; nothing below the top imports the facade
     backends/numpy and backends/c never import each other; backends/array_api is built on backends/numpy
     dask (data-parallel gradients, an optional extra) sits on api; only the top imports it, lazily
@@ -17,10 +17,10 @@ import pytest
 
 GRADC = pathlib.Path(__file__).resolve().parents[1] / "gradc"
 
-ORDER = ["errors", "files", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives", "api", "dask",
-         "cli"]
+ORDER = ["version", "log", "errors", "files", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives",
+         "api", "dask", "cli"]
 BUILT_ON = {("array_api", "numpy")}  # (target, the target whose emitted module it re-spells)
-SHARED = {"escape", "checks"}  # modules of gradc/backends that every target uses (escaping, argument checks)
+SHARED = {"escape", "checks", "display"}  # modules of gradc/backends every target uses (escaping, checks, HTML)
 FACADE_MAY_IMPORT = {"errors", "files", "ir", "ops", "api", "facade"}
 TOP = {"", "__main__"}  # gradc/__init__.py and gradc/__main__.py assemble the public names
 

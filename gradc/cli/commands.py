@@ -27,9 +27,11 @@ from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
+from gradc.log import stages_on_stderr
 from gradc.passes.loops import loop_report
 from gradc.trace.control_trace import UNROLLED
 from gradc.transforms.binomial import binomial_report
+from gradc.version import __version__
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -345,6 +347,8 @@ def build_parser():
     parser = _Parser(prog="gradc", description="gradc: a source-to-source differentiation compiler for NumPy code.",
                      epilog=_MAIN_EXAMPLE, formatter_class=fmt)
     parser.add_argument("--debug", action="store_true", help="print the traceback of internal errors")
+    parser.add_argument("--version", action="version", version=f"gradc {__version__}",
+                        help="print gradc's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def function_options(p, wrt_help):
@@ -401,7 +405,14 @@ def build_parser():
     p.add_argument("-o", "--output", metavar="OUT", action=_Once, help="output file (default: stdout)")
     p.add_argument("--debug", action="store_true", help="print the traceback of internal errors")
     p.set_defaults(run=cmd_ops)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=_VERBOSE_HELP)
+    for command in sub.choices.values():  # after the command too (gradc compile f.py:loss -v); SUPPRESS keeps
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,  # the count given first
+                             help=_VERBOSE_HELP)
     return parser
+
+
+_VERBOSE_HELP = "show each stage of the compile and its time on stderr (-vv: more)"
 
 
 def main(argv=None) -> int:
@@ -415,7 +426,8 @@ def main(argv=None) -> int:
             parser.print_help()
             return EXIT_USER_ERROR
         output.plan_outputs(args)
-        with output.user_output_to_stderr() as stdout:  # the user's prints never land in the product
+        # the user's prints never land in the product; -v: the stages' log lines on stderr
+        with output.user_output_to_stderr() as stdout, stages_on_stderr(args.verbose):
             product = args.run(args)
         output.write_outputs(product.outputs, stdout)  # the files together: all written, or none changed
         for note in product.notes:

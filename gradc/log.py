@@ -1,0 +1,171 @@
+"""Logging of the compiler's stages, and the one notice a slow compile gives on stderr.
+
+Every stage logs to a child of the ``gradc`` logger, with its time::
+
+    gradc.trace              tracing a function into a graph
+    gradc.transforms         reverse / forward mode, batching
+    gradc.passes             fold, CSE, DCE
+    gradc.backends.numpy     emitting and loading NumPy source
+    gradc.backends.c         emitting C, running the C compiler, loading the library
+
+``DEBUG`` says when a stage starts, ``INFO`` when it ends and how long it took. Nothing
+is shown unless the application configures logging (``logging.basicConfig(level=logging.INFO)``)
+or the command line is given ``-v`` (``-vv`` for DEBUG). Logging never changes what gradc emits.
+
+A compile still running :data:`NOTICE_AFTER` seconds after its first stage began writes one
+line to stderr saying what it is doing (``gradc: tracing f (5,000 operations recorded so
+far)...``): once per compile, from a timer that is cancelled when the compile ends, or at
+the next stage boundary past the mark. Fast compiles print nothing. Set ``NOTICE_AFTER``
+to None to silence it.
+
+>>> import logging
+>>> with stage("gradc.passes", "optimising f") as timer:
+...     pass
+>>> timer.seconds >= 0.0
+True
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+LOGGER = logging.getLogger("gradc")
+LOGGER.addHandler(logging.NullHandler())  # a library: no "No handlers could be found" and no output by default
+
+NOTICE_AFTER: float | None = 2.0  # seconds before a running compile says what it is doing (None: never)
+
+_local = threading.local()  # the compile running in this thread (stages nest within it)
+
+
+class _Compile:
+    """One outermost stage and the stages nested in it: the clock and the single notice."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.doing: list[tuple[str, Callable[[], str] | None]] = []
+        self.lock = threading.Lock()
+        self.noticed = False
+        self.finished = False
+        self.timer: threading.Timer | None = None
+        if NOTICE_AFTER is not None:
+            self.timer = threading.Timer(max(NOTICE_AFTER, 0.0), self.notice)
+            self.timer.daemon = True  # never keeps the interpreter alive
+
+    def describe(self) -> str:
+        what, detail = self.doing[-1] if self.doing else ("compiling", None)
+        if detail is not None:
+            try:
+                what = f"{what} ({detail()})"
+            except Exception:  # noqa: BLE001 - a description must never break the compile it describes
+                pass
+        return what
+
+    def notice(self) -> None:
+        """Say once on stderr what the compile is doing (from the timer or a stage boundary)."""
+        with self.lock:
+            if self.noticed or self.finished:
+                return
+            self.noticed = True
+            text = f"gradc: {self.describe()}...\n"
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):  # no stderr (pythonw), or it was closed
+            pass
+
+    def past_the_mark(self) -> bool:
+        return NOTICE_AFTER is not None and time.perf_counter() - self.start >= NOTICE_AFTER
+
+    def finish(self) -> None:
+        with self.lock:
+            self.finished = True
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+class StageTimer:
+    """What :func:`stage` yields: ``seconds`` once the stage ended, and ``note`` to add to its log line."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.note = ""
+
+
+@contextlib.contextmanager
+def stage(logger: str, what: str, detail: Callable[[], str] | None = None) -> Iterator[StageTimer]:
+    """Log the stage ``what`` to the logger named ``logger`` (a child of ``gradc``) with its time.
+
+    ``detail`` is called only if the slow-compile notice is given while this stage runs, to say
+    how far it got (``"1,234 operations recorded so far"``). The outermost stage of a thread
+    is the compile the notice belongs to.
+
+    >>> with stage("gradc.backends.numpy", "emitting f") as timer:
+    ...     timer.note = "12 lines"
+    >>> timer.note
+    '12 lines'
+    """
+    log = logging.getLogger(logger)
+    current: _Compile | None = getattr(_local, "compile", None)
+    outermost = current is None
+    if current is None:
+        current = _local.compile = _Compile()
+        if current.timer is not None:
+            current.timer.start()
+    current.doing.append((what, detail))
+    if current.past_the_mark():  # a stage boundary after the mark: say it now (once)
+        current.notice()
+    log.debug("%s...", what)
+    timer = StageTimer()
+    began = time.perf_counter()
+    try:
+        yield timer
+    finally:
+        timer.seconds = time.perf_counter() - began
+        current.doing.pop()
+        if outermost:
+            current.finish()
+            _local.compile = None
+        if log.isEnabledFor(logging.INFO):
+            note = f" ({timer.note})" if timer.note else ""
+            log.info("%s: %.3f s%s", what, timer.seconds, note)
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler writing to ``sys.stderr`` as it is when a record is written (not when the handler was made)."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self):  # type: ignore[override]
+        return sys.stderr
+
+
+@contextlib.contextmanager
+def stages_on_stderr(verbosity: int) -> Iterator[None]:
+    """Within the block, show gradc's stage logs on stderr: ``1`` INFO (each stage and its time), ``2`` or more
+    DEBUG (when each starts, too); ``0`` shows nothing. The command line's ``-v`` and ``-vv``.
+
+    >>> with stages_on_stderr(1):
+    ...     LOGGER.level == logging.INFO
+    True
+    >>> LOGGER.level
+    0
+    """
+    if verbosity <= 0:
+        yield
+        return
+    handler = _Stderr()
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    old_level = LOGGER.level
+    LOGGER.setLevel(logging.DEBUG if verbosity >= 2 else logging.INFO)
+    LOGGER.addHandler(handler)
+    try:
+        yield
+    finally:
+        LOGGER.removeHandler(handler)
+        LOGGER.setLevel(old_level)
