@@ -3,7 +3,8 @@
 Every ``import`` and ``from ... import`` statement counts, wherever it stands (inside
 functions too): a lazy import that closes a circle is still a circle.
 
-    version, log <- errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- dask <- cli
+    version <- log <- errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives
+        <- api <- dask <- cli
     facade: on errors, files, ir, ops and api only; nothing below the top imports the facade
     backends/numpy and backends/c never import each other; backends/array_api is built on backends/numpy
     dask (data-parallel gradients, an optional extra) sits on api; only the top imports it, lazily
