@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import pickle
 
 import numpy as np
 
@@ -395,10 +396,53 @@ class _Transform:
             return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
         return tuple(outs) if as_tuple else outs[0]
 
+    def __reduce__(self):
+        return reduce_transform(self)
+
     @user_facing
     def compiled(self, *args, **kwargs):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
+
+
+def reduce_transform(transform) -> str | tuple:
+    """What a transform (``gradc.grad(f)``, ...) pickles as: its function and options, without the code compiled
+    so far (compiled again, per signature, on first use in the process that loads it).
+
+    The function pickles by reference (its module and name), so it must be defined at a module's top level; a
+    transform that is itself that top-level name (``@gradc.grad`` on a ``def``) pickles by reference too.
+    """
+    fun = transform.fun
+    module, qualname = getattr(transform, "__module__", None), getattr(transform, "__qualname__", None)
+    if module and qualname and _lookup(module, qualname) is transform:
+        return qualname  # pickle's "a global of the transform's module": the decorated def itself
+    try:
+        pickle.dumps(fun)
+    except Exception as exc:  # noqa: BLE001 - pickle raises PicklingError, AttributeError or TypeError
+        name = function_name(fun)
+        raise pickle.PicklingError(
+            f"cannot pickle this gradc transform of {name} (defined at {def_location(fun)}): it pickles by its "
+            f"function, and {name} cannot be pickled ({exc}). Define {name} with def at the top level of a "
+            "module (not a lambda or a nested function), or pickle the "
+            "object of gradc.compile(...), which pickles by its emitted source") from None
+    state = {key: ({} if key.endswith("cache") and isinstance(value, dict) else value)
+             for key, value in vars(transform).items()}
+    return _rebuilt_transform, (type(transform), state)
+
+
+def _lookup(module: str, qualname: str):
+    import sys
+
+    value = sys.modules.get(module)
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+    return value
+
+
+def _rebuilt_transform(cls, state):
+    transform = cls.__new__(cls)
+    transform.__dict__.update(state)
+    return transform
 
 
 def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):

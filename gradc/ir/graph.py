@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from gradc.ir.atoms import Atom, Const, Var  # noqa: F401  (re-exported: the IR's nouns in one place)
 from gradc.ir.dot import render_svg
-from gradc.ir.printer import format_graph
+from gradc.ir.printer import format_eqn, format_graph, shortened
 
 
-@dataclass
+@dataclass(repr=False)
 class Eqn:
     """``out = op(*inputs, **params)``. ``params`` hold static values only.
 
@@ -35,14 +35,20 @@ class Eqn:
     params: dict
     out: Var
 
+    def __repr__(self) -> str:
+        return format_eqn(self)  # its line of IR text (and the sub-graphs it holds)
 
-@dataclass
+
+@dataclass(repr=False)
 class Graph:
     """A traced function: ``name``, typed ``inputs``, ``eqns`` and ``outputs``.
 
     ``params`` lists every parameter of the user's function in order, with
     the static (Python int) ones in ``static``: they are not graph inputs.
     ``origin`` is ``file:function`` of the traced function, for headers.
+
+    ``str(graph)`` is its IR text; ``repr`` is the same text, shortened for a long graph (a console
+    or a notebook without Graphviz shows it); ``_repr_svg_`` draws it when Graphviz is installed.
     """
 
     name: str
@@ -67,6 +73,9 @@ class Graph:
 
     def __str__(self) -> str:
         return format_graph(self)
+
+    def __repr__(self) -> str:
+        return shortened(format_graph(self))
 
     def _repr_svg_(self):  # Jupyter: draw the graph when Graphviz is installed
         return render_svg(self)

@@ -31,6 +31,7 @@ from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_pat
 from gradc.ir.builder import Builder
 from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
+from gradc.log import stage
 from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
@@ -86,7 +87,10 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
             static[name] = call_args[name] = info
     token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
     try:
-        result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while
+        with stage("gradc.trace", f"tracing {function_name(f)}",
+                   lambda: f"{len(builder.eqns):,} operations recorded so far") as timer:
+            result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names: gradc's; if/for/while
+            timer.note = f"{len(builder.eqns)} operations"
     except TypeError as e:
         refusal = _named_size_refusal(e, builder)
         if refusal is None:
