@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gradc.log import enter_call, leave_call
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.path.abspath(__import__("numpy").__file__)))
 # the standard library's own frames (contextlib's `with`, functools) are never the user's line
@@ -72,12 +74,15 @@ def user_facing(fn):
 
     @functools.wraps(fn)
     def entry(*args, **kwargs):
+        enter_call()  # the stages run inside are one compile: one clock for the slow-compile notice (gradc.log)
         try:
             return fn(*args, **kwargs)
         except GradcError as err:
             err.__cause__ = err.__context__ = None
             err.__suppress_context__ = True
             raise err.with_traceback(None) from None
+        finally:
+            leave_call()
     return entry
 
 

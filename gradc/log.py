@@ -16,7 +16,9 @@ A compile still running :data:`NOTICE_AFTER` seconds after its first stage began
 line to stderr saying what it is doing (``gradc: tracing f (5,000 operations recorded so
 far)...``): once per compile, from a timer that is cancelled when the compile ends, or at
 the next stage boundary past the mark. Fast compiles print nothing. Set ``NOTICE_AFTER``
-to None to silence it.
+to None to silence it. A compile is every stage run inside one call of gradc's public API
+(``gradc.compile``, the first call of ``gradc.grad(f)`` for a signature, ...: the functions
+``gradc.errors.user_facing`` marks) or of the ``gradc`` command.
 
 >>> import logging
 >>> with stage("gradc.passes", "optimising f") as timer:
@@ -42,21 +44,26 @@ _local = threading.local()  # the compile running in this thread (stages nest wi
 
 
 class _Compile:
-    """One outermost stage and the stages nested in it: the clock and the single notice."""
+    """One compile: the stages run from its first until the call into gradc that began it returns (or, outside
+    such a call, until its first stage ends). It owns the clock and the single notice."""
 
-    def __init__(self) -> None:
+    def __init__(self, level: int) -> None:
+        self.level = level  # how many calls into gradc were open when it began (see enter_call)
         self.start = time.perf_counter()
         self.doing: list[tuple[str, Callable[[], str] | None]] = []
         self.lock = threading.Lock()
         self.noticed = False
         self.finished = False
         self.timer: threading.Timer | None = None
+
+    def start_timer(self) -> None:
         if NOTICE_AFTER is not None:
             self.timer = threading.Timer(max(NOTICE_AFTER, 0.0), self.notice)
             self.timer.daemon = True  # never keeps the interpreter alive
+            self.timer.start()
 
     def describe(self) -> str:
-        what, detail = self.doing[-1] if self.doing else ("compiling", None)
+        what, detail = self.doing[-1]
         if detail is not None:
             try:
                 what = f"{what} ({detail()})"
@@ -67,7 +74,7 @@ class _Compile:
     def notice(self) -> None:
         """Say once on stderr what the compile is doing (from the timer or a stage boundary)."""
         with self.lock:
-            if self.noticed or self.finished:
+            if self.noticed or self.finished or not self.doing:  # between stages: running, not compiling
                 return
             self.noticed = True
             text = f"gradc: {self.describe()}...\n"
@@ -85,6 +92,37 @@ class _Compile:
             self.finished = True
         if self.timer is not None:
             self.timer.cancel()
+
+
+def enter_call() -> None:
+    """A call into gradc's public API begins (``gradc.errors.user_facing``): its stages are one compile."""
+    _local.calls = getattr(_local, "calls", 0) + 1
+
+
+def leave_call() -> None:
+    """The call :func:`enter_call` began returns: the compile begun inside it, if any, is over."""
+    _local.calls = level = _local.calls - 1
+    current = getattr(_local, "compile", None)
+    if current is not None and current.level > level:
+        current.finish()
+        _local.compile = None
+
+
+@contextlib.contextmanager
+def one_compile() -> Iterator[None]:
+    """Within the block, every stage belongs to one compile (one clock, at most one notice): the command line's.
+
+    >>> with one_compile():
+    ...     with stage("gradc.trace", "tracing f"):
+    ...         pass
+    ...     with stage("gradc.passes", "optimising f"):
+    ...         pass
+    """
+    enter_call()
+    try:
+        yield
+    finally:
+        leave_call()
 
 
 class StageTimer:
@@ -110,12 +148,12 @@ def stage(logger: str, what: str, detail: Callable[[], str] | None = None) -> It
     """
     log = logging.getLogger(logger)
     current: _Compile | None = getattr(_local, "compile", None)
-    outermost = current is None
+    owner = current is None
     if current is None:
-        current = _local.compile = _Compile()
-        if current.timer is not None:
-            current.timer.start()
+        current = _local.compile = _Compile(getattr(_local, "calls", 0))
     current.doing.append((what, detail))
+    if owner:
+        current.start_timer()
     if current.past_the_mark():  # a stage boundary after the mark: say it now (once)
         current.notice()
     log.debug("%s...", what)
@@ -126,7 +164,7 @@ def stage(logger: str, what: str, detail: Callable[[], str] | None = None) -> It
     finally:
         timer.seconds = time.perf_counter() - began
         current.doing.pop()
-        if outermost:
+        if owner and current.level == 0:  # outside any call into gradc: the compile is this stage
             current.finish()
             _local.compile = None
         if log.isEnabledFor(logging.INFO):

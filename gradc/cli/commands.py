@@ -27,7 +27,7 @@ from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
-from gradc.log import stages_on_stderr
+from gradc.log import one_compile, stages_on_stderr
 from gradc.passes.loops import loop_report
 from gradc.trace.control_trace import UNROLLED
 from gradc.transforms.binomial import binomial_report
@@ -427,7 +427,7 @@ def main(argv=None) -> int:
             return EXIT_USER_ERROR
         output.plan_outputs(args)
         # the user's prints never land in the product; -v: the stages' log lines on stderr
-        with output.user_output_to_stderr() as stdout, stages_on_stderr(args.verbose):
+        with output.user_output_to_stderr() as stdout, stages_on_stderr(args.verbose), one_compile():
             product = args.run(args)
         output.write_outputs(product.outputs, stdout)  # the files together: all written, or none changed
         for note in product.notes:
