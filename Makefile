@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test typecheck bench lint clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,12 +15,23 @@ $(VENV)/.test: $(VENV)/.base
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
+$(VENV)/.dev: $(VENV)/.base
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+# the public API's modules (gradc.tree_util once it exists); their strictness is [tool.mypy] in pyproject.toml
+TYPED := gradc/__init__.py gradc/api.py gradc/derivatives/__init__.py gradc/errors.py gradc/version.py gradc/log.py \
+	gradc/ir/graph.py gradc/backends/display.py gradc/backends/numpy/reload.py $(wildcard gradc/tree_util.py)
+
 demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, run it
 	$(PY) examples/demo.py
 
 test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
 	$(PY) -m pytest -q tests gradc --doctest-modules
 	$(PY) -m ruff check .
+
+typecheck: $(VENV)/.dev  ## mypy on the public API
+	$(PY) -m mypy $(TYPED)
 
 bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed): NumPy target, then C target
 	$(PY) benchmarks/run.py

@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import inspect
 import pickle
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.cost import work
+from gradc.ir.graph import Graph
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.log import stage
@@ -73,14 +76,15 @@ class Compiled:
     array([2., 4.])
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, header=None, emit=emit_module, defaults=None):
+    def __init__(self, graph: Graph, wrt_names: Sequence[str], wrt_is_tuple: bool, header: list[str] | None = None,
+                 emit: Callable[..., str] = emit_module, defaults: dict[str, Any] | None = None) -> None:
         name = graph.name
         self.name = name
         self.wrt = tuple(wrt_names)
         wrt_text = ", ".join(wrt_names)
         with stage("gradc.transforms", f"differentiating {name} (reverse mode, wrt {wrt_text})"):
-            grad_graph = ad.grad_graph(graph, wrt_names, name=f"{name}_grad")
-            value_and_grad_graph = ad.value_and_grad_graph(graph, wrt_names, name=f"{name}_value_and_grad")
+            grad_graph = ad.grad_graph(graph, list(wrt_names), name=f"{name}_grad")
+            value_and_grad_graph = ad.value_and_grad_graph(graph, list(wrt_names), name=f"{name}_value_and_grad")
         with stage("gradc.passes", f"optimising {name} and its gradient") as timer:
             self.graph = optimize(graph)
             self.grad_graph = optimize(grad_graph)
@@ -116,7 +120,7 @@ class Compiled:
         self.grad = namespace[f"{name}_grad"]
         self.value_and_grad = namespace[f"{name}_value_and_grad"]
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.value_and_grad(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -136,7 +140,7 @@ VALUE_SHARE = 0.01
 _FLAG = "with_value"
 
 
-def _value_comes_free(value_and_grad_graph, grad_graph, grad_name) -> bool:
+def _value_comes_free(value_and_grad_graph: Graph, grad_graph: Graph, grad_name: str) -> bool:
     """Whether the gradient function can compute the value as well at (almost) no cost."""
     if {grad_name, _FLAG} & set(grad_graph.params):
         return False  # a parameter of that name would hide the function or the flag
@@ -328,12 +332,9 @@ class _Transform:
         self.with_value = with_value
         self.static_globals = static_globals
         self.cache: dict = {}
-        try:
-            params = list(inspect.signature(f).parameters.values())
-        except (TypeError, ValueError):
-            params = None
-        self.names = [p.name for p in params] if params is not None else None
-        positional = params is not None and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        params = list(inspect.signature(f).parameters.values())  # check_function made sure it can be read
+        self.names = [p.name for p in params]
+        positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.n_params = len(params) if positional else None  # keyword-only parameters: always bind
 
     def __call__(self, *args, **kwargs):
@@ -396,7 +397,7 @@ class _Transform:
             return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
         return tuple(outs) if as_tuple else outs[0]
 
-    def __reduce__(self):
+    def __reduce__(self) -> str | tuple:
         return reduce_transform(self)
 
     @user_facing
@@ -405,7 +406,7 @@ class _Transform:
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def reduce_transform(transform) -> str | tuple:
+def reduce_transform(transform: Any) -> str | tuple:
     """What a transform (``gradc.grad(f)``, ...) pickles as: its function and options, without the code compiled
     so far (compiled again, per signature, on first use in the process that loads it).
 
@@ -430,7 +431,7 @@ def reduce_transform(transform) -> str | tuple:
     return _rebuilt_transform, (type(transform), state)
 
 
-def _lookup(module: str, qualname: str):
+def _lookup(module: str, qualname: str) -> object:
     import sys
 
     value = sys.modules.get(module)
@@ -439,8 +440,8 @@ def _lookup(module: str, qualname: str):
     return value
 
 
-def _rebuilt_transform(cls, state):
-    transform = cls.__new__(cls)
+def _rebuilt_transform(cls: type, state: dict[str, Any]) -> Any:
+    transform: Any = object.__new__(cls)  # not __init__: the checks ran when it was made
     transform.__dict__.update(state)
     return transform
 

@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import TextIO
 
 LOGGER = logging.getLogger("gradc")
 LOGGER.addHandler(logging.NullHandler())  # a library: no "No handlers could be found" and no output by default
@@ -179,7 +180,7 @@ class _Stderr(logging.StreamHandler):
         logging.Handler.__init__(self)
 
     @property
-    def stream(self):  # type: ignore[override]
+    def stream(self) -> TextIO:
         return sys.stderr
 
 

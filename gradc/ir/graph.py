@@ -15,6 +15,7 @@ def f(x: f64[3]) -> f64[3]:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradc.ir.atoms import Atom, Const, Var  # noqa: F401  (re-exported: the IR's nouns in one place)
 from gradc.ir.dot import render_svg
@@ -60,14 +61,15 @@ class Graph:
     origin: str = ""
     adjoint: frozenset = frozenset()  # names of the values reverse mode added (for "# backward")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.params:
             self.params = [v.name for v in self.inputs]
 
-    def replace(self, **changes) -> "Graph":
+    def replace(self, **changes: Any) -> "Graph":
         """A copy with some fields changed (the graph itself is never mutated by passes)."""
-        fields = dict(name=self.name, inputs=self.inputs, eqns=self.eqns, outputs=self.outputs,
-                      params=self.params, static=self.static, origin=self.origin, adjoint=self.adjoint)
+        fields: dict[str, Any] = dict(name=self.name, inputs=self.inputs, eqns=self.eqns, outputs=self.outputs,
+                                      params=self.params, static=self.static, origin=self.origin,
+                                      adjoint=self.adjoint)
         fields.update(changes)
         return Graph(**fields)
 
@@ -77,11 +79,11 @@ class Graph:
     def __repr__(self) -> str:
         return shortened(format_graph(self))
 
-    def _repr_svg_(self):  # Jupyter: draw the graph when Graphviz is installed
+    def _repr_svg_(self) -> str | None:  # Jupyter: draw the graph when Graphviz is installed (else None: repr)
         return render_svg(self)
 
 
-def subgraphs(eqn) -> list:
+def subgraphs(eqn: Eqn) -> list[Graph]:
     """The graphs an equation holds in its params (a loop's body, a branch), in param order; empty for most ops.
 
     >>> subgraphs(Eqn("neg", (), {}, None))

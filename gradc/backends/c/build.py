@@ -475,7 +475,7 @@ _PICKLED = ("name", "signature", "n_params", "wrt", "wrt_is_tuple", "max_trips",
 def _rebuilt(cls: type, state: dict) -> CCompiled:
     """A pickled :class:`CCompiled` (or :class:`gradc.backends.c.unit.CUnit`) loaded: its shared object from the
     cache, or built again."""
-    obj = cls.__new__(cls)
+    obj = object.__new__(cls)  # not __init__: that would trace and emit again
     obj.__dict__.update(state)
     obj._load()
     return obj

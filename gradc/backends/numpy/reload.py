@@ -49,11 +49,11 @@ def reduce_by_source(obj: Any) -> tuple:
     return rebuild, (type(obj), state)
 
 
-def rebuild(cls: type, state: dict) -> Any:
+def rebuild(cls: type[Any], state: dict[str, Any]) -> Any:
     """An object of ``cls`` with the attributes of ``state``, its functions loaded again from ``state["source"]``."""
     state = dict(state)
     functions = state.pop(_FUNCTIONS)
-    obj = cls.__new__(cls)
+    obj = object.__new__(cls)  # not __init__: that would trace and compile again
     obj.__dict__.update(state)
     if functions:
         namespace = load_source(state["source"], state["name"])
