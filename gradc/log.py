@@ -16,9 +16,10 @@ A compile still running :data:`NOTICE_AFTER` seconds after its first stage began
 line to stderr saying what it is doing (``gradc: tracing f (5,000 operations recorded so
 far)...``): once per compile, from a timer that is cancelled when the compile ends, or at
 the next stage boundary past the mark. Fast compiles print nothing. Set ``NOTICE_AFTER``
-to None to silence it. A compile is every stage run inside one call of gradc's public API
-(``gradc.compile``, the first call of ``gradc.grad(f)`` for a signature, ...: the functions
-``gradc.errors.user_facing`` marks) or of the ``gradc`` command.
+to None (or ``$GRADC_NOTICE_AFTER`` to ``never``) to silence it. A compile is every stage
+run inside one call of gradc's public API (``gradc.compile``, the first call of
+``gradc.grad(f)`` for a signature, ...: the functions ``gradc.errors.user_facing`` marks)
+or of the ``gradc`` command.
 
 >>> import logging
 >>> with stage("gradc.passes", "optimising f") as timer:
@@ -30,6 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
+import os
 import sys
 import threading
 import time
@@ -39,7 +42,30 @@ from typing import TextIO
 LOGGER = logging.getLogger("gradc")
 LOGGER.addHandler(logging.NullHandler())  # a library: no "No handlers could be found" and no output by default
 
-NOTICE_AFTER: float | None = 2.0  # seconds before a running compile says what it is doing (None: never)
+def threshold_from_environment(default: float = 2.0) -> float | None:
+    """Seconds before a compile's notice: ``$GRADC_NOTICE_AFTER`` (a number, or ``never``), else ``default``.
+
+    A value that is not a number of seconds is ignored (the default), never an error at import.
+
+    >>> os.environ["GRADC_NOTICE_AFTER"] = "never"; threshold_from_environment()
+    >>> os.environ["GRADC_NOTICE_AFTER"] = "0.5"; threshold_from_environment()
+    0.5
+    >>> del os.environ["GRADC_NOTICE_AFTER"]; threshold_from_environment()
+    2.0
+    """
+    text = os.environ.get("GRADC_NOTICE_AFTER", "").strip().lower()
+    if text in ("never", "off", "none"):
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        return default
+    return seconds if math.isfinite(seconds) and seconds >= 0 else default
+
+
+# seconds before a running compile says what it is doing (None: never); the test suite sets $GRADC_NOTICE_AFTER
+# to never, as a notice depends on the speed of the machine (tests/test_logging.py sets this itself)
+NOTICE_AFTER: float | None = threshold_from_environment()
 
 _local = threading.local()  # the compile running in this thread (stages nest within it)
 

@@ -51,8 +51,17 @@ def notices(text: str) -> list:
     return [line for line in text.splitlines() if line.startswith("gradc: ")]
 
 
-def test_default_threshold_is_about_two_seconds():
-    assert 1.0 <= gradc_log.NOTICE_AFTER <= 3.0
+def test_default_threshold_is_about_two_seconds(monkeypatch):
+    monkeypatch.delenv("GRADC_NOTICE_AFTER")
+    assert 1.0 <= gradc_log.threshold_from_environment() <= 3.0
+    assert gradc_log.NOTICE_AFTER is None  # the suite's (tests/conftest.py): stderr must not depend on timing
+
+
+@pytest.mark.parametrize("text, expected", [("0", 0.0), ("3.5", 3.5), ("never", None), ("OFF", None),
+                                            ("", 2.0), ("soon", 2.0), ("-1", 2.0), ("nan", 2.0), ("inf", 2.0)])
+def test_threshold_from_the_environment(monkeypatch, text, expected):
+    monkeypatch.setenv("GRADC_NOTICE_AFTER", text)
+    assert gradc_log.threshold_from_environment() == expected
 
 
 # ---------------------------------------------------------------- the loggers
