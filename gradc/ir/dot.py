@@ -112,9 +112,9 @@ def render_svg(graph) -> str | None:
     True
     >>> os.environ["PATH"] = path
     """
-    if not dot_available() or len(graph.eqns) > SVG_MAX_EQUATIONS:
-        return None
     exe = shutil.which("dot")
+    if exe is None or len(graph.eqns) > SVG_MAX_EQUATIONS:
+        return None
     try:
         result = subprocess.run([exe, "-Tsvg"], input=to_dot(graph).encode(), capture_output=True, check=True,
                                 timeout=SVG_TIMEOUT)
