@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -36,9 +37,15 @@ from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage ha
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
 
+if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) and the IR's types
+    from gradc.backends.c.build import CCompiled
+    from gradc.backends.c.unit import CUnit
+    from gradc.ir.graph import Graph
+    from gradc.ir.types import TensorType
+
 
 @user_facing
-def trace(f, *example_args, **example_kwargs):
+def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
     >>> import numpy as np
@@ -58,9 +65,15 @@ class Compiled:
     ``forward(*args)`` is the value, ``grad(*args)`` the gradient(s),
     ``value_and_grad(*args)`` both, and calling the object returns
     ``(value, gradients)``. ``source`` is the whole emitted module.
+
+    >>> import numpy as np
+    >>> c = compile(lambda x: np.sum(x ** 2), np.ones(2))
+    >>> isinstance(c, Compiled), c.wrt, c.grad(np.array([1.0, 2.0]))
+    (True, ('x',), array([2., 4.]))
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, header=None, emit=emit_module, defaults=None):
+    def __init__(self, graph: Graph, wrt_names: tuple, wrt_is_tuple: bool, header: list | None = None,
+                 emit: Callable = emit_module, defaults: dict | None = None):
         name = graph.name
         self.name = name
         self.wrt = tuple(wrt_names)
@@ -116,7 +129,7 @@ def _value_comes_free(value_and_grad_graph, grad_graph, grad_name) -> bool:
     return work(value_and_grad_graph) <= (1.0 + VALUE_SHARE) * work(grad_graph)
 
 
-def spec(text: str):
+def spec(text: str) -> TensorType:
     """A type in place of an example array: ``spec("f64[n,10]")`` compiles once for every ``n``.
 
     Names are sizes known only when the compiled function runs; the emitted functions read them
@@ -158,8 +171,9 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, max_trips=None,
-            **example_kwargs):
+def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target: str = "numpy", mode: str = "grad",
+            checkpoint: str | int | None = None, max_trips: int | None = None,
+            **example_kwargs: Any) -> Compiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
@@ -375,7 +389,8 @@ class _Transform:
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
+def grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+         checkpoint: str | int | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
 
     Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
@@ -404,7 +419,8 @@ def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     return _Transform(f, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
 
 
-def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
+def value_and_grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+                   checkpoint: str | int | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` and ``static_globals`` as for :func:`grad`.
 
     >>> vg = value_and_grad(lambda x: x ** 3)
