@@ -38,6 +38,10 @@ from gradc.facade.torch_api import *  # noqa: F403 - torch's top-level names
 
 torch_modules.register()
 
+# the torch release whose behaviour the facade follows, with gradc as the local label (as torch's "+cpu"):
+# version checks in torch code take 2.13's paths; gradc's own version is gradc.__version__
+__version__ = "2.13.0+gradc"
+
 __all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "func", "nn", "optim", "utils"]
 __all__ += torch_api.__all__  # tensor, Tensor, no_grad, manual_seed, float32, ...: torch's top-level names
 del torch_api, torch_modules
