@@ -43,5 +43,6 @@ torch_modules.register()
 __version__ = "2.13.0+gradc"
 
 __all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "func", "nn", "optim", "utils"]
-__all__ += torch_api.__all__  # tensor, Tensor, no_grad, manual_seed, float32, ...: torch's top-level names
+# torch's top-level names: tensor, Tensor, no_grad, manual_seed, float32, ...
+__all__ += [n for n in torch_api.__all__ if n not in __all__]
 del torch_api, torch_modules

@@ -31,6 +31,8 @@ FORMS = [
     "import gradc.torch.autograd.functional as AF; import gradc.torch as torch; assert AF is torch.autograd.functional",
     "import gradc.torch.func as func; from gradc.torch.func import vmap, grad, functional_call",
     "import gradc, gradc.torch as torch; assert gradc.torch is torch",
+    "import gradc.torch as torch; assert len(torch.__all__) == len(set(torch.__all__)) and all(hasattr(torch, n) "
+    "for n in torch.__all__)",
     "import gradc; gradc.torch.nn.Linear",  # gradc.torch on first use, as gradc.dask
 ]
 HARNESS = "import sys, gradc.torch\nsys.modules['torch'] = gradc.torch\n"  # how tutorial runners substitute gradc
