@@ -36,6 +36,8 @@ The packages, one per stage; each imports only from the ones before it
 array([1., 1., 1.])
 """
 import importlib as _importlib
+import importlib.abc as _importlib_abc
+import sys as _sys
 
 from gradc.api import Compiled, check, compile, grad, spec, trace, value_and_grad  # noqa: A004 - gradc.compile
 from gradc.derivatives import (
@@ -86,6 +88,27 @@ def __getattr__(name):
                                  f"(then torch.{name}); gradc itself is the compiler's API")
     raise AttributeError(f"module 'gradc' has no attribute {name!r}")
 
+
+_TORCH_PATHS = ("nn", "optim", "autograd", "utils", "func", "cuda", "accelerator", "backends.mps", "backends.cudnn")
+
+
+class _FacadeMoved(_importlib_abc.MetaPathFinder):
+    """Asked last, when no finder found a module: ``import gradc.nn`` (or ``import torch.nn`` where a harness
+    bound ``torch`` to gradc) fails with where torch's paths are now, ``gradc.torch``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        head, _, rest = fullname.partition(".")
+        if getattr(_sys.modules.get(head), "__name__", None) != "gradc" or not any(
+                rest == p or rest.startswith(p + ".") for p in _TORCH_PATHS):
+            return None
+        fix = "import gradc.torch" + fullname[len(head):] if head == "gradc" else \
+            f'sys.modules["{head}"] = gradc.torch (gradc is the compiler)'
+        raise ModuleNotFoundError(f"No module named {fullname!r}: torch's module paths are the Tensor facade's, "
+                                  f"under gradc.torch: {fix}", name=fullname)
+
+
+if not any(isinstance(finder, _FacadeMoved) for finder in _sys.meta_path):
+    _sys.meta_path.append(_FacadeMoved())
 
 __all__ = [
     # derivatives

@@ -134,3 +134,26 @@ def test_old_spelling_fails_at_the_first_torch_name_with_the_fix():
     proc = _run("import gradc as torch\nx = torch.tensor([1.0])")
     assert proc.returncode == 1
     assert "AttributeError: gradc.tensor is the Tensor facade's: import gradc.torch as torch" in proc.stderr
+
+
+@pytest.mark.parametrize("code, fix", [
+    ("import gradc.nn.functional as F", "import gradc.torch.nn"),
+    ("from gradc.nn import Linear", "import gradc.torch.nn"),
+    ("from gradc.autograd.functional import vjp", "import gradc.torch.autograd"),
+    ("import gradc.utils.data", "import gradc.torch.utils"),
+    ("from gradc.optim import SGD", "import gradc.torch.optim"),
+    ("import gradc.backends.mps", "import gradc.torch.backends.mps"),
+    ("import sys, gradc\nsys.modules['torch'] = gradc\nimport torch.nn", 'sys.modules["torch"] = gradc.torch'),
+])
+def test_old_import_paths_fail_with_the_fix(code, fix):
+    proc = _run(code)
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: No module named ") and "under gradc.torch" in last, last
+    assert last.endswith(fix) or fix + " " in last, last
+
+
+@pytest.mark.parametrize("code", ["import gradc.nnx", "import gradc.backends.nonexistent", "import gradc.torchy"])
+def test_other_missing_modules_keep_pythons_message(code):
+    proc = _run(code)
+    assert proc.returncode == 1 and "under gradc.torch" not in proc.stderr, proc.stderr
