@@ -65,7 +65,7 @@ SAME = ("import sys, gradc.torch\nfrom gradc.facade.torch_modules import ALIASES
         "assert all(sys.modules[a] is sys.modules[t] for a, t in ALIASES.items())\n"
         "assert gradc.torch.optim.SGD is sys.modules['gradc.facade.optim.sgd'].SGD\n"
         "mods = {id(m): getattr(m, '__file__', None) or '' for m in list(sys.modules.values())}\n"
-        "files = [f for f in mods.values() if 'facade' in f]\n"
+        "files = [f for f in mods.values() if f.startswith(gradc.facade.__path__[0])]\n"
         "assert len(files) == len(set(files)), 'a facade file was loaded twice'\n")
 
 
