@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import inspect
 import pickle
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -28,7 +28,6 @@ from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.cost import work
-from gradc.ir.graph import Graph
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.log import stage
@@ -43,9 +42,15 @@ from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage ha
 from gradc.transforms import reverse as ad
 from gradc.transforms.reverse import resolve_wrt
 
+if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) and the IR's types
+    from gradc.backends.c.build import CCompiled
+    from gradc.backends.c.unit import CUnit
+    from gradc.ir.graph import Graph
+    from gradc.ir.types import TensorType
+
 
 @user_facing
-def trace(f, *example_args, **example_kwargs):
+def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
     >>> import numpy as np
@@ -72,6 +77,8 @@ class Compiled:
 
     >>> import numpy as np, pickle
     >>> c = compile(lambda x: np.sum(x ** 2), np.ones(2))
+    >>> isinstance(c, Compiled), c.wrt, c.grad(np.array([1.0, 2.0]))
+    (True, ('x',), array([2., 4.]))
     >>> pickle.loads(pickle.dumps(c)).grad(np.array([1.0, 2.0]))
     array([2., 4.])
     """
@@ -147,7 +154,7 @@ def _value_comes_free(value_and_grad_graph: Graph, grad_graph: Graph, grad_name:
     return work(value_and_grad_graph) <= (1.0 + VALUE_SHARE) * work(grad_graph)
 
 
-def spec(text: str):
+def spec(text: str) -> TensorType:
     """A type in place of an example array: ``spec("f64[n,10]")`` compiles once for every ``n``.
 
     Names are sizes known only when the compiled function runs; the emitted functions read them
@@ -189,8 +196,9 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, max_trips=None,
-            **example_kwargs):
+def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target: str = "numpy", mode: str = "grad",
+            checkpoint: str | int | None = None, max_trips: int | None = None,
+            **example_kwargs: Any) -> Compiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
@@ -446,7 +454,8 @@ def _rebuilt_transform(cls: type, state: dict[str, Any]) -> Any:
     return transform
 
 
-def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
+def grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+         checkpoint: str | int | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
 
     Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
@@ -475,7 +484,8 @@ def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     return _Transform(f, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
 
 
-def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
+def value_and_grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+                   checkpoint: str | int | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` and ``static_globals`` as for :func:`grad`.
 
     >>> vg = value_and_grad(lambda x: x ** 3)

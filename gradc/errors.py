@@ -15,7 +15,7 @@ import os
 import sys
 import types
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from gradc.log import enter_call, leave_call
 
@@ -211,7 +211,7 @@ class CheckError(GradcError):
     True
     """
 
-    def __init__(self, message: str, *, report: Any = None, where: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, report: object = None, where: str | None = None, hint: str | None = None):
         self.report = report
         super().__init__(message, where=where, hint=hint)
 

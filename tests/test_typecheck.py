@@ -64,3 +64,16 @@ def test_the_configuration_refuses_an_unannotated_public_function(tmp_path):
     assert proc.returncode == 1
     assert "version.py:1: error: Function is missing a type annotation" in proc.stdout, proc.stdout
     assert "api.py:2: error: Incompatible return value type" in proc.stdout, proc.stdout
+
+
+def test_scan_with_nothing_to_scan_is_refused_clearly():
+    """Found by the type check: ``range(None)`` when neither xs nor length was given."""
+    import numpy as np
+
+    import gradc
+
+    with pytest.raises(gradc.ArgumentError, match="nothing to scan over") as info:
+        gradc.scan(lambda c, x: (c, c), 0.0, None)
+    assert "test_typecheck.py:" in str(info.value) and "length=N" in str(info.value)
+    carry, ys = gradc.scan(lambda c, x: (c + 1.0, c), 0.0, None, length=3)
+    assert carry == 3.0 and np.array_equal(ys, [0.0, 1.0, 2.0])

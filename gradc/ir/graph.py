@@ -50,6 +50,11 @@ class Graph:
 
     ``str(graph)`` is its IR text; ``repr`` is the same text, shortened for a long graph (a console
     or a notebook without Graphviz shows it); ``_repr_svg_`` draws it when Graphviz is installed.
+
+    >>> import numpy as np, gradc
+    >>> g = gradc.trace(lambda x, n: np.sum(x ** n), np.ones(2), 3)
+    >>> g.name, g.params, g.static, [str(v.type) for v in g.inputs]
+    ('lambda_', ['x', 'n'], {'n': 3}, ['f64[2]'])
     """
 
     name: str
