@@ -22,7 +22,7 @@ $(VENV)/.dev: $(VENV)/.base
 # the public API's modules (gradc.tree_util once it exists); their strictness is [tool.mypy] in pyproject.toml
 TYPED := gradc/__init__.py gradc/api.py gradc/derivatives/__init__.py gradc/derivatives/check.py \
 	gradc/derivatives/modes.py gradc/trace/control.py gradc/trace/checkpoint.py gradc/errors.py gradc/version.py \
-	gradc/log.py gradc/ir/graph.py gradc/ir/printer.py gradc/ir/dot.py gradc/backends/display.py \
+	gradc/stages.py gradc/ir/graph.py gradc/ir/printer.py gradc/ir/dot.py gradc/backends/display.py \
 	gradc/backends/numpy/reload.py gradc/backends/c/unit.py $(wildcard gradc/tree_util.py)
 
 demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, run it

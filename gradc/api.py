@@ -30,8 +30,8 @@ from gradc.ir.builder import Traced
 from gradc.ir.cost import work
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
-from gradc.log import stage
 from gradc.passes import optimize
+from gradc.stages import stage
 from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace_bound
 from gradc.trace import inplace as traced_inplace  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace import trace as _trace

@@ -17,7 +17,7 @@ import types
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from gradc.log import enter_call, leave_call
+from gradc.stages import enter_call, leave_call
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -80,7 +80,7 @@ def user_facing(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
     @functools.wraps(fn)
     def entry(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        enter_call()  # the stages run inside are one compile: one clock for the slow-compile notice (gradc.log)
+        enter_call()  # the stages run inside are one compile: one clock for the slow-compile notice (gradc.stages)
         try:
             return fn(*args, **kwargs)
         except GradcError as err:

@@ -27,8 +27,8 @@ from gradc.cli.check import CHECK_SIZE, check_interval, run_check
 from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
-from gradc.log import one_compile, stages_on_stderr
 from gradc.passes.loops import loop_report
+from gradc.stages import one_compile, stages_on_stderr
 from gradc.trace.control_trace import UNROLLED
 from gradc.transforms.binomial import binomial_report
 from gradc.version import __version__

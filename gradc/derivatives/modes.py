@@ -28,8 +28,8 @@ from gradc.backends.numpy.reload import reduce_by_source
 from gradc.derivatives.jacobians import jacobian_graph, jacrev
 from gradc.derivatives.transforms import outputs_then_derivatives
 from gradc.errors import ArgumentError
-from gradc.log import stage
 from gradc.passes import optimize
+from gradc.stages import stage
 from gradc.transforms import forward, reverse
 
 MODES = ("grad", "vjp", "jvp", "jacobian", "hessian", "hvp")

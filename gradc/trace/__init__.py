@@ -31,7 +31,7 @@ from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_pat
 from gradc.ir.builder import Builder
 from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
-from gradc.log import stage
+from gradc.stages import stage
 from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind

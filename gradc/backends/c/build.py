@@ -43,8 +43,8 @@ from gradc.backends.checks import sized_checker
 from gradc.backends.display import source_html
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
-from gradc.log import stage
 from gradc.passes import optimize
+from gradc.stages import stage
 from gradc.transforms import reverse as ad
 
 # -fwrapv: int64 + - * that overflow wrap, as NumPy's do (C leaves signed overflow undefined)

@@ -27,7 +27,7 @@ from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
 from gradc.backends.display import source_html
 from gradc.errors import EmitError
-from gradc.log import stage
+from gradc.stages import stage
 
 
 def _output_names(mode, graph, derivative_graph, wrt, taken):

@@ -1,6 +1,6 @@
 """The ``gradc`` loggers, ``-v`` on the command line, and the one notice of a slow compile.
 
-Slowness is made deterministically: the threshold (``gradc.log.NOTICE_AFTER``) is set to 0
+Slowness is made deterministically: the threshold (``gradc.stages.NOTICE_AFTER``) is set to 0
 (every compile is "slow") or to an hour (none is), never by timing a compile.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gradc
-import gradc.log as gradc_log
+import gradc.stages as gradc_stages
 from gradc.api import compile as gradc_compile
 from gradc.backends.c.build import build, find_compiler
 from gradc.cli import main
@@ -30,13 +30,13 @@ ARGS = (np.ones((3, 2)), np.array([0.5, -0.5]))
 @pytest.fixture
 def slow(monkeypatch):
     """Every compile counts as slow: its notice is due at its first stage."""
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 0.0)
 
 
 @pytest.fixture
 def fast(monkeypatch):
     """No compile counts as slow (whatever the load of the machine running the tests)."""
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", 3600.0)
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 3600.0)
 
 
 @pytest.fixture
@@ -53,15 +53,15 @@ def notices(text: str) -> list:
 
 def test_default_threshold_is_about_two_seconds(monkeypatch):
     monkeypatch.delenv("GRADC_NOTICE_AFTER")
-    assert 1.0 <= gradc_log.threshold_from_environment() <= 3.0
-    assert gradc_log.NOTICE_AFTER is None  # the suite's (tests/conftest.py): stderr must not depend on timing
+    assert 1.0 <= gradc_stages.threshold_from_environment() <= 3.0
+    assert gradc_stages.NOTICE_AFTER is None  # the suite's (tests/conftest.py): stderr must not depend on timing
 
 
 @pytest.mark.parametrize("text, expected", [("0", 0.0), ("3.5", 3.5), ("never", None), ("OFF", None),
                                             ("", 2.0), ("soon", 2.0), ("-1", 2.0), ("nan", 2.0), ("inf", 2.0)])
 def test_threshold_from_the_environment(monkeypatch, text, expected):
     monkeypatch.setenv("GRADC_NOTICE_AFTER", text)
-    assert gradc_log.threshold_from_environment() == expected
+    assert gradc_stages.threshold_from_environment() == expected
 
 
 # ---------------------------------------------------------------- the loggers
@@ -187,7 +187,7 @@ def test_slow_cli_compile_says_once(capsys, user_file, slow):
 
 
 def test_notice_can_be_switched_off(capsys, monkeypatch):
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", None)
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", None)
     gradc_compile(loss, *ARGS)
     assert capsys.readouterr().err == ""
 
@@ -195,16 +195,16 @@ def test_notice_can_be_switched_off(capsys, monkeypatch):
 def test_a_failing_compile_ends_its_session(capsys, fast):
     with pytest.raises(gradc.TraceError):
         gradc_compile(lambda x: 1 if x > 0 else 0, 1.0)
-    assert getattr(gradc_log._local, "compile", None) is None and gradc_log._local.calls == 0
+    assert getattr(gradc_stages._local, "compile", None) is None and gradc_stages._local.calls == 0
     gradc_compile(loss, *ARGS)
     assert capsys.readouterr().err == ""
 
 
 def test_the_timer_says_what_the_current_stage_is_doing(capsys, monkeypatch):
     """The timer thread's notice, made due at once; the stage waits until it was given."""
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", 3600.0)
-    with gradc_log.stage("gradc.trace", "tracing f", lambda: "12 operations recorded so far"):
-        session = gradc_log._local.compile
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 3600.0)
+    with gradc_stages.stage("gradc.trace", "tracing f", lambda: "12 operations recorded so far"):
+        session = gradc_stages._local.compile
         session.timer.cancel()
         fired = threading.Thread(target=session.notice)
         fired.start()
@@ -214,24 +214,24 @@ def test_the_timer_says_what_the_current_stage_is_doing(capsys, monkeypatch):
 
 
 def test_no_notice_after_the_compile_or_between_stages(capsys, monkeypatch):
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", 3600.0)
-    with gradc_log.stage("gradc.passes", "optimising f"):
-        session = gradc_log._local.compile
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 3600.0)
+    with gradc_stages.stage("gradc.passes", "optimising f"):
+        session = gradc_stages._local.compile
     session.notice()  # the timer firing late: the compile is over
-    with gradc_log.one_compile():
-        with gradc_log.stage("gradc.passes", "optimising g"):
-            between = gradc_log._local.compile
+    with gradc_stages.one_compile():
+        with gradc_stages.stage("gradc.passes", "optimising g"):
+            between = gradc_stages._local.compile
         between.notice()  # no stage running: gradc is not compiling at this moment
     assert capsys.readouterr().err == ""
     assert session.timer.finished.is_set() or not session.timer.is_alive()
 
 
 def test_a_broken_description_never_breaks_the_compile(capsys, monkeypatch):
-    monkeypatch.setattr(gradc_log, "NOTICE_AFTER", 0.0)
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 0.0)
 
     def broken():
         raise RuntimeError("no")
 
-    with gradc_log.stage("gradc.trace", "tracing f", broken):
+    with gradc_stages.stage("gradc.trace", "tracing f", broken):
         pass
     assert capsys.readouterr().err == "gradc: tracing f...\n"

@@ -1,4 +1,4 @@
-"""Logging of the compiler's stages, and the one notice a slow compile gives on stderr.
+"""The compiler's stages, logged with their time, and the one notice a slow compile gives on stderr.
 
 Every stage logs to a child of the ``gradc`` logger, with its time::
 
@@ -64,7 +64,7 @@ def threshold_from_environment(default: float = 2.0) -> float | None:
 
 
 # seconds before a running compile says what it is doing (None: never); the test suite sets $GRADC_NOTICE_AFTER
-# to never, as a notice depends on the speed of the machine (tests/test_logging.py sets this itself)
+# to never, as a notice depends on the speed of the machine (tests/test_stages.py sets this itself)
 NOTICE_AFTER: float | None = threshold_from_environment()
 
 _local = threading.local()  # the compile running in this thread (stages nest within it)
