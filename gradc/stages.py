@@ -42,16 +42,20 @@ from typing import TextIO
 LOGGER = logging.getLogger("gradc")
 LOGGER.addHandler(logging.NullHandler())  # a library: no "No handlers could be found" and no output by default
 
+
 def threshold_from_environment(default: float = 2.0) -> float | None:
     """Seconds before a compile's notice: ``$GRADC_NOTICE_AFTER`` (a number, or ``never``), else ``default``.
 
     A value that is not a number of seconds is ignored (the default), never an error at import.
 
-    >>> os.environ["GRADC_NOTICE_AFTER"] = "never"; threshold_from_environment()
+    >>> saved = os.environ.get("GRADC_NOTICE_AFTER")
     >>> os.environ["GRADC_NOTICE_AFTER"] = "0.5"; threshold_from_environment()
     0.5
-    >>> del os.environ["GRADC_NOTICE_AFTER"]; threshold_from_environment()
+    >>> os.environ["GRADC_NOTICE_AFTER"] = "never"; threshold_from_environment() is None
+    True
+    >>> os.environ["GRADC_NOTICE_AFTER"] = ""; threshold_from_environment()
     2.0
+    >>> _ = os.environ.pop("GRADC_NOTICE_AFTER") if saved is None else os.environ.update(GRADC_NOTICE_AFTER=saved)
     """
     text = os.environ.get("GRADC_NOTICE_AFTER", "").strip().lower()
     if text in ("never", "off", "none"):
