@@ -301,3 +301,11 @@ def test_html_without_pygments_is_the_escaped_source(monkeypatch):
     c = gradc_compile(loss, *ARGS)
     page = c._repr_html_()
     assert page.count("<pre") == 1 and html.escape(c.source) in page
+
+
+def test_html_of_a_very_long_source_is_escaped_not_highlighted(monkeypatch):
+    monkeypatch.setattr("gradc.backends.display.HIGHLIGHT_MAX_CHARS", 100)
+    c = gradc_compile(hostile_function(), np.ones(2))
+    page = c._repr_html_()
+    assert "<span" not in page and html.escape(c.source) in page
+    _no_markup_from_user(c, page)

@@ -16,6 +16,9 @@ import html
 
 _BOX = '<div class="gradc-compiled"><div style="font-family: monospace; font-weight: bold">{title}</div>\n{code}</div>'
 _PRE = '<pre style="max-height: 40em; overflow: auto">{text}</pre>'
+# a longer source (a long unrolled program) is shown escaped but not highlighted: Pygments would take seconds
+# and multiply the page's size by ten
+HIGHLIGHT_MAX_CHARS = 200_000
 
 
 def highlighted(source: str, language: str) -> str | None:
@@ -38,8 +41,9 @@ def highlighted(source: str, language: str) -> str | None:
 
 
 def source_html(title: str, source: str, language: str = "python", highlight: bool = True) -> str:
-    """An HTML block: ``title`` above ``source`` (highlighted when Pygments is importable and ``highlight``)."""
-    code = highlighted(source, language) if highlight else None
+    """An HTML block: ``title`` above ``source`` (highlighted when Pygments is importable, ``highlight`` is true
+    and the source has at most ``HIGHLIGHT_MAX_CHARS`` characters)."""
+    code = highlighted(source, language) if highlight and len(source) <= HIGHLIGHT_MAX_CHARS else None
     if code is None:
         code = _PRE.format(text=html.escape(source))
     return _BOX.format(title=html.escape(title), code=code)
