@@ -28,7 +28,7 @@ from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
 from gradc.passes.loops import loop_report
-from gradc.stages import one_compile, stages_on_stderr
+from gradc.stages import one_compile, stage, stages_on_stderr
 from gradc.trace.control_trace import UNROLLED
 from gradc.transforms.binomial import binomial_report
 from gradc.version import __version__
@@ -160,8 +160,13 @@ def _compile_c(job, header):
     from gradc.passes import optimize
     from gradc.transforms import reverse as ad
 
-    vg = optimize(ad.value_and_grad_graph(job.graph, job.wrt, name=f"{job.func_name}_value_and_grad"))
-    return emit_sources(optimize(job.graph), vg, job.wrt, header=header, max_trips=job.max_trips)
+    name = job.func_name
+    with stage("gradc.transforms", f"differentiating {name} (reverse mode, wrt {', '.join(job.wrt)})"):
+        vg = ad.value_and_grad_graph(job.graph, job.wrt, name=f"{name}_value_and_grad")
+    with stage("gradc.passes", f"optimising {name} and its gradient"):
+        graph, vg = optimize(job.graph), optimize(vg)
+    with stage("gradc.backends.c", f"emitting C for {name}"):
+        return emit_sources(graph, vg, job.wrt, header=header, max_trips=job.max_trips)
 
 
 def _check_c(job, interval):
