@@ -235,3 +235,13 @@ def test_a_broken_description_never_breaks_the_compile(capsys, monkeypatch):
     with gradc_stages.stage("gradc.trace", "tracing f", broken):
         pass
     assert capsys.readouterr().err == "gradc: tracing f...\n"
+
+
+@pytest.mark.parametrize("extra, logger", [(["--target", "c"], "gradc.backends.c: emitting C for loss"),
+                                           (["--mode", "jvp"], "gradc.transforms: differentiating loss (jvp"),
+                                           (["--mode", "hvp", "--target", "c"], "gradc.backends.c: emitting C")])
+def test_cli_v_on_every_path(capsys, user_file, fast, extra, logger):
+    args = ["compile", f"{user_file}:loss", "--arg", "x=f64[3,2]", "--arg", "w=f64[2]", *extra]
+    status, out, err = cli(capsys, *args, "-v")
+    assert status == 0 and any(line.startswith(logger) for line in err.splitlines()), err
+    assert cli(capsys, *args)[1] == out  # the same product without -v
