@@ -6,6 +6,7 @@ Slowness is made deterministically: the threshold (``gradc.stages.NOTICE_AFTER``
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 
 import numpy as np
@@ -245,3 +246,38 @@ def test_cli_v_on_every_path(capsys, user_file, fast, extra, logger):
     status, out, err = cli(capsys, *args, "-v")
     assert status == 0 and any(line.startswith(logger) for line in err.splitlines()), err
     assert cli(capsys, *args)[1] == out  # the same product without -v
+
+
+def test_a_trace_notice_names_the_loop_it_unrolls(monkeypatch):
+    """The trace's description (what the notice says when the timer fires during a long trace)."""
+    import collections
+    import types
+
+    from gradc.trace import _progress
+
+    unrolled = collections.deque(maxlen=64)
+    monkeypatch.setattr(sys.modules["gradc.trace"], "UNROLLED", unrolled)
+    builder = types.SimpleNamespace(eqns=[None] * 1234)
+    unrolled.append(("old.py:1", "before this trace"))
+    describe = _progress(builder)
+    assert describe() == "1,234 operations recorded so far"  # a loop unrolled by an earlier trace is not this one's
+    unrolled.append(("model.py:7", "the body needs its counter as an int"))
+    builder.eqns.extend([None] * 4000)
+    assert describe() == "unrolling the loop at model.py:7: 5,234 operations recorded so far"
+
+
+def test_a_compile_that_turns_slow_midway_says_so_once(capsys, monkeypatch):
+    """A loop run in Python (its body slices by the counter), the notice made due while it runs (the timer,
+    started with an hour's threshold, stays quiet): the next stage boundary gives it, once."""
+    monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 3600.0)
+
+    def f(x):
+        for i in range(40):
+            if i == 20:
+                monkeypatch.setattr(gradc_stages, "NOTICE_AFTER", 0.0)  # from here on, the compile is "slow"
+            x = x[: i % 2 + 1].sum() * x + 1.0
+        return np.sum(x)
+
+    gradc_compile(f, np.ones(2))
+    lines = notices(capsys.readouterr().err)
+    assert lines == ["gradc: differentiating f (reverse mode, wrt x)..."], lines
