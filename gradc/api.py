@@ -26,15 +26,15 @@ from gradc.ir.cost import work
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.passes import optimize
-from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace_bound
+from gradc.trace import bind_arguments, check_function, def_location, function_name, trace_bound
 from gradc.trace import inplace as traced_inplace  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace import trace as _trace
 from gradc.trace.control_trace import check_policy, loop_checkpoint
 from gradc.trace.inplace_positions import as_value, fit  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facade (see Tracer below)
+from gradc.trace.selection import float_inputs, select_arguments
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
 from gradc.transforms import reverse as ad
-from gradc.transforms.reverse import resolve_wrt
 
 
 @user_facing
@@ -158,10 +158,12 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, max_trips=None,
-            **example_kwargs):
+def compile(f, *example_args, argnums=None, wrt=None, target="numpy", mode="grad", checkpoint=None,
+            max_trips=None, **example_kwargs):
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
+    ``argnums`` or ``wrt`` choose the arguments differentiated, as for :func:`grad` (default: the
+    first parameter, ``argnums=0``).
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
     derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
     for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
@@ -177,7 +179,7 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     """
     f = check_function(f, "gradc.compile")
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
-    check_wrt(f, wrt, "gradc.compile")
+    selection = select_arguments(f, argnums, wrt, what="gradc.compile")
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -197,8 +199,8 @@ def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=Non
     with loop_checkpoint(checkpoint):
         graph = _trace(f, *example_args, **example_kwargs)
     if mode != "grad":
-        return _compile_mode(f, graph, example_args, example_kwargs, wrt, target, mode, max_trips)
-    names, as_tuple = _check_grad_signature(f, graph, wrt)
+        return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
+    names, as_tuple = _check_grad_signature(f, graph, selection)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
@@ -229,12 +231,12 @@ def defaults_left(f, args, kwargs) -> dict:
             and type(p.default) in (int, float, bool, str, type(None))}
 
 
-def _compile_mode(f, graph, args, kwargs, wrt, target, mode, max_trips=None):
+def _compile_mode(f, graph, args, kwargs, selection, target, mode, max_trips=None):
     """``compile(..., mode=...)`` for a mode other than grad."""
     where = def_location(f)
     if kwargs:
         args = tuple(bind_arguments(f, args, kwargs).values())
-    names, _ = resolve_wrt(graph, wrt, where)
+    names = float_inputs(selection, graph, where)
     if mode in SCALAR_MODES:
         ad.check_differentiable_output(graph, what=mode, where=where)
     if target == "c":
@@ -244,12 +246,13 @@ def _compile_mode(f, graph, args, kwargs, wrt, target, mode, max_trips=None):
     return Unit(f, graph, args, names, mode)
 
 
-def _check_grad_signature(f, graph, wrt):
-    """``resolve_wrt`` and a scalar-output check, with errors pointing at ``f``'s definition."""
+def _check_grad_signature(f, graph, selection):
+    """The names ``selection`` chooses, checked against ``graph`` (float inputs), and a scalar-output check,
+    with errors pointing at ``f``'s definition; and whether the gradients come as a tuple."""
     where = def_location(f)
-    names, as_tuple = resolve_wrt(graph, wrt, where)
+    names = float_inputs(selection, graph, where)
     ad.check_differentiable_output(graph, where=where)
-    return names, as_tuple
+    return names, selection.as_tuple
 
 
 _ndarray = np.ndarray
@@ -277,11 +280,12 @@ def check_options(checkpoint=None) -> None:
 
 
 @user_facing
-def _check_transform(f, wrt, checkpoint, what: str):
+def _check_transform(f, argnums, wrt, checkpoint, what: str):
+    """``f`` as gradc calls it and the arguments chosen, refused at the user's call when wrong."""
     f = check_function(f, what)
-    check_wrt(f, wrt, what)
+    selection = select_arguments(f, argnums, wrt, what=what)
     check_policy(checkpoint)
-    return f
+    return f, selection
 
 
 class _Transform:
@@ -292,12 +296,13 @@ class _Transform:
     wrapped in a check that the state is unchanged (see ``gradc.trace.state``).
     """
 
-    def __init__(self, f, wrt, with_value, static_globals=True, checkpoint=None):
-        f = _check_transform(f, wrt, checkpoint, "gradc.value_and_grad" if with_value else "gradc.grad")
+    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None):
+        what = "gradc.value_and_grad" if with_value else "gradc.grad"
+        f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
         functools.update_wrapper(self, f)
         self.checkpoint = checkpoint
         self.fun = f
-        self.wrt = wrt
+        self.wrt = self.selection.wrt
         self.with_value = with_value
         self.static_globals = static_globals
         self.cache: dict = {}
@@ -330,7 +335,7 @@ class _Transform:
     def _compiled(self, args):
         with loop_checkpoint(self.checkpoint):
             graph, state = trace_bound(self.fun, dict(zip(self.names, args)), warn_reads=self.static_globals)
-        names, as_tuple = _check_grad_signature(self.fun, graph, self.wrt)
+        names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
         return Compiled(graph, names, as_tuple), as_tuple, state
 
     def _compile(self, args, key):
@@ -375,11 +380,17 @@ class _Transform:
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
-    """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
+def grad(f=None, *, argnums=None, wrt=None, static_globals=True, checkpoint=None):
+    """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
+
+    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
+    the same and also takes names (``wrt="w"``, ``wrt=("w", 2)``). An int or a name gives the
+    gradient itself, a tuple a tuple of gradients in that order. Neither given: the first
+    parameter (``argnums=0``, as in JAX: a loss takes its parameters first, its data after).
+    ``gradc.trace.selection`` has the rules and the errors.
 
     Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
-    parameters and ``functools.partial`` objects work like any other function.
+    parameters (by name) and ``functools.partial`` objects work like any other function.
 
     What ``f`` reads besides its arguments (globals, closure cells, attributes of
     ``self``) is read once, at trace time, with a GradcWarning for each array. A call
@@ -396,16 +407,19 @@ def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     ...     return a * b
     >>> f(2.0, 3.0)
     (3.0, 2.0)
+    >>> grad(lambda a, b: a * b, argnums=1)(2.0, 3.0)
+    2.0
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=False, static_globals=static_globals,
+        return lambda fun: _Transform(fun, argnums, wrt, with_value=False, static_globals=static_globals,
                                       checkpoint=checkpoint)
-    return _Transform(f, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
+    return _Transform(f, argnums, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
 
 
-def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
-    """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` and ``static_globals`` as for :func:`grad`.
+def value_and_grad(f=None, *, argnums=None, wrt=None, static_globals=True, checkpoint=None):
+    """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
+    :func:`grad` (default: the first parameter).
 
     >>> vg = value_and_grad(lambda x: x ** 3)
     >>> vg(2.0)
@@ -413,9 +427,9 @@ def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None):
     """
     check_options(checkpoint)
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=True, static_globals=static_globals,
+        return lambda fun: _Transform(fun, argnums, wrt, with_value=True, static_globals=static_globals,
                                       checkpoint=checkpoint)
-    return _Transform(f, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint)
+    return _Transform(f, argnums, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint)
 
 
 __all__ = ["Compiled", "compile", "grad", "spec", "trace", "value_and_grad", "function_name"]
