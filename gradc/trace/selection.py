@@ -24,7 +24,7 @@ Whether a chosen argument can be differentiated (a float array, not a static int
 only once it is traced: :func:`float_inputs` says so against the traced graph.
 
 >>> def loss(w, b, X, *, scale=1.0): ...
->>> select_arguments(loss, argnums=(1, -2), what="gradc.grad")
+>>> select_arguments(loss, argnums=(1, -3), what="gradc.grad")
 Selection(names=('b', 'w'), as_tuple=True)
 >>> select_arguments(loss, wrt="scale", what="gradc.grad")
 Selection(names=('scale',), as_tuple=False)
