@@ -77,6 +77,16 @@ class TreePlan:
         flat.__wrapped__ = self.f  # errors about the function point at the user's def
         return flat
 
+    def leaf_function(self):
+        """``f`` of the leaves, run as Python (not traced): the reference ``gradc.check`` compares with."""
+        def of_leaves(*leaves):
+            return call_bound(self.f, self.nest_arguments(leaves))
+
+        of_leaves.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in self.leaf_names])
+        of_leaves.__name__ = of_leaves.__qualname__ = function_name(self.f)
+        return of_leaves
+
     def nest_arguments(self, leaves) -> dict:
         """Every parameter's value from the flat leaves."""
         out = {}

@@ -288,3 +288,16 @@ def test_other_modes_refuse_pytrees_clearly():
     params, X, y = example_linear()
     with pytest.raises(gradc.ArgumentError, match="mode='jvp' takes arrays"):
         gradc.compile(linear, params, X, y, mode="jvp")
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_gradc_check_takes_the_pytrees(target):
+    args = example_mlp()
+    assert gradc.check(gradc.compile(mlp, *args, target=target), mlp, *args).passed
+
+    def frozen_first_layer(layers, x):
+        first = {"w": gradc.stop_gradient(layers[0]["w"]), "b": layers[0]["b"]}
+        return mlp([first] + layers[1:], x)
+    wrong = gradc.compile(frozen_first_layer, *args, target=target)
+    report = gradc.check(wrong, mlp, *args, raise_on_failure=False)
+    assert not report.passed and all("layers_0_w" in c.what for c in report.failures)

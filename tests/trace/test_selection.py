@@ -216,3 +216,32 @@ def test_a_static_argument_is_refused_when_traced_at_the_def():
     with pytest.raises(gradc.ArgumentError, match="static Python int") as info:
         gradc.grad(scaled, wrt="n")(A, 3)
     assert f"{HERE}:{scaled.__code__.co_firstlineno}" in str(info.value)
+
+
+# ---------------------------------------------------------------- gradc.check compares the arguments chosen
+def test_check_compares_the_derivatives_chosen_only():
+    def f(a, b):
+        return np.sum(np.sin(a) * b)
+
+    def frozen_a(a, b):  # the same value, and the same derivative in b; a wrong one in a
+        return np.sum(np.sin(gradc.stop_gradient(a)) * b)
+    for target in ("numpy", "c"):
+        wrong = gradc.compile(frozen_a, A, B, wrt=(0, 1), target=target)
+        assert not gradc.check(wrong, f, A, B, raise_on_failure=False).passed
+        assert not gradc.check(wrong, f, A, B, argnums=0, raise_on_failure=False).passed
+        report = gradc.check(wrong, f, A, B, wrt="b")
+        assert report.wrt == ("b",) and not any("d/da" in c.what for c in report.comparisons)
+        assert any("d/db" in c.what for c in report.comparisons)
+    for mode in ("jvp", "vjp", "jacobian", "hessian", "hvp"):
+        wrong = gradc.compile(frozen_a, A, B, wrt=(0, 1), mode=mode)
+        assert gradc.check(wrong, f, A, B, wrt=-1).passed, mode
+        assert not gradc.check(wrong, f, A, B, wrt="a", raise_on_failure=False).passed, mode
+
+
+def test_check_refuses_an_argument_the_code_does_not_differentiate():
+    compiled = gradc.compile(loss, A, B, C, argnums=1)
+    with pytest.raises(gradc.ArgumentError, match="does not differentiate with respect to c") as info:
+        gradc.check(compiled, loss, A, B, C, wrt="c")
+    assert f"{HERE}:" in str(info.value)
+    with pytest.raises(gradc.ArgumentError, match="both"):
+        gradc.check(compiled, loss, A, B, C, wrt="b", argnums=1)
