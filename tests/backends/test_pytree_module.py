@@ -301,3 +301,46 @@ def test_gradc_check_takes_the_pytrees(target):
     wrong = gradc.compile(frozen_first_layer, *args, target=target)
     report = gradc.check(wrong, mlp, *args, raise_on_failure=False)
     assert not report.passed and all("layers_0_w" in c.what for c in report.failures)
+
+
+# ---------------------------------------------------------------- random structures (seeded generator)
+def random_tree(rng, depth=0):
+    """A random pytree of float leaves: dicts with awkward keys, lists, tuples, None, arrays and floats."""
+    kind = rng.integers(0, 5) if depth < 3 else 4
+    if kind == 0:
+        keys = rng.choice(["w", "b", "x y", "1", "lambda", "np", "w_b", "_"], size=rng.integers(1, 4), replace=False)
+        return {str(k): random_tree(rng, depth + 1) for k in keys}
+    if kind == 1:
+        return [random_tree(rng, depth + 1) for _ in range(rng.integers(1, 3))]
+    if kind == 2:
+        return tuple(random_tree(rng, depth + 1) for _ in range(rng.integers(1, 3))) + (None,) * int(rng.integers(0, 2))
+    if kind == 3 and depth > 0:
+        return float(rng.normal())
+    return rng.normal(size=tuple(rng.integers(1, 4, size=rng.integers(1, 3))))
+
+
+def weighted_loss(tree, x):
+    total = np.sum(x ** 2)
+    for k, leaf in enumerate(tree_leaves(tree)):
+        total = total + np.sum(np.sin(leaf * (k + 1.0)) * np.cos(leaf)) * x[k % 2]
+    return total
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_structures_against_finite_differences(seed):
+    rng = np.random.default_rng(seed)
+    tree, x = random_tree(rng), rng.normal(size=2)
+    if tree_flatten(tree)[1].num_nodes == 1 or not tree_leaves(tree):  # a bare leaf, or no leaves: a dict of one
+        tree = {"w": tree if tree_leaves(tree) else rng.normal(size=2)}
+    args = [tree, x]
+    want = tree_fd(weighted_loss, args, 0)
+    for target in ("numpy", "c"):
+        compiled = gradc.compile(weighted_loss, tree, x, target=target)
+        assert_trees_close(compiled.grad(tree, x), want, rtol=1e-5, atol=1e-7)
+    namespace: dict = {}
+    exec(compile(compiled.source if target == "numpy" else gradc.compile(weighted_loss, tree, x).source,
+                 f"random_{seed}.py", "exec"), namespace)  # noqa: S102 - the standalone module
+    assert_trees_close(namespace["weighted_loss_grad_tree"](tree, x), want, rtol=1e-5, atol=1e-7)
+    g_tree, g_x = gradc.compile(weighted_loss, tree, x, argnums=(0, 1)).grad(tree, x)
+    assert_trees_close(g_tree, want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g_x, tree_fd(weighted_loss, args, 1), rtol=1e-5, atol=1e-7)
