@@ -364,7 +364,8 @@ def build_parser():
         p.add_argument("function", metavar="FILE.py:FUNC", help="the function to differentiate")
         p.add_argument("--wrt", metavar="NAME|POS[,...]", help=wrt_help)
         p.add_argument("--arg", action="append", metavar="NAME=TYPE", default=[],
-                       help="type of a parameter, e.g. x=f64[5,3], s=f64[], labels=i64[8] (repeat for each)")
+                       help="type of a parameter, e.g. x=f64[5,3], s=f64[], labels=i64[8] (repeat for each; arrays "
+                            "and static ints only: a dict or list of arrays compiles through gradc.compile)")
         p.add_argument("--debug", action="store_true", help="print the traceback of internal errors")
         p.add_argument("--checkpoint", metavar="POLICY", type=_checkpoint_policy,
                        help="memory policy of the loops' reverse sweep: none (tape every iteration, the default), "
