@@ -142,32 +142,27 @@ def test_the_module_runs_standalone_with_flat_and_nested_arguments():
 
 
 def test_the_module_imports_only_numpy(tmp_path):
+    """The module runs in a fresh interpreter where importing anything but NumPy (and the stdlib it needs) fails."""
     params, X, y = example_linear()
-    source = gradc.compile(linear, params, X, y).source
-    (tmp_path / "linear_grad.py").write_text(source)
-    script = ("import sys, builtins\n"
-              "real = builtins.__import__\n"
-              "def guarded(name, *a, **k):\n"
-              "    if name.split('.')[0] not in ('numpy', 'linear_grad') and name.split('.')[0] not in "
-              "sys.builtin_module_names and not name.startswith('_'):\n"
-              "        raise ImportError('not allowed: ' + name)\n"
-              "    return real(name, *a, **k)\n"
-              "import numpy as np\n"
-              "builtins.__import__ = guarded\n"
-              "import linear_grad\n"
-              "g = linear_grad.linear_grad_tree({'w': np.array([1.0, 2.0, 3.0]), 'b': 0.5}, np.eye(3)[:2] * 1.0 + "
-              "np.zeros((2, 3)), np.array([1.0, 1.0]))\n")
-    # X has 5 rows in the compiled signature: call with 5
-    script = script.replace("np.eye(3)[:2] * 1.0 + np.zeros((2, 3)), np.array([1.0, 1.0])",
-                            "np.ones((5, 3)), np.ones(5)")
-    script += "print(sorted(g), float(g['b']))\n"
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=120)
+    (tmp_path / "linear_grad.py").write_text(gradc.compile(linear, params, X, y).source)
+    script = (
+        "import builtins, sys\n"
+        "import numpy as np\n"
+        "real = builtins.__import__\n"
+        "def guarded(name, *args, **kwargs):\n"
+        "    top = name.split('.')[0]\n"
+        "    if top not in ('numpy', 'linear_grad') and top not in sys.stdlib_module_names:\n"
+        "        raise ImportError('the module imported ' + name)\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = guarded\n"
+        "import linear_grad\n"
+        "g = linear_grad.linear_grad_tree({'w': np.array([1.0, 2.0, 3.0]), 'b': 0.5}, np.ones((5, 3)), np.ones(5))\n"
+        "print(sorted(g), repr(float(g['b'])))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    params1 = {"w": np.array([1.0, 2.0, 3.0]), "b": 0.5}
-    want = tree_fd(linear, [params1, np.ones((5, 3)), np.ones(5)], 0)
-    assert proc.stdout.split("]")[0] == "['b', 'w'"
+    want = tree_fd(linear, [{"w": np.array([1.0, 2.0, 3.0]), "b": 0.5}, np.ones((5, 3)), np.ones(5)], 0)
+    assert proc.stdout.startswith("['b', 'w'] ")
     np.testing.assert_allclose(float(proc.stdout.split()[-1]), want["b"], rtol=1e-6)
 
 
