@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -38,9 +39,15 @@ from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage ha
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr
 
+if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) and the IR's types
+    from gradc.backends.c.build import CCompiled
+    from gradc.backends.c.unit import CUnit
+    from gradc.ir.graph import Graph
+    from gradc.ir.types import TensorType
+
 
 @user_facing
-def trace(f, *example_args, **example_kwargs):
+def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
     >>> import numpy as np
@@ -60,9 +67,15 @@ class Compiled:
     ``forward(*args)`` is the value, ``grad(*args)`` the gradient(s),
     ``value_and_grad(*args)`` both, and calling the object returns
     ``(value, gradients)``. ``source`` is the whole emitted module.
+
+    >>> import numpy as np
+    >>> c = compile(lambda x: np.sum(x ** 2), np.ones(2))
+    >>> isinstance(c, Compiled), c.wrt, c.grad(np.array([1.0, 2.0]))
+    (True, ('x',), array([2., 4.]))
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, header=None, emit=emit_module, defaults=None):
+    def __init__(self, graph: Graph, wrt_names: tuple, wrt_is_tuple: bool, header: list | None = None,
+                 emit: Callable = emit_module, defaults: dict | None = None):
         name = graph.name
         self.name = name
         self.wrt = tuple(wrt_names)
@@ -118,7 +131,7 @@ def _value_comes_free(value_and_grad_graph, grad_graph, grad_name) -> bool:
     return work(value_and_grad_graph) <= (1.0 + VALUE_SHARE) * work(grad_graph)
 
 
-def spec(text: str):
+def spec(text: str) -> TensorType:
     """A type in place of an example array: ``spec("f64[n,10]")`` compiles once for every ``n``.
 
     Names are sizes known only when the compiled function runs; the emitted functions read them
@@ -160,8 +173,9 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f, *example_args, argnums=None, wrt=None, target="numpy", mode="grad", checkpoint=None,
-            max_trips=None, **example_kwargs):
+def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
+            target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
+            max_trips: int | None = None, **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``argnums`` or ``wrt`` choose the arguments differentiated, as for :func:`grad` (default: the
@@ -413,7 +427,8 @@ class _Transform:
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def grad(f=None, *, argnums=None, wrt=None, static_globals=True, checkpoint=None):
+def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
+         static_globals: bool = True, checkpoint: str | int | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
 
     ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
@@ -450,7 +465,8 @@ def grad(f=None, *, argnums=None, wrt=None, static_globals=True, checkpoint=None
     return _Transform(f, argnums, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
 
 
-def value_and_grad(f=None, *, argnums=None, wrt=None, static_globals=True, checkpoint=None):
+def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
+                   static_globals: bool = True, checkpoint: str | int | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
     :func:`grad` (default: the first parameter).
 

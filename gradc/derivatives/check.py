@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -387,9 +388,11 @@ def _check_mode(c: _Checker, mode: str):
 
 
 @user_facing
-def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_failure: bool = True,
-          argnums=None, wrt=None, **kwargs) -> CheckReport:
-    """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at ``f(*args, **kwargs)``.
+def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_entries: int = 50,
+          raise_on_failure: bool = True, argnums: int | tuple | None = None, wrt: Any = None,
+          **example_kwargs: Any) -> CheckReport:
+    """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at
+    ``f(*example_args, **example_kwargs)``.
 
     The module docstring says what is compared. ``seed`` fixes the random directions and the
     entries sampled (``max_entries`` per argument); with ``raise_on_failure`` (default) a failed
@@ -413,7 +416,7 @@ def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_fai
                             hint="pass what gradc.compile(f, *args, ...) returned, then f and the arguments")
     if not callable(getattr(compiled, "value_and_grad" if mode == "grad" else mode, None)):
         raise ArgumentError(f"gradc.check: the compiled object has no {mode} function")
-    if mode != "grad" and kwargs:
+    if mode != "grad" and example_kwargs:
         raise ArgumentError(f"gradc.check: mode {mode!r} takes extra arguments after f's: pass f's arguments "
                             "positionally", hint="e.g. gradc.check(compiled, f, x, w)")
     if not callable(f):
@@ -423,7 +426,7 @@ def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_fai
     plan = getattr(compiled, "plan", None)
     if plan is not None:  # pytree arguments: the flat compiled functions against f as a function of the leaves
         wrt_shown = compiled.wrt
-        args, kwargs = plan.flatten_call(args, kwargs, "gradc.check"), {}
+        example_args, example_kwargs = plan.flatten_call(example_args, example_kwargs, "gradc.check"), {}
         if only is not None:
             only = [leaf for p in only for leaf in plan.leaf_names[slice(*plan.ranges[p])]]
         compiled, f = compiled.flat, plan.leaf_function()
@@ -434,7 +437,7 @@ def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_fai
                                 f"{', '.join(missing)}", where=user_location(),
                                 hint=f"it differentiates {', '.join(compiled.wrt)}: choose among them, or "
                                      "compile with that argnums/wrt")
-    checker = _Checker(compiled, f, Point.of(f, args, kwargs), seed, max_entries, only)
+    checker = _Checker(compiled, f, Point.of(f, example_args, example_kwargs), seed, max_entries, only)
     if mode == "grad":
         _check_grad(checker)
     else:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 
@@ -197,7 +198,7 @@ def _check(f, argnums, wrt, what: str):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f, argnums=None, *, wrt=None):
+def jacfwd(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -211,7 +212,7 @@ def jacfwd(f, argnums=None, *, wrt=None):
     return _jacobian_fn(f, selection, "fwd")
 
 
-def jacrev(f, argnums=None, *, wrt=None):
+def jacrev(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -225,7 +226,7 @@ def jacrev(f, argnums=None, *, wrt=None):
     return _jacobian_fn(f, selection, "rev")
 
 
-def jacobian(f, argnums=None, *, wrt=None):
+def jacobian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -238,7 +239,7 @@ def jacobian(f, argnums=None, *, wrt=None):
     return _jacobian_fn(f, selection, "auto")
 
 
-def hessian(f, argnums=None, *, wrt=None):
+def hessian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);

@@ -18,6 +18,7 @@ array([0.      , 1.381773])
 from __future__ import annotations
 
 import weakref
+from typing import Any, Callable
 
 import numpy as np
 
@@ -161,7 +162,8 @@ def _header(graph, mode):
 
 
 @user_facing
-def jvp(f, primals, tangents, *, argnums=None, wrt=None):
+def jvp(f: Callable, primals: tuple, tangents: tuple, *, argnums: int | tuple | None = None,
+        wrt: Any = None) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
 
     ``tangents`` has one entry per primal. ``argnums`` or ``wrt`` (``gradc.trace.selection``; default:
@@ -206,7 +208,7 @@ def tensor_args(graph, args):
 
 
 @user_facing
-def vjp(f, *primals, argnums=None, wrt=None):
+def vjp(f: Callable, *primals: Any, argnums: int | tuple | None = None, wrt: Any = None) -> tuple[Any, Callable]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple).
@@ -270,7 +272,8 @@ def vjp(f, *primals, argnums=None, wrt=None):
 
 
 @user_facing
-def hvp(f, primals, tangents, argnums=None, *, wrt=None):
+def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None, *,
+        wrt: Any = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).
