@@ -11,7 +11,8 @@ user's choice through :func:`select_arguments`, so they all mean the same thing 
 * A name may be any named parameter, keyword-only ones included.
 * A single int or name gives the bare derivative; a tuple (or list) gives a tuple, in the
   order asked (``argnums=(1, 0)`` returns ``(d/d p1, d/d p0)``).
-* Neither given: the transform's default, the first parameter (``argnums=0``) for ``grad``
+* Neither given: the transform's default, the first parameter (``argnums=0``; a keyword-only
+  one when there is no other) for ``grad``
   and every transform that returns one derivative per chosen argument, as in JAX: a loss's
   parameters come first and its data after them, so ``grad(loss)(params, X, y)`` is the
   gradient a training step needs. (``jvp``, ``vjp`` and ``hvp`` default to every float
@@ -167,6 +168,8 @@ def _one(item, label, positional, keyword, star, double_star, names, where, hint
         k = int(item) + n if item < 0 else int(item)
         if 0 <= k < n:
             return positional[k]
+        if defaulted and n == 0 and keyword and item == 0:  # def f(*, x): the first parameter is keyword-only
+            return keyword[0]
         if star is not None and item >= 0 and defaulted:  # the function's own shape: an error at its def
             raise ArgumentError(f"{prefix}{fname} has *{star}; gradc needs named parameters (the default "
                                 "argnums=0 is the first one)", where=where or def_location(f),

@@ -245,3 +245,11 @@ def test_check_refuses_an_argument_the_code_does_not_differentiate():
     assert f"{HERE}:" in str(info.value)
     with pytest.raises(gradc.ArgumentError, match="both"):
         gradc.check(compiled, loss, A, B, C, wrt="b", argnums=1)
+
+
+def test_the_default_of_a_function_of_keyword_only_parameters_is_its_first():
+    def f(*, s, t):
+        return np.sum(s * t)
+    np.testing.assert_allclose(gradc.grad(f)(s=A, t=B), B)
+    with pytest.raises(gradc.ArgumentError, match="keyword-only parameter has no position"):
+        gradc.grad(f, argnums=0)
