@@ -165,8 +165,9 @@ class TreeCompiled:
         self.wrt = tuple(selection.names)
         self.leaf_wrt = tuple(flat.wrt)
         self._tuple = n_chosen > 1
-        if hasattr(flat, "c_source"):  # the C target: its files are the flat functions
+        if hasattr(flat, "c_source"):  # the C target: its files are the flat functions (no pytree wrappers in C)
             self.c_source, self.header = flat.c_source, flat.header
+            self.source = getattr(flat, "source", flat.c_source)
         else:
             self.source = flat.source.rstrip("\n") + "\n\n\n" + tree_wrappers(
                 self.name, plan.wrapper_parameters(), [plan.params.index(p) for p in selection.names],
