@@ -27,6 +27,7 @@ array([1., 1., 1.])
 import importlib as _importlib
 import sys as _sys
 
+from gradc import tree_util as tree_util  # pytrees: JAX's names and semantics (gradc.tree_util.tree_map, ...)
 from gradc.api import Compiled, check, grad, spec, trace, value_and_grad
 from gradc.derivatives import (
     checkpoint,

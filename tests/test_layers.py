@@ -3,7 +3,8 @@
 Every ``import`` and ``from ... import`` statement counts, wherever it stands (inside
 functions too): a lazy import that closes a circle is still a circle.
 
-    errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- dask <- cli
+    errors <- files <- tree_util <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api
+        <- dask <- cli
     facade: on errors, files, ir, ops and api only; nothing below the top imports the facade
     backends/numpy and backends/c never import each other; backends/array_api is built on backends/numpy
     dask (data-parallel gradients, an optional extra) sits on api; only the top imports it, lazily
@@ -17,8 +18,8 @@ import pytest
 
 GRADC = pathlib.Path(__file__).resolve().parents[1] / "gradc"
 
-ORDER = ["errors", "files", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives", "api", "dask",
-         "cli"]
+ORDER = ["errors", "files", "tree_util", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives", "api",
+         "dask", "cli"]
 BUILT_ON = {("array_api", "numpy")}  # (target, the target whose emitted module it re-spells)
 SHARED = {"escape", "checks"}  # modules of gradc/backends that every target uses (escaping, argument checks)
 FACADE_MAY_IMPORT = {"errors", "files", "ir", "ops", "api", "facade"}
