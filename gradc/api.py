@@ -464,7 +464,7 @@ class _Transform:
         plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args)
         n_aux = layout.n_flat - layout.n_out
         grad_graph, value_and_grad_graph = gradient_graphs(graph, names, n_aux)
-        chosen = value_and_grad_graph if self.with_value else grad_graph
+        chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
         outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static])
         if positions is None:

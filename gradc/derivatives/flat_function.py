@@ -48,6 +48,7 @@ class FlatFunction:
     def __init__(self, f, params: list, defs: tuple, has_aux: bool):
         self.f, self.params, self.defs, self.has_aux = f, list(params), defs, has_aux
         self.plain = not has_aux and all(treedef_is_leaf(d) for d in defs)
+        self.key = (defs, has_aux)  # with the user's function, names this structure in the caches
         self.leaf_names, self.ranges = _leaf_names(self.params, defs)
         self.layout: Layout | None = None
         self._inner = None
@@ -79,8 +80,9 @@ class FlatFunction:
             positions.append(k)
         return positions, as_tuple
 
-    def leaf_names_of(self, positions, graph, what: str = "differentiate") -> list:
-        """The leaf names of the parameters at ``positions``; each must be a float leaf of ``graph``."""
+    def leaf_names_of(self, positions, graph, what: str = "differentiate", skip_static: bool = False) -> list:
+        """The leaf names of the parameters at ``positions``; each must be a float leaf of ``graph`` (with
+        ``skip_static``, the others are left out)."""
         inputs = {v.name: v for v in graph.inputs}
         names = []
         for k in positions:
@@ -88,6 +90,8 @@ class FlatFunction:
             paths = self.defs[k].key_paths()
             for name, path in zip(self.leaf_names[a:b], paths):
                 v = inputs.get(name)
+                if (v is None or not v.type.is_float) and skip_static:
+                    continue
                 if v is None or not v.type.is_float:
                     kind = f"a static {type(graph.static.get(name)).__name__}" if v is None else \
                         f"of dtype {v.type.dtype}"
@@ -97,6 +101,14 @@ class FlatFunction:
                                              "in an argument that is not differentiated")
                 names.append(name)
         return names
+
+    def nest(self, by_name: dict, positions, as_tuple: bool):
+        """Values of leaves (by leaf name; None for a leaf not there) nested as the parameters at ``positions``."""
+        out = []
+        for k in positions:
+            a, b = self.ranges[k]
+            out.append(self.defs[k].unflatten([by_name.get(n) for n in self.leaf_names[a:b]]))
+        return tuple(out) if as_tuple else out[0]
 
     def group(self, values, positions, as_tuple: bool):
         """Per-leaf ``values`` of the parameters at ``positions`` nested as those parameters are."""
