@@ -422,6 +422,7 @@ class _Transform:
                                 f"{' before the aux' if self.has_aux else ''}); {what} needs one scalar",
                                 where=def_location(self.fun), hint="return a single scalar (e.g. a loss)" + (
                                     ", and the aux as the second of a pair" if self.has_aux else ""))
+        ad.check_differentiable_output(graph.replace(outputs=graph.outputs[:1]), where=def_location(self.fun))
         return plan, graph, state, layout, (names, as_tuple, positions)
 
     def _compiled(self, args):

@@ -24,6 +24,8 @@ from __future__ import annotations
 import inspect
 import weakref
 
+import numpy as np
+
 from gradc.errors import ArgumentError, TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import _check_function_kind as check_function_kind  # generators and coroutines, at their def
@@ -169,6 +171,9 @@ class Layout:
 
     def __init__(self, out_def, n_out: int, aux_def, aux_slots: tuple, n_flat: int):
         self.out_def, self.n_out, self.aux_def, self.aux_slots, self.n_flat = out_def, n_out, aux_def, aux_slots, n_flat
+        # an array, or a tuple of arrays, and no aux: the emitted functions return the results as they are
+        self.direct = aux_def is None and (treedef_is_leaf(out_def) or out_def.node_type is tuple and n_out > 1 and
+                                           all(treedef_is_leaf(c) for c in out_def.children_defs))
 
     def _flat(self, outs) -> list:
         return [outs] if self.n_flat == 1 else list(outs)
@@ -218,9 +223,14 @@ def _make_flat(plan: FlatFunction, fn):
     return flat
 
 
+_LEAF = tree_structure(0.0)
+_ndarray = np.ndarray
+
+
 def flat_function(f, values: dict, has_aux: bool = False) -> FlatFunction:
     """The :class:`FlatFunction` of ``f`` for arguments of these structures (``values``: parameter -> argument)."""
-    defs = tuple(tree_structure(v) for v in values.values())
+    # an array or a float is a leaf: asked first, as this runs on every call of a transform
+    defs = tuple([_LEAF if type(v) is _ndarray or type(v) is float else tree_structure(v) for v in values.values()])
     key = (defs, has_aux)
     try:
         table = _FLATS.setdefault(f, {})
@@ -232,9 +242,35 @@ def flat_function(f, values: dict, has_aux: bool = False) -> FlatFunction:
     return plan
 
 
+_PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> its parameter names, when plain
+
+
+def _parameter_names(f):
+    """The names of ``f``'s parameters when all are positional without defaults (a call binds by zipping)."""
+    try:
+        return _PARAMS[f]
+    except (KeyError, TypeError):
+        pass
+    try:
+        params = list(inspect.signature(f).parameters.values())
+        names = [p.name for p in params] if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else None
+    except (TypeError, ValueError):
+        names = None
+    try:
+        _PARAMS[f] = names
+    except TypeError:
+        pass
+    return names
+
+
 def flat_call(f, args, kwargs=None, has_aux: bool = False):
     """``(FlatFunction, leaves)`` for calling ``f`` with ``args`` (and ``kwargs``)."""
-    values = bind_arguments(f, args, kwargs)
+    names = None if kwargs else _parameter_names(f)
+    if names is not None and len(names) == len(args):
+        values = dict(zip(names, args))
+    else:
+        values = bind_arguments(f, args, kwargs)
     plan = flat_function(f, values, has_aux)
     return plan, plan.leaves(list(values.values()))
 

@@ -27,7 +27,15 @@ import inspect
 import numpy as np
 
 from gradc.derivatives.flat_function import flat_call, flat_function
-from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashable, signature_key, tensor_args
+from gradc.derivatives.transforms import (
+    Emitted,
+    _cached,
+    argnum_names,
+    cached_plain,
+    hashable,
+    signature_key,
+    tensor_args,
+)
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
@@ -116,6 +124,8 @@ def _flat_argnums(plan, argnums):
 def _arrange(result, plan, layout, nesting):
     """The emitted (or inlined) result nested as JAX's: the output's structure outside, each chosen argument's
     inside; with ``has_aux``, ``(jacobian, aux)``."""
+    if nesting is None and layout.direct:
+        return result
     if plan.has_aux:
         result, aux_values = result
     per_out = [result] if layout.n_out == 1 else list(result)
@@ -198,6 +208,9 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
 
     @functools.wraps(f)
     def jac(*args, **kwargs):
+        entry = None if kwargs or has_aux else cached_plain(f, (what, mode, None, hashable(argnums)), args)
+        if entry is not None and entry.layout.direct:
+            return entry(*args)
         plan, leaves = flat_call(f, args, kwargs, has_aux)
         flat_argnums, nesting = _flat_argnums(plan, argnums)
         if signature_key(leaves) is None:  # inside an outer trace: inline
@@ -219,8 +232,8 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
         return entry
 
     def _emitted(plan, leaves, flat_argnums):
-        return _cached(plan.f, (what, mode, plan.key, hashable(flat_argnums)), leaves, lambda: build(plan, leaves,
-                                                                                           flat_argnums))
+        kind = (what, mode, None if plan.plain else plan, hashable(flat_argnums))
+        return _cached(plan.f, kind, leaves, lambda: build(plan, leaves, flat_argnums))
 
     def emitted(*args, **kwargs):
         """The emitted function for these arguments (``.source`` is its module; it takes the arguments' leaves),

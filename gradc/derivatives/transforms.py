@@ -78,6 +78,18 @@ def _cached(f, kind, args, build):
     return entry
 
 
+def cached_plain(f, kind, args):
+    """The Emitted already built for ``args`` when each is an array or a float (the per-call fast path), or None."""
+    for a in args:
+        if type(a) is not np.ndarray and type(a) is not float:
+            return None
+    try:
+        table = _CACHE.get(f)
+    except TypeError:
+        return None
+    return None if table is None else table.get((kind, signature_key(args)))
+
+
 def _as_tuple(values, what):
     if not isinstance(values, (tuple, list)):
         raise ArgumentError(f"{what} must be a tuple (one entry per argument of the function)",
@@ -189,6 +201,8 @@ def _tangent_leaves(plan, primals, tangents, what="tangent"):
 
 def _split_jvp(outs, layout):
     """``(out, tangent_out[, aux])`` from the emitted ``(primal outputs, tangents of the output's leaves)``."""
+    if layout.direct:
+        return outs
     primal, dots = outs
     primal = [primal] if layout.n_flat == 1 else list(primal)
     dots = [dots] if layout.n_out == 1 else list(dots)
@@ -217,6 +231,9 @@ def jvp(f, primals, tangents, has_aux=False):
     """
     f = check_function(f, "gradc.jvp")
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    entry = None if has_aux else cached_plain(f, ("jvp", None), primals)
+    if entry is not None and entry.layout.direct:
+        return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     dots = _tangent_leaves(plan, primals, tangents)
 
@@ -239,7 +256,7 @@ def jvp(f, primals, tangents, has_aux=False):
         entry.primal_graph, entry.plan, entry.layout = graph, _tangent_plan(graph), layout
         return entry
 
-    entry = _cached(plan.f, ("jvp", plan.key), leaves, build)
+    entry = _cached(plan.f, ("jvp", None if plan.plain else plan), leaves, build)
     return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.fn, leaves, dots)), entry.layout)
 
 
@@ -284,7 +301,7 @@ def vjp(f, *primals, has_aux=False):
             return Emitted(vg, f"Value of {graph.name} and the pull-back of the output cotangents.",
                            tuple(range(len(vg.outputs))), _header(graph, "reverse mode"))
 
-        entry = _cached(plan.f, ("vjp", plan.key), leaves, build)
+        entry = _cached(plan.f, ("vjp", None if plan.plain else plan), leaves, build)
         run = lambda *args: entry(*leaves, *args)  # noqa: E731
         outs = None
     n_grads = len(names)
@@ -381,7 +398,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
         entry.as_tuple = as_tuple
         return entry
 
-    entry = _cached(plan.f, ("hvp", plan.key, hashable(argnums)), leaves, build)
+    entry = _cached(plan.f, ("hvp", None if plan.plain else plan, hashable(argnums)), leaves, build)
     outs = entry(*leaves, *_tangents_fast(entry, plan.fn, leaves, tangents, entry.names))
     return finish(outs if entry.as_tuple else [outs], entry.names, entry.as_tuple)
 
