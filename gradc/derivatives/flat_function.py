@@ -166,7 +166,7 @@ class FlatFunction:
 class Layout:
     """How one trace's flat outputs nest: the output's leaves first, then the aux leaves that were traced.
 
-    ``n_flat`` counts the graph's outputs; an emitted function returns a value when there is one.
+    ``n_flat`` counts the graph's outputs.
     """
 
     def __init__(self, out_def, n_out: int, aux_def, aux_slots: tuple, n_flat: int):
@@ -175,21 +175,10 @@ class Layout:
         self.direct = aux_def is None and (treedef_is_leaf(out_def) or out_def.node_type is tuple and n_out > 1 and
                                            all(treedef_is_leaf(c) for c in out_def.children_defs))
 
-    def _flat(self, outs) -> list:
-        return [outs] if self.n_flat == 1 else list(outs)
-
-    def output(self, outs):
-        """The output pytree from the flat outputs."""
-        return self.out_def.unflatten(self._flat(outs)[:self.n_out])
-
     def aux(self, outs):
-        """The aux pytree: its traced leaves from the flat outputs, the others as the trace saw them."""
-        flat = self._flat(outs)
-        return self.aux_def.unflatten([flat[v] if kind == "out" else v for kind, v in self.aux_slots])
-
-    def aux_outputs(self) -> list:
-        """Positions of the traced aux leaves among the flat outputs."""
-        return [v for kind, v in self.aux_slots if kind == "out"]
+        """The aux pytree from the flat outputs (a sequence): its traced leaves from there, the others as the
+        trace saw them."""
+        return self.aux_def.unflatten([outs[v] if kind == "out" else v for kind, v in self.aux_slots])
 
 
 def _leaf_names(params, defs):
