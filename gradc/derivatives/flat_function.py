@@ -14,6 +14,13 @@ leaves (strings, Python numbers, arrays not computed from the inputs) are consta
 returned as the trace saw them (static, as in JAX): a value that would differ on a later call
 with the same signature is not recomputed.
 
+Leaves that are not floats: in an argument that is not differentiated they are static (an
+int, a string, a bool: part of the signature, a new value re-traces). In an argument that is
+differentiated, ``grad``, ``value_and_grad``, the Jacobians and the Hessian refuse them with an
+error naming the leaf (``params['n']``; JAX would ask for ``allow_int`` and give float0 zeros);
+``vjp`` gives None for them, and ``hvp`` with every argument (``argnums=None``) skips them (None).
+``None`` is an empty subtree: no leaves, given back as None.
+
 >>> import numpy as np
 >>> flat = flat_function(lambda p, x: p["w"] * x, {"p": {"w": 2.0}, "x": 3.0})
 >>> flat.leaf_names, flat.plain

@@ -287,6 +287,9 @@ def jacobian(f, argnums=0, has_aux=False):
     >>> import numpy as np
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
+    >>> jacobian(lambda p: {"y": p["a"] * p["b"]})({"a": 2.0, "b": np.array([1.0, 3.0])})
+    {'y': {'a': array([1., 3.]), 'b': array([[2., 0.],
+           [0., 2.]])}}
     """
     f = _check(f, argnums, "gradc.jacobian")
     return _jacobian_fn(f, argnums, "auto", has_aux=has_aux)

@@ -433,3 +433,45 @@ def test_random_structures_grad_and_jvp(tree):
     tangent = tu.tree_map(lambda leaf: np.ones_like(leaf) if isinstance(leaf, np.ndarray) else 1.0, tree)
     _, dot = gradc.jvp(f, (tree,), (tangent,))
     np.testing.assert_allclose(dot, sum(np.sum(e) for e in tu.tree_leaves(expected)), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- inside an outer trace, and determinism
+def test_vjp_jvp_and_jacobian_with_pytrees_inside_grad():
+    p = {"w": np.array([0.5, -1.0]), "b": 0.75}
+
+    def f(p):
+        return {"y": np.sin(p["w"]) * p["b"]}
+
+    def outer(p):
+        _, pullback = gradc.vjp(f, p)
+        (g,) = pullback({"y": np.ones(2)})
+        _, dot = gradc.jvp(f, (p,), ({"w": np.ones(2), "b": 1.0},))
+        J = gradc.jacrev(f)(p)
+        return np.sum(g["w"] ** 2) + g["b"] ** 2 + np.sum(dot["y"]) + np.sum(J["y"]["w"]) * np.sum(J["y"]["b"])
+
+    assert_tree_close(gradc.grad(outer)(p), tree_fd(outer, p), rtol=1e-5)
+
+
+def test_emitted_source_is_identical_across_hash_seeds():
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = (
+        "import numpy as np, gradc\n"
+        "def loss(params, x):\n"
+        "    h = np.tanh(x @ params['layer']['w'] + params['layer']['b'])\n"
+        "    return np.sum(h * params['scale']), {'h': h, 'name': 'tanh'}\n"
+        "p = {'scale': 2.0, 'layer': {'w': np.ones((3, 2)), 'b': np.zeros(2)}}\n"
+        "print(gradc.value_and_grad(loss, has_aux=True).compiled(p, np.ones(3)).source)\n")
+
+    def run(seed):
+        env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=root)
+        proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr.decode()
+        return proc.stdout
+
+    first = run(1)
+    assert b"def loss_value_and_grad(params_layer_b, params_layer_w, params_scale, x):" in first
+    assert first == run(2)
