@@ -55,13 +55,21 @@ class FlatFunction:
     """
 
     def __init__(self, f, params: list, defs: tuple, has_aux: bool):
-        self.f, self.params, self.defs, self.has_aux = f, list(params), defs, has_aux
+        try:  # weakly: the caches are weak on the user's function, and this is in them
+            self._f = weakref.ref(f)
+        except TypeError:  # not weak-referenceable: then this is not cached either
+            self._f = lambda: f
+        self.params, self.defs, self.has_aux = list(params), defs, has_aux
         self.plain = not has_aux and all(treedef_is_leaf(d) for d in defs)
         self.key = (defs, has_aux)  # with the user's function, names this structure in the caches
         self.leaf_names, self.ranges = _leaf_names(self.params, defs)
         self.layout: Layout | None = None
-        self._inner = None
         self.fn = _make_flat(self, f)
+
+    @property
+    def f(self):
+        """The user's function."""
+        return self._f()
 
     # ---- arguments
     def leaves(self, args) -> list:
@@ -132,11 +140,10 @@ class FlatFunction:
     def call_leaves(self, leaves):
         """What ``fn`` does when traced: rebuild the pytrees, call the user's function, flatten its result."""
         fn = self.f
-        if self._inner is None:
-            self._inner = capture(rebind(fn))  # SciPy names and if/for/while, as trace_bound does for the function
+        inner = capture(rebind(fn))  # SciPy names and if/for/while, as trace_bound does for the function
         values = {p: leaves[a] if treedef_is_leaf(d) else d.unflatten(leaves[a:b])
                   for p, d, (a, b) in zip(self.params, self.defs, self.ranges)}
-        result = call_bound(self._inner, values)
+        result = call_bound(inner, values)
         if self.has_aux:
             if not isinstance(result, (tuple, list)) or len(result) != 2:
                 got = f"a {type(result).__name__} of {len(result)}" if isinstance(result, (tuple, list)) else \
@@ -163,7 +170,15 @@ class FlatFunction:
     def trace(self, leaves, warn_reads: bool = True):
         """``(graph, state, layout)`` of ``fn`` on these leaves (``gradc.trace.trace_bound``), named as the user's."""
         check_function_kind(self.f)
-        graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+        outer = self.fn.__dict__.get("__wrapped__")  # a trace of this function inside its own trace
+        self.fn.__wrapped__ = self.f  # errors raised while tracing point at the user's def; not kept (weakly cached)
+        try:
+            graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+        finally:
+            if outer is None:
+                del self.fn.__wrapped__
+            else:
+                self.fn.__wrapped__ = outer
         # what the user's function reads besides its arguments: warned about and guarded as trace_bound does
         found = scan(self.f)
         warn_frozen(found, function_name(self.f), reads=warn_reads)
@@ -215,7 +230,6 @@ def _make_flat(plan: FlatFunction, fn):
     flat.__signature__ = inspect.Signature(
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in plan.leaf_names])
     flat.__name__ = flat.__qualname__ = function_name(fn)
-    flat.__wrapped__ = fn  # errors about the function point at the user's def
     return flat
 
 

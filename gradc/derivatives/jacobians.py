@@ -92,7 +92,7 @@ def _values(plan, leaves, argnums, mode):
     main = graph.replace(outputs=graph.outputs[:layout.n_out])  # the aux is passed through, never differentiated
     if not plan.plain:  # a clear error naming the leaf (params['n']) for an int or static leaf
         plan.leaf_names_of(sorted({k for k, (a, b) in enumerate(plan.ranges) for i in argnums if a <= i < b}), graph)
-    names, as_tuple = argnum_names(plan.fn, graph, argnums)
+    names, as_tuple = argnum_names(plan.f, graph, argnums)
     inputs = tensor_args(graph, leaves)
     per_arg = []
     for name in names:

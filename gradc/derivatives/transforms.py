@@ -245,7 +245,7 @@ def jvp(f, primals, tangents, has_aux=False):
 
     if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots):
         graph, jg, layout = build_graph()
-        outs = evaluate(jg, *tensor_args(graph, leaves), *_check_tangents(plan.fn, graph, leaves, dots))
+        outs = evaluate(jg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, dots))
         n = layout.n_flat
         return _split_jvp((outs[0] if n == 1 else outs[:n], outs[n] if layout.n_out == 1 else outs[n:]), layout)
 
@@ -257,7 +257,7 @@ def jvp(f, primals, tangents, has_aux=False):
         return entry
 
     entry = _cached(plan.f, ("jvp", None if plan.plain else plan), leaves, build)
-    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.fn, leaves, dots)), entry.layout)
+    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots)), entry.layout)
 
 
 def tensor_args(graph, args):
@@ -374,7 +374,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
         graph, _, _ = plan.trace(leaves)
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(plan.f))
         if nesting is None:
-            names, as_tuple = _selected(plan.fn, graph, argnums)
+            names, as_tuple = _selected(plan.f, graph, argnums)
         else:
             names, as_tuple = plan.leaf_names_of(nesting[0], graph, skip_static=argnums is None), True
         return graph, forward.hvp_graph(graph, names), names, as_tuple
@@ -386,7 +386,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
 
     if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents):
         graph, hg, names, as_tuple = build_graph()
-        outs = evaluate(hg, *tensor_args(graph, leaves), *_check_tangents(plan.fn, graph, leaves, tangents, names))
+        outs = evaluate(hg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, tangents, names))
         return finish(outs, names, as_tuple)
 
     def build():
@@ -399,7 +399,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
         return entry
 
     entry = _cached(plan.f, ("hvp", None if plan.plain else plan, hashable(argnums)), leaves, build)
-    outs = entry(*leaves, *_tangents_fast(entry, plan.fn, leaves, tangents, entry.names))
+    outs = entry(*leaves, *_tangents_fast(entry, plan.f, leaves, tangents, entry.names))
     return finish(outs if entry.as_tuple else [outs], entry.names, entry.as_tuple)
 
 

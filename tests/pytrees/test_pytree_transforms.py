@@ -475,3 +475,19 @@ def test_emitted_source_is_identical_across_hash_seeds():
     first = run(1)
     assert b"def loss_value_and_grad(params_layer_b, params_layer_w, params_scale, x):" in first
     assert first == run(2)
+
+
+def test_caches_do_not_keep_a_function_alive():
+    import gc
+    import weakref
+
+    refs = []
+    for _ in range(3):
+        f = lambda x: {"y": np.sin(x) * 2}  # noqa: E731
+        gradc.jvp(f, (np.ones(2),), (np.ones(2),))
+        gradc.jacobian(f)(np.ones(2))
+        gradc.vjp(f, np.ones(2))
+        refs.append(weakref.ref(f))
+    del f
+    gc.collect()
+    assert all(r() is None for r in refs)
