@@ -33,7 +33,7 @@ import weakref
 
 import numpy as np
 
-from gradc.errors import ArgumentError, TraceError
+from gradc.errors import ArgumentError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import _check_function_kind as check_function_kind  # generators and coroutines, at their def
 from gradc.trace import bind_arguments, call_bound, def_location, function_name, function_origin, trace_bound
@@ -174,6 +174,11 @@ class FlatFunction:
         self.fn.__wrapped__ = self.f  # errors raised while tracing point at the user's def; not kept (weakly cached)
         try:
             graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+        except StaticValueNeeded as e:
+            better = self._sequence_used_as_array(e)
+            if better is None:
+                raise
+            raise better from None
         finally:
             if outer is None:
                 del self.fn.__wrapped__
@@ -183,6 +188,19 @@ class FlatFunction:
         found = scan(self.f)
         warn_frozen(found, function_name(self.f), reads=warn_reads)
         return graph.replace(origin=function_origin(self.f)), CapturedState(found.reads), self.layout
+
+
+    def _sequence_used_as_array(self, error):
+        """A list or tuple of numbers is a pytree (a leaf per entry): the error of a function that takes it for
+        one array says so, or None when no argument is such a sequence."""
+        for p, d in zip(self.params, self.defs):
+            if d.node_type in (list, tuple) and d.num_leaves and all(treedef_is_leaf(c) for c in d.children_defs):
+                kind = d.node_type.__name__
+                return ArgumentError(f"argument {p!r} is a {kind} of {d.num_leaves} values: gradc takes a {kind} as "
+                                     f"a pytree (a value per entry), and {function_name(self.f)} uses it as one array "
+                                     f"({error.message})", where=error.where,
+                                     hint=f"pass np.asarray({p}) to differentiate it as one array")
+        return None
 
 
 class Layout:
