@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -40,9 +41,15 @@ from gradc.transforms.reverse import resolve_wrt
 from gradc.tree_util import tree_flatten, treedef_is_leaf
 from gradc.tree_util.registry import node_of
 
+if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) and the IR's types
+    from gradc.backends.c.build import CCompiled
+    from gradc.backends.c.unit import CUnit
+    from gradc.ir.graph import Graph
+    from gradc.ir.types import TensorType
+
 
 @user_facing
-def trace(f, *example_args, **example_kwargs):
+def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
     >>> import numpy as np
@@ -62,9 +69,15 @@ class Compiled:
     ``forward(*args)`` is the value, ``grad(*args)`` the gradient(s),
     ``value_and_grad(*args)`` both, and calling the object returns
     ``(value, gradients)``. ``source`` is the whole emitted module.
+
+    >>> import numpy as np
+    >>> c = compile(lambda x: np.sum(x ** 2), np.ones(2))
+    >>> isinstance(c, Compiled), c.wrt, c.grad(np.array([1.0, 2.0]))
+    (True, ('x',), array([2., 4.]))
     """
 
-    def __init__(self, graph, wrt_names, wrt_is_tuple, header=None, emit=emit_module, defaults=None, n_aux=None):
+    def __init__(self, graph: Graph, wrt_names: tuple, wrt_is_tuple: bool, header: list | None = None,
+                 emit: Callable = emit_module, defaults: dict | None = None, n_aux: int | None = None):
         name = graph.name
         self.name = name
         self.wrt = tuple(wrt_names)
@@ -147,7 +160,7 @@ def _value_comes_free(value_and_grad_graph, grad_graph, grad_name) -> bool:
     return work(value_and_grad_graph) <= (1.0 + VALUE_SHARE) * work(grad_graph)
 
 
-def spec(text: str):
+def spec(text: str) -> TensorType:
     """A type in place of an example array: ``spec("f64[n,10]")`` compiles once for every ``n``.
 
     Names are sizes known only when the compiled function runs; the emitted functions read them
@@ -189,8 +202,9 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f, *example_args, wrt=0, target="numpy", mode="grad", checkpoint=None, max_trips=None,
-            **example_kwargs):
+def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target: str = "numpy", mode: str = "grad",
+            checkpoint: str | int | None = None, max_trips: int | None = None,
+            **example_kwargs: Any) -> Compiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
@@ -438,7 +452,8 @@ class _Transform:
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
 
 
-def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None, has_aux=False):
+def grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+         checkpoint: str | int | None = None, has_aux: bool = False) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
 
     Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
@@ -477,7 +492,8 @@ def grad(f=None, *, wrt=0, static_globals=True, checkpoint=None, has_aux=False):
                       has_aux=has_aux)
 
 
-def value_and_grad(f=None, *, wrt=0, static_globals=True, checkpoint=None, has_aux=False):
+def value_and_grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
+                   checkpoint: str | int | None = None, has_aux: bool = False) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt``, ``static_globals`` and pytrees as for :func:`grad`.
 
     With ``has_aux=True`` (``f`` returns ``(loss, aux)``) the result is ``((loss, aux), gradient)``.

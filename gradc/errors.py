@@ -200,7 +200,7 @@ class CheckError(GradcError):
     True
     """
 
-    def __init__(self, message: str, *, report=None, where: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, report: object = None, where: str | None = None, hint: str | None = None):
         self.report = report
         super().__init__(message, where=where, hint=hint)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Callable
 
 import numpy as np
 
@@ -257,7 +258,7 @@ def _check(f, argnums, what: str):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f, argnums=0, has_aux=False):
+def jacfwd(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     >>> import numpy as np
@@ -269,7 +270,7 @@ def jacfwd(f, argnums=0, has_aux=False):
     return _jacobian_fn(f, argnums, "fwd", has_aux=has_aux)
 
 
-def jacrev(f, argnums=0, has_aux=False):
+def jacrev(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     >>> import numpy as np
@@ -281,7 +282,7 @@ def jacrev(f, argnums=0, has_aux=False):
     return _jacobian_fn(f, argnums, "rev", has_aux=has_aux)
 
 
-def jacobian(f, argnums=0, has_aux=False):
+def jacobian(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     >>> import numpy as np
@@ -295,7 +296,7 @@ def jacobian(f, argnums=0, has_aux=False):
     return _jacobian_fn(f, argnums, "auto", has_aux=has_aux)
 
 
-def hessian(f, argnums=0, has_aux=False):
+def hessian(f: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     >>> import numpy as np

@@ -18,6 +18,7 @@ array([0.      , 1.381773])
 from __future__ import annotations
 
 import weakref
+from typing import Any, Callable
 
 import numpy as np
 
@@ -216,7 +217,7 @@ def _jvp_returns(layout):
 
 
 @user_facing
-def jvp(f, primals, tangents, has_aux=False):
+def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
 
     Primals and tangents may be pytrees (each tangent with its primal's structure); the output
@@ -266,7 +267,7 @@ def tensor_args(graph, args):
 
 
 @user_facing
-def vjp(f, *primals, has_aux=False):
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple, a dict for
@@ -335,7 +336,7 @@ def vjp(f, *primals, has_aux=False):
 
 
 @user_facing
-def hvp(f, primals, tangents, argnums=None):
+def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out), each with

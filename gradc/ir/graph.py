@@ -43,6 +43,11 @@ class Graph:
     ``params`` lists every parameter of the user's function in order, with
     the static (Python int) ones in ``static``: they are not graph inputs.
     ``origin`` is ``file:function`` of the traced function, for headers.
+
+    >>> import numpy as np, gradc
+    >>> g = gradc.trace(lambda x, n: np.sum(x ** n), np.ones(2), 3)
+    >>> g.name, g.params, g.static, [str(v.type) for v in g.inputs]
+    ('lambda_', ['x', 'n'], {'n': 3}, ['f64[2]'])
     """
 
     name: str
