@@ -491,3 +491,27 @@ def test_caches_do_not_keep_a_function_alive():
     del f
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+SCALE = np.array([1.0, 2.0])
+
+
+def scaled_loss(p):
+    return np.sum(p["w"] * SCALE) + p["b"]
+
+
+def test_a_global_read_by_a_pytree_taking_loss_warns_and_is_guarded():
+    global SCALE
+    g = gradc.grad(scaled_loss)
+    p = {"w": np.ones(2), "b": 1.0}
+    with pytest.warns(gradc.GradcWarning, match="SCALE"):
+        assert_tree_close(g(p), {"b": 1.0, "w": SCALE})
+    old = SCALE
+    try:
+        SCALE = np.array([3.0, 4.0])
+        with pytest.raises(gradc.StaleStateError, match="SCALE"):
+            g(p)
+        g2 = gradc.grad(scaled_loss, static_globals=False)
+        assert_tree_close(g2(p), {"b": 1.0, "w": SCALE})
+    finally:
+        SCALE = old
