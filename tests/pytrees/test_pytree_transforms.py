@@ -515,3 +515,29 @@ def test_a_global_read_by_a_pytree_taking_loss_warns_and_is_guarded():
         assert_tree_close(g2(p), {"b": 1.0, "w": SCALE})
     finally:
         SCALE = old
+
+
+aux_leaves = st.sampled_from(["sin", "square", "sum", "text", "int", "const"])
+aux_trees = st.recursive(aux_leaves, lambda c: st.one_of(st.lists(c, max_size=3), st.lists(c, max_size=3).map(tuple),
+                                                          st.dictionaries(st.sampled_from("pq"), c, max_size=2)),
+                         max_leaves=6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(aux_trees)
+def test_random_aux_is_returned_as_computed(recipe):
+    def aux_of(x):
+        make = {"sin": lambda: np.sin(x), "square": lambda: x ** 2, "sum": lambda: np.sum(x), "text": lambda: "t",
+                "int": lambda: 7, "const": lambda: np.arange(2.0)}
+        return tu.tree_map(lambda kind: make[kind](), recipe)
+
+    def f(x):
+        return np.sum(np.cos(x)), aux_of(x)
+
+    x = np.array([0.3, -1.2])
+    (value, aux), g = gradc.value_and_grad(f, has_aux=True)(x)
+    np.testing.assert_allclose(value, np.sum(np.cos(x)))
+    np.testing.assert_allclose(g, -np.sin(x))
+    assert_tree_close(aux, aux_of(x), rtol=1e-12, atol=0)
+    out, dot, aux2 = gradc.jvp(f, (x,), (np.ones(2),), has_aux=True)
+    assert_tree_close(aux2, aux_of(x), rtol=1e-12, atol=0)
