@@ -42,6 +42,8 @@ from gradc.derivatives import (
     stop_gradient,
     vjp,
 )
+from gradc.derivatives.jit import jit  # NumPy code compiled per signature (NumPy or C target)
+from gradc.derivatives.vectorize import vmap  # batching on NumPy code (JAX's vmap), emitted as vectorised NumPy
 from gradc.errors import (
     ArgumentError,
     CheckError,
@@ -91,4 +93,4 @@ __all__ = ["fori_loop", "while_loop", "cond", "scan", "binomial",
            "Graph", "GradcError", "GradcWarning", "MissingRuleError",
            "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
            "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "spec", "stop_gradient",
-           "trace", "value_and_grad", "vjp"] + _torch_names
+           "trace", "value_and_grad", "vjp", "vmap", "jit"] + _torch_names
