@@ -211,7 +211,7 @@ def jit(f: Callable | None = None, *, target: str = "numpy", static_argnums: int
     >>> @jit(static_argnames="n")
     ... def power_sum(x, n):
     ...     return np.sum(x ** n)
-    >>> power_sum(np.array([1.0, 2.0]), n=3)
+    >>> float(power_sum(np.array([1.0, 2.0]), n=3))
     9.0
     """
     if target not in TARGETS:
