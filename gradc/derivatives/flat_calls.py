@@ -45,6 +45,51 @@ def leaf_key(value):
     return type(value)
 
 
+def positional_count(f) -> int | None:
+    """How many parameters ``f`` has when all of them can be passed by position (else None): the fast path's
+    condition, where each positional argument is one leaf.
+
+    >>> positional_count(lambda x, y=1: x), positional_count(lambda x, *, k: x)
+    (2, None)
+    """
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return len(params)
+    return None
+
+
+def fast_key(args: tuple, n_params: int | None):
+    """The cache key of a call whose every argument is an ndarray or a Python float (the common call), or None.
+
+    >>> fast_key((np.ones(2), 1.0), 2)
+    (((2,), dtype('float64')), <class 'float'>)
+    """
+    if len(args) != n_params:
+        return None
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.shape, a.dtype))
+        elif t is float:
+            key.append(float)
+        else:
+            return None
+    return tuple(key)
+
+
+def runner(emitted, out_def):
+    """A function of the leaves calling ``emitted`` and rebuilding its output's structure."""
+    if out_def.num_leaves == 1 and out_def.node_type is None:
+        return emitted
+    if out_def.num_leaves == 1:
+        return lambda *leaves: out_def.unflatten([emitted(*leaves)])
+    return lambda *leaves: out_def.unflatten(list(emitted(*leaves)))
+
+
 class FlatCall:
     """The arguments of one call of ``f``, bound to its parameters and flattened into named leaves.
 

@@ -31,7 +31,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from gradc.derivatives.flat_calls import FlatCall, bind_call
+from gradc.derivatives.flat_calls import FlatCall, bind_call, fast_key, positional_count, runner
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, EmitError, user_facing
 from gradc.ir.interpret import evaluate
@@ -88,37 +88,54 @@ class Jitted:
         self.fun = f
         self.target = target
         self.static = _static_names(f, static_argnums, static_argnames)
-        self.cache: dict = {}
+        self.cache: dict = {}  # (static values, signature) -> (a function of the leaves, the compiled object)
+        self.fast: dict = {}  # fast_key of a call by position -> the same function
+        self.n_params = positional_count(f) if not self.static else None
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs:  # the common call (arrays and floats by position, nothing static): one dict lookup
+            run = self.fast.get(fast_key(args, self.n_params))
+            if run is not None:
+                return run(*args)
+        return self._call(args, kwargs)
 
     @user_facing
-    def __call__(self, *args, **kwargs):
-        values = bind_call(self.fun, args, kwargs)
-        static = self._static_values(values)
-        call = FlatCall(self.fun, {k: v for k, v in values.items() if k not in self.static})
+    def _call(self, args, kwargs):
+        call, static = self._flat(args, kwargs)
         key = call.key()
         if key is None:  # inside an outer trace: record f's graph there
             graph, out_def = self._graph(call, static)
             outs = evaluate(graph, *[leaf for leaf, name in zip(call.leaves, call.names) if name not in graph.static])
             return out_def.unflatten(outs)
+        run = self._entry(call, static, key)[0]
+        if not kwargs and not static:
+            key = fast_key(args, self.n_params)
+            if key is not None:
+                self.fast[key] = run
+        return run(*call.leaves)
+
+    def _flat(self, args, kwargs):
+        values = bind_call(self.fun, args, kwargs)
+        static = self._static_values(values)
+        return FlatCall(self.fun, {k: v for k, v in values.items() if k not in self.static}), static
+
+    def _entry(self, call, static, key):
         entry = self.cache.get((static, key))
         if entry is None:
-            entry = self.cache[(static, key)] = self._build(call, static)
-        outs = entry[0](*call.leaves)
-        return entry[1].unflatten([outs] if entry[1].num_leaves == 1 else list(outs))
+            compiled, out_def = self._build(call, static)
+            run = runner(getattr(compiled, "fn", None) if isinstance(compiled, Emitted) else compiled, out_def)
+            entry = self.cache[(static, key)] = (run, compiled)
+        return entry
 
     @user_facing
     def lower(self, *args, **kwargs):
         """The compiled function for these arguments: ``.source`` is its module (C text for target="c"),
         ``.graph`` its optimised graph; calling it takes the arguments' leaves."""
-        values = bind_call(self.fun, args, kwargs)
-        static = self._static_values(values)
-        call = FlatCall(self.fun, {k: v for k, v in values.items() if k not in self.static})
-        if call.key() is None:
+        call, static = self._flat(args, kwargs)
+        key = call.key()
+        if key is None:
             raise ArgumentError("lower() needs concrete arrays, not values traced by an outer transform")
-        entry = self.cache.get((static, call.key()))
-        if entry is None:
-            entry = self.cache[(static, call.key())] = self._build(call, static)
-        return entry[0]
+        return self._entry(call, static, key)[1]
 
     compiled = lower
 
