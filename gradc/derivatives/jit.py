@@ -92,6 +92,10 @@ class Jitted:
         self.fast: dict = {}  # fast_key of a call by position -> the same function
         self.n_params = positional_count(f) if not self.static else None
 
+    def __repr__(self):
+        static = f", static={self.static!r}" if self.static else ""
+        return f"<gradc.jit of {function_name(self.fun)}, target={self.target!r}{static}>"
+
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the common call (arrays and floats by position, nothing static): one dict lookup
             run = self.fast.get(fast_key(args, self.n_params))

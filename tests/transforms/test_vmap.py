@@ -129,6 +129,33 @@ def test_vmap_of_hessian():
         np.testing.assert_allclose(got[i], expected, rtol=1e-6, atol=1e-7)
 
 
+def test_vmap_of_jvp_vjp_and_hvp_is_a_loop_of_them():
+    f = lambda x: np.sin(x) * x.sum()  # noqa: E731
+    xs, ts = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3))
+    out, tangent = gradc.vmap(lambda x, t: gradc.jvp(f, (x,), (t,)))(xs, ts)
+    pulled = gradc.vmap(lambda x, c: gradc.vjp(f, x)[1](c)[0])(xs, ts)
+    hv = gradc.vmap(lambda x, t: gradc.hvp(lambda v: np.sum(np.sin(v) * v), (x,), (t,)))(xs, ts)
+    for i in range(4):
+        jac = np.stack([central_gradient(lambda v, k=k: f(v)[k], xs[i]) for k in range(3)])
+        np.testing.assert_allclose(out[i], f(xs[i]), rtol=1e-12)
+        np.testing.assert_allclose(tangent[i], jac @ ts[i], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(pulled[i], ts[i] @ jac, rtol=1e-6, atol=1e-8)
+        hess = np.diag(2 * np.cos(xs[i]) - xs[i] * np.sin(xs[i]))
+        np.testing.assert_allclose(hv[i], hess @ ts[i], rtol=1e-10, atol=1e-12)
+
+
+def test_vmap_of_custom_vjp_and_checkpoint():
+    @gradc.custom_vjp
+    def doubled_grad_sin(x):
+        return np.sin(x)
+
+    doubled_grad_sin.defvjp(lambda x: (np.sin(x), (x,)), lambda res, g: (2.0 * np.cos(res[0]) * g,))
+    xs = RNG.normal(size=(4, 3))
+    got = gradc.vmap(gradc.grad(lambda x: np.sum(doubled_grad_sin(x))))(xs)
+    np.testing.assert_allclose(got, 2.0 * np.cos(xs), rtol=1e-12)  # the user's rule, per example
+    np.testing.assert_allclose(gradc.vmap(gradc.checkpoint(lambda x: np.sin(x) ** 2))(xs), np.sin(xs) ** 2)
+
+
 @pytest.mark.parametrize("in_axes, shapes", [
     (0, [(4, 3), (4, 3)]),
     (1, [(3, 4), (2, 4)]),
@@ -306,6 +333,7 @@ def test_cached_per_signature():
     f(np.ones((4, 2)))
     assert len(f.cache) == 2
     assert f.__name__ == "<lambda>" and str(inspect.signature(f)) == "(x)"
+    assert repr(f) == "<gradc.vmap of lambda_, in_axes=0, out_axes=0>"
 
 
 # ---------------------------------------------------------------- bad input: clear errors at the user's line
@@ -328,7 +356,7 @@ def test_errors_at_the_users_line():
     f = lambda x, y: x * y  # noqa: E731
     a, b = np.ones(3), np.ones((2, 4))
     line = _line() + 1
-    _error_at(lambda: gradc.vmap(f, in_axes=(0,))(a, a), line, "in_axes has 1 entries", "2 positional")
+    _error_at(lambda: gradc.vmap(f, in_axes=(0,))(a, a), line, "in_axes has 1 entry", "2 positional")
     line = _line() + 1
     _error_at(lambda: gradc.vmap(f, in_axes=(0, 2))(a, a), line, "in_axes for y is 2", "1 axis")
     line = _line() + 1
