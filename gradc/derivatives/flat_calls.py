@@ -119,6 +119,13 @@ class FlatCall:
                 self.owner.append(param)
             self.treedefs.append(treedef)
 
+    def with_leaves(self, leaves) -> "FlatCall":
+        """The same call with other leaves (of the same structure): the tracers of a trace, say."""
+        other = object.__new__(FlatCall)
+        other.fun, other.params, other.treedefs = self.fun, self.params, self.treedefs
+        other.names, other.owner, other.leaves = self.names, self.owner, list(leaves)
+        return other
+
     def key(self):
         """A hashable key of the structures and leaves, or None when a leaf is traced."""
         keys = tuple(leaf_key(v) for v in self.leaves)

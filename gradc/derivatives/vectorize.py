@@ -245,9 +245,7 @@ class Vectorized:
         record: list = []
 
         def whole(*leaves):
-            replaced = FlatCall.__new__(FlatCall)
-            replaced.__dict__.update(call.__dict__, leaves=list(leaves))
-            outs, out_def = self._batched(replaced, axes, size)
+            outs, out_def = self._batched(call.with_leaves(leaves), axes, size)
             record.append(out_def)
             return tuple(outs)
 
