@@ -212,3 +212,43 @@ def test_pytree_arguments_and_outputs(target):
     np.testing.assert_allclose(got["stats"], expected["stats"], rtol=1e-12)
     if target == "numpy":
         assert "def forward(layers_0_w, layers_0_b, layers_1_w, layers_1_b, x):" in forward.lower(layers, x).source
+
+
+# ---------------------------------------------------------------- random programs (loops, branches, integers)
+def _random_programs(count, seed):
+    """``count`` random programs of integer and index arithmetic in loops and branches (tests/integer_programs.py),
+    each as a function whose source the capture can read."""
+    import linecache
+
+    from integer_programs import generate
+
+    rng = np.random.default_rng(seed)
+    made = []
+    with np.errstate(all="ignore"):
+        while len(made) < count:
+            prog = generate(rng, len(made))
+            if prog is None:
+                continue
+            filename = f"<gradc-jit-fuzz-{seed}-{prog.key}>"
+            linecache.cache[filename] = (len(prog.source), None, prog.source.splitlines(True), filename)
+            namespace = {"np": np}
+            exec(compile(prog.source, filename, "exec"), namespace)
+            made.append((namespace["prog"], prog))
+    return made
+
+
+@pytest.mark.parametrize("target, count", [("numpy", 40), pytest.param("c", 12, marks=pytest.mark.skipif(
+    not HAVE_CC, reason="no C compiler"))])
+def test_random_programs_equal_the_python_function(target, count):
+    ran = 0
+    with np.errstate(all="ignore"):
+        for f, prog in _random_programs(count, 2323 if target == "numpy" else 2324):
+            try:
+                got = gradc.jit(f, target=target)(*prog.args)
+            except GradcError:
+                continue  # a construct gradc refuses, clearly (the integer-program suite counts these)
+            ran += 1
+            want = f(*prog.args)
+            tol = 1e-9 * (1.0 + abs(float(want)))
+            assert abs(float(got) - float(want)) <= tol, prog.source
+    assert ran >= 0.6 * count
