@@ -130,3 +130,30 @@ def test_emitted_source_is_identical_across_hash_seeds():
         outputs.append(subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True,
                                       text=True, check=True).stdout)
     assert outputs[0] == outputs[1] and "def f_vmap(" in outputs[0]
+
+
+def test_random_programs_with_loops_and_branches_against_a_loop():
+    """vmap of random programs of index and integer arithmetic in ``for``/``while`` loops and ``if`` on traced
+    integers and data (tests/integer_programs.py): every argument batched, against a Python loop."""
+    import warnings
+
+    from test_jit import _random_programs
+
+    rng = np.random.default_rng(77)
+    ran = 0
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's on x % 0
+        for f, prog in _random_programs(30, 99):
+            batch = [np.stack([a, *(rng.uniform(-1.5, 1.5, a.shape) if a.dtype.kind == "f"
+                                    else rng.integers(-4, 6, a.shape).astype(a.dtype) for _ in range(2))])
+                     for a in prog.args]
+            want = np.array([f(*[a[i] for a in batch]) for i in range(3)])
+            if not np.all(np.isfinite(want)):
+                continue
+            try:
+                got = gradc.vmap(f)(*batch)
+            except gradc.GradcError:
+                continue  # refused clearly, as the integer-program suite counts
+            ran += 1
+            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=prog.source)
+    assert ran >= 20
