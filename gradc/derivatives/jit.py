@@ -31,11 +31,12 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from gradc.derivatives.flat_calls import FlatCall, bind_call, fast_key, positional_count, runner
+from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
+from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, EmitError, user_facing
 from gradc.ir.interpret import evaluate
-from gradc.trace import check_function, function_name, function_origin, trace_bound
+from gradc.trace import bind_arguments, check_function, function_name, function_origin
 from gradc.trace.frozen import scan, warn_frozen
 
 TARGETS = ("numpy", "c")
@@ -91,6 +92,7 @@ class Jitted:
         self.cache: dict = {}  # (static values, signature) -> (a function of the leaves, the compiled object)
         self.fast: dict = {}  # fast_key of a call by position -> the same function
         self.n_params = positional_count(f) if not self.static else None
+        self.partials: dict = {}  # static values -> f with them bound
 
     def __repr__(self):
         static = f", static={self.static!r}" if self.static else ""
@@ -105,29 +107,34 @@ class Jitted:
 
     @user_facing
     def _call(self, args, kwargs):
-        call, static = self._flat(args, kwargs)
-        key = call.key()
+        plan, leaves, static = self._flat(args, kwargs)
+        key = call_key(plan.defs, leaves)
         if key is None:  # inside an outer trace: record f's graph there
-            graph, out_def = self._graph(call, static)
-            outs = evaluate(graph, *[leaf for leaf, name in zip(call.leaves, call.names) if name not in graph.static])
-            return out_def.unflatten(outs)
-        run = self._entry(call, static, key)[0]
+            graph, layout = self._graph(plan, leaves)
+            outs = evaluate(graph, *[leaf for leaf, name in zip(leaves, plan.leaf_names) if name not in graph.static])
+            return layout.out_def.unflatten(outs)
+        run = self._entry(plan, leaves, static, key)[0]
         if not kwargs and not static:
             key = fast_key(args, self.n_params)
             if key is not None:
                 self.fast[key] = run
-        return run(*call.leaves)
+        return run(*leaves)
 
     def _flat(self, args, kwargs):
-        values = bind_call(self.fun, args, kwargs)
+        """The FlatFunction of the call (the static arguments baked into the function), its leaves, and the static
+        arguments' values."""
+        values = bind_arguments(self.fun, args, kwargs)
         static = self._static_values(values)
-        return FlatCall(self.fun, {k: v for k, v in values.items() if k not in self.static}), static
+        dynamic = {k: v for k, v in values.items() if k not in self.static}
+        fun = self._with_static(static) if static else self.fun
+        plan = flat_function(fun, dynamic)
+        return plan, plan.leaves(list(dynamic.values())), static
 
-    def _entry(self, call, static, key):
+    def _entry(self, plan, leaves, static, key):
         entry = self.cache.get((static, key))
         if entry is None:
-            compiled, out_def = self._build(call, static)
-            run = runner(getattr(compiled, "fn", None) if isinstance(compiled, Emitted) else compiled, out_def)
+            compiled, out_def = self._build(plan, leaves, static)
+            run = runner(compiled.fn if isinstance(compiled, Emitted) else compiled, out_def)
             entry = self.cache[(static, key)] = (run, compiled)
         return entry
 
@@ -135,11 +142,11 @@ class Jitted:
     def lower(self, *args, **kwargs):
         """The compiled function for these arguments: ``.source`` is its module (C text for target="c"),
         ``.graph`` its optimised graph; calling it takes the arguments' leaves."""
-        call, static = self._flat(args, kwargs)
-        key = call.key()
+        plan, leaves, static = self._flat(args, kwargs)
+        key = call_key(plan.defs, leaves)
         if key is None:
             raise ArgumentError("lower() needs concrete arrays, not values traced by an outer transform")
-        return self._entry(call, static, key)[1]
+        return self._entry(plan, leaves, static, key)[1]
 
     compiled = lower
 
@@ -157,39 +164,47 @@ class Jitted:
             static.append((name, type(value), value))
         return tuple(static)
 
-    def _graph(self, call, static):
-        """``(graph, output structure)`` of ``f`` on these leaves, the static arguments baked in."""
+    def _with_static(self, static: tuple):
+        """``f`` with the static arguments' values bound: a function of the others (one per static values, kept,
+        so that its flattening and control-flow capture are made once)."""
+        fun = self.partials.get(static)
+        if fun is not None:
+            return fun
+        user = self.fun
         fixed = {name: value for name, _, value in static}
-        record: list = []
-        fun = self.fun
-        inner = None
-        if fixed:
-            params = list(inspect.signature(fun).parameters.values())
-            kinds = {p.name: p.kind for p in params}
+        params = list(inspect.signature(user).parameters.values())
+        positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+        keyword = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        captured = _captured(user)
 
-            def inner(**given):  # the static values put back
-                merged = {**given, **fixed}
-                args = [merged[p.name] for p in params if kinds[p.name] is not p.KEYWORD_ONLY]
-                kw = {p.name: merged[p.name] for p in params if kinds[p.name] is p.KEYWORD_ONLY}
-                return _captured(fun)(*args, **kw)
+        def fun(**given):
+            merged = {**given, **fixed}
+            return captured(*[merged[n] for n in positional], **{n: merged[n] for n in keyword})
 
-            inner.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY)
-                                                     for n in call.params])
-        flat = call.function(inner, record)
-        graph, _ = trace_bound(flat, dict(zip(call.names, call.leaves)), warn_reads=False)
-        return graph.replace(origin=function_origin(fun)), record[0]
+        fun.__signature__ = inspect.Signature([inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY)
+                                               for p in params if p.name not in fixed])
+        fun.__name__ = fun.__qualname__ = function_name(user)
+        fun.__wrapped__ = user  # errors about the function point at the user's def
+        self.partials[static] = fun
+        return fun
 
-    def _build(self, call, static):
+    def _graph(self, plan, leaves):
+        """``(graph, layout)`` of ``f`` on these leaves (the static arguments baked in)."""
+        graph, _, layout = plan.trace(leaves, warn_reads=False)
+        return graph, layout
+
+    def _build(self, plan, leaves, static):
         fname = function_name(self.fun)
         warn_frozen(scan(self.fun), fname)  # what f reads besides its arguments is baked in: say so once
-        graph, out_def = self._graph(call, static)
+        graph, layout = self._graph(plan, leaves)
+        graph = graph.replace(origin=function_origin(self.fun))  # the user's file, also when a wrapper bound statics
         baked = "".join(f", {name}={value!r}" for name, _, value in static)
         header = [f"Generated by gradc from {graph.origin} (jit{baked}). Do not edit."]
         doc = f"Value of {fname}."
         if self.target == "c":
-            return CFunction(graph, doc, header), out_def
+            return CFunction(graph, doc, header), layout.out_def
         n_out = len(graph.outputs)
-        return Emitted(graph, doc, 0 if n_out == 1 else tuple(range(n_out)), header), out_def
+        return Emitted(graph, doc, 0 if n_out == 1 else tuple(range(n_out)), header), layout.out_def
 
 
 def _captured(f):

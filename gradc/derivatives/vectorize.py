@@ -30,13 +30,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gradc.derivatives.flat_calls import FlatCall, bind_call, fast_key, positional_count, runner
+from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
+from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.ir.types import TensorType
-from gradc.trace import check_function, def_location, function_name, function_origin, trace_bound
+from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace_bound
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.signature import classify_argument
 from gradc.transforms.batching import batched_outputs, vmap_graph
@@ -107,39 +108,40 @@ class Vectorized:
 
     @user_facing
     def _call(self, args, kwargs):
-        call, axes, size = self._plan(args, kwargs)
-        key = call.key()
+        plan, leaves, axes, size = self._plan(args, kwargs)
+        key = call_key(plan.defs, leaves)
         if key is None:  # inside an outer trace: record the batched computation there
-            outs, out_def = self._batched(call, axes, size)
+            outs, out_def = self._batched(plan, leaves, axes, size)
             return out_def.unflatten(outs)
-        run = self._entry(call, axes, size, key)[0]
+        run = self._entry(plan, leaves, axes, size, key)[0]
         if not kwargs:
             key = fast_key(args, self.n_params)
             if key is not None:
                 self.fast[key] = run
-        return run(*call.leaves)
+        return run(*leaves)
 
-    def _entry(self, call, axes, size, key):
+    def _entry(self, plan, leaves, axes, size, key):
         key = (key, tuple(axes), size)
         entry = self.cache.get(key)
         if entry is None:
-            emitted, out_def = self._build(call, axes, size)
+            emitted, out_def = self._build(plan, leaves, axes, size)
             entry = self.cache[key] = (runner(emitted.fn, out_def), emitted)
         return entry
 
     @user_facing
     def lower(self, *args, **kwargs) -> Emitted:
         """The emitted batched function for these arguments (``.source`` is its module, ``.graph`` its graph)."""
-        call, axes, size = self._plan(args, kwargs)
-        key = call.key()
+        plan, leaves, axes, size = self._plan(args, kwargs)
+        key = call_key(plan.defs, leaves)
         if key is None:
             raise ArgumentError("lower() needs concrete arrays, not values traced by an outer transform")
-        return self._entry(call, axes, size, key)[1]
+        return self._entry(plan, leaves, axes, size, key)[1]
 
     def _plan(self, args, kwargs):
-        """The flattened arguments, each leaf's batch axis (None: not batched) and the batch size."""
+        """The flattened call (its FlatFunction and leaves), each leaf's batch axis (None: not batched) and the
+        batch size."""
         name = function_name(self.fun)
-        values = bind_call(self.fun, args, kwargs)
+        values = bind_arguments(self.fun, args, kwargs)
         n_positional = len(args)
         if isinstance(self.in_axes, tuple) and len(self.in_axes) != n_positional:
             entries = _count(len(self.in_axes), "entry", "entries")
@@ -147,9 +149,10 @@ class Vectorized:
             raise ArgumentError(f"in_axes has {entries} but {name} was called with {given}",
                                 hint="give one in_axes entry per positional argument (None for an argument shared "
                                      "by the batch)")
-        call = FlatCall(self.fun, values)
+        plan = flat_function(self.fun, values)
+        leaves = plan.leaves(list(values.values()))
         axes: list = []
-        for k, param in enumerate(call.params):
+        for k, param in enumerate(plan.params):
             if k < n_positional:
                 entry = self.in_axes[k] if isinstance(self.in_axes, tuple) else self.in_axes
                 axes += broadcast_prefix(entry, values[param], f"in_axes for {param!r}")
@@ -158,7 +161,7 @@ class Vectorized:
             else:  # left to its default: shared
                 axes += [None] * len(tree_flatten(values[param])[0])
         sizes = []
-        for i, (leaf, leaf_name) in enumerate(zip(call.leaves, call.names)):
+        for i, (leaf, leaf_name) in enumerate(zip(leaves, plan.leaf_names)):
             axis = axes[i]
             if axis is None:
                 continue
@@ -175,7 +178,7 @@ class Vectorized:
                                     if rank else "give it in_axes None (a scalar is shared by the batch)")
             axes[i] = axis % rank
             sizes.append((leaf_name, axes[i], _shape(leaf)[axes[i]]))
-        return call, axes, self._size(sizes, name)
+        return plan, leaves, axes, self._size(sizes, name)
 
     def _size(self, sizes, name):
         distinct = {s for _, _, s in sizes}
@@ -195,25 +198,26 @@ class Vectorized:
                                 hint="batch along an axis of fixed size")
         return int(size)
 
-    def _example(self, call, axes) -> dict:
+    @staticmethod
+    def _example(plan, leaves, axes) -> list:
         """Each leaf as one example sees it: a type without the batch axis, or the leaf itself."""
-        values = {}
-        for leaf, leaf_name, axis in zip(call.leaves, call.names, axes):
+        example = []
+        for leaf, leaf_name, axis in zip(leaves, plan.leaf_names, axes):
             if axis is None:
-                values[leaf_name] = leaf
+                example.append(leaf)
                 continue
             t = classify_argument(leaf_name, leaf)[1]
-            values[leaf_name] = TensorType(t.shape[:axis] + t.shape[axis + 1:], t.dtype)
-        return values
+            example.append(TensorType(t.shape[:axis] + t.shape[axis + 1:], t.dtype))
+        return example
 
-    def _batched(self, call, axes, size):
+    def _batched(self, plan, leaves, axes, size):
         """The batched computation on the leaves (arrays or traced values): flat outputs and their structure."""
-        record: list = []
-        graph, _ = trace_bound(call.function(None, record), self._example(call, axes), warn_reads=False)
-        out_def = record[0]
+        graph, _, layout = plan.trace(self._example(plan, leaves, axes), warn_reads=False)
+        out_def = layout.out_def
         out_axes = broadcast_prefix(self.out_axes, out_def.unflatten(range(out_def.num_leaves)),
                                     "out_axes for the output")
-        flags = [axes[call.names.index(v.name)] is not None for v in graph.inputs]
+        axis_of = dict(zip(plan.leaf_names, axes))
+        flags = [axis_of[v.name] is not None for v in graph.inputs]
         depends = batched_outputs(graph, flags)
         for k, (axis, dep) in enumerate(zip(out_axes, depends)):
             if axis is None and dep:
@@ -223,7 +227,7 @@ class Vectorized:
         batched = vmap_graph(graph, [0 if f else None for f in flags], size, where=def_location(self.fun),
                              out_batched=[axis is not None for axis in out_axes])
         inputs = []
-        for leaf, leaf_name, axis in zip(call.leaves, call.names, axes):
+        for leaf, leaf_name, axis in zip(leaves, plan.leaf_names, axes):
             if leaf_name in graph.static:
                 continue
             inputs.append(np.moveaxis(leaf, axis, 0) if axis else leaf)
@@ -240,22 +244,21 @@ class Vectorized:
             outs.append(value)
         return outs, out_def
 
-    def _build(self, call, axes, size):
+    def _build(self, plan, leaves, axes, size):
         """Trace the whole batched computation once, emit it, and keep what a call needs."""
         record: list = []
 
-        def whole(*leaves):
-            outs, out_def = self._batched(call.with_leaves(leaves), axes, size)
+        def whole(*traced):
+            outs, out_def = self._batched(plan, list(traced), axes, size)
             record.append(out_def)
             return tuple(outs)
 
         fname = function_name(self.fun)
-        whole.__signature__ = call.function(None, []).__signature__
+        whole.__signature__ = plan.fn.__signature__
         whole.__name__ = whole.__qualname__ = f"{fname}_vmap"
         whole.__wrapped__ = self.fun
         warn_frozen(scan(self.fun), fname)  # what f reads besides its arguments is baked in: say so once
-        values = dict(zip(call.names, call.leaves))
-        graph, _ = trace_bound(whole, values, warn_reads=False)
+        graph, _ = trace_bound(whole, dict(zip(plan.leaf_names, leaves)), warn_reads=False)
         graph = graph.replace(origin=function_origin(self.fun))
         n_out = len(graph.outputs)
         shown = ", ".join("None" if a is None else str(a) for a in axes)
