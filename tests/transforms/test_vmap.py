@@ -392,3 +392,27 @@ def test_errors_inside_the_function_point_at_its_line():
         return x @ np.ones(5)  # shapes do not match: reported here
     line = f.__code__.co_firstlineno + 1
     _error_at(lambda: gradc.vmap(f)(np.ones((2, 3))), line)
+
+
+def test_vmap_of_value_and_grad_with_aux_and_dict_parameters():
+    def model_loss(p, x, y):
+        pred = np.tanh(x @ p["w"] + p["b"])
+        return (pred - y) ** 2, {"pred": pred}
+
+    p = {"w": RNG.normal(size=3), "b": np.array(0.1)}
+    (values, aux), grads = gradc.vmap(gradc.value_and_grad(model_loss, has_aux=True), in_axes=(None, 0, 0))(p, X, Y)
+    assert set(grads) == {"w", "b"} and grads["w"].shape == (6, 3) and grads["b"].shape == (6,)
+    for i in range(len(X)):
+        np.testing.assert_allclose(values[i], model_loss(p, X[i], Y[i])[0], rtol=1e-12)
+        np.testing.assert_allclose(aux["pred"][i], model_loss(p, X[i], Y[i])[1]["pred"], rtol=1e-12)
+        expected = central_gradient(lambda w, i=i: model_loss({"w": w, "b": p["b"]}, X[i], Y[i])[0], p["w"])
+        np.testing.assert_allclose(grads["w"][i], expected, rtol=1e-6, atol=1e-8)
+
+
+def test_jit_of_grad_of_a_mean_over_vmap():
+    def mean_loss(w, x, y):
+        return np.mean(gradc.vmap(loss, in_axes=(None, 0, 0))(w, x, y))
+
+    got = gradc.jit(gradc.grad(mean_loss))(W, X, Y)
+    np.testing.assert_allclose(got, central_gradient(lambda w: np.mean(loop_reference(loss, (None, 0, 0), (w, X, Y))),
+                                                     W), rtol=1e-6, atol=1e-8)
