@@ -20,6 +20,7 @@ from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
 from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
 from gradc.derivatives.flat_function import flat_function
+from gradc.derivatives.gradients import GradientNesting, gradient_graphs
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
@@ -131,17 +132,6 @@ class Compiled:
 
     def __repr__(self):
         return f"<gradc.Compiled {self.name} wrt {', '.join(self.wrt)}>"
-
-
-def gradient_graphs(graph, wrt_names, n_aux: int = 0):
-    """``(grad graph, value_and_grad graph)`` of a graph whose first output is the scalar differentiated and
-    whose last ``n_aux`` outputs pass through: ``(grads..., aux...)`` and ``(value, grads..., aux...)``."""
-    main = graph.replace(outputs=graph.outputs[:len(graph.outputs) - n_aux])
-    value_and_grad_graph = ad.value_and_grad_graph(main, wrt_names, name=f"{graph.name}_value_and_grad")
-    aux = list(graph.outputs[len(main.outputs):])
-    value_and_grad_graph = value_and_grad_graph.replace(outputs=value_and_grad_graph.outputs + aux)
-    return value_and_grad_graph.replace(name=f"{graph.name}_grad", outputs=value_and_grad_graph.outputs[1:]), \
-        value_and_grad_graph
 
 
 # computing the value beside the gradient costs at most this share more (``gradc.ir.cost``): then one function
@@ -329,38 +319,6 @@ def _check_transform(f, wrt, checkpoint, what: str):
     return f
 
 
-class _Nesting:
-    """The flat results of a gradient function (``value, grads..., aux...``) nested as JAX's: the gradient of
-    each chosen argument has its structure, and with ``has_aux`` the value is ``(value, aux)``."""
-
-    def __init__(self, plan, layout, positions, as_tuple, with_value):
-        self.plan, self.layout, self.positions, self.as_tuple = plan, layout, positions, as_tuple
-        self.with_value = with_value
-        self.n = sum(plan.defs[k].num_leaves for k in positions)
-
-    def wrap(self, entry):
-        leaves, nest = self.plan.leaves, self.nest_parts
-
-        def call(*args):
-            return nest(entry(*leaves(args)))
-        return call
-
-    def nest(self, outs):
-        """From a flat list: ``[value,] grads..., aux...``."""
-        outs = list(outs)
-        if self.with_value:
-            return self.nest_parts((outs[0], outs[1:1 + self.n], outs[1 + self.n:]))
-        return self.nest_parts((outs[:self.n], outs[self.n:]))
-
-    def nest_parts(self, parts):
-        """From the emitted function's ``([value,] grads, aux)``."""
-        value, grads, aux = parts if self.with_value else (None, *parts)
-        grads = self.plan.group(grads, self.positions, self.as_tuple)
-        if self.plan.has_aux:
-            value = (value, self.layout.aux((value, *aux)))
-        return (value, grads) if self.with_value else grads if not self.plan.has_aux else (grads, value[1])
-
-
 class _Transform:
     """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code.
 
@@ -422,6 +380,7 @@ class _Transform:
                                 f"{' before the aux' if self.has_aux else ''}); {what} needs one scalar",
                                 where=def_location(self.fun), hint="return a single scalar (e.g. a loss)" + (
                                     ", and the aux as the second of a pair" if self.has_aux else ""))
+        ad.check_differentiable_output(graph.replace(outputs=graph.outputs[:1]), where=def_location(self.fun))
         return plan, graph, state, layout, (names, as_tuple, positions)
 
     def _compiled(self, args):
@@ -429,7 +388,7 @@ class _Transform:
         if positions is None:
             return Compiled(graph, names, as_tuple), None, state
         compiled = Compiled(graph, names, True, n_aux=layout.n_flat - layout.n_out)
-        return compiled, _Nesting(plan, layout, positions, as_tuple, self.with_value), state
+        return compiled, GradientNesting(plan, layout, positions, as_tuple, self.with_value), state
 
     def _compile(self, args, key):
         compiled, nesting, state = self._compiled(args)
@@ -464,14 +423,14 @@ class _Transform:
         plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args)
         n_aux = layout.n_flat - layout.n_out
         grad_graph, value_and_grad_graph = gradient_graphs(graph, names, n_aux)
-        chosen = value_and_grad_graph if self.with_value else grad_graph
+        chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
         outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static])
         if positions is None:
             if self.with_value:
                 return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
             return tuple(outs) if as_tuple else outs[0]
-        return _Nesting(plan, layout, positions, as_tuple, self.with_value).nest(outs)
+        return GradientNesting(plan, layout, positions, as_tuple, self.with_value).nest(outs)
 
     @user_facing
     def compiled(self, *args, **kwargs):

@@ -14,6 +14,13 @@ leaves (strings, Python numbers, arrays not computed from the inputs) are consta
 returned as the trace saw them (static, as in JAX): a value that would differ on a later call
 with the same signature is not recomputed.
 
+Leaves that are not floats: in an argument that is not differentiated they are static (an
+int, a string, a bool: part of the signature, a new value re-traces). In an argument that is
+differentiated, ``grad``, ``value_and_grad``, the Jacobians and the Hessian refuse them with an
+error naming the leaf (``params['n']``; JAX would ask for ``allow_int`` and give float0 zeros);
+``vjp`` gives None for them, and ``hvp`` with every argument (``argnums=None``) skips them (None).
+``None`` is an empty subtree: no leaves, given back as None.
+
 >>> import numpy as np
 >>> flat = flat_function(lambda p, x: p["w"] * x, {"p": {"w": 2.0}, "x": 3.0})
 >>> flat.leaf_names, flat.plain
@@ -23,6 +30,8 @@ from __future__ import annotations
 
 import inspect
 import weakref
+
+import numpy as np
 
 from gradc.errors import ArgumentError, TraceError
 from gradc.ir.builder import Traced
@@ -48,6 +57,7 @@ class FlatFunction:
     def __init__(self, f, params: list, defs: tuple, has_aux: bool):
         self.f, self.params, self.defs, self.has_aux = f, list(params), defs, has_aux
         self.plain = not has_aux and all(treedef_is_leaf(d) for d in defs)
+        self.key = (defs, has_aux)  # with the user's function, names this structure in the caches
         self.leaf_names, self.ranges = _leaf_names(self.params, defs)
         self.layout: Layout | None = None
         self._inner = None
@@ -79,8 +89,9 @@ class FlatFunction:
             positions.append(k)
         return positions, as_tuple
 
-    def leaf_names_of(self, positions, graph, what: str = "differentiate") -> list:
-        """The leaf names of the parameters at ``positions``; each must be a float leaf of ``graph``."""
+    def leaf_names_of(self, positions, graph, what: str = "differentiate", skip_static: bool = False) -> list:
+        """The leaf names of the parameters at ``positions``; each must be a float leaf of ``graph`` (with
+        ``skip_static``, the others are left out)."""
         inputs = {v.name: v for v in graph.inputs}
         names = []
         for k in positions:
@@ -88,6 +99,8 @@ class FlatFunction:
             paths = self.defs[k].key_paths()
             for name, path in zip(self.leaf_names[a:b], paths):
                 v = inputs.get(name)
+                if (v is None or not v.type.is_float) and skip_static:
+                    continue
                 if v is None or not v.type.is_float:
                     kind = f"a static {type(graph.static.get(name)).__name__}" if v is None else \
                         f"of dtype {v.type.dtype}"
@@ -97,6 +110,14 @@ class FlatFunction:
                                              "in an argument that is not differentiated")
                 names.append(name)
         return names
+
+    def nest(self, by_name: dict, positions, as_tuple: bool):
+        """Values of leaves (by leaf name; None for a leaf not there) nested as the parameters at ``positions``."""
+        out = []
+        for k in positions:
+            a, b = self.ranges[k]
+            out.append(self.defs[k].unflatten([by_name.get(n) for n in self.leaf_names[a:b]]))
+        return tuple(out) if as_tuple else out[0]
 
     def group(self, values, positions, as_tuple: bool):
         """Per-leaf ``values`` of the parameters at ``positions`` nested as those parameters are."""
@@ -152,27 +173,19 @@ class FlatFunction:
 class Layout:
     """How one trace's flat outputs nest: the output's leaves first, then the aux leaves that were traced.
 
-    ``n_flat`` counts the graph's outputs; an emitted function returns a value when there is one.
+    ``n_flat`` counts the graph's outputs.
     """
 
     def __init__(self, out_def, n_out: int, aux_def, aux_slots: tuple, n_flat: int):
         self.out_def, self.n_out, self.aux_def, self.aux_slots, self.n_flat = out_def, n_out, aux_def, aux_slots, n_flat
-
-    def _flat(self, outs) -> list:
-        return [outs] if self.n_flat == 1 else list(outs)
-
-    def output(self, outs):
-        """The output pytree from the flat outputs."""
-        return self.out_def.unflatten(self._flat(outs)[:self.n_out])
+        # an array, or a tuple of arrays, and no aux: the emitted functions return the results as they are
+        self.direct = aux_def is None and (treedef_is_leaf(out_def) or out_def.node_type is tuple and n_out > 1 and
+                                           all(treedef_is_leaf(c) for c in out_def.children_defs))
 
     def aux(self, outs):
-        """The aux pytree: its traced leaves from the flat outputs, the others as the trace saw them."""
-        flat = self._flat(outs)
-        return self.aux_def.unflatten([flat[v] if kind == "out" else v for kind, v in self.aux_slots])
-
-    def aux_outputs(self) -> list:
-        """Positions of the traced aux leaves among the flat outputs."""
-        return [v for kind, v in self.aux_slots if kind == "out"]
+        """The aux pytree from the flat outputs (a sequence): its traced leaves from there, the others as the
+        trace saw them."""
+        return self.aux_def.unflatten([outs[v] if kind == "out" else v for kind, v in self.aux_slots])
 
 
 def _leaf_names(params, defs):
@@ -206,9 +219,14 @@ def _make_flat(plan: FlatFunction, fn):
     return flat
 
 
+_LEAF = tree_structure(0.0)
+_ndarray = np.ndarray
+
+
 def flat_function(f, values: dict, has_aux: bool = False) -> FlatFunction:
     """The :class:`FlatFunction` of ``f`` for arguments of these structures (``values``: parameter -> argument)."""
-    defs = tuple(tree_structure(v) for v in values.values())
+    # an array or a float is a leaf: asked first, as this runs on every call of a transform
+    defs = tuple([_LEAF if type(v) is _ndarray or type(v) is float else tree_structure(v) for v in values.values()])
     key = (defs, has_aux)
     try:
         table = _FLATS.setdefault(f, {})
@@ -220,9 +238,35 @@ def flat_function(f, values: dict, has_aux: bool = False) -> FlatFunction:
     return plan
 
 
+_PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # function -> its parameter names, when plain
+
+
+def _parameter_names(f):
+    """The names of ``f``'s parameters when all are positional without defaults (a call binds by zipping)."""
+    try:
+        return _PARAMS[f]
+    except (KeyError, TypeError):
+        pass
+    try:
+        params = list(inspect.signature(f).parameters.values())
+        names = [p.name for p in params] if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else None
+    except (TypeError, ValueError):
+        names = None
+    try:
+        _PARAMS[f] = names
+    except TypeError:
+        pass
+    return names
+
+
 def flat_call(f, args, kwargs=None, has_aux: bool = False):
     """``(FlatFunction, leaves)`` for calling ``f`` with ``args`` (and ``kwargs``)."""
-    values = bind_arguments(f, args, kwargs)
+    names = None if kwargs else _parameter_names(f)
+    if names is not None and len(names) == len(args):
+        values = dict(zip(names, args))
+    else:
+        values = bind_arguments(f, args, kwargs)
     plan = flat_function(f, values, has_aux)
     return plan, plan.leaves(list(values.values()))
 
