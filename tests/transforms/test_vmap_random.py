@@ -5,7 +5,7 @@ would a user's file) built from elementwise, broadcasting and reducing NumPy ope
 one to three arguments of broadcast-compatible shapes, each batched along a random axis
 (positive or negative) or not at all. Every fourth case also checks per-example gradients
 (``vmap(grad(...))``) against central finite differences. The emitted source is the same
-under two hash seeds.
+under two hash seeds (and jit's, pytree arguments included).
 """
 from __future__ import annotations
 
@@ -119,17 +119,22 @@ def test_emitted_source_is_identical_across_hash_seeds():
         import sys
         sys.path.insert(0, "tests/transforms")
         from test_vmap_random import random_case
+        import numpy as np
         import gradc
         for seed in range(8):
             f, source, args, in_axes, out_axes = random_case(seed)
             print(gradc.vmap(f, in_axes=in_axes, out_axes=out_axes).lower(*args).source)
+            example = [a if ax is None else np.take(a, 0, axis=ax) for a, ax in zip(args, in_axes)]
+            print(gradc.jit(f).lower(*example).source)
+        print(gradc.jit(lambda p, x: {"h": x @ p["w"] + p["b"]}).lower({"w": np.ones((2, 3)), "b": np.ones(3)},
+                                                                       np.ones(2)).source)
     """)
     outputs = []
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=ROOT)
         outputs.append(subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True,
                                       text=True, check=True).stdout)
-    assert outputs[0] == outputs[1] and "def f_vmap(" in outputs[0]
+    assert outputs[0] == outputs[1] and "def f_vmap(" in outputs[0] and "def lambda_(p_b, p_w, x):" in outputs[0]
 
 
 def test_random_programs_with_loops_and_branches_against_a_loop():
