@@ -54,6 +54,8 @@ from gradc.derivatives import (
     stop_gradient,
     vjp,
 )
+from gradc.derivatives.jit import jit  # NumPy code compiled per signature (NumPy or C target)
+from gradc.derivatives.vectorize import vmap  # batching on NumPy code (JAX's vmap), emitted as vectorised NumPy
 from gradc.errors import (
     ArgumentError,
     CheckError,
@@ -114,6 +116,8 @@ if not any(isinstance(finder, _FacadeMoved) for finder in _sys.meta_path):
 __all__ = [
     # derivatives
     "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
+    # vectorising and compiling the function itself
+    "vmap", "jit",
     # custom rules
     "custom_jvp", "custom_vjp", "checkpoint", "stop_gradient",
     # compiling
