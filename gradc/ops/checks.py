@@ -164,3 +164,48 @@ def check(pred, exception: str, args: tuple, where: str):
 
 __all__ = ["EFFECT_OPS", "EXCEPTIONS", "TOKEN", "check", "exception_class", "exception_name", "has_effects",
            "is_always", "is_never", "raise_statement"]
+
+
+def masked(graph: Graph) -> Graph:
+    """``graph`` with one more input, ``mask: bool[]`` (last), that each of its checks also needs to raise.
+
+    A batched ``if`` whose condition differs across the batch runs both branches for every element (and a
+    while loop whose condition does keeps running the finished elements): an element raises only where its
+    own branch (or its own loop) runs, so each check there is ``check_raise (c and mask)``. A check inside a
+    nested loop or branch of ``graph`` is refused (MissingRuleError): its mask would have to reach it.
+
+    >>> masked(Graph("f", [], [], [])).inputs
+    [mask: bool[]]
+    """
+    from gradc.errors import MissingRuleError
+    from gradc.ir.graph import Eqn, Var
+    mask = Var("mask", _BOOL)
+    eqns, k = [], 0
+    taken = {e.out.name for e in graph.eqns} | {v.name for v in graph.inputs}
+    for eqn in graph.eqns:
+        if eqn.op in EFFECT_OPS:
+            name = f"{eqn.out.name}_mask"
+            while name in taken:
+                k += 1
+                name = f"{eqn.out.name}_mask{k}"
+            taken.add(name)
+            both = Var(name, _BOOL)
+            eqns.append(Eqn("logical_and", (eqn.inputs[0], mask), {}, both))
+            eqns.append(Eqn(eqn.op, (both,), eqn.params, eqn.out))
+        elif has_effects(eqn):
+            raise MissingRuleError(f"cannot batch a check (a raise or assert at {_first_where(eqn)}) nested in a loop "
+                                   "or branch whose condition differs across the batch",
+                                   hint="move the check out of the inner loop or branch, or batch with a Python loop")
+        else:
+            eqns.append(eqn)
+    return graph.replace(inputs=list(graph.inputs) + [mask], eqns=eqns, params=list(graph.params) + ["mask"])
+
+
+def _first_where(eqn) -> str:
+    pending = [eqn]
+    while pending:
+        item = pending.pop()
+        if item.op in EFFECT_OPS:
+            return item.params.get("where", "?")
+        pending.extend(e for g in subgraphs(item) for e in g.eqns)
+    return "?"
