@@ -218,13 +218,11 @@ __all__ = ["AlwaysRaises", "Raised", "always_raises", "assert_traced", "branch",
            "record_raise", "user_raise_site"]
 
 
-def settle_branches(builder, pred_atom, subs, names, where):
+def settle_branches(builder, pred_atom, subs, flatten, zero_like):
     """After tracing an ``if``'s branches (``subs``: false, true): give a branch that raised the other's results
-    (zeros: never read) so the ``cond`` has one type. Returns ``(done, value)``: ``done`` when the ``if`` became
-    a single ``check_raise`` (``value``: its results), else the ``cond`` is recorded as usual.
-    Raises :class:`AlwaysRaises` (after the caller records the ``cond``) through ``finish``."""
-    from gradc.ops import shape as sh
-    from gradc.trace.control_trace import _leaf_type, _wrap, flatten
+    (``zero_like(branch builder, leaf, k)``: zeros never read) so the ``cond`` has one type. Returns ``(done,
+    value)``: ``done`` when the ``if`` became a single ``check_raise`` (``value``: its results), else the caller
+    records the ``cond`` as usual (and then calls :func:`finish`)."""
     raised = [isinstance(s.result, Raised) for s in subs]
     if not any(raised):
         return False, None
@@ -243,12 +241,7 @@ def settle_branches(builder, pred_atom, subs, names, where):
         failed = pred if k == 1 else ew.logical_not(pred)
         record(builder, _atom_in(builder, failed), dict(eqns[-1].params))
         return True, rebuild([])
-    zeros = []
-    for j, leaf in enumerate(leaves):
-        t = _leaf_type(leaf, names, j, where)[0]
-        zero = _wrap(subs[k].builder, Const(np.zeros((), t.np_dtype)))
-        zeros.append(sh.broadcast_to(zero, t.shape) if t.shape else zero)
-    subs[k].result = rebuild(zeros)
+    subs[k].result = rebuild([zero_like(subs[k].builder, leaf, j) for j, leaf in enumerate(leaves)])
     return False, None
 
 

@@ -501,7 +501,8 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     subs = [_Sub(builder, name, lambda carry, fn=checks.branch(fn): fn(*carry), [], types, None, rebuild,
                  branch=True) for name, fn in (("if_false", false_fun), ("if_true", true_fun))]
     raised = [s.result for s in subs]  # a branch ending in the user's raise: a run-time check (gradc.trace.checks)
-    done, value = checks.settle_branches(builder, pred_atom, subs, names, where)
+    done, value = checks.settle_branches(builder, pred_atom, subs, flatten,
+                                         lambda b, leaf, k: _zero_like(b, _leaf_type(leaf, names, k, where)[0]))
     if done:
         return value
     results = [flatten(s.result) for s in subs]
@@ -538,6 +539,12 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     results = _record(builder, "cond", [pred_atom] + consts + operand_atoms, dict(branches=tuple(graphs)), None)
     checks.finish(raised, where)
     return f_rebuild(_branches_in_place(builder, subs, leaves, results, names, where))
+
+
+def _zero_like(builder, t: TensorType):
+    """Zeros of type ``t`` in ``builder`` (a broadcast scalar: a named size stays a name)."""
+    zero = _wrap(builder, Const(np.zeros((), t.np_dtype)))
+    return sh.broadcast_to(zero, t.shape) if t.shape else zero
 
 
 def _branches_in_place(builder, subs, leaves, results, names, where):
