@@ -234,7 +234,8 @@ def settle_branches(builder, pred_atom, subs, flatten, zero_like):
     other = subs[1 - k]
     leaves, rebuild = flatten(other.result)
     eqns = subs[k].builder.eqns
-    if not leaves and not other.builder.eqns and not any(ops_checks.has_effects(e) for e in eqns[:-1]):
+    if not leaves and not other.builder.eqns and eqns and ops_checks.is_always(eqns[-1]) and not any(
+            ops_checks.has_effects(e) for e in eqns[:-1]):
         for s in subs:  # `if cond: raise E(...)` and nothing else: one check on the condition
             s.builder.closed = True
         pred = Traced(builder, pred_atom)
