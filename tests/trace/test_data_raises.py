@@ -287,7 +287,7 @@ IF_NEGATIVE = "def f(x):\n    if np.any(x < 0):\n        {}  # HERE\n    return 
 def test_what_a_check_cannot_say_is_refused_clearly():
     _refused("class Mine(ValueError):\n    pass\n\ndef f(x):\n    if np.any(x < 0):\n        raise Mine('x')  # HERE\n"
              "    return np.sum(x)\n", "HERE", "Mine", "builtin", "ValueError")
-    _refused(IF_NEGATIVE.format("raise ValueError(f'bad {{x[0]}}')"), "HERE", "traced value", "constant message")
+    _refused(IF_NEGATIVE.format("raise ValueError(f'bad {x[0]}')"), "HERE", "traced value", "constant message")
     _refused("def f(x):\n    assert np.all(x > 0), f'bad {np.sum(x)}'  # HERE\n    return np.sum(x)\n",
              "HERE", "traced value")
     _refused(IF_NEGATIVE.format("raise ValueError('bad', [1, 2])"), "HERE", "list")
