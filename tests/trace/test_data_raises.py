@@ -186,6 +186,27 @@ def test_forward_mode_hessian_and_jacobians_keep_the_checks():
     np.testing.assert_allclose(gradc.hessian(f)(GOOD), np.diag(0.75 / np.sqrt(GOOD)))
 
 
+@pytest.mark.parametrize("target", ["numpy", pytest.param("c", marks=needs_cc)])
+def test_every_compile_mode_keeps_the_checks(target):
+    f, _ = _compile("def f(x):\n    assert np.all(x > 0), 'positive'\n    if np.sum(x) > 10.0:\n"
+                    "        raise ValueError('large')\n    return np.sum(np.log(x) * x)\n")
+    extra = {"vjp": (np.float64(1.0),), "jvp": (np.ones(3),), "hvp": (np.ones(3),)}
+    for mode in ("vjp", "jvp", "jacobian", "hessian", "hvp"):
+        unit = api.compile(f, GOOD, mode=mode, target=target)
+        run = getattr(unit, mode)
+        assert outcome(run, GOOD, *extra.get(mode, ()))[0] == "ok"
+        for x in (NEGATIVE, LARGE):
+            assert_same(outcome(f, x), outcome(run, x, *extra.get(mode, ())), (mode, x))
+            assert_same(outcome(f, x), outcome(unit.forward, x), (mode, x))
+
+
+def test_a_check_inside_a_checkpointed_block():
+    src = ("import gradc\n\ndef block(x):\n    if np.any(x < 0):\n        raise ValueError('negative in block')\n"
+           "    return np.sin(x) * x\n\ndef f(x):\n    return np.sum(gradc.checkpoint(block)(x) ** 2)\n")
+    f, _ = _compile(src)
+    check_everywhere(f, [GOOD, NEGATIVE, -GOOD])
+
+
 def test_a_batch_raises_only_where_an_elements_own_branch_or_loop_runs():
     src = ("def f(x):\n    s = np.sum(x)\n    if s > 0.0:\n        if x[0] > 5.0:\n"
            "            raise OverflowError('x0')\n        s = s * 3.0\n    else:\n"

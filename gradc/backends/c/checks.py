@@ -16,9 +16,15 @@ the C source as a string: the code and the header name it in comments (``c_comme
 >>> print(emit_function(trace(f, 1.0), "f", ["value"])[1])  # doctest: +ELLIPSIS
 int f(const double *restrict x, double *restrict value)
 {
+    /* t0 = greater x 0.0
+     * t1 = logical_not t0 */
+    const unsigned char t1 = x[0] <= 0.0;
     /* t2 = check_raise t1: raise AssertionError('need x > 0') (<doctest ...>:2), status 1 */
-    if (!(x[0] > 0.0)) return 1;
-...
+    if (t1) return 1;
+    /* t3 = mul x 2.0 */
+    value[0] = 2.0*x[0];
+    return 0;
+}
 """
 from __future__ import annotations
 
