@@ -99,6 +99,16 @@ def user_raise_site(error) -> str | None:
     return f"{_display_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
 
 
+def _site(error) -> str | None:
+    """``file:line`` of the innermost user frame of ``error``'s traceback."""
+    tb, found = getattr(error, "__traceback__", None), None
+    while tb is not None:
+        if _user_file(tb.tb_frame.f_code.co_filename):
+            found = f"{_display_path(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
+
+
 def _constant(value, what, where):
     if value is None or type(value) in (str, int, float, bool):
         if isinstance(value, str) and ("Tracer<" in value or "Traced(" in value):
@@ -177,6 +187,10 @@ def branch(fn):
     def traced_branch(*args):
         try:
             return fn(*args)
+        except SystemExit as error:  # sys.exit() in a branch that may never run: not while gradc traces
+            raise TraceError(f"a branch of an `if` on a traced value exits (SystemExit({error.code!r})) while gradc "
+                             "traces it: gradc traces both branches", where=user_raise_site(error) or _site(error),
+                             hint=_HINT) from None
         except Exception as error:  # noqa: BLE001  (only the user's raise statements are kept; others go on)
             where = user_raise_site(error)
             if where is None:

@@ -317,6 +317,9 @@ def test_what_a_check_cannot_say_is_refused_clearly():
     _refused("def f(x):\n    if np.any(x < 0):  # HERE\n        raise ValueError('a')\n    else:\n"
              "        raise ValueError('b')\n    return np.sum(x)\n", "HERE", "every branch", "never returns")
     _refused("def f(x):\n    assert x > 0, 'array'  # HERE\n    return np.sum(x)\n", "HERE", "np.all")
+    _refused("import sys\n\ndef f(x):\n    if np.any(x < 0):\n        sys.exit('bad')  # HERE\n    return np.sum(x)\n",
+             "HERE", "SystemExit")
+    _refused(IF_NEGATIVE.format("raise SystemExit('bad')"), "HERE", "SystemExit")
 
 
 def test_an_error_that_is_not_a_raise_statement_is_still_refused():
