@@ -124,9 +124,17 @@ def raise_statement(params, bare_cause: bool = False) -> ast.stmt:
     raise ValueError('say "hi"\\n')
     """
     cls = spell.dotted(_SPELLED.get(params["exception"], params["exception"]))
-    call = ast.Call(cls, [spell.literal(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else
-                          ast.Constant(a) for a in params["args"]], [])
+    call = ast.Call(cls, [_argument(a) for a in params["args"]], [])
     return ast.Raise(call, ast.Constant(None) if bare_cause else None)
+
+
+def _argument(value) -> ast.expr:
+    """A constant argument as Python source (``float('nan')`` where a literal cannot say it)."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return ast.Call(ast.Name("float", ast.Load()), [ast.Constant(repr(value))], [])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return spell.literal(value)
+    return ast.Constant(value)
 
 
 def _np_spelling(args, params, out, target):
