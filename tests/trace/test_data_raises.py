@@ -200,6 +200,20 @@ def test_every_compile_mode_keeps_the_checks(target):
             assert_same(outcome(f, x), outcome(unit.forward, x), (mode, x))
 
 
+@pytest.mark.parametrize("target", ["numpy", pytest.param("c", marks=needs_cc)])
+def test_a_check_with_named_sizes(target):
+    f, _ = _compile("def f(x):\n    if np.any(x < 0.0):\n        raise ValueError('negative entry')\n"
+                    "    assert np.sum(x) < 100.0, 'big'\n    return np.sum(np.sqrt(x) * x)\n")
+    module = api.compile(f, gradc.spec("f64[n]"), target=target)
+    for x in (np.array([1.0, 2.0]), np.array([1.0, -2.0, 3.0]), np.array([10.0, 200.0, 1.0, 1.0])):
+        assert_same(outcome(f, x), first(outcome(module.value_and_grad, x)), x)
+        assert_same(outcome(f, x), outcome(module.forward, x), x)
+
+
+def first(result):
+    return (result[0], result[1][0]) if result[0] == "ok" else result
+
+
 def test_a_check_inside_a_checkpointed_block():
     src = ("import gradc\n\ndef block(x):\n    if np.any(x < 0):\n        raise ValueError('negative in block')\n"
            "    return np.sin(x) * x\n\ndef f(x):\n    return np.sum(gradc.checkpoint(block)(x) ** 2)\n")
