@@ -6,7 +6,7 @@ order, batching, float32 and the C target (which refuses these ops by name today
 from __future__ import annotations
 
 import numpy as np
-from op_cases import Case, normal, uniform
+from op_cases import Case, NondiffCase, normal, uniform
 
 import gradc
 
@@ -41,4 +41,14 @@ DIFF_CASES = [
     Case("cond_true_branch", branch, [normal(3), uniform(0.5, 1.0, 3)], ("cond", "element")),
     Case("cond_false_branch", branch_other_way, [normal(3), uniform(0.5, 1.0, 3)], ("cond", "element")),
 ]
-NONDIFF_CASES: list = []
+def _checked_floor(a):
+    """floor(a), with the run-time check a raise on traced data becomes (it never holds at the table's inputs)."""
+    from gradc.ops.checks import check
+    check(np.any(a > 100.0), "ValueError", ("a > 100",), "op_cases_control.py")
+    return np.floor(a)
+
+
+NONDIFF_CASES: list = [
+    NondiffCase("check_raise", _checked_floor, [lambda rng: rng.integers(-3, 3, 4) + rng.uniform(0.2, 0.8, 4)],
+                ("check_raise", "floor")),
+]

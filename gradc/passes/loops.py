@@ -16,6 +16,7 @@ runs a pass pipeline on every sub-graph (a body keeps its inputs and outputs).
 from __future__ import annotations
 
 from gradc.ir.graph import Eqn, Graph, subgraphs
+from gradc.ops.checks import has_effects
 
 _LOOPS = ("scan", "while_loop")
 
@@ -96,13 +97,22 @@ def _definitions_first(eqns: list) -> list:
     defined_at = {id(e.out): k for k, e in enumerate(eqns)}
     if all(defined_at.get(id(a), -1) < k for k, e in enumerate(eqns) for a in e.inputs):
         return eqns
+    # a check (or a loop or branch holding one) waits for the one before it: checks raise in program order
+    after: dict = {}
+    last = None
+    for e in eqns:
+        if has_effects(e):
+            if last is not None:
+                after[id(e)] = id(last.out)
+            last = e
     done: set = set()
     order: list = []
     waiting = list(eqns)
     while waiting:
         rest = []
         for e in waiting:
-            if all(id(a) not in defined_at or id(a) in done for a in e.inputs):
+            if all(id(a) not in defined_at or id(a) in done for a in e.inputs) and after.get(id(e), id(e)) in (
+                    done | {id(e)}):
                 order.append(e)
                 done.add(id(e.out))
             else:

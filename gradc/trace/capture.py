@@ -25,6 +25,8 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
 * ``a if p else b``, ``and``, ``or``, ``not`` and chained comparisons (``0 < x < 1``)
   become run-time helpers that keep Python's meaning on concrete values and build
   ``cond`` / ``np.logical_and`` / ... on traced scalars.
+* ``assert test, message`` on a traced ``test``, and a ``raise`` in a branch of an ``if`` on a
+  traced value, become run-time checks of the compiled code (``gradc.trace.checks``).
 * ``x[k] = v``, ``x[k] += v`` and ``np.add.at(x, k, v)`` on a local name ``x`` rebind
   ``x`` through ``gradc.trace.inplace`` (when it provides ``setitem``, ``setitem_op`` and
   ``ufunc_at``), so an updated array is carried like any other variable.

@@ -19,7 +19,7 @@ from gradc.errors import GradcError, TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
-from gradc.trace import control
+from gradc.trace import checks, control
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,
@@ -295,7 +295,9 @@ def _branches(true_fn, false_fn, ops, outs, where):
                 result = fn(*full)
             except GradcError:
                 raise
-            except Exception as e:  # the user's raise (or error) in a branch that may never run
+            except Exception as e:  # an error in a branch that may never run
+                if checks.user_raise_site(e) is not None:
+                    raise  # the user's raise statement: a run-time check (gradc.trace.checks)
                 raise _raised_in_branch(e, where) from e
             if outs is None:
                 if result is None:
@@ -311,18 +313,19 @@ def _branches(true_fn, false_fn, ops, outs, where):
     return wrap(true_fn), wrap(false_fn), [ops[k] for k in defined]
 
 
-_DATA_RAISE_HINT = ("check the condition before calling what gradc compiled, in plain Python: `if np.any(x < 0): raise "
-                    "ValueError(...)` then `gradient(x)` (a raise under a condition on shapes or Python values is "
-                    "fine inside the function)")
+_DATA_RAISE_HINT = ("a `raise` statement of the function itself becomes a check the compiled code runs; an error of an "
+                    "operation does not: make the branch valid for every input gradc may trace it with, or check the "
+                    "condition in plain Python before calling what gradc compiled")
 
 
 def _raised_in_branch(error, where):
-    """The TraceError for ``error`` raised while tracing a branch of an ``if`` on a traced value (``where``)."""
+    """The TraceError for ``error`` (not the user's ``raise``) raised while tracing a branch of an ``if`` on a traced
+    value (``where``)."""
     at = _user_frame(error.__traceback__)
     what = f"{type(error).__name__}({str(error)!r})" if str(error) else type(error).__name__
-    return TraceError(f"a branch of the `if` on a traced value at {where} raises {what} while gradc traces it: "
-                      "gradc traces both branches, since which one runs is known only when the compiled code runs, "
-                      "so a raise that depends on the data cannot be kept", where=at or where, hint=_DATA_RAISE_HINT)
+    return TraceError(f"a branch of the `if` on a traced value at {where} fails with {what} while gradc traces it: "
+                      "gradc traces both branches, since which one runs is known only when the compiled code runs",
+                      where=at or where, hint=_DATA_RAISE_HINT)
 
 
 def _user_frame(tb):
@@ -347,11 +350,9 @@ def assert_(test, message, source: str, where):
     Traceback (most recent call last):
     AssertionError: no
     """
-    if isinstance(test, Traced):
-        raise TraceError(f"`assert {source}` tests a traced value: its truth is known only when the compiled code "
-                         "runs, and gradc does not keep a raise that depends on the data", where=where,
-                         hint=_DATA_RAISE_HINT.replace("`if np.any(x < 0): raise ValueError(...)`",
-                                                       f"`assert {source}`"))
+    if isinstance(test, Traced):  # checked when the compiled code runs
+        checks.assert_traced(test, message, source, where)
+        return
     if not test:
         text = message()
         raise AssertionError(text) if text is not None else AssertionError

@@ -42,6 +42,7 @@ from gradc.ir.types import TensorType, type_of_array
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.values import result_dtype
+from gradc.trace import checks
 from gradc.trace.carried_writes import ACTIVE, changed_in_place, check_distinct, check_no_stale_reads, write_back
 from gradc.trace.checkpoint import POLICY_HINT, Binomial, as_policy
 
@@ -497,8 +498,13 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     pred_atom = _predicate(builder, pred, where, "if")
     leaves, rebuild = flatten(tuple(operands))
     types = [_leaf_type(leaf, names, k, where)[0] for k, leaf in enumerate(leaves)]
-    subs = [_Sub(builder, name, lambda carry, fn=fn: fn(*carry), [], types, None, rebuild, branch=True)
-            for name, fn in (("if_false", false_fun), ("if_true", true_fun))]
+    subs = [_Sub(builder, name, lambda carry, fn=checks.branch(fn): fn(*carry), [], types, None, rebuild,
+                 branch=True) for name, fn in (("if_false", false_fun), ("if_true", true_fun))]
+    raised = [s.result for s in subs]  # a branch ending in the user's raise: a run-time check (gradc.trace.checks)
+    done, value = checks.settle_branches(builder, pred_atom, subs, flatten,
+                                         lambda b, leaf, k: _zero_like(b, _leaf_type(leaf, names, k, where)[0]))
+    if done:
+        return value
     results = [flatten(s.result) for s in subs]
     (f_leaves, f_rebuild), (t_leaves, _) = results
     if len(f_leaves) != len(t_leaves):
@@ -531,7 +537,14 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
         graphs.append(Graph(s.name, const_vars + s.carry_vars, list(s.builder.eqns), o))
     operand_atoms = [_atom_in(builder, leaf, t) for leaf, t in zip(leaves, types)]
     results = _record(builder, "cond", [pred_atom] + consts + operand_atoms, dict(branches=tuple(graphs)), None)
+    checks.finish(raised, where)
     return f_rebuild(_branches_in_place(builder, subs, leaves, results, names, where))
+
+
+def _zero_like(builder, t: TensorType):
+    """Zeros of type ``t`` in ``builder`` (a broadcast scalar: a named size stays a name)."""
+    zero = _wrap(builder, Const(np.zeros((), t.np_dtype)))
+    return sh.broadcast_to(zero, t.shape) if t.shape else zero
 
 
 def _branches_in_place(builder, subs, leaves, results, names, where):

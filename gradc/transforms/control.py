@@ -36,6 +36,7 @@ from gradc.ir.graph import Graph, Var, without_dead_code
 from gradc.ir.registry import OPS
 from gradc.ir.types import StackType, TensorType, TupleType
 from gradc.ops import elementwise as ew
+from gradc.ops.checks import has_effects, masked
 from gradc.ops.control import SUBGRAPH_RULES, scan_parts, while_parts
 from gradc.transforms.batching import batched_outputs, vmap_graph
 from gradc.transforms.binomial import binomial_scan_vjp, uses_binomial
@@ -521,7 +522,8 @@ def _masked_while(inputs, batched, n, params):
     builder = next(x.builder for x in inputs if isinstance(x, Traced))
     flags = [True] * len(carry)
     vcond, _ = _batch_body(cond, list(batched[:a]) + flags, n)
-    vbody, _ = _batch_body(body, list(batched[a:a + b]) + flags, n)
+    checked = has_effects(body)  # a check raises only for the elements still running
+    vbody, _ = _batch_body(masked(body) if checked else body, list(batched[a:a + b]) + flags + [True] * checked, n)
     carry = [_batched(c, f, n) for c, f in zip(carry, batched[a + b:])]
     cond_in = [x.aval for x in cond_consts] + [c.aval for c in carry]
 
@@ -536,7 +538,7 @@ def _masked_while(inputs, batched, n, params):
     cc, bc, cr = vals[:a], vals[a:a + b], vals[a + b:]
     keep_going = inline(vcond, *cc, *cr)[0]
     count = Traced(sub, sub.input(sub.fresh_name("trips"), TensorType((n,), "i64")))
-    new = inline(vbody, *bc, *cr)
+    new = inline(vbody, *bc, *cr, *[keep_going] * checked)
     nc = len(carry)
     outs = [_atom(sub, _select(keep_going, value, old), old.aval) for old, value in zip(cr, new[:nc])]
     outs.append(_atom(sub, ew.add(count, ew.astype(keep_going, "i64")), count.aval))
@@ -572,7 +574,9 @@ def _masked_scan(inputs, batched, n, params):
     fk, fx = batched[1:1 + n_consts], batched[1 + n_consts + n_carry:]
     builder = length_in.builder
     longest = red.max_(length_in, None, False)
-    vbody, _ = _batch_body(body, [False] + list(fk) + [True] * n_carry + list(fx), n)
+    checked = has_effects(body)  # a check raises only in an element's own iterations
+    vbody, _ = _batch_body(masked(body) if checked else body, [False] + list(fk) + [True] * n_carry + list(fx)
+                           + [True] * checked, n)
     carry = [_batched(c, f, n) for c, f in zip(carry, batched[1 + n_consts:1 + n_consts + n_carry])]
     xs = [_move_batch(x, 0, 1) if f and not isinstance(x.aval, StackType) else x for x, f in zip(xs, fx)]
     in_types = [I64, length_in.aval] + [x.aval for x in consts] + [c.aval for c in carry]
@@ -583,7 +587,7 @@ def _masked_scan(inputs, batched, n, params):
     i, lengths, rest = vals[0], vals[1], vals[2:]
     cs, cr, xv = rest[:n_consts], rest[n_consts:n_consts + n_carry], rest[n_consts + n_carry:]
     active = ew.less(i, lengths)
-    new = inline(vbody, i, *cs, *cr, *xv)
+    new = inline(vbody, i, *cs, *cr, *xv, *[active] * checked)
     outs = [_atom(sub, _select(active, value, old), old.aval) for old, value in zip(cr, new[:n_carry])]
     outs += [_atom(sub, y, y.aval) for y in new[n_carry:]]
     new_body = Graph(body.name, vars_, list(sub.eqns), outs)
@@ -604,7 +608,13 @@ def cond_batch(pred, *operands, batched, branches, **params):
         results = call(builder, "cond", [pred] + list(operands), dict(params, branches=tuple(new)))
         return [(r, f) for r, f in zip(results, out_flags)]
     # a predicate per batch element: both branches run, and each element takes its own (np.where)
-    outs = [inline(g, *operands) for g in new]
+    if any(has_effects(g) for g in branches):  # a check raises only for the elements whose branch it is in
+        taken = pred if pred.aval.dtype == "bool" else ew.astype(pred, "bool")
+        masks = [ew.logical_not(taken), taken]
+        new = [_batch_body(masked(g), flags + [True], n, out_flags)[0] for g in branches]
+        outs = [inline(g, *operands, m) for g, m in zip(new, masks)]
+    else:
+        outs = [inline(g, *operands) for g in new]
     return [(_select(pred, _batched(t_val, flag, n), _batched(f_val, flag, n)), True)
             for f_val, t_val, flag in zip(outs[0], outs[1], out_flags)]
 

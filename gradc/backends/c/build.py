@@ -247,7 +247,7 @@ class _CFunction:
         self.fn = getattr(lib, fname)
         symbol_name, fname = fname, display or fname
         # a function with bounded loops returns a status: 0, or the number of the loop that hit its bound
-        self.limits = {lim.code: lim.message(fname) for lim in limits}
+        self.limits = {lim.code: lim for lim in limits}
         self.fn.restype = ctypes.c_int if self.limits else None
         self.graph, self.fname, self.work = graph, fname, work
         self.inputs = [(v.name, v.type) for v in graph.inputs]
@@ -300,7 +300,8 @@ class _CFunction:
             ptrs.append(work.ctypes.data)
         status = self.fn(*(ctypes.c_long(sizes[s]) for s in self.sizes), *(ctypes.c_void_p(p) for p in ptrs))
         if status:
-            raise ValueError(self.limits.get(status, f"{self.fname} returned status {status}"))
+            limit = self.limits.get(status)
+            raise limit.error(self.fname) if limit else ValueError(f"{self.fname} returned status {status}")
         # scalars as the NumPy target and the fast path give them: Python floats for float64, else NumPy scalars
         return [o if o.ndim else float(o[()]) if o.dtype == np.float64 else o[()] for o in outs]
 
@@ -315,10 +316,12 @@ def _check_sized(fname, name, value, t, dims, sizes):
     sizes.update(sized_checker()(fname, name, value, tuple(dims), t.np_dtype, sizes))
 
 
-def _raiser(messages: dict):
-    """What the extension calls when a C function returns a nonzero status: raise its ``ValueError``."""
+def _raiser(errors: dict):
+    """What the extension calls when a C function returns a nonzero status: raise its error (``errors``: status ->
+    a function making it: the user's exception for a check, else a ``ValueError``)."""
     def overflow(status):
-        raise ValueError(messages.get(status, f"status {status}"))
+        make = errors.get(status)
+        raise make() if make else ValueError(f"status {status}")
     return overflow
 
 
@@ -396,7 +399,7 @@ class CCompiled:
         n = len(self.wrt)
         grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
         shown = (self.name, f"{self.name}_grad")  # errors name the user's function, not its C symbol
-        raisers = [_raiser({lim.code: lim.message(n) for lim in lims}) if lims else None
+        raisers = [_raiser({lim.code: functools.partial(lim.error, n) for lim in lims}) if lims else None
                    for n, lims in zip(shown, limits)]
         entries = [("forward", name, self.graph, 0, work[0], raisers[0]),
                    ("grad", grad_name, self.value_and_grad_graph, grads, work[1], raisers[1]),

@@ -40,12 +40,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gradc.backends.c.checks import check_limit
 from gradc.backends.c.names import fresh
 from gradc.backends.c.update import index_check
 from gradc.backends.c.values import C_TYPES, Loc, lin, ptr
 from gradc.backends.escape import c_comment
 from gradc.ir.graph import Const, Graph, subgraphs
 from gradc.ir.types import TensorType
+from gradc.ops.checks import exception_class, is_always
 from gradc.ops.control import scan_parts, while_parts
 
 DEFAULT_MAX_TRIPS = 10_000  # rows of a tape whose length is known only at run time (8 bytes each per element)
@@ -61,15 +63,27 @@ class Limit:
     what: str
     hint: str
     kind: str = "loop"  # or "index": an index_update whose index, read at run time, was out of range
+    exception: str = ""  # kind "check": the user's raise or assert (gradc.backends.c.checks)
+    args: tuple = ()
+
+    def error(self, fname: str) -> BaseException:
+        """The exception a nonzero status raises in Python: the user's for a check, else a ``ValueError``."""
+        if self.kind == "check":
+            return exception_class(self.exception)(*self.args)
+        return ValueError(self.message(fname))
 
     def message(self, fname: str) -> str:
         """The error a run past the bound (or an index out of range) raises (``ValueError`` in Python)."""
+        if self.kind == "check":
+            return f"{fname}: {self.what}"
         if self.kind == "index":
             return f"{fname}: {self.what} was out of range (C status {self.code}); {self.hint}"
         return f"{fname}: {self.what} ran past max_trips={self.trips} trips (C status {self.code}); {self.hint}"
 
     def doc(self, fname: str) -> str:
         """The header's line on this status."""
+        if self.kind == "check":
+            return f"  {fname} returns {self.code}: {self.what}"
         if self.kind == "index":
             return f"  {fname} returns {self.code}: {self.what} was out of range"
         return f"  {fname} returns {self.code}: {self.what} ran past max_trips={self.trips}"
@@ -144,6 +158,10 @@ def loop_limits(graph, max_trips=None) -> list:
         if check is not None:
             code = len(found) + 1
             found.append(Limit(id(eqn), code, 0, f"{check[0]} (check {code}{where})", check[1], "index"))
+        raising = check_limit(eqn)
+        if raising is not None:
+            found.append(Limit(id(eqn), len(found) + 1, 0, raising[0], raising[1], "check", eqn.params["exception"],
+                               eqn.params["args"]))
     return found
 
 
@@ -154,6 +172,17 @@ def limits_doc(functions, max_trips=None) -> list:
     []
     """
     found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips)]
+    checks = [(fname, lim) for fname, lim in found if lim.kind == "check"]
+    found = [(fname, lim) for fname, lim in found if lim.kind != "check"]
+    return _bounds_doc(found) + ([""] + _CHECKS_DOC + [lim.doc(fname) for fname, lim in checks] if checks else [])
+
+
+_CHECKS_DOC = ["The function's raise and assert statements on traced values are checks: a function holding",
+               "one returns int, 0 when it ran to the end, or the check's status below when its condition",
+               "held (Python raises that exception; the outputs are then unspecified):"]
+
+
+def _bounds_doc(found) -> list:
     if not found:
         return []
     if all(lim.kind == "loop" for _, lim in found):
@@ -403,6 +432,8 @@ class ControlLowerings:
                 self.emit("} else {")
                 self.indent += 1
             outs = self.nested(g, operands, self.depth)
+            if any(is_always(x) for x in g.eqns):  # a branch ending in the user's raise: its results are never read
+                continue
             for dst, src in zip(places, outs):
                 if dst is not None:
                     self.assign(dst, src)

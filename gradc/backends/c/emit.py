@@ -47,6 +47,7 @@ import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
+from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
@@ -90,7 +91,7 @@ from gradc.ir.types import TensorType
 MAX_TREE = 48
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):

@@ -434,8 +434,17 @@ def _cond(em, eqn) -> list:
         arm = body_stmts + _assign_many([outs[k] for k in targets], [results[k] for k in targets])
         _fold_tuple_update(arm)
         _fold_last_update(arm)
-        arms.append(arm or [ast.Pass()])
-    stmts.append(ast.If(pred, arms[1], arms[0]))
+        arms.append(_until_raise(arm) or [ast.Pass()])
+    orelse = [] if len(arms[0]) == 1 and isinstance(arms[0][0], ast.Pass) else arms[0]
+    stmts.append(ast.If(pred, arms[1], orelse))
+    return stmts
+
+
+def _until_raise(stmts: list) -> list:
+    """``stmts`` up to a ``raise`` (a branch ending in the user's raise: its results are never read)."""
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.Raise):
+            return stmts[:k + 1]
     return stmts
 
 

@@ -229,6 +229,8 @@ class _FunctionEmitter(ArgumentChecks):
         if before:
             result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, self.name_of(eqn.out))
         if isinstance(result, list):
+            if self.numpy_scalars and eqn.op == "check_raise":  # a twin raises inside its caller's except
+                result = [_without_context(st) for st in result]
             return before + result
         limit = MAX_INLINE_SCALAR_OPS if self.state.math_mode else MAX_INLINE_OPS
         if id(eqn.out) in self.inlined and operation_count(result) <= limit:
@@ -358,6 +360,14 @@ def flag_name(base: str, graph: Graph) -> str:
     while base in taken:
         base += "_"
     return base
+
+
+def _without_context(stmt: ast.stmt) -> ast.stmt:
+    """``raise E(...) from None`` for each ``raise`` in ``stmt``: no chained traceback of the fast path's error."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Raise):
+            node.cause = ast.Constant(None)
+    return stmt
 
 
 def _is_comment(stmt: ast.stmt) -> bool:
