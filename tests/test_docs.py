@@ -166,7 +166,9 @@ def test_the_api_reference_covers_every_exported_name():
 
     text = open(os.path.join(DOCS, "api.md"), encoding="utf-8").read()
     documented = set(re.findall(r"^::: gradc\.(\w+)", text, re.M))
-    missing = [name for name in gradc.__all__ if name not in documented]
+    # until the facade moves to gradc.torch, its torch names are re-exported by gradc: the facade page covers them
+    facade = set(getattr(gradc, "_torch_names", ())) | {"autograd", "nn"}
+    missing = [name for name in gradc.__all__ if name not in documented and name not in facade]
     assert not missing, f"docs/api.md lacks ::: gradc.NAME for {missing}"
 
 
@@ -193,3 +195,14 @@ def test_the_site_lists_every_page():
     config = open(os.path.join(ROOT, "mkdocs.yml"), encoding="utf-8").read()
     listed = set(re.findall(r":\s*([\w/.-]+\.md)\s*$", config, re.M))
     assert set(pages()) == listed
+
+
+def test_the_api_reference_fences_doctests():
+    import importlib.util
+
+    pytest.importorskip("griffe", reason="the docs toolchain (make docs installs it)")
+    spec = importlib.util.spec_from_file_location("doctest_fences", os.path.join(DOCS, "_ext", "doctest_fences.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = "Squares.\n\n>>> f(2)\n4\n\nSee :func:`gradc.grad`."
+    assert module.fence_doctests(text) == "Squares.\n\n```python\n>>> f(2)\n4\n```\n\nSee `gradc.grad`."
