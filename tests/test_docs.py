@@ -140,7 +140,13 @@ def test_every_example_runs_and_prints_what_the_page_shows(page, tmp_path, monke
     shutil.copytree(os.path.join(ROOT, "examples"), tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    run_page(page, str(tmp_path))
+    before = set(sys.modules)
+    try:
+        run_page(page, str(tmp_path))
+    finally:  # the modules a page wrote and imported (import loss_grad) go with its directory
+        for name in set(sys.modules) - before:
+            if str(getattr(sys.modules[name], "__file__", None) or "").startswith(str(tmp_path)):
+                del sys.modules[name]
 
 
 def test_the_runner_fails_on_a_stale_example(tmp_path, monkeypatch):
