@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test docs bench lint clean
+.PHONY: demo test typecheck docs bench lint clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,9 +15,15 @@ $(VENV)/.test: $(VENV)/.base
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.test
+$(VENV)/.dev: $(VENV)/.base
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@
+
+# the public API's modules (gradc.tree_util once it exists); their strictness is [tool.mypy] in pyproject.toml
+TYPED := gradc/__init__.py gradc/api.py gradc/derivatives/__init__.py gradc/derivatives/check.py \
+	gradc/derivatives/modes.py gradc/trace/control.py gradc/trace/checkpoint.py gradc/errors.py gradc/version.py \
+	gradc/stages.py gradc/ir/graph.py gradc/ir/printer.py gradc/ir/dot.py gradc/backends/display.py \
+	gradc/backends/numpy/reload.py gradc/backends/c/unit.py $(wildcard gradc/tree_util.py)
 
 demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, run it
 	$(PY) examples/demo.py
@@ -25,6 +31,9 @@ demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, 
 test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
 	$(PY) -m pytest -q tests gradc --doctest-modules
 	$(PY) -m ruff check .
+
+typecheck: $(VENV)/.dev  ## mypy on the public API
+	$(PY) -m mypy $(TYPED)
 
 docs: $(VENV)/.dev  ## run every example of docs/ (a stale one fails), then build the site into site/ (warnings are errors)
 	$(PY) -m pytest -q tests/test_docs.py

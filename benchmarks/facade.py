@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import gradc  # noqa: E402
+import gradc.torch as facade  # noqa: E402 - the Tensor facade, written against as torch is
 from benchmarks.run import calibrate, check  # noqa: E402
 from benchmarks.workloads import make_data, reference  # noqa: E402
 
@@ -175,7 +175,7 @@ def training_table(peers, a):
         params, consts = make_data(name)
         ref = reference(name, consts)
         expected = ref(*params)
-        steps = {"gradc": tensor_step(gradc, name, params, consts)}
+        steps = {"gradc": tensor_step(facade, name, params, consts)}
         steps.update({k: tensor_step(lib, name, params, consts) for k, lib in peers.items()})
         for label, (step, as_numpy) in steps.items():
             check(f"{name}/{label}", expected, as_numpy(step()))
@@ -193,7 +193,7 @@ def tiny_table(peers, a):
     print("|---|---:|---:|---:|---:|---:|")
     for label, make in (("polynomial, autograd + no_grad SGD", polynomial_step),
                         ("dynamic net, optim.SGD", dynamic_net_step)):
-        libs = {"gradc": gradc, **peers}
+        libs = {"gradc": facade, **peers}
         steps = {k: make(lib) for k, lib in libs.items()}
         losses = {k: float(s().detach()) for k, s in steps.items()}
         if "torch" in losses and abs(losses["torch"] - losses["gradc"]) > 1e-4 * abs(losses["torch"]):
@@ -209,7 +209,7 @@ def tiny_table(peers, a):
 def mlp_table(peers, a):
     rng = np.random.default_rng(0)
     data = (rng.standard_normal((64, 1, 28, 28)).astype(np.float32), rng.integers(0, 10, 64))
-    labels = {"gradc eager": (gradc, False), "gradc compiled": (gradc, True)}
+    labels = {"gradc eager": (facade, False), "gradc compiled": (facade, True)}
     for k, lib in peers.items():
         labels[f"{k} eager"] = (lib, False)
         if not a.no_torch_compile:

@@ -1,9 +1,10 @@
-"""The PyTorch autograd tutorial, unchanged but for its import: `import gradc as torch`.
+"""The PyTorch autograd tutorial, unchanged but for its import: `import gradc.torch as torch`.
 
-Then the same loss compiled by gradc's compiler from the torch-style code, to show
-that the eager facade and the emitted NumPy gradient agree.
+Then the same loss compiled by gradc's compiler (`gradc.grad`) from the torch-style code, to
+show that the eager facade and the emitted NumPy gradient agree.
 """
-import gradc as torch
+import gradc
+import gradc.torch as torch
 
 torch.manual_seed(0)
 x = torch.ones(5)  # input tensor
@@ -30,6 +31,6 @@ def tutorial_loss(x, y, w, b):
 
 
 args = [t.detach().numpy().astype("float64") for t in (x, y, w, b)]
-w_bar, b_bar = torch.grad(tutorial_loss, wrt=("w", "b"))(*args)
+w_bar, b_bar = gradc.grad(tutorial_loss, wrt=("w", "b"))(*args)
 print("compiled gradient agrees with backward():",
       bool(abs(w_bar - w.grad.numpy()).max() < 1e-6 and abs(b_bar - b.grad.numpy()).max() < 1e-6))

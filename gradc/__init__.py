@@ -16,18 +16,30 @@ The packages, one per stage; each imports only from the ones before it
     backends/    numpy/ and c/: emit source from a Graph and load it
     derivatives/ jvp, vjp, hvp, Jacobians, Hessians, custom rules, checkpoint, the compile modes
     api          grad, value_and_grad, trace, compile: the decorator and library entry points
+    dask/        data-parallel gradients over Dask arrays (an optional extra, imported on first use)
     cli/         the gradc command
-    facade/      the torch-style Tensor (on ir and ops; api for compiling), aliased as
-                 gradc.nn, gradc.optim, gradc.utils.data, gradc.autograd, ... for ``import gradc as torch``
+    facade/      the torch-style Tensor (on ir and ops; api for compiling)
+    torch/       the facade's public face: ``import gradc.torch as torch``; its torch.nn, torch.optim,
+                 torch.autograd, torch.utils.data, ... are the facade's modules under torch's paths
+
+``gradc`` itself is the compiler's API, nothing else (``__all__``):
+
+    derivatives     grad, value_and_grad, jvp, vjp, jacfwd, jacrev, jacobian, hessian, hvp
+    custom rules    custom_jvp, custom_vjp, checkpoint, stop_gradient
+    compiling       compile, check, trace, spec, Compiled, Graph
+    control flow    cond, fori_loop, while_loop, scan, binomial (checkpoint schedules for loops)
+    errors          GradcError and its kinds; GradcWarning
+    dask            gradients of losses over Dask arrays (``gradc.dask``, imported on first use)
 
 >>> import numpy as np, gradc
 >>> gradc.grad(lambda x: np.sum(np.sin(x)))(np.zeros(3))
 array([1., 1., 1.])
 """
 import importlib as _importlib
+import importlib.abc as _importlib_abc
 import sys as _sys
 
-from gradc.api import Compiled, check, grad, spec, trace, value_and_grad
+from gradc.api import Compiled, check, compile, grad, spec, trace, value_and_grad  # noqa: A004 - gradc.compile
 from gradc.derivatives import (
     checkpoint,
     custom_jvp,
@@ -54,40 +66,60 @@ from gradc.errors import (
     TraceError,
     WriteError,
 )
-from gradc.facade import torch_api as _torch_api
-from gradc.facade.compile import gradc_compile as compile  # gradc's compiler, and torch.compile
-from gradc.facade.torch_modules import ALIASES as _ALIASES
-from gradc.facade.torch_modules import AliasFinder as _AliasFinder
 from gradc.ir.graph import Graph
 from gradc.trace.checkpoint import binomial  # checkpoint=binomial(snapshots=s): Revolve schedules for loops
 from gradc.trace.control import cond, fori_loop, scan, while_loop  # structured control flow (JAX's signatures)
 
-# torch's module paths (torch.autograd, torch.nn, torch.nn.functional, torch.optim, torch.utils.data,
-# torch.func) are modules of gradc.facade: register them under gradc's name instead of a shim package each
-for _alias, _target in _ALIASES.items():
-    _sys.modules[_alias] = _importlib.import_module(_target)
-    _parent, _child = _alias.rsplit(".", 1)
-    setattr(_sys.modules[_parent], _child, _sys.modules[_alias])
-del _alias, _target, _parent, _child
-_sys.meta_path.append(_AliasFinder())  # ``import torch.nn`` where sys.modules["torch"] is gradc
-autograd, nn = _sys.modules["gradc.autograd"], _sys.modules["gradc.nn"]
+__version__: str = _importlib.import_module("gradc.version").__version__  # the package metadata's (gradc.version)
 
-# torch-style names for ``import gradc as torch`` (gradc.grad stays the compiler's grad)
-_torch_names = [n for n in _torch_api.__all__ if n not in globals()]
-globals().update({n: getattr(_torch_api, n) for n in _torch_names})
-
-__version__ = "0.1.0"
+_LAZY = {"dask": "gradc.dask", "torch": "gradc.torch"}  # optional extras and the facade load on first use
 
 
-def __getattr__(name):  # gradc.dask on first use: Dask is an optional extra, so ``import gradc`` never imports it
-    if name == "dask":
-        return _importlib.import_module("gradc.dask")
+def __getattr__(name):
+    if name in _LAZY:
+        return _importlib.import_module(_LAZY[name])
+    if not name.startswith("_"):
+        try:
+            facade = _importlib.import_module("gradc.torch")
+        except ImportError:
+            facade = None
+        if hasattr(facade, name):  # a torch-style name: ``import gradc as torch`` code from before gradc.torch
+            raise AttributeError(f"gradc.{name} is the Tensor facade's: import gradc.torch as torch "
+                                 f"(then torch.{name}); gradc itself is the compiler's API")
     raise AttributeError(f"module 'gradc' has no attribute {name!r}")
 
 
-__all__ = ["fori_loop", "while_loop", "cond", "scan", "binomial",
-           "ArgumentError", "CheckError", "Compiled", "EmitError", "EnvironmentProblem", "WriteError", "check",
-           "Graph", "GradcError", "GradcWarning", "MissingRuleError",
-           "ShapeError", "StaleStateError", "TraceError", "autograd", "checkpoint", "compile", "custom_jvp",
-           "custom_vjp", "grad", "hessian", "hvp", "jacfwd", "jacobian", "jacrev", "jvp", "nn", "spec", "stop_gradient",
-           "trace", "value_and_grad", "vjp"] + _torch_names
+_TORCH_PATHS = ("nn", "optim", "autograd", "utils", "func", "cuda", "accelerator", "backends.mps", "backends.cudnn")
+
+
+class _FacadeMoved(_importlib_abc.MetaPathFinder):
+    """Asked last, when no finder found a module: ``import gradc.nn`` (or ``import torch.nn`` where a harness
+    bound ``torch`` to gradc) fails with where torch's paths are now, ``gradc.torch``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        head, _, rest = fullname.partition(".")
+        if getattr(_sys.modules.get(head), "__name__", None) != "gradc" or not any(
+                rest == p or rest.startswith(p + ".") for p in _TORCH_PATHS):
+            return None
+        fix = "import gradc.torch" + fullname[len(head):] if head == "gradc" else \
+            f'sys.modules["{head}"] = gradc.torch (gradc is the compiler)'
+        raise ModuleNotFoundError(f"No module named {fullname!r}: torch's module paths are the Tensor facade's, "
+                                  f"under gradc.torch: {fix}", name=fullname)
+
+
+if not any(isinstance(finder, _FacadeMoved) for finder in _sys.meta_path):
+    _sys.meta_path.append(_FacadeMoved())
+
+__all__ = [
+    # derivatives
+    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
+    # custom rules
+    "custom_jvp", "custom_vjp", "checkpoint", "stop_gradient",
+    # compiling
+    "compile", "check", "trace", "spec", "Compiled", "Graph",
+    # control flow
+    "cond", "fori_loop", "while_loop", "scan", "binomial",
+    # errors
+    "GradcError", "ArgumentError", "CheckError", "EmitError", "EnvironmentProblem", "MissingRuleError",
+    "ShapeError", "StaleStateError", "TraceError", "WriteError", "GradcWarning",
+]  # gradc.dask and gradc.torch are subpackages, not here: ``from gradc import *`` must not shadow dask or torch

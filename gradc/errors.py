@@ -13,9 +13,17 @@ from __future__ import annotations
 
 import os
 import sys
+import types
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from gradc.stages import enter_call, leave_call
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.path.abspath(__import__("numpy").__file__)))
+_SKIP_DIRS = (_PACKAGE_DIR, os.path.dirname(os.path.abspath(str(__import__("numpy").__file__))))
 # the standard library's own frames (contextlib's `with`, functools) are never the user's line
 _STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__))
 _STDLIB_USER_DIRS = ("site-packages", "dist-packages")
@@ -27,7 +35,7 @@ def user_location() -> str | None:
     >>> user_location() is not None
     True
     """
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if not path.startswith(_SKIP_DIRS) and not frame.f_code.co_filename.startswith("<frozen") and \
@@ -55,7 +63,7 @@ def _display_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def user_facing(fn):
+def user_facing(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorator for public entry points: a GradcError surfaces without gradc's internal frames.
 
     >>> @user_facing
@@ -71,13 +79,16 @@ def user_facing(fn):
     import functools
 
     @functools.wraps(fn)
-    def entry(*args, **kwargs):
+    def entry(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        enter_call()  # the stages run inside are one compile: one clock for the slow-compile notice (gradc.stages)
         try:
             return fn(*args, **kwargs)
         except GradcError as err:
             err.__cause__ = err.__context__ = None
             err.__suppress_context__ = True
             raise err.with_traceback(None) from None
+        finally:
+            leave_call()
     return entry
 
 
@@ -200,7 +211,7 @@ class CheckError(GradcError):
     True
     """
 
-    def __init__(self, message: str, *, report=None, where: str | None = None, hint: str | None = None):
+    def __init__(self, message: str, *, report: object = None, where: str | None = None, hint: str | None = None):
         self.report = report
         super().__init__(message, where=where, hint=hint)
 

@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from gradc.backends.c.build import find_compiler
@@ -98,6 +99,23 @@ def test_torch_style_tutorial_runs_on_the_facade():
     assert "Gradient function for loss = <BinaryCrossEntropyWithLogitsBackward0 object at 0x" in out
     assert "compiled gradient agrees with backward(): True" in out
     assert out.splitlines()[-2] == "False"  # z.requires_grad under no_grad
+
+
+def test_unchanged_torch_code_runs_on_the_facade_as_on_torch():
+    out = run_example("unchanged_torch.py")
+    x0, x1, x2 = 0.5, -0.3, 1.2  # Rosenbrock's value and gradient at the script's point, by hand
+    value = (1 - x0) ** 2 + 100 * (x1 - x0 ** 2) ** 2 + (1 - x1) ** 2 + 100 * (x2 - x1 ** 2) ** 2
+    gradient = [-2 * (1 - x0) - 400 * x0 * (x1 - x0 ** 2),
+                200 * (x1 - x0 ** 2) - 2 * (1 - x1) - 400 * x1 * (x2 - x1 ** 2), 200 * (x2 - x1 ** 2)]
+    assert numbers(r"rosenbrock (\S+),", out) == [round(value, 4)]
+    np.testing.assert_allclose(numbers(r"gradient \[(\S+), (\S+), (\S+)\]", out), gradient, rtol=1e-9)
+    assert len(numbers(r"epoch \d: loss (\d\.\d+)", out)) == 3
+    try:
+        import torch
+    except ImportError:
+        return
+    if torch.__version__.split("+")[0] == "2.13.0":  # the version the facade is checked against
+        assert run_example("unchanged_torch.py", "--torch") == out
 
 
 def test_c_gradient_example_calls_the_generated_c():

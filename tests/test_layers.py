@@ -3,8 +3,10 @@
 Every ``import`` and ``from ... import`` statement counts, wherever it stands (inside
 functions too): a lazy import that closes a circle is still a circle.
 
-    errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives <- api <- dask <- cli
+    version <- stages <- errors <- files <- ir <- ops <- trace <- transforms <- passes <- backends <- derivatives
+        <- api <- dask <- cli
     facade: on errors, files, ir, ops and api only; nothing below the top imports the facade
+    torch (``import gradc.torch as torch``): the facade's public face, on the facade alone; only the top imports it
     backends/numpy and backends/c never import each other; backends/array_api is built on backends/numpy
     dask (data-parallel gradients, an optional extra) sits on api; only the top imports it, lazily
 """
@@ -17,11 +19,12 @@ import pytest
 
 GRADC = pathlib.Path(__file__).resolve().parents[1] / "gradc"
 
-ORDER = ["errors", "files", "ir", "ops", "trace", "transforms", "passes", "backends", "derivatives", "api", "dask",
-         "cli"]
+ORDER = ["version", "stages", "errors", "files", "ir", "ops", "trace", "transforms", "passes", "backends",
+         "derivatives", "api", "dask", "cli"]
 BUILT_ON = {("array_api", "numpy")}  # (target, the target whose emitted module it re-spells)
-SHARED = {"escape", "checks"}  # modules of gradc/backends that every target uses (escaping, argument checks)
+SHARED = {"escape", "checks", "display"}  # modules of gradc/backends every target uses (escaping, checks, HTML)
 FACADE_MAY_IMPORT = {"errors", "files", "ir", "ops", "api", "facade"}
+FACADE_FACE = "torch"  # gradc.torch: torch's names and module paths, all of them the facade's
 TOP = {"", "__main__"}  # gradc/__init__.py and gradc/__main__.py assemble the public names
 
 
@@ -136,7 +139,9 @@ def violations(graph: dict) -> list:
                 continue
             if source == "facade":
                 ok = dest in FACADE_MAY_IMPORT
-            elif dest == "facade" or dest in TOP:
+            elif source == FACADE_FACE:
+                ok = dest == "facade"
+            elif dest in ("facade", FACADE_FACE) or dest in TOP:
                 ok = False
             else:
                 ok = source in ORDER and dest in ORDER and ORDER.index(dest) <= ORDER.index(source)
@@ -155,7 +160,7 @@ def test_imports_follow_the_layers():
 
 def test_every_package_is_in_a_layer():
     packages = {layer(m) for m in module_names(GRADC)}
-    assert packages <= set(ORDER) | {"facade"} | TOP
+    assert packages <= set(ORDER) | {"facade", FACADE_FACE} | TOP
 
 
 @pytest.mark.parametrize("files, expect_cycle, expect_violation", [
@@ -172,6 +177,10 @@ def test_every_package_is_in_a_layer():
     ({"pkg/dask/d.py": "from pkg.api import f\n", "pkg/api.py": "x = 1\n"}, False, False),
     ({"pkg/facade/a.py": "from pkg.trace import t\n", "pkg/trace/t.py": "x = 1\n"}, False, True),
     ({"pkg/facade/a.py": "from pkg.api import f\n", "pkg/api.py": "x = 1\n"}, False, False),
+    ({"pkg/torch/__init__.py": "from pkg.facade import t\n", "pkg/facade/t.py": "x = 1\n"}, False, False),
+    ({"pkg/torch/__init__.py": "from pkg.api import f\n", "pkg/api.py": "x = 1\n"}, False, True),
+    ({"pkg/facade/a.py": "import pkg.torch\n", "pkg/torch/__init__.py": "x = 1\n"}, False, True),
+    ({"pkg/api.py": "import pkg.torch\n", "pkg/torch/__init__.py": "x = 1\n"}, False, True),
 ])
 def test_the_contract_catches_what_it_should(tmp_path, files, expect_cycle, expect_violation):
     """The checker itself, on small trees: upward imports, lazy cycles, facade and target rules."""

@@ -28,8 +28,10 @@ from gradc.cli.load import CliError, Job
 from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
 from gradc.passes.loops import loop_report
+from gradc.stages import one_compile, stage, stages_on_stderr
 from gradc.trace.control_trace import UNROLLED
 from gradc.transforms.binomial import binomial_report
+from gradc.version import __version__
 
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 1
@@ -158,8 +160,13 @@ def _compile_c(job, header):
     from gradc.passes import optimize
     from gradc.transforms import reverse as ad
 
-    vg = optimize(ad.value_and_grad_graph(job.graph, job.wrt, name=f"{job.func_name}_value_and_grad"))
-    return emit_sources(optimize(job.graph), vg, job.wrt, header=header, max_trips=job.max_trips)
+    name = job.func_name
+    with stage("gradc.transforms", f"differentiating {name} (reverse mode, wrt {', '.join(job.wrt)})"):
+        vg = ad.value_and_grad_graph(job.graph, job.wrt, name=f"{name}_value_and_grad")
+    with stage("gradc.passes", f"optimising {name} and its gradient"):
+        graph, vg = optimize(job.graph), optimize(vg)
+    with stage("gradc.backends.c", f"emitting C for {name}"):
+        return emit_sources(graph, vg, job.wrt, header=header, max_trips=job.max_trips)
 
 
 def _check_c(job, interval):
@@ -345,6 +352,8 @@ def build_parser():
     parser = _Parser(prog="gradc", description="gradc: a source-to-source differentiation compiler for NumPy code.",
                      epilog=_MAIN_EXAMPLE, formatter_class=fmt)
     parser.add_argument("--debug", action="store_true", help="print the traceback of internal errors")
+    parser.add_argument("--version", action="version", version=f"gradc {__version__}",
+                        help="print gradc's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def function_options(p, wrt_help):
@@ -401,7 +410,14 @@ def build_parser():
     p.add_argument("-o", "--output", metavar="OUT", action=_Once, help="output file (default: stdout)")
     p.add_argument("--debug", action="store_true", help="print the traceback of internal errors")
     p.set_defaults(run=cmd_ops)
+    parser.add_argument("-v", "--verbose", action="count", default=0, help=_VERBOSE_HELP)
+    for command in sub.choices.values():  # after the command too (gradc compile f.py:loss -v); SUPPRESS keeps
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,  # the count given first
+                             help=_VERBOSE_HELP)
     return parser
+
+
+_VERBOSE_HELP = "show each stage of the compile and its time on stderr (-vv: more)"
 
 
 def main(argv=None) -> int:
@@ -415,7 +431,8 @@ def main(argv=None) -> int:
             parser.print_help()
             return EXIT_USER_ERROR
         output.plan_outputs(args)
-        with output.user_output_to_stderr() as stdout:  # the user's prints never land in the product
+        # the user's prints never land in the product; -v: the stages' log lines on stderr
+        with output.user_output_to_stderr() as stdout, stages_on_stderr(args.verbose), one_compile():
             product = args.run(args)
         output.write_outputs(product.outputs, stdout)  # the files together: all written, or none changed
         for note in product.notes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from gradc.cli.check import run_check
 from gradc.cli.load import Job
 from gradc.derivatives.modes import MODES, SCALAR_MODES, mode_functions
+from gradc.stages import stage
 
 __all__ = ["MODES", "compile_mode"]
 
@@ -24,20 +25,24 @@ def compile_mode(args, interval, header_lines):
 
     job = Job(args, scalar_output=args.mode in SCALAR_MODES)
     header = header_lines(job, args)
-    functions = mode_functions(job.func, job.graph, job.examples, job.wrt, args.mode)
+    name = job.graph.name
+    with stage("gradc.transforms", f"differentiating {name} ({args.mode}, wrt {', '.join(job.wrt)})"):
+        functions = mode_functions(job.func, job.graph, job.examples, job.wrt, args.mode)
     if args.target == "c":
         from gradc.backends.c.unit import CUnit, unit_sources
 
-        source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header,
-                                        max_trips=job.max_trips)
+        with stage("gradc.backends.c", f"emitting C for {name} ({args.mode})"):
+            source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header,
+                                            max_trips=job.max_trips)
         status = 0
         if args.check:
             unit = CUnit(functions, job.graph, job.wrt, args.mode, max_trips=job.max_trips)
             status = check_mode(job, args.mode, unit, interval)
         outputs = [(args.dest, source)] + ([(args.header_dest, c_header)] if args.header_dest else [])
         return status, outputs, [args.header_note] if args.header_note else []
-    source = emit_module([Function(name, graph, doc, returns=returns) for name, graph, doc, returns in functions],
-                         header)
+    with stage("gradc.backends.numpy", f"emitting {name} ({args.mode})"):
+        source = emit_module([Function(fname, graph, doc, returns=returns) for fname, graph, doc, returns in functions],
+                             header)
     status = check_mode(job, args.mode, _Loaded(source, job.graph.name, args.mode, job.wrt), interval) \
         if args.check else 0
     return status, [(args.dest, source)], []

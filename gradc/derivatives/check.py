@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -375,9 +376,10 @@ def _check_mode(c: _Checker, mode: str):
 
 
 @user_facing
-def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_failure: bool = True,
-          **kwargs) -> CheckReport:
-    """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at ``f(*args, **kwargs)``.
+def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_entries: int = 50,
+          raise_on_failure: bool = True, **example_kwargs: Any) -> CheckReport:
+    """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at
+    ``f(*example_args, **example_kwargs)``.
 
     The module docstring says what is compared. ``seed`` fixes the random directions and the
     entries sampled (``max_entries`` per argument); with ``raise_on_failure`` (default) a failed
@@ -399,12 +401,12 @@ def check(compiled, f, *args, seed: int = 0, max_entries: int = 50, raise_on_fai
                             hint="pass what gradc.compile(f, *args, ...) returned, then f and the arguments")
     if not callable(getattr(compiled, "value_and_grad" if mode == "grad" else mode, None)):
         raise ArgumentError(f"gradc.check: the compiled object has no {mode} function")
-    if mode != "grad" and kwargs:
+    if mode != "grad" and example_kwargs:
         raise ArgumentError(f"gradc.check: mode {mode!r} takes extra arguments after f's: pass f's arguments "
                             "positionally", hint="e.g. gradc.check(compiled, f, x, w)")
     if not callable(f):
         raise ArgumentError(f"gradc.check: f must be the Python function compiled, not a {type(f).__name__}")
-    checker = _Checker(compiled, f, Point.of(f, args, kwargs), seed, max_entries)
+    checker = _Checker(compiled, f, Point.of(f, example_args, example_kwargs), seed, max_entries)
     if mode == "grad":
         _check_grad(checker)
     else:

@@ -18,6 +18,7 @@ array([1., 1.])
 from __future__ import annotations
 
 import functools
+from typing import Callable
 
 import numpy as np
 
@@ -84,7 +85,7 @@ class _WithRule:
     """What ``custom_vjp``, ``custom_jvp`` and ``checkpoint`` share: the wrapped function, and one rule
     key per call structure (which arguments are traced, the values of the others)."""
 
-    def __init__(self, fun):
+    def __init__(self, fun: Callable):
         check_function(fun, f"gradc.{type(self).__name__}")
         _no_generator(fun, f"gradc.{type(self).__name__}")
         functools.update_wrapper(self, fun)
@@ -127,7 +128,7 @@ class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
     array([0.5, 0.5])
     """
 
-    def __init__(self, fun):
+    def __init__(self, fun: Callable):
         super().__init__(fun)
         self.bwd = None
 
@@ -185,7 +186,7 @@ class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
     array([0.6, 0.8])
     """
 
-    def __init__(self, fun):
+    def __init__(self, fun: Callable):
         super().__init__(fun)
         self.rule = None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Callable
 
 import numpy as np
 
@@ -190,7 +191,7 @@ def _check(f, argnums, what: str):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f, argnums=0):
+def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     >>> import numpy as np
@@ -202,7 +203,7 @@ def jacfwd(f, argnums=0):
     return _jacobian_fn(f, argnums, "fwd")
 
 
-def jacrev(f, argnums=0):
+def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     >>> import numpy as np
@@ -214,7 +215,7 @@ def jacrev(f, argnums=0):
     return _jacobian_fn(f, argnums, "rev")
 
 
-def jacobian(f, argnums=0):
+def jacobian(f: Callable, argnums: int | tuple = 0) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     >>> import numpy as np
@@ -225,7 +226,7 @@ def jacobian(f, argnums=0):
     return _jacobian_fn(f, argnums, "auto")
 
 
-def hessian(f, argnums=0):
+def hessian(f: Callable, argnums: int | tuple = 0) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     >>> import numpy as np

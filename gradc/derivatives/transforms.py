@@ -18,6 +18,7 @@ array([0.      , 1.381773])
 from __future__ import annotations
 
 import weakref
+from typing import Any, Callable
 
 import numpy as np
 
@@ -173,7 +174,7 @@ def _header(graph, mode):
 
 
 @user_facing
-def jvp(f, primals, tangents):
+def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
 
     >>> import numpy as np
@@ -210,7 +211,7 @@ def tensor_args(graph, args):
 
 
 @user_facing
-def vjp(f, *primals):
+def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple).
@@ -267,7 +268,7 @@ def vjp(f, *primals):
 
 
 @user_facing
-def hvp(f, primals, tangents, argnums=None):
+def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).

@@ -1,13 +1,14 @@
 """The eager Tensor facade: torch-style tensors whose ops come from gradc's op registry.
 
-``import gradc as torch`` exposes the names of ``torch_api``; ``gradc.nn``, ``gradc.optim``,
-``gradc.utils.data``, ``gradc.autograd`` and torch's other module paths are aliases of modules
-here (``torch_modules``).
+Its public face is ``gradc.torch`` (``import gradc.torch as torch``): the names of ``torch_api``,
+``torch.compile``, and torch's module paths (``gradc.torch.nn``, ``gradc.torch.optim``,
+``gradc.torch.utils.data``, ``gradc.torch.autograd``, ...), which are the modules here under a
+second name (``torch_modules``).
 
 Layers, each importing only from the ones above it (no cycles, none inside functions either)::
 
     grad_mode dtypes rng tensor_str traceable torch_modules   leaves
-    devices cuda accelerator backends_*                       leaves: torch.device, CPU-only stand-ins
+    devices cuda accelerator backends backends_*              leaves: torch.device, CPU-only stand-ins
     tensor                    the Tensor data class: storage, metadata, grad bookkeeping
     grad_fn creation          graph nodes and the backward engine; factories
     record                    one graph node per op, VJPs from the registry's rules
@@ -15,7 +16,7 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
     nn.functional nn.module_base nn.modules nn
     methods                   attaches operators, math, indexing, to/clone, backward to Tensor
     optim utils.data serialization   optimisers, data loading, torch.save/load
-    torch_api                 the names of ``import gradc as torch``
+    torch_api                 the names of ``import gradc.torch as torch``
 
 ``tensor`` cannot import what records nodes, so the Tensor methods that do live in
 ``methods``, which this file imports last and installs once. Outside the facade, it may

@@ -6,7 +6,7 @@ use the double-backward trick: the VJP ``g(u) = J^T u`` is linear in a dummy cot
 differentiating ``g`` with respect to ``u`` against ``v`` gives ``J v``. Results, nesting, the
 ``create_graph``/``strict`` rules and the error messages follow torch 2.13.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> x = torch.tensor([1.0, 2.0])
 >>> jacobian(lambda x: x ** 2, x)
 tensor([[2., 0.],
@@ -161,7 +161,7 @@ def _checked_v(fn_name, v, refs, refs_tuple, create_graph, when_none):
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``; ``v`` may be None when ``func`` returns a one-element Tensor.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> vjp(lambda x: x * 3, torch.tensor([1.0, 2.0]), torch.tensor([1.0, -1.0]))[1]
     tensor([ 3., -3.])
     """
@@ -180,7 +180,7 @@ def _dummy_cotangents(outputs):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), J v)`` by the double-backward trick; ``v`` may be None for a one-element input.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> jvp(lambda x: x ** 2, torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))[1]
     tensor([2., 4.])
     """
@@ -258,7 +258,7 @@ def _forward_jacobian(func, inputs, strict, vectorize, keep_graph=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """The Jacobian of ``func`` at ``inputs``, of shape ``output.shape + input.shape`` per (output, input) pair.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> jacobian(lambda x, y: x * y, (torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])))[1]
     tensor([[1., 0.],
             [0., 2.]])
@@ -288,7 +288,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a one-element ``func``: the Jacobian of its gradient, nested per pair of inputs.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> hessian(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]))
     tensor([[ 6.,  0.],
             [ 0., 12.]])
@@ -336,7 +336,7 @@ def _scalar_start(fn_name, func, inputs, v, create_graph, strict):
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for a one-element ``func``: one backward pass through its gradient.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> vhp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]))[1]
     tensor([ 6., 12.])
     """
@@ -350,7 +350,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` for a one-element ``func``, by the double-backward trick on its gradient.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> hvp(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0]), torch.tensor([0.0, 1.0]))[1]
     tensor([ 0., 12.])
     """

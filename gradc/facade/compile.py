@@ -33,7 +33,7 @@ fallback into an error. ``disable=True`` returns the function unchanged.
 
 ``source`` is the emitted module of the latest signature (a readable training step)::
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> lin = torch.nn.Linear(3, 1)
     >>> loss_fn = torch.compile(lambda x: lin(x).pow(2).mean())
     >>> x = torch.ones(2, 3)
@@ -48,6 +48,7 @@ import functools
 import inspect
 import os
 import warnings
+from typing import Any, Callable
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class _Entry:
 class CompiledFunction:
     """What ``torch.compile(fn)`` returns: call it like ``fn`` (see the module docstring).
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> f = torch.compile(lambda x: (x * x).sum())
     >>> x = torch.tensor([1., 2.], requires_grad=True)
     >>> f(x).backward(); x.grad
@@ -393,55 +394,47 @@ class OptimizedModule(Module):
             return getattr(self._modules["_orig_mod"], name)
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
-            disable=False):
+def compile(model: Callable | None = None, *example_inputs: Any, fullgraph: bool = False,  # noqa: A001
+            dynamic: bool | None = None, backend: str = "inductor", mode: str | None = None,
+            options: dict | None = None, disable: bool = False) -> Callable:
     """``torch.compile``: a function or module, or a decorator when ``model`` is omitted (module docstring).
 
-    >>> import gradc as torch
+    ``example_inputs`` (gradc's addition) compile ``model`` for those Tensors at once, without
+    running it, so ``.source`` can be read before the first call.
+
+    >>> import gradc.torch as torch
     >>> @torch.compile(mode="max-autotune")
     ... def f(x):
     ...     return torch.sin(x) + 1
     >>> f(torch.zeros(2))
     tensor([1., 1.])
+    >>> "def lambda_(x)" in torch.compile(lambda x: (x * x).sum(), torch.ones(2)).source
+    True
     """
     if callable(backend) or backend not in BACKENDS:
         raise ArgumentError(f"torch.compile: backend {backend!r} is not one gradc accepts",
                             hint="gradc has a single code generator (NumPy source); leave backend at its default")
     if mode not in MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(m for m in MODES if m)}")
+    if any(isinstance(a, np.ndarray) for a in example_inputs):
+        raise ArgumentError("torch.compile: example inputs are Tensors, not NumPy arrays",
+                            hint="gradc.compile(f, *example_args) compiles NumPy code (import gradc); "
+                                 "for facade code pass torch.from_numpy(array)")
     if model is None:
+        if example_inputs:
+            raise ArgumentError("torch.compile: example inputs need the function or module to compile",
+                                hint="pass it first: torch.compile(fn, *example_inputs)")
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
     if disable:
         return model
     if isinstance(model, Module):
-        return OptimizedModule(model, fullgraph)
-    if not callable(model):
+        compiled = OptimizedModule(model, fullgraph)
+        target = compiled._compiled_forward
+    elif not callable(model):
         raise RuntimeError("torch.compile: the argument must be a function or an nn.Module")
-    return CompiledFunction(model, fullgraph)
-
-
-def gradc_compile(f=None, *example_args, **kwargs):
-    """``gradc.compile``: torch's ``compile`` for facade code, gradc's compiler (``gradc.api.compile``) otherwise.
-
-    torch's form: a module, or a function and no example arguments (or ``@compile(...)`` with
-    torch's keywords). With example arguments that include a facade Tensor, the function is
-    compiled for them at once (nothing runs) and ``.source`` shows the emitted code. Example
-    NumPy arguments (or gradc's keywords ``wrt``, ``target``, a gradc ``mode``) go to gradc's compiler.
-
-    >>> import numpy as np, gradc
-    >>> gradc.compile(lambda x: np.sum(x ** 2), np.ones(2)).grad(np.ones(2))
-    array([2., 2.])
-    """
-    torch_keywords = {"fullgraph", "dynamic", "backend", "options", "disable"}
-    gradc_mode = kwargs.get("mode") in ("grad", "vjp", "jvp", "jacobian", "hessian", "hvp")  # gradc's derivatives
-    facade_args = any(isinstance(a, (Tensor, Module)) for a in example_args)
-    torch_form = not example_args and not gradc_mode and set(kwargs) <= torch_keywords | {"mode"}
-    if isinstance(f, Module) or facade_args or torch_form:
-        torch_kwargs = {k: v for k, v in kwargs.items() if k in torch_keywords | {"mode"}}
-        compiled = compile(f, **torch_kwargs)
-        if example_args and callable(compiled):
-            target = compiled._compiled_forward if isinstance(compiled, OptimizedModule) else compiled
-            target._lookup(example_args, {k: v for k, v in kwargs.items() if k not in torch_kwargs})
-        return compiled
-    return gapi.compile(f, *example_args, **kwargs)
+    else:
+        compiled = target = CompiledFunction(model, fullgraph)
+    if example_inputs:
+        target._lookup(example_inputs, {})
+    return compiled

@@ -31,7 +31,7 @@ the shapes, dtypes and ``requires_grad`` of the tensor inputs, grad mode and eac
 ``train()``/``eval()`` mode. A parameter replaced by another of the same shape
 (``m.weight = nn.Parameter(...)``) needs nothing: parameters are inputs, read at each call.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> class Scale(torch.nn.Module):
 ...     def __init__(self):
 ...         super().__init__()

@@ -12,7 +12,7 @@ written in place become extra outputs. What cannot be traced raises (``.item()``
 ``if`` on a value, ``.grad`` of an input, a tensor that requires grad but is not an input, a
 write torch refuses), and the caller falls back to eager.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> lin = torch.nn.Linear(2, 1)
 >>> [name for name, _ in state_tensors(lin, reachable_modules(lin, ()))]
 ['weight', 'bias']

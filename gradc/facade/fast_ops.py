@@ -10,7 +10,7 @@ VJP is the registry op's own ``vjp`` rule, followed by ``sum_to`` (the VJP of th
 broadcast) for a 0-d operand. Under ``create_graph`` the node replays the general path, so
 higher-order gradients still record. Anything else returns None and takes the general path.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> a = torch.tensor(2., requires_grad=True); x = torch.tensor([1., 2., 3.])
 >>> y = (a * x).sum(); y.backward(); a.grad
 tensor(6.)

@@ -7,7 +7,7 @@ Forward mode (``jvp``, ``jacfwd``) is the double-backward trick: ``g(u) = J^T u`
 dummy cotangent ``u``, so differentiating ``g`` with respect to ``u`` against a tangent ``v`` gives
 ``J v``. Shapes, nesting and error messages follow torch 2.13.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> grad(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
 tensor([ 3., 12.])
 >>> vmap(grad(lambda w, x: (w * x).sum() ** 2), in_dims=(None, 0))(torch.tensor([1.0, 2.0]), torch.eye(2))
@@ -68,7 +68,7 @@ def _pick(diff_tree, argnums):
 def grad_and_value(func, argnums=0, has_aux=False):
     """``f -> (x -> (df/dx, f(x)))`` for a scalar-valued ``f``; with ``has_aux``, ``(grad, (value, aux))``.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> grad_and_value(lambda x: (x ** 2).sum())(torch.tensor([1.0, 3.0]))
     (tensor([2., 6.]), tensor(10.))
     """
@@ -92,7 +92,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
 def grad(func, argnums=0, has_aux=False):
     """``f -> (x -> df/dx)`` for a scalar-valued ``f``; with ``has_aux``, ``(grad, aux)``.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> grad(lambda x, y: (x * y).sum(), argnums=(0, 1))(torch.tensor([1.0]), torch.tensor([2.0]))
     (tensor([2.]), tensor([1.]))
     """
@@ -123,7 +123,7 @@ def _reverse(func, args, argnums, has_aux):
 def vjp(func, *primals, has_aux=False):
     """``(f(*primals), vjp_fn)``, ``vjp_fn(cotangents)`` giving one cotangent per primal (plus aux with has_aux).
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> out, vjp_fn = vjp(lambda x: x ** 2, torch.tensor([1.0, 2.0]))
     >>> vjp_fn(torch.tensor([1.0, 1.0]))
     (tensor([2., 4.]),)
@@ -158,7 +158,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     """``f -> (x -> Jacobian)`` by reverse mode, one backward pass per output element; blocks of shape
     ``output.shape + input.shape``.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> jacrev(lambda x: x.sum() * x)(torch.tensor([1.0, 2.0]))
     tensor([[4., 1.],
             [2., 5.]])
@@ -219,7 +219,7 @@ def _linearize(level, func, args, positions, has_aux):
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(f(*primals), J @ tangents)`` (plus aux with has_aux); ``primals`` and ``tangents`` are tuples.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> jvp(lambda x: x ** 2, (torch.tensor([1.0, 2.0]),), (torch.tensor([1.0, 0.0]),))
     (tensor([1., 4.]), tensor([2., 0.]))
     """
@@ -257,7 +257,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """``f -> (x -> Jacobian)`` by forward mode, one tangent per input element; same shapes as ``jacrev``.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> jacfwd(lambda x, y: x * y, argnums=1)(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
     tensor([[1., 0.],
             [0., 2.]])
@@ -284,7 +284,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 def hessian(func, argnums=0):
     """``f -> (x -> Hessian)``: ``jacfwd(jacrev(f))``, blocks of shape ``output.shape + x.shape + x.shape``.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
     tensor([[ 6.,  0.],
             [ 0., 12.]])

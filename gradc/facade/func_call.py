@@ -4,7 +4,7 @@ The module's own tensors are swapped out for the call and put back afterwards (a
 call raises), so ``grad``/``vmap`` of a function of a parameter dict can run a real model: the
 per-sample-gradients recipe ``vmap(grad(loss), in_dims=(None, 0, 0))(params, x, y)``.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> lin = torch.nn.Linear(2, 1)
 >>> functional_call(lin, {"weight": torch.ones(1, 2), "bias": torch.zeros(1)}, (torch.tensor([1.0, 2.0]),))
 tensor([3.])
@@ -60,7 +60,7 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     """``module(*args, **kwargs)`` with the named parameters/buffers of ``parameter_and_buffer_dicts`` in place
     of the module's own (a dict, or a tuple of dicts with distinct keys); ``args`` may be a single Tensor.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> lin = torch.nn.Linear(2, 1)
     >>> functional_call(lin, {"bias": torch.tensor([5.0])}, torch.zeros(2)).tolist()
     [5.0]

@@ -21,7 +21,7 @@ for ``reshape`` is torch's); basic indexing is always a view; ``flip`` is a copy
 write that torch refuses (into an ``expand``-ed tensor, whose elements share memory) is
 refused here with torch's message.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> def f(x):
 ...     y = x * 1.0
 ...     y.view(2, 1).mul_(3.0)

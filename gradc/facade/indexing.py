@@ -7,7 +7,7 @@ that view: ``index`` to read (``IndexBackward0``), ``index_put_`` to write
 gradient is the cotangent at every listed position, repeats included). A write through a
 non-trivial basic part is an in-place op on a view (``CopySlices`` on the base).
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> y = torch.tensor([1., 2.]); y[[0, 0, 1]] += torch.tensor([1., 2., 3.]); y
 tensor([3., 5.])
 """

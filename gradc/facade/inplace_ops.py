@@ -6,7 +6,7 @@ then written into the tensor's storage: directly for a tensor that is no view, t
 ``gradc.facade.views`` (torch's ``CopySlices``) for a view. torch's refusals come first: leaves
 that require grad, views made in no_grad mode or by unbind/split, overlapping memory.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> x = torch.tensor([1., 2.], requires_grad=True); y = x * 1.0; _ = y.fill_(3.0)
 >>> type(y.grad_fn).__name__, y.tolist()
 ('FillBackward2', [3.0, 3.0])

@@ -7,7 +7,7 @@ reads it with ``allow_pickle=False``, so a file can never run code; it is not to
 (torch cannot read it, nor gradc torch's). Files are written whole or not at all (gradc's one writing rule,
 ``gradc.files.write_atomically``), with fixed timestamps, so the same state gives the same bytes.
 
->>> import io, gradc as torch
+>>> import io, gradc.torch as torch
 >>> buf = io.BytesIO(); torch.save({"w": torch.ones(2), "epoch": 3}, buf); _ = buf.seek(0)
 >>> torch.load(buf)
 {'w': tensor([1., 1.]), 'epoch': 3}

@@ -1,4 +1,4 @@
-"""The torch-style names ``gradc`` exports (``import gradc as torch``)."""
+"""The torch-style top-level names ``gradc.torch`` exports (``import gradc.torch as torch``)."""
 from __future__ import annotations
 
 import numpy as _np

@@ -4,7 +4,7 @@
 ``torch.add(x, y, out=z)``; ``out=`` writes the result into ``z`` (resized if needed) and
 returns it, with torch's errors for a result that needs a gradient or does not fit ``z``'s dtype.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> z = torch.zeros(2); torch.add(input=torch.ones(2), other=torch.ones(2), out=z) is z, z
 (True, tensor([2., 2.]))
 """

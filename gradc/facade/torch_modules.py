@@ -1,39 +1,49 @@
-"""torch's module paths that ``import gradc as torch`` code imports, mapped to the facade modules.
+"""torch's module paths under ``gradc.torch``, each the facade module that implements it.
 
-``gradc/__init__.py`` registers each alias in ``sys.modules`` (and as an attribute of its
-parent), so ``import gradc.nn.functional as F``, ``from gradc.nn import Linear`` and
-``from gradc import autograd`` work without a shim package per torch path. Every submodule of
-an aliased package gets its own entry (found in the package's folder), parents first.
+``register()`` (run by ``gradc/torch/__init__.py``) enters every path in ``sys.modules`` and
+as an attribute of its parent, so ``import gradc.torch.nn.functional as F``,
+``from gradc.torch.autograd.functional import vjp`` and ``import gradc.torch.utils.data`` give
+the facade's modules themselves: one module object per file whatever name imported it, no
+shim package per torch path. ``AliasFinder`` answers the same paths under any name bound to
+``gradc.torch`` in ``sys.modules`` (a harness's ``sys.modules["torch"] = gradc.torch``).
 """
+from __future__ import annotations
+
+import importlib
 import importlib.abc
 import importlib.util
 import os
 import sys
 
+PACKAGE = "gradc.torch"
 _ROOTS = {
-    "gradc.autograd": "gradc.facade.autograd",
-    "gradc.autograd.functional": "gradc.facade.autograd_functional",
-    "gradc.func": "gradc.facade.func",
-    "gradc.nn": "gradc.facade.nn",
-    "gradc.optim": "gradc.facade.optim",
-    "gradc.utils": "gradc.facade.utils",
-    "gradc.cuda": "gradc.facade.cuda",
-    "gradc.accelerator": "gradc.facade.accelerator",
-    # torch.backends.mps / .cudnn (device checks in tutorials) join gradc.backends, the compiler's targets
-    "gradc.backends.mps": "gradc.facade.backends_mps",
-    "gradc.backends.cudnn": "gradc.facade.backends_cudnn",
+    "autograd": "gradc.facade.autograd",
+    "autograd.functional": "gradc.facade.autograd_functional",
+    "backends": "gradc.facade.backends",
+    "backends.cudnn": "gradc.facade.backends_cudnn",
+    "backends.mps": "gradc.facade.backends_mps",
+    "func": "gradc.facade.func",
+    "nn": "gradc.facade.nn",
+    "optim": "gradc.facade.optim",
+    "utils": "gradc.facade.utils",
+    "cuda": "gradc.facade.cuda",
+    "accelerator": "gradc.facade.accelerator",
 }
 _FACADE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _with_submodules(roots):
-    """``roots`` plus an entry for every module of every aliased package, parents first, sorted.
+def _with_submodules(roots: dict) -> dict:
+    """``{"gradc.torch.<path>": facade module}`` for ``roots`` and every module of every aliased package,
+    parents first.
 
-    Listing them all is what keeps ``gradc.nn.x`` one module: unlisted, importing it would load a
-    second copy of ``gradc/facade/nn/x.py`` (``gradc.nn``'s ``__path__`` finds the file).
+    Listing them all is what keeps ``gradc.torch.nn.x`` one module: unlisted, importing it would
+    load a second copy of ``gradc/facade/nn/x.py`` (``gradc.torch.nn``'s ``__path__`` finds the file).
+
+    >>> _with_submodules({"utils": "gradc.facade.utils"})["gradc.torch.utils.data.dataloader"]
+    'gradc.facade.utils.data.dataloader'
     """
     out = {}
-    work = list(roots.items())
+    work = [(f"{PACKAGE}.{path}", target) for path, target in roots.items()]
     while work:
         alias, target = work.pop(0)
         out[alias] = target
@@ -52,20 +62,43 @@ def _with_submodules(roots):
 ALIASES = _with_submodules(_ROOTS)
 
 
+def register() -> None:
+    """Enter every ``ALIASES`` path in ``sys.modules`` and on its parent; install ``AliasFinder`` once.
+
+    >>> import gradc.torch, sys
+    >>> sys.modules["gradc.torch.nn"] is sys.modules["gradc.facade.nn"]
+    True
+    """
+    parents = {alias.rpartition(".")[0] for alias in ALIASES}
+    for alias, target in ALIASES.items():
+        module = importlib.import_module(target)
+        sys.modules[alias] = module
+        parent, _, child = alias.rpartition(".")
+        setattr(sys.modules[parent], child, module)
+        if alias in parents and not hasattr(module, "__path__"):
+            # torch.autograd is a package in torch, a module here: an empty search path makes
+            # ``import torch.autograd.functional`` ask the finders, and AliasFinder answers
+            module.__path__ = []
+    if not any(isinstance(finder, AliasFinder) for finder in sys.meta_path):
+        # first: after it, the path finder would load ``torch.nn.containers`` from ``torch.nn``'s folder, a copy
+        sys.meta_path.insert(0, AliasFinder())
+
+
 class AliasFinder(importlib.abc.MetaPathFinder):
-    """Lets ``import torch.nn as nn`` work where a harness has set ``sys.modules["torch"] = gradc``.
+    """Lets ``import torch.nn as nn`` work where a harness has set ``sys.modules["torch"] = gradc.torch``.
 
     Python looks submodules up under the parent's name ("torch.nn") and then on the parent's
-    path, where gradc has no ``nn`` directory; this finder answers for any ``<name>.<sub>``
-    whose ``<name>`` is the gradc package itself, with the module already registered as
-    ``gradc.<sub>``. It finds nothing otherwise, so it changes no other import.
+    path, where ``gradc/torch/`` has no ``nn``; this finder answers for any ``<name>.<path>``
+    whose ``<name>`` is bound to ``gradc.torch``, with the module registered as
+    ``gradc.torch.<path>``. It finds nothing otherwise, so it changes no other import (real
+    torch's included).
     """
 
     def find_spec(self, fullname, path=None, target=None):
         head, _, rest = fullname.partition(".")
-        if not rest or head == "gradc" or getattr(sys.modules.get(head), "__name__", None) != "gradc":
+        if not rest or getattr(sys.modules.get(head), "__name__", None) != PACKAGE:
             return None
-        module = sys.modules.get("gradc." + rest)
+        module = sys.modules.get(f"{PACKAGE}.{rest}")
         if module is None:
             return None
         return importlib.util.spec_from_loader(fullname, _Existing(module), is_package=hasattr(module, "__path__"))

@@ -1,11 +1,11 @@
-"""Torch-style functions on traced values: ``import gradc as torch`` code also compiles.
+"""Torch-style functions on traced values: ``import gradc.torch as torch`` code also compiles.
 
 When a facade function (``torch.exp``, ``torch.matmul``, ``F.mse_loss``...) receives a value
 of a trace instead of a Tensor, it applies the same gradc op functions the Tensor op uses,
 so the compiler records the primitives and differentiates them with the same VJP rules.
 
->>> import numpy as np, gradc as torch
->>> torch.grad(lambda x: torch.sigmoid(x).sum())(np.zeros(2))
+>>> import numpy as np, gradc, gradc.torch as torch
+>>> gradc.grad(lambda x: torch.sigmoid(x).sum())(np.zeros(2))
 array([0.25, 0.25])
 """
 from __future__ import annotations

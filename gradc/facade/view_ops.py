@@ -4,7 +4,7 @@
 Each result shares its input's storage and is registered as a view (``gradc.facade.views``),
 so an in-place op through it changes the base's value and gradient as in torch.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> y = torch.zeros(2, 3); _ = y.narrow(1, 1, 2).fill_(1.0); y
 tensor([[0., 1., 1.],
         [0., 1., 1.]])

@@ -12,7 +12,7 @@ kind is handled by one mechanism, as torch does with ``as_strided``:
 * every live view of the root, the written one included, then gets an ``AsStridedBackward0``
   node on the root's new history, so a view read after the write differentiates through it.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> x = torch.tensor([1., 2.], requires_grad=True)
 >>> y = x * 1.0; v = y.view(2, 1); _ = v.mul_(3.0)
 >>> type(y.grad_fn).__name__, type(v.grad_fn).__name__

@@ -7,7 +7,7 @@ composes with the other transforms (``vmap(grad(f))`` for per-sample gradients).
 behaves as torch's: "error" rejects a random draw inside the function, "same" replays one draw
 for every index, "different" draws afresh. Not vectorised: cost is one call per index.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> vmap(lambda row: (row ** 2).sum())(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
 tensor([ 5., 25.])
 """
@@ -41,7 +41,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     None for an argument that is not mapped, or a nested structure matching the argument). Keyword
     arguments are never mapped.
 
-    >>> import gradc as torch
+    >>> import gradc.torch as torch
     >>> vmap(lambda w, x: x @ w, in_dims=(None, 0))(torch.tensor([1.0, -1.0]), torch.eye(2))
     tensor([ 1., -1.])
     """

@@ -56,6 +56,9 @@ def _size_class():
 
             __int__ = __index__
 
+            def __reduce_ex__(self, protocol):  # pickled by name: the class itself is made here, not importable
+                return size_symbol, (self.name,)
+
             def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
                 # np.log(X.shape[0]): the size as a value of the trace in progress, then NumPy's ufunc on it
                 size_operand = AS_VALUE[0] if AS_VALUE else (lambda a, dtype: a)

@@ -96,11 +96,28 @@ def render(graph, fmt: str = "svg") -> bytes:
     return result.stdout
 
 
-def render_svg(graph):
-    """SVG text for Jupyter's ``_repr_svg_``, or None when Graphviz is not installed."""
-    if not dot_available():
+# a notebook draws a graph up to this many equations; beyond, Graphviz takes long and the drawing is unreadable,
+# and the notebook shows the text (``repr``) instead
+SVG_MAX_EQUATIONS = 500
+SVG_TIMEOUT = 30.0  # seconds Graphviz may take before the notebook shows the text instead
+
+
+def render_svg(graph) -> str | None:
+    """SVG text for Jupyter's ``_repr_svg_``, or None (the notebook then shows ``repr``) when Graphviz's ``dot``
+    is not on PATH, fails, takes longer than ``SVG_TIMEOUT`` or the graph has more than ``SVG_MAX_EQUATIONS``.
+
+    >>> from gradc.ir.graph import Graph
+    >>> import os; path = os.environ.get("PATH"); os.environ["PATH"] = ""
+    >>> render_svg(Graph("f", [], [], [])) is None
+    True
+    >>> os.environ["PATH"] = path
+    """
+    exe = shutil.which("dot")
+    if exe is None or len(graph.eqns) > SVG_MAX_EQUATIONS:
         return None
     try:
-        return render(graph, "svg").decode("utf-8")
-    except (OSError, subprocess.CalledProcessError):
+        result = subprocess.run([exe, "-Tsvg"], input=to_dot(graph).encode(), capture_output=True, check=True,
+                                timeout=SVG_TIMEOUT)
+        return result.stdout.decode("utf-8")
+    except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired, UnicodeDecodeError):
         return None

@@ -15,13 +15,14 @@ def f(x: f64[3]) -> f64[3]:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gradc.ir.atoms import Atom, Const, Var  # noqa: F401  (re-exported: the IR's nouns in one place)
 from gradc.ir.dot import render_svg
-from gradc.ir.printer import format_graph
+from gradc.ir.printer import format_eqn, format_graph, shortened
 
 
-@dataclass
+@dataclass(repr=False)
 class Eqn:
     """``out = op(*inputs, **params)``. ``params`` hold static values only.
 
@@ -35,14 +36,25 @@ class Eqn:
     params: dict
     out: Var
 
+    def __repr__(self) -> str:
+        return format_eqn(self)  # its line of IR text (and the sub-graphs it holds)
 
-@dataclass
+
+@dataclass(repr=False)
 class Graph:
     """A traced function: ``name``, typed ``inputs``, ``eqns`` and ``outputs``.
 
     ``params`` lists every parameter of the user's function in order, with
     the static (Python int) ones in ``static``: they are not graph inputs.
     ``origin`` is ``file:function`` of the traced function, for headers.
+
+    ``str(graph)`` is its IR text; ``repr`` is the same text, shortened for a long graph (a console
+    or a notebook without Graphviz shows it); ``_repr_svg_`` draws it when Graphviz is installed.
+
+    >>> import numpy as np, gradc
+    >>> g = gradc.trace(lambda x, n: np.sum(x ** n), np.ones(2), 3)
+    >>> g.name, g.params, g.static, [str(v.type) for v in g.inputs]
+    ('lambda_', ['x', 'n'], {'n': 3}, ['f64[2]'])
     """
 
     name: str
@@ -54,25 +66,29 @@ class Graph:
     origin: str = ""
     adjoint: frozenset = frozenset()  # names of the values reverse mode added (for "# backward")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.params:
             self.params = [v.name for v in self.inputs]
 
-    def replace(self, **changes) -> "Graph":
+    def replace(self, **changes: Any) -> "Graph":
         """A copy with some fields changed (the graph itself is never mutated by passes)."""
-        fields = dict(name=self.name, inputs=self.inputs, eqns=self.eqns, outputs=self.outputs,
-                      params=self.params, static=self.static, origin=self.origin, adjoint=self.adjoint)
+        fields: dict[str, Any] = dict(name=self.name, inputs=self.inputs, eqns=self.eqns, outputs=self.outputs,
+                                      params=self.params, static=self.static, origin=self.origin,
+                                      adjoint=self.adjoint)
         fields.update(changes)
         return Graph(**fields)
 
     def __str__(self) -> str:
         return format_graph(self)
 
-    def _repr_svg_(self):  # Jupyter: draw the graph when Graphviz is installed
+    def __repr__(self) -> str:
+        return shortened(format_graph(self))
+
+    def _repr_svg_(self) -> str | None:  # Jupyter: draw the graph when Graphviz is installed (else None: repr)
         return render_svg(self)
 
 
-def subgraphs(eqn) -> list:
+def subgraphs(eqn: Eqn) -> list[Graph]:
     """The graphs an equation holds in its params (a loop's body, a branch), in param order; empty for most ops.
 
     >>> subgraphs(Eqn("neg", (), {}, None))

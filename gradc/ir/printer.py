@@ -90,4 +90,24 @@ def format_graph(graph) -> str:
     return "\n".join(lines)
 
 
+SHORT_LINES = 40  # a graph's repr shows at most about this many lines of its text
 
+
+def shortened(text: str, lines: int = SHORT_LINES) -> str:
+    """``text``, or for one of more than ``lines`` lines: its first lines, a line saying how many were left out,
+    and its last two (the return), ``lines`` lines in all.
+
+    >>> print(shortened("\\n".join(f"line {k}" for k in range(10)), lines=6))
+    line 0
+    line 1
+    line 2
+      ... 5 more lines: print(graph) shows them all ...
+    line 8
+    line 9
+    """
+    rows = text.split("\n")
+    if len(rows) <= lines:
+        return text
+    head, tail = rows[: lines - 3], rows[-2:]
+    left_out = len(rows) - len(head) - len(tail)
+    return "\n".join(head + [f"  ... {left_out} more lines: print(graph) shows them all ..."] + tail)

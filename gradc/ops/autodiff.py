@@ -17,7 +17,7 @@ looks them up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from gradc.errors import MissingRuleError
 from gradc.ir.registry import bind, defop
@@ -62,8 +62,13 @@ defop("stop_gradient", infer=_same_types, impl=_fresh, nondiff=True, elementwise
       c=c_spell.scalar(lambda a, p, ti, to: a[0]))
 
 
-def stop_gradient(x):
-    """``x``, with a zero derivative (JAX's ``stop_gradient``, torch's ``detach``)."""
+def stop_gradient(x: Any) -> Any:
+    """``x``, with a zero derivative (JAX's ``stop_gradient``, torch's ``detach``).
+
+    >>> import numpy as np, gradc
+    >>> gradc.grad(lambda x: x * stop_gradient(x))(3.0)  # d/dx of x * c, c = x held constant
+    3.0
+    """
     return bind("stop_gradient", x)
 
 

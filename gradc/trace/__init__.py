@@ -31,7 +31,9 @@ from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_pat
 from gradc.ir.builder import Builder
 from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
+from gradc.stages import stage
 from gradc.trace.capture import capture as capture_control_flow
+from gradc.trace.control_trace import UNROLLED
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
@@ -86,7 +88,9 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
             static[name] = call_args[name] = info
     token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
     try:
-        result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names become gradc's; if/for/while
+        with stage("gradc.trace", f"tracing {function_name(f)}", _progress(builder)) as timer:
+            result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names: gradc's; if/for/while
+            timer.note = f"{len(builder.eqns)} operations"
     except TypeError as e:
         refusal = _named_size_refusal(e, builder)
         if refusal is None:
@@ -99,6 +103,19 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     found = scan(f)
     warn_frozen(found, function_name(f), reads=warn_reads)
     return graph, CapturedState(found.reads)
+
+
+def _progress(builder):
+    """What a trace running long is doing, for the slow-compile notice (``gradc.stages``): the operations
+    recorded so far, and the loop it is unrolling when a loop began running in Python since the trace began."""
+    mark = UNROLLED[-1] if UNROLLED else None
+
+    def describe() -> str:
+        done = f"{len(builder.eqns):,} operations recorded so far"
+        if UNROLLED and UNROLLED[-1] is not mark:
+            return f"unrolling the loop at {UNROLLED[-1][0]}: {done}"
+        return done
+    return describe
 
 
 def _named_size_refusal(error: TypeError, builder):

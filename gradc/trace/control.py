@@ -15,13 +15,16 @@ names of the carried values, for readable emitted code and errors) and ``where=`
 """
 from __future__ import annotations
 
-from gradc.errors import StaticValueNeeded
+from typing import Any, Callable
+
+from gradc.errors import ArgumentError, StaticValueNeeded, user_location
 from gradc.ir.builder import contains_traced
 from gradc.trace import control_trace
 from gradc.trace.signature import check_function
 
 
-def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=None, where=None):
+def fori_loop(lower: int, upper: int, body: Callable, init_val: Any, *, step: int = 1,
+              checkpoint: str | int | None = None, names: tuple | None = None, where: str | None = None) -> Any:
     """``for i in range(lower, upper, step): val = body(i, val)``; returns ``val``.
 
     With concrete bounds and values the iterations run in Python; once an iteration
@@ -45,7 +48,8 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
                                    where=where)
 
 
-def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None, names=None, where=None):
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any, *, max_trips: int | None = None,
+               checkpoint: str | int | None = None, names: tuple | None = None, where: str | None = None) -> Any:
     """``while cond_fun(val): val = body_fun(val)``; returns ``val``.
 
     Runs in Python while the condition is a Python value; from the first traced condition on,
@@ -76,7 +80,8 @@ def while_loop(cond_fun, body_fun, init_val, *, max_trips=None, checkpoint=None,
                                     names=names, where=where, hint=keep_going)
 
 
-def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, names: tuple | None = None,
+         where: str | None = None) -> Any:
     """``true_fun(*operands) if pred else false_fun(*operands)``.
 
     >>> cond(True, lambda x: x + 1, lambda x: x - 1, 5)
@@ -89,7 +94,8 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     return control_trace.cond(pred, true_fun, false_fun, *operands, names=names, where=where)
 
 
-def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
+def scan(f: Callable, init: Any, xs: Any, length: int | None = None, *, checkpoint: str | int | None = None,
+         names: tuple | None = None, where: str | None = None) -> tuple:
     """``carry, y = f(carry, x)`` for each ``x`` along ``xs``'s first axis; returns ``(carry, stacked ys)``.
 
     >>> import numpy as np
@@ -98,9 +104,12 @@ def scan(f, init, xs, length=None, *, checkpoint=None, names=None, where=None):
     (3.0, array([0., 0., 2.]))
     """
     check_function(f, "gradc.scan's f", called_with=2)
+    if xs is None and length is None:
+        raise ArgumentError("gradc.scan has nothing to scan over: xs is None and no length is given",
+                            where=user_location(), hint="pass length=N for N iterations without xs")
     if not contains_traced(init, xs):
         import numpy as np
-        n = length if xs is None else len(xs)
+        n = len(xs) if xs is not None else length if length is not None else 0  # (no length, no xs: refused above)
         carry, ys = init, []
         for k in range(n):
             carry, y = f(carry, None if xs is None else xs[k])

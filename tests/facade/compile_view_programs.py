@@ -65,7 +65,7 @@ def _env(module, spec):
 def program(rng, n_lines=8, modules=()):
     """The source of a random ``f(x, z)`` (see the module docstring) that runs eagerly in the facade and in
     each of ``modules`` (torch, when it is installed)."""
-    import gradc as torch
+    import gradc.torch as torch
 
     shape = SHAPES[rng.integers(len(SHAPES))]
     spec = (shape, len(shape) == 2 and rng.random() < 0.3)

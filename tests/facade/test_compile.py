@@ -9,9 +9,10 @@ import warnings
 import numpy as np
 import pytest
 
-import gradc as torch
-from gradc import nn
+import gradc.torch as torch
+from gradc.errors import ArgumentError, TraceError
 from gradc.facade.compile import CompiledFunction, OptimizedModule
+from gradc.torch import nn
 
 SPEC = pathlib.Path(__file__).resolve().parent / "spec"
 
@@ -164,7 +165,7 @@ def test_fallback_warns_once_and_runs_eagerly():
 
 def test_fullgraph_turns_the_fallback_into_an_error():
     g = torch.compile(lambda x: x * x.sum().item(), fullgraph=True)
-    with pytest.raises(torch.TraceError, match="Python number"):
+    with pytest.raises(TraceError, match="Python number"):
         g(torch.tensor([1.0, 2.0]))
 
 
@@ -253,7 +254,7 @@ def test_options():
     f = lambda x: x + 1  # noqa: E731
     assert torch.compile(f, disable=True) is f
     assert isinstance(torch.compile(f, backend="eager", dynamic=True, mode="reduce-overhead"), CompiledFunction)
-    with pytest.raises(torch.ArgumentError, match="backend"):
+    with pytest.raises(ArgumentError, match="backend"):
         torch.compile(f, backend=lambda gm, inputs: gm)
     with pytest.raises(RuntimeError, match="Unrecognized mode=fast"):
         torch.compile(f, mode="fast")
@@ -283,14 +284,21 @@ def test_source_shows_the_training_step():
     assert np.isclose(step(x, y).item(), eager, rtol=1e-6)
 
 
-def test_gradc_compile_with_example_tensors_compiles_at_once():
+def test_compile_with_example_tensors_compiles_at_once():
     model = mlp()
     x, y = batch((3, 4))
     compiled = torch.compile(lambda x, y: nn.functional.cross_entropy(model(x), y), x, y)
     assert "def lambda__value_and_grad" in compiled.source
     assert torch.compile(model, x).source.count("def forward_vjp") == 1
-    # NumPy example arguments still go to gradc's compiler
-    assert torch.compile(lambda v: np.sum(v ** 2), np.ones(2)).grad(np.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_compile_refuses_numpy_example_inputs_with_the_compilers_name():
+    # NumPy code is gradc.compile's (the compiler's API); torch.compile takes Tensors
+    with pytest.raises(ArgumentError, match="not NumPy arrays") as info:
+        torch.compile(lambda v: np.sum(v ** 2), np.ones(2))
+    assert "gradc.compile" in info.value.hint and "test_compile.py" in str(info.value)
+    with pytest.raises(ArgumentError, match="need the function"):
+        torch.compile(None, torch.ones(2))
 
 
 def test_module_compile_method():

@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-import gradc as torch
-from gradc import nn
+import gradc.torch as torch
+from gradc.torch import nn
 
 SCALE = 2.0
 

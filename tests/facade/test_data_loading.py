@@ -1,8 +1,8 @@
 """DataLoader behaviour beyond the recorded batches: workers in-process, streams, argument errors."""
 import pytest
-from gradc.utils.data import DataLoader, IterableDataset, TensorDataset
+from gradc.torch.utils.data import DataLoader, IterableDataset, TensorDataset
 
-import gradc as torch
+import gradc.torch as torch
 
 
 def _labels(loader):
@@ -44,7 +44,7 @@ def test_loader_exposes_dataset_and_lengths():
 
 
 def test_typed_subclasses_and_worker_info():
-    from gradc.utils.data import Dataset, get_worker_info
+    from gradc.torch.utils.data import Dataset, get_worker_info
 
     class Squares(Dataset[int]):
         def __len__(self):

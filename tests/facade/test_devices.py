@@ -4,11 +4,12 @@ import traceback
 
 import pytest
 
-import gradc as torch
+import gradc
+import gradc.torch as torch
 from gradc.facade.devices import DeviceError
 
 HERE = "test_devices.py:"
-PACKAGE = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep  # wherever the clone lives
+PACKAGE = os.path.dirname(os.path.abspath(gradc.__file__)) + os.sep  # wherever the clone lives
 
 
 def _error(fn):

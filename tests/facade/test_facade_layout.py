@@ -12,21 +12,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 FACADE = ROOT / "gradc" / "facade"
 
 IMPORT_FORMS = {
-    "import gradc as torch": "torch.nn.Linear(2, 1); torch.autograd.grad; torch.nn.functional.mse_loss",
-    "import gradc.autograd": "gradc.autograd.grad; gradc.autograd.Function",
-    "from gradc import autograd": "autograd.backward",
-    "import gradc.nn": "gradc.nn.Linear; gradc.nn.functional.relu",
-    "from gradc import nn": "nn.Module; nn.functional.relu",
-    "from gradc.nn import Linear, functional": "Linear(2, 1); functional.relu",
-    "import gradc.nn.functional as F": "F.relu; F.binary_cross_entropy_with_logits",
-    "from gradc.nn.functional import mse_loss": "mse_loss",
-    "import gradc.nn.modules": "gradc.nn.modules.Linear",
+    "import gradc.torch as torch": "torch.nn.Linear(2, 1); torch.autograd.grad; torch.nn.functional.mse_loss",
+    "import gradc.torch.autograd": "gradc.torch.autograd.grad; gradc.torch.autograd.Function",
+    "from gradc.torch import autograd": "autograd.backward",
+    "import gradc.torch.nn": "gradc.torch.nn.Linear; gradc.torch.nn.functional.relu",
+    "from gradc.torch import nn": "nn.Module; nn.functional.relu",
+    "from gradc.torch.nn import Linear, functional": "Linear(2, 1); functional.relu",
+    "import gradc.torch.nn.functional as F": "F.relu; F.binary_cross_entropy_with_logits",
+    "from gradc.torch.nn.functional import mse_loss": "mse_loss",
+    "import gradc.torch.nn.modules": "gradc.torch.nn.modules.Linear",
 }
 SAME_OBJECTS = (
-    "import sys, gradc, gradc.facade.nn.modules\n"
+    "import sys, gradc.torch, gradc.facade.nn.modules\n"
     "from gradc.facade.torch_modules import ALIASES\n"
     "assert all(sys.modules[a] is sys.modules[t] for a, t in ALIASES.items())\n"
-    "assert gradc.nn.Linear is gradc.facade.nn.modules.Linear and gradc.nn is sys.modules['gradc.nn']\n"
+    "assert gradc.torch.nn.Linear is gradc.facade.nn.modules.Linear\n"
+    "assert gradc.torch.nn is sys.modules['gradc.torch.nn'] is sys.modules['gradc.facade.nn']\n"
 )
 
 

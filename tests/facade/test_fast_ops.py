@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import gradc as torch
+import gradc.torch as torch
 from gradc.facade import fast_ops
 
 OPS = [("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.true_divide),

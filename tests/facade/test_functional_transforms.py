@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-import gradc as torch
+import gradc.torch as torch
 from gradc.facade import autograd_functional as AF  # torch.autograd.functional (the aliases: see the import test)
 from gradc.facade.func import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
@@ -73,11 +73,11 @@ def test_generator_script_under_gradc_prints_the_expected_file():
 
 
 @pytest.mark.parametrize("code", [
-    "import gradc as torch; torch.func.grad; torch.func.vmap; torch.autograd.functional.jacobian",
-    "from gradc.func import vmap, grad, grad_and_value, jacrev, jacfwd, hessian, vjp, jvp",
-    "import gradc.autograd.functional as F; F.hvp; F.vhp; F.jvp; F.vjp; F.hessian",
-    "from gradc.autograd.functional import jacobian",
-    "from gradc import func; import gradc.facade.func as f; assert func is f",
+    "import gradc.torch as torch; torch.func.grad; torch.func.vmap; torch.autograd.functional.jacobian",
+    "from gradc.torch.func import vmap, grad, grad_and_value, jacrev, jacfwd, hessian, vjp, jvp",
+    "import gradc.torch.autograd.functional as F; F.hvp; F.vhp; F.jvp; F.vjp; F.hessian",
+    "from gradc.torch.autograd.functional import jacobian",
+    "from gradc.torch import func; import gradc.facade.func as f; assert func is f",
 ])
 def test_import_forms_in_fresh_interpreter(code):
     proc = _run(code)

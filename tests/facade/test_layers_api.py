@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import gradc as torch
-from gradc import nn
+import gradc.torch as torch
+from gradc.torch import nn
 
 F = nn.functional
 

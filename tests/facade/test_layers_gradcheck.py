@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import gradc
-import gradc as torch
-from gradc import nn
+import gradc.torch as torch
+from gradc.torch import nn
 
 F = nn.functional
 

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-import gradc
+import gradc.torch
 
 SPEC = os.path.join(os.path.dirname(__file__), "spec")
 
@@ -40,7 +40,7 @@ def test_every_case_is_recorded(name):
 def test_case_matches_torch(script, fn):
     expected = SCRIPTS[script][1][fn.__name__]
     assert "CASE RAISED" not in repr(expected), expected
-    actual = RUNNER.run_case(fn, gradc)
+    actual = RUNNER.run_case(fn, gradc.torch)
     rtol = 1e-10 if fn.__name__.endswith("_f64") else 1e-4
     diffs = RUNNER.compare(expected, actual, rtol)
     assert not diffs, "\n".join(diffs[:10])

@@ -3,8 +3,8 @@ import copy
 
 import pytest
 
-import gradc as torch
-from gradc import nn
+import gradc.torch as torch
+from gradc.torch import nn
 
 
 def test_forward_hooks_run_and_can_be_removed():

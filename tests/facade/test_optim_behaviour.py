@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-import gradc as torch
+import gradc.torch as torch
 
 
 def _quadratic(dtype=torch.float64):

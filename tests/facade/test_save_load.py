@@ -8,10 +8,11 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-import gradc as torch
+import gradc
+import gradc.torch as torch
 from gradc.errors import ArgumentError
 
-PACKAGE = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep  # wherever the clone lives
+PACKAGE = os.path.dirname(os.path.abspath(gradc.__file__)) + os.sep  # wherever the clone lives
 
 
 def _model(seed):

@@ -9,7 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
-import gradc as torch
+import gradc.torch as torch
 from gradc.errors import ArgumentError, WriteError
 
 

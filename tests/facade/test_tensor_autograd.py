@@ -3,7 +3,7 @@ import warnings
 
 import pytest
 
-import gradc as torch
+import gradc.torch as torch
 
 
 def names(node):

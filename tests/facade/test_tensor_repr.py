@@ -1,5 +1,5 @@
 """Text forms of facade tensors (expected strings measured from torch 2.13.0)."""
-import gradc as torch
+import gradc.torch as torch
 
 
 def r(*args, **kwargs):

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-import gradc
+import gradc.torch
 
 SPEC = pathlib.Path(__file__).resolve().parent / "spec"
 SCRIPTS = ("optim", "modules", "data", "api")
@@ -51,7 +51,7 @@ def test_every_recorded_case_exists():
 @pytest.mark.parametrize("script,name", PARAMS)
 def test_case_matches_torch(script, name):
     fn = next(f for f in MODULES[script].CASES if f.__name__ == name)
-    actual = runner.run_case(fn, gradc)
+    actual = runner.run_case(fn, gradc.torch)
     expected = EXPECTED[script][name]
     assert not (isinstance(expected, str) and expected.startswith("CASE RAISED")), expected
     diffs = runner.compare(expected, actual, tolerance(name))
@@ -63,7 +63,7 @@ def test_sgd_float32_is_bit_exact(index):
     """SGD's float32 updates (fused multiply-adds) round exactly as torch's, given the same gradients."""
     name = f"fed32_sgd_{index}"
     fn = next(f for f in MODULES["optim"].CASES if f.__name__ == name)
-    assert runner.run_case(fn, gradc) == EXPECTED["optim"][name]
+    assert runner.run_case(fn, gradc.torch) == EXPECTED["optim"][name]
 
 
 def test_compare_detects_a_wrong_number():

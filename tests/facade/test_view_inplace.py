@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 
-import gradc as torch
+import gradc.torch as torch
 
 SPEC = pathlib.Path(__file__).parent / "spec"
 sys.path.insert(0, str(SPEC))

@@ -189,7 +189,7 @@ def test_checkpoint_recomputes_the_block_in_the_backward_sweep():
 
 def test_stop_gradient_on_the_eager_facade_tape():
     """A recorded composite holding stop_gradient: the tape tells the stopped copy from its input."""
-    import gradc as torch
+    import gradc.torch as torch
     from gradc.facade.record import record
     from gradc.ops import elementwise as ew
 

@@ -22,6 +22,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import inspect
+import logging
 import os
 import re
 import shutil
@@ -39,9 +40,11 @@ from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
 from gradc.backends.checks import sized_checker
+from gradc.backends.display import source_html
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, substitute, symbols_of
 from gradc.passes import optimize
+from gradc.stages import stage
 from gradc.transforms import reverse as ad
 
 # -fwrapv: int64 + - * that overflow wrap, as NumPy's do (C leaves signed overflow undefined)
@@ -132,8 +135,11 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     directory = cache_dir()
     so_path = os.path.join(directory, f"{re.sub(r'[^A-Za-z0-9_]', '_', name)}-{key}.so")
     if trusted_file(so_path):  # else rebuilt: a cached object is loaded only if only we could have written it
+        logging.getLogger("gradc.backends.c").info("%s: found in the cache (%s)", name, so_path)
         return so_path
-    with cache_writes(directory), tempfile.TemporaryDirectory(dir=directory) as tmp:  # full, read-only: exit 2
+    what = f"building C {'extension' if glue else 'library'} {name} with {cc}"
+    with stage("gradc.backends.c", what, lambda: f"{source.count(chr(10))} lines of C, {' '.join(flags[:2])}"), \
+            cache_writes(directory), tempfile.TemporaryDirectory(dir=directory) as tmp:  # full, read-only: exit 2
         c_path = os.path.join(tmp, "module.c")
         with open(c_path, "w") as fh:
             fh.write(source)
@@ -349,8 +355,12 @@ def call_signature(params, defaults) -> inspect.Signature:
 class CCompiled:
     """``compile(..., target="c")``: C source and header, and callables shaped like the NumPy target's.
 
-    ``forward``, ``grad`` and ``value_and_grad`` are the extension module's entry points when
-    Python's headers are available (``fast`` is True), else ctypes calls.
+    ``source`` is the C source (``c_source`` is the same text, its older name), ``header`` the
+    declarations. ``forward``, ``grad`` and ``value_and_grad`` are the extension module's entry
+    points when Python's headers are available (``fast`` is True), else ctypes calls.
+
+    It pickles by its source, graphs and names: unpickling (in any process) loads the shared
+    object from the C build cache, building it again when it is not there.
     """
 
     def __init__(self, graph, wrt_names, wrt_is_tuple, max_trips=None, defaults=None):
@@ -360,15 +370,30 @@ class CCompiled:
         self.signature, self.n_params = call_signature(graph.params, defaults), len(graph.params)
         self.wrt = tuple(wrt_names)
         self.wrt_is_tuple = wrt_is_tuple
-        self.graph = optimize(graph)
-        self.value_and_grad_graph = optimize(ad.value_and_grad_graph(graph, wrt_names,
-                                                                     name=f"{graph.name}_value_and_grad"))
-        self.c_source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names,
-                                                  max_trips=max_trips)
+        self.max_trips = max_trips
+        with stage("gradc.transforms", f"differentiating {self.name} (reverse mode, wrt {', '.join(wrt_names)})"):
+            value_and_grad_graph = ad.value_and_grad_graph(graph, wrt_names, name=f"{graph.name}_value_and_grad")
+        with stage("gradc.passes", f"optimising {self.name} and its gradient"):
+            self.graph = optimize(graph)
+            self.value_and_grad_graph = optimize(value_and_grad_graph)
+        with stage("gradc.backends.c", f"emitting C for {self.name}") as timer:
+            self.source, self.header = emit_sources(self.graph, self.value_and_grad_graph, wrt_names,
+                                                    max_trips=max_trips)
+            timer.note = f"{self.source.count(chr(10))} lines"
+        self._load()
+
+    @property
+    def c_source(self) -> str:
+        """The C source: the older name of :attr:`source`, kept as an alias."""
+        return self.source
+
+    def _load(self) -> None:
+        """Build (or find in the cache) and load the shared object; set ``forward``, ``grad``, ``value_and_grad``."""
+        max_trips, wrt_is_tuple = self.max_trips, self.wrt_is_tuple
         limits = [loop_limits(g, max_trips) for g in (self.graph, self.value_and_grad_graph)]
         name, grad_name = function_names(self.name)
-        work = [_work_bytes(self.c_source, n) for n in (name, grad_name)]
-        n = len(wrt_names)
+        work = [_work_bytes(self.source, n) for n in (name, grad_name)]
+        n = len(self.wrt)
         grads = tuple(range(1, n + 1)) if wrt_is_tuple else 1
         shown = (self.name, f"{self.name}_grad")  # errors name the user's function, not its C symbol
         raisers = [_raiser({lim.code: lim.message(n) for lim in lims}) if lims else None
@@ -377,11 +402,11 @@ class CCompiled:
                    ("grad", grad_name, self.value_and_grad_graph, grads, work[1], raisers[1]),
                    ("value_and_grad", grad_name, self.value_and_grad_graph, (0, grads), work[1], raisers[1])]
         glue = objs = None
-        source = self.c_source
+        source = self.source
         self.fast = bool(c_pyglue.python_include()) and all(c_pyglue.supported(g) for g in
                                                              (self.graph, self.value_and_grad_graph))
         if self.fast:
-            module = "_gradc_" + hashlib.sha256(self.c_source.encode()).hexdigest()[:16]
+            module = "_gradc_" + hashlib.sha256(self.source.encode()).hexdigest()[:16]
             glue, objs = c_pyglue.glue_source(module, entries)
             source += c_pyglue.entry_table(c_pyglue.c_functions(entries)) + "\n"
         self.library_path = build(source, self.name, glue)
@@ -409,6 +434,13 @@ class CCompiled:
         else:
             self.forward, self.grad, self.value_and_grad = slow["forward"], slow["grad"], slow["value_and_grad"]
 
+    def __reduce__(self) -> tuple:
+        # what _load needs; the library, its handles and entry points are made again by the process that loads it
+        return _rebuilt, (type(self), {k: getattr(self, k) for k in _PICKLED})
+
+    def _repr_html_(self) -> str:
+        return source_html(repr(self)[1:-1], self.source, "c")
+
     def _grads(self, outs):
         return tuple(outs) if self.wrt_is_tuple else outs[0]
 
@@ -434,3 +466,16 @@ class CCompiled:
 
     def __repr__(self):
         return f"<gradc.CCompiled {self.name} wrt {', '.join(self.wrt)}>"
+
+
+_PICKLED = ("name", "signature", "n_params", "wrt", "wrt_is_tuple", "max_trips", "graph", "value_and_grad_graph",
+            "source", "header")
+
+
+def _rebuilt(cls: type, state: dict) -> CCompiled:
+    """A pickled :class:`CCompiled` (or :class:`gradc.backends.c.unit.CUnit`) loaded: its shared object from the
+    cache, or built again."""
+    obj = object.__new__(cls)  # not __init__: that would trace and emit again
+    obj.__dict__.update(state)
+    obj._load()
+    return obj

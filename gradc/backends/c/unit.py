@@ -20,12 +20,14 @@ from __future__ import annotations
 import ctypes
 
 from gradc.backends.c.bounds import check_max_trips
-from gradc.backends.c.build import _CFunction, _work_bytes, build, header_guard
+from gradc.backends.c.build import _CFunction, _rebuilt, _work_bytes, build, header_guard
 from gradc.backends.c.cache import cache_dir
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
+from gradc.backends.display import source_html
 from gradc.errors import EmitError
+from gradc.stages import stage
 
 
 def _output_names(mode, graph, derivative_graph, wrt, taken):
@@ -97,28 +99,53 @@ def _nest(outs, returns):
 class CUnit:
     """``gradc.compile(f, ..., mode=MODE, target="c")``: ``forward`` and the attribute named by the mode.
 
-    Same call conventions as the NumPy target's ``gradc.derivatives.modes.Unit``; ``c_source``
-    and ``header`` are the C text.
+    Same call conventions as the NumPy target's ``gradc.derivatives.modes.Unit``; ``source``
+    and ``header`` are the C text (``c_source`` is ``source``'s older name, kept as an alias),
+    ``graphs`` the optimised graphs by function name. It pickles by its source, graphs and
+    names, and is loaded again from the C build cache (built again when not there).
     """
 
     def __init__(self, functions, graph, wrt, mode, max_trips=None):
         self.name, self.mode, self.wrt = graph.name, mode, tuple(wrt)
-        self.c_source, self.header = unit_sources(functions, graph, wrt, mode, max_trips=max_trips)
-        self.library_path = build(self.c_source, f"{graph.name}_{mode}")
+        self.max_trips = max_trips
+        self.graphs = {name: g for name, g, _, _ in functions}
+        self.returns = [returns for _, _, _, returns in functions]
+        with stage("gradc.backends.c", f"emitting C for {graph.name} ({mode})"):
+            self.source, self.header = unit_sources(functions, graph, wrt, mode, max_trips=max_trips)
+        self._load()
+
+    @property
+    def c_source(self) -> str:
+        """The C source: the older name of :attr:`source`, kept as an alias."""
+        return self.source
+
+    def _load(self) -> None:
+        """Build (or find in the cache) and load the library; set ``forward`` and the mode's function."""
+        self.library_path = build(self.source, f"{self.name}_{self.mode}")
         try:
             lib = ctypes.CDLL(self.library_path)
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
         calls = []
-        for cname, (shown, g, _, returns) in zip(c_function_names(functions, mode), functions):
-            work = _work_bytes(self.c_source, cname)
-            calls.append((_CFunction(lib, cname, g, work if isinstance(work, int) else 0, loop_limits(g, max_trips),
-                                     shown),
+        functions = [(shown, g, None, None) for shown, g in self.graphs.items()]
+        for cname, (shown, g), returns in zip(c_function_names(functions, self.mode), self.graphs.items(),
+                                              self.returns):
+            work = _work_bytes(self.source, cname)
+            calls.append((_CFunction(lib, cname, g, work if isinstance(work, int) else 0,
+                                     loop_limits(g, self.max_trips), shown),
                           returns))
         (base, base_returns), (derivative, returns) = calls
         self.forward = lambda *args: _nest(base(*args), base_returns)
-        setattr(self, mode, lambda *args: _nest(derivative(*args), returns))
+        setattr(self, self.mode, lambda *args: _nest(derivative(*args), returns))
+
+    def __reduce__(self) -> tuple:
+        state = {k: getattr(self, k) for k in ("name", "mode", "wrt", "max_trips", "graphs", "returns", "source",
+                                               "header")}
+        return _rebuilt, (type(self), state)
+
+    def _repr_html_(self) -> str:
+        return source_html(repr(self)[1:-1], self.source, "c")
 
     def __repr__(self):
         return f"<gradc.CUnit {self.name} {self.mode} wrt {', '.join(self.wrt)}>"

@@ -1,6 +1,6 @@
 """``torch.nn`` of the facade: ``functional`` plus a few modules (Parameter, Linear, losses).
 
-Imported as ``gradc.nn`` (an alias, see ``gradc.facade.torch_modules``).
+Imported as ``gradc.torch.nn`` (an alias, see ``gradc.facade.torch_modules``).
 """
 from gradc.facade.nn import functional, utils  # noqa: F401 - torch.nn.utils
 from gradc.facade.nn.containers import ModuleDict, ModuleList

@@ -3,7 +3,7 @@
 Clipping rescales the gradients in place, outside autograd, as torch's does (norms
 accumulated in float64, the scale computed in the gradients' dtype).
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> w = torch.nn.Parameter(torch.zeros(2)); w.grad = torch.tensor([3.0, 4.0])
 >>> clip_grad_norm_([w], max_norm=1.0), w.grad
 (tensor(5.), tensor([0.6000, 0.8000]))

@@ -1,8 +1,8 @@
 """``torch.optim`` of the facade: SGD, Adam, AdamW, RMSprop, Adagrad and ``lr_scheduler``.
 
-Imported as ``gradc.optim`` (an alias, see ``gradc.facade.torch_modules``).
+Imported as ``gradc.torch.optim`` (an alias, see ``gradc.facade.torch_modules``).
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> model = torch.nn.Linear(2, 1)
 >>> opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 >>> loss = model(torch.ones(4, 2)).pow(2).mean(); loss.backward(); opt.step(); opt.zero_grad()

@@ -1155,7 +1155,7 @@ def mix_vmap_of_hessian_of_log_softmax(torch):
 
 def main(argv):
     if "--gradc" in argv:
-        import gradc as torch
+        import gradc.torch as torch
     else:
         import torch
     run(torch)

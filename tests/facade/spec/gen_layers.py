@@ -1,7 +1,7 @@
 """Layers under torch and gradc: seeded initial weights, outputs, gradients and ``print(model)``.
 
     /tmp/torchenv2/bin/python tests/facade/spec/gen_layers.py torch > tests/facade/spec/layers.expected.txt
-    python tests/facade/spec/gen_layers.py gradc      # the same cases under gradc
+    python tests/facade/spec/gen_layers.py gradc.torch      # the same cases under gradc
 
 Every case takes the module standing in for torch and returns plain Python values (tensors as
 ``[dtype, shape, flat values]``; printed models as strings), one ``<case>: <repr>`` line each

@@ -36,11 +36,11 @@ def program(seed, T):
 def main():
     import torch
 
-    import gradc
+    import gradc.torch
     warnings.simplefilter("ignore")
     cases = []
     for seed in range(PROGRAMS):
-        steps = program(seed, gradc)
+        steps = program(seed, gradc.torch)
         cases.append({"seed": seed, "steps": steps, "torch": vp.run(torch, steps)})
     json.dump({"torch": torch.__version__, "cases": cases}, sys.stdout, separators=(",", ":"))
     sys.stdout.write("\n")

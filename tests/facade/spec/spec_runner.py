@@ -1,7 +1,7 @@
 """Shared by the gen_*.py conformance scripts: one ``<case>: <repr(result)>`` line per case.
 
     /tmp/torchenv/bin/python tests/facade/spec/gen_optim.py torch > tests/facade/spec/optim.expected.txt
-    python tests/facade/spec/gen_optim.py gradc      # the same cases under gradc
+    python tests/facade/spec/gen_optim.py gradc.torch      # the same cases under gradc
 
 A case is ``case_name(T) -> plain Python value`` (lists, floats at full precision, strings),
 where ``T`` is the module standing in for torch. The tests under tests/facade load a script,

@@ -1,6 +1,6 @@
 """``torch.utils.data`` of the facade: datasets, samplers, ``DataLoader``, ``random_split``.
 
-Imported as ``gradc.utils.data`` (an alias, see ``gradc.facade.torch_modules``).
+Imported as ``gradc.torch.utils.data`` (an alias, see ``gradc.facade.torch_modules``).
 """
 from gradc.facade.utils.data.dataloader import DataLoader, default_collate, default_convert, get_worker_info
 from gradc.facade.utils.data.dataset import (

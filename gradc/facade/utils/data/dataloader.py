@@ -5,7 +5,7 @@ Each pass over a loader draws one 64-bit seed from the loader's generator (torch
 seeded program sees torch's batches in torch's order. Workers run in-process
 (``num_workers`` is accepted and changes nothing but speed).
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> ds = TensorDataset(torch.arange(5.), torch.arange(5))
 >>> [x.tolist() for x, y in DataLoader(ds, batch_size=2)]
 [[0.0, 1.0], [2.0, 3.0], [4.0]]

@@ -1,6 +1,6 @@
 """Datasets: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``Subset``, ``ConcatDataset``, ``random_split``.
 
->>> import gradc as torch
+>>> import gradc.torch as torch
 >>> ds = TensorDataset(torch.arange(10), torch.arange(10) * 2)
 >>> ds[3], len(ds)
 ((tensor(3), tensor(6)), 10)

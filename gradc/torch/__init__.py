@@ -1,0 +1,48 @@
+"""The Tensor facade: PyTorch's API on gradc's ops, for code written against torch.
+
+    import gradc.torch as torch         # code that says ``import torch``: see below
+
+Tensors with ``requires_grad``, ``backward()``, ``torch.nn``, ``torch.optim``,
+``torch.utils.data``, ``torch.autograd`` (and ``torch.autograd.functional``), ``torch.func``,
+``torch.compile``, ``no_grad``, ``manual_seed``, ``save``/``load``, ``cuda``, ``backends``, ...,
+checked against what torch 2.13.0 prints. The module paths (``gradc.torch.nn.functional``,
+...) are the facade's own modules under torch's names (``gradc.facade.torch_modules``), so
+code that imports ``torch`` runs unchanged after one line::
+
+    import sys, gradc.torch
+    sys.modules["torch"] = gradc.torch  # then ``import torch.nn.functional as F`` and the like work
+
+The compiler's API (``gradc.grad``, ``gradc.compile``, ...) is ``gradc`` itself; a function
+written with these ops can be given to it like its NumPy twin.
+
+>>> import gradc.torch as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> (x ** 2).sum().backward()
+>>> x.grad
+tensor([2., 4.])
+"""
+from gradc.facade import (  # torch's subpackages: the facade's modules (registered under gradc.torch below)
+    accelerator,
+    autograd,
+    backends,
+    cuda,
+    func,
+    nn,
+    optim,
+    torch_api,
+    torch_modules,
+    utils,
+)
+from gradc.facade.compile import compile  # noqa: A004 - torch.compile
+from gradc.facade.torch_api import *  # noqa: F403 - torch's top-level names
+
+torch_modules.register()
+
+# the torch release whose behaviour the facade follows, with gradc as the local label (as torch's "+cpu"):
+# version checks in torch code take 2.13's paths; gradc's own version is gradc.__version__
+__version__ = "2.13.0+gradc"
+
+__all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "func", "nn", "optim", "utils"]
+# torch's top-level names: tensor, Tensor, no_grad, manual_seed, float32, ...
+__all__ += [n for n in torch_api.__all__ if n not in __all__]
+del torch_api, torch_modules
