@@ -25,6 +25,7 @@ from gradc.backends.numpy.load import load_source
 from gradc.backends.numpy.reload import reduce_by_source
 from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
+from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.cost import work
@@ -32,15 +33,16 @@ from gradc.ir.interpret import evaluate
 from gradc.ir.types import parse_type
 from gradc.passes import optimize
 from gradc.stages import stage
-from gradc.trace import bind_arguments, check_function, check_wrt, def_location, function_name, trace_bound
+from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace_bound
 from gradc.trace import inplace as traced_inplace  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace import trace as _trace
 from gradc.trace.control_trace import check_policy, loop_checkpoint
 from gradc.trace.inplace_positions import as_value, fit  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facade (see Tracer below)
+from gradc.trace.selection import float_inputs, select_arguments
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
 from gradc.transforms import reverse as ad
-from gradc.transforms.reverse import resolve_wrt
+from gradc.tree_util import keystr
 
 if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) and the IR's types
     from gradc.backends.c.build import CCompiled
@@ -196,11 +198,13 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
-def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target: str = "numpy", mode: str = "grad",
-            checkpoint: str | int | None = None, max_trips: int | None = None,
-            **example_kwargs: Any) -> Compiled | Unit | CCompiled | CUnit:
+def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
+            target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
+            max_trips: int | None = None, **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
+    ``argnums`` or ``wrt`` choose the arguments differentiated, as for :func:`grad` (default: the
+    first parameter, ``argnums=0``).
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
     derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
     for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
@@ -216,7 +220,7 @@ def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target:
     """
     f = check_function(f, "gradc.compile")
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
-    check_wrt(f, wrt, "gradc.compile")
+    selection = select_arguments(f, argnums, wrt, what="gradc.compile")
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -233,11 +237,14 @@ def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target:
         max_trips = check_max_trips(max_trips)
     # the default policy of the loops traced (see gradc.fori_loop)
     example_kwargs = _annotated(f, example_args, example_kwargs)
+    bound = bind_arguments(f, example_args, example_kwargs)
+    if any(is_tree(v) for v in bound.values()):  # dicts, lists, tuples of arrays: gradc.derivatives.tree_compile
+        return _compile_tree(f, bound, selection, target, mode, checkpoint, max_trips)
     with loop_checkpoint(checkpoint):
         graph = _trace(f, *example_args, **example_kwargs)
     if mode != "grad":
-        return _compile_mode(f, graph, example_args, example_kwargs, wrt, target, mode, max_trips)
-    names, as_tuple = _check_grad_signature(f, graph, wrt)
+        return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
+    names, as_tuple = _check_grad_signature(f, graph, selection)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
@@ -249,6 +256,34 @@ def compile(f: Callable, *example_args: Any, wrt: int | str | tuple = 0, target:
         return Compiled(graph, names, as_tuple, emit=emit_array_api, defaults=defaults_left(f, example_args,
                                                                                          example_kwargs))
     return Compiled(graph, names, as_tuple, defaults=defaults_left(f, example_args, example_kwargs))
+
+
+def _compile_tree(f, bound, selection, target, mode, checkpoint, max_trips):
+    """``compile`` of a function taking pytrees: its function of the leaves, compiled, behind their structures."""
+    plan = TreePlan(f, bound)
+    trees = ", ".join(plan.defs)
+    if mode != "grad" or target == "array_api":
+        option = f"mode={mode!r}" if mode != "grad" else f"target={target!r}"
+        raise ArgumentError(f"gradc.compile: {option} takes arrays; the pytree arguments ({trees}) compile with "
+                            "mode='grad' for target='numpy' or 'c'", where=user_location(),
+                            hint="pass the leaves as separate arguments for this mode or target")
+    with loop_checkpoint(checkpoint):
+        graph = trace_bound(plan.flat_function(), plan.values())[0]
+    graph = graph.replace(origin=function_origin(f))
+    names = plan.chosen_leaves(selection, graph)
+    ad.check_differentiable_output(graph, where=def_location(f))
+    header = [f"Generated by gradc from {graph.origin} (reverse mode, wrt {', '.join(selection.names)}). Do not edit.",
+              "Pytree arguments come flat, one per leaf:"]
+    header += [f"  {p}: " + ", ".join(f"{p}{keystr(path)} as {leaf}" for path, leaf in
+                                      zip(plan.defs[p].key_paths(), plan.leaf_names[slice(*plan.ranges[p])]))
+               for p in plan.defs]
+    if target == "c":
+        from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
+
+        flat = CCompiled(graph, names, len(names) > 1, max_trips=max_trips)
+    else:
+        flat = Compiled(graph, names, len(names) > 1, header=header)
+    return TreeCompiled(plan, flat, selection, len(names))
 
 
 def defaults_left(f, args, kwargs) -> dict:
@@ -268,12 +303,12 @@ def defaults_left(f, args, kwargs) -> dict:
             and type(p.default) in (int, float, bool, str, type(None))}
 
 
-def _compile_mode(f, graph, args, kwargs, wrt, target, mode, max_trips=None):
+def _compile_mode(f, graph, args, kwargs, selection, target, mode, max_trips=None):
     """``compile(..., mode=...)`` for a mode other than grad."""
     where = def_location(f)
     if kwargs:
         args = tuple(bind_arguments(f, args, kwargs).values())
-    names, _ = resolve_wrt(graph, wrt, where)
+    names = float_inputs(selection, graph, where)
     if mode in SCALAR_MODES:
         ad.check_differentiable_output(graph, what=mode, where=where)
     if target == "c":
@@ -283,12 +318,13 @@ def _compile_mode(f, graph, args, kwargs, wrt, target, mode, max_trips=None):
     return Unit(f, graph, args, names, mode)
 
 
-def _check_grad_signature(f, graph, wrt):
-    """``resolve_wrt`` and a scalar-output check, with errors pointing at ``f``'s definition."""
+def _check_grad_signature(f, graph, selection):
+    """The names ``selection`` chooses, checked against ``graph`` (float inputs), and a scalar-output check,
+    with errors pointing at ``f``'s definition; and whether the gradients come as a tuple."""
     where = def_location(f)
-    names, as_tuple = resolve_wrt(graph, wrt, where)
+    names = float_inputs(selection, graph, where)
     ad.check_differentiable_output(graph, where=where)
-    return names, as_tuple
+    return names, selection.as_tuple
 
 
 _ndarray = np.ndarray
@@ -316,11 +352,12 @@ def check_options(checkpoint=None) -> None:
 
 
 @user_facing
-def _check_transform(f, wrt, checkpoint, what: str):
+def _check_transform(f, argnums, wrt, checkpoint, what: str):
+    """``f`` as gradc calls it and the arguments chosen, refused at the user's call when wrong."""
     f = check_function(f, what)
-    check_wrt(f, wrt, what)
+    selection = select_arguments(f, argnums, wrt, what=what)
     check_policy(checkpoint)
-    return f
+    return f, selection
 
 
 class _Transform:
@@ -331,12 +368,13 @@ class _Transform:
     wrapped in a check that the state is unchanged (see ``gradc.trace.state``).
     """
 
-    def __init__(self, f, wrt, with_value, static_globals=True, checkpoint=None):
-        f = _check_transform(f, wrt, checkpoint, "gradc.value_and_grad" if with_value else "gradc.grad")
+    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None):
+        what = "gradc.value_and_grad" if with_value else "gradc.grad"
+        f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
         functools.update_wrapper(self, f)
         self.checkpoint = checkpoint
         self.fun = f
-        self.wrt = wrt
+        self.wrt = self.selection.wrt
         self.with_value = with_value
         self.static_globals = static_globals
         self.cache: dict = {}
@@ -366,7 +404,7 @@ class _Transform:
     def _compiled(self, args):
         with loop_checkpoint(self.checkpoint):
             graph, state = trace_bound(self.fun, dict(zip(self.names, args)), warn_reads=self.static_globals)
-        names, as_tuple = _check_grad_signature(self.fun, graph, self.wrt)
+        names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
         return Compiled(graph, names, as_tuple), as_tuple, state
 
     def _compile(self, args, key):
@@ -454,12 +492,18 @@ def _rebuilt_transform(cls: type, state: dict[str, Any]) -> Any:
     return transform
 
 
-def grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
-         checkpoint: str | int | None = None) -> Callable:
-    """Gradient of scalar-valued ``f`` with respect to ``wrt`` (position, name or a tuple of them).
+def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
+         static_globals: bool = True, checkpoint: str | int | None = None) -> Callable:
+    """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
+
+    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
+    the same and also takes names (``wrt="w"``, ``wrt=("w", 2)``). An int or a name gives the
+    gradient itself, a tuple a tuple of gradients in that order. Neither given: the first
+    parameter (``argnums=0``, as in JAX: a loss takes its parameters first, its data after).
+    ``gradc.trace.selection`` has the rules and the errors.
 
     Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
-    parameters and ``functools.partial`` objects work like any other function.
+    parameters (by name) and ``functools.partial`` objects work like any other function.
 
     What ``f`` reads besides its arguments (globals, closure cells, attributes of
     ``self``) is read once, at trace time, with a GradcWarning for each array. A call
@@ -476,17 +520,20 @@ def grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_global
     ...     return a * b
     >>> f(2.0, 3.0)
     (3.0, 2.0)
+    >>> grad(lambda a, b: a * b, argnums=1)(2.0, 3.0)
+    2.0
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=False, static_globals=static_globals,
+        return lambda fun: _Transform(fun, argnums, wrt, with_value=False, static_globals=static_globals,
                                       checkpoint=checkpoint)
-    return _Transform(f, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
+    return _Transform(f, argnums, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint)
 
 
-def value_and_grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, static_globals: bool = True,
-                   checkpoint: str | int | None = None) -> Callable:
-    """``(f(...), gradient)`` of scalar-valued ``f``; ``wrt`` and ``static_globals`` as for :func:`grad`.
+def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
+                   static_globals: bool = True, checkpoint: str | int | None = None) -> Callable:
+    """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
+    :func:`grad` (default: the first parameter).
 
     >>> vg = value_and_grad(lambda x: x ** 3)
     >>> vg(2.0)
@@ -494,9 +541,9 @@ def value_and_grad(f: Callable | None = None, *, wrt: int | str | tuple = 0, sta
     """
     check_options(checkpoint)
     if f is None:
-        return lambda fun: _Transform(fun, wrt, with_value=True, static_globals=static_globals,
+        return lambda fun: _Transform(fun, argnums, wrt, with_value=True, static_globals=static_globals,
                                       checkpoint=checkpoint)
-    return _Transform(f, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint)
+    return _Transform(f, argnums, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint)
 
 
 __all__ = ["Compiled", "compile", "grad", "spec", "trace", "value_and_grad", "function_name"]

@@ -202,8 +202,8 @@ class Job:
     def __init__(self, args, need_wrt=True, scalar_output=True):
         from gradc.trace import trace_bound
         from gradc.trace.control_trace import loop_checkpoint
+        from gradc.trace.selection import float_inputs, select_arguments
         from gradc.transforms import reverse as ad
-        from gradc.transforms.reverse import resolve_wrt
 
         self.func, self.path, self.func_name = load_function(args.function)
         self.types = argument_types(self.func, self.path, args.arg)
@@ -227,25 +227,25 @@ class Job:
         self.graph.origin = f"{self.path}:{self.func_name}"
         self.graph.name = self.func_name  # a partial or an alias is named as on the command line
         self.wrt = None
+        self.wrt_defaulted = getattr(args, "wrt", None) is None
         if need_wrt:
-            wrt = _split_names(args.wrt) if args.wrt is not None else self.default_wrt()
-            if not wrt:
-                raise CliError(f"--wrt '{printable(args.wrt)}' names no parameter", where="",
-                               hint="e.g. --wrt w,b (or leave --wrt out: every float parameter)")
+            where = _def_line(self.func, self.path)
+            wrt = None
+            if args.wrt is not None:
+                wrt = [_position_or_name(n) for n in _split_names(args.wrt)]
+                if not wrt:
+                    raise CliError(f"--wrt '{printable(args.wrt)}' names no parameter", where="",
+                                   hint="e.g. --wrt w,b (or leave --wrt out: the first parameter)")
+                wrt = tuple(wrt) if len(wrt) > 1 else wrt[0]
+            # the library's rules and default (gradc.trace.selection): the first parameter when --wrt is left out
+            selection = select_arguments(self.func, wrt=wrt, what="", where=where, option="--wrt")
             try:
-                self.wrt, _ = resolve_wrt(self.graph, tuple(wrt))
+                self.wrt = float_inputs(selection, self.graph, where)
                 if scalar_output:  # grad, hessian, hvp; jvp, vjp and Jacobians take any output
                     ad.check_differentiable_output(self.graph)
             except GradcError as e:
-                e.where = _def_line(self.func, self.path)
+                e.where = where
                 raise
-
-    def default_wrt(self):
-        names = [v.name for v in self.graph.inputs if v.type.is_float]
-        if not names:
-            raise CliError(f"{self.func_name} has no float parameter to differentiate with respect to",
-                           where=_def_line(self.func, self.path))
-        return names
 
     def arg_options(self):
         """Canonical ``--arg`` options: every traced parameter, and static ints that differ from their defaults."""
@@ -256,3 +256,13 @@ class Job:
 
 def _split_names(text):
     return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _position_or_name(text):
+    """One item of ``--wrt``: a position (``0``, ``-1``) or a parameter's name.
+
+    >>> _position_or_name("-1"), _position_or_name("w")
+    (-1, 'w')
+    """
+    digits = text[1:] if text.startswith("-") else text
+    return int(text) if digits.isascii() and digits.isdigit() else text

@@ -40,7 +40,8 @@ from gradc.derivatives.differences import (
     quiet_call,
     two_step,
 )
-from gradc.errors import ArgumentError, CheckError, user_facing
+from gradc.errors import ArgumentError, CheckError, user_facing, user_location
+from gradc.trace.selection import ALL, select_arguments
 
 VALUE_TOLERANCE = {"f64": 1e-8, "f32": 1e-3}  # relative to 1 + the largest |reference| entry
 FIRST_TOLERANCE = {"f64": 1e-5, "f32": 2e-3}
@@ -150,11 +151,12 @@ def _raised(what, exc) -> Comparison:
 class _Checker:
     """The state of one check: the point, the user's function, the compiled one, the directions drawn."""
 
-    def __init__(self, compiled, f, point, seed, max_entries):
+    def __init__(self, compiled, f, point, seed, max_entries, only=None):
         self.compiled, self.f, self.point = compiled, f, point
         self.rng = np.random.default_rng(seed)
         self.max_entries = max_entries
         self.wrt = list(compiled.wrt)
+        self.only = set(self.wrt if only is None else only)  # the derivatives compared (check's argnums/wrt)
         missing = [w for w in self.wrt if w not in point.slots]
         if missing:
             raise ArgumentError(f"gradc.check: {', '.join(missing)} (differentiated by the compiled code) is not an "
@@ -215,6 +217,9 @@ class _Checker:
         base = abs(at_x) if math.isfinite(at_x) else 0.0
         out = []
         for w, slot in zip(self.wrt, self.slots):
+            if w not in self.only:
+                out.append(None)
+                continue
             value, dtype = self.wide.get(slot), self.dtypes[w]
             ks = picks(int(np.size(value)), self.rng, self.max_entries)
             pairs = [first_difference(s, self.wide, slot, k, FIRST_STEPS[dtype], dtype, at_x, self.eps) for k in ks]
@@ -233,7 +238,10 @@ class _Checker:
     def compare_gradients(self, what, grads, reference):
         if not self.counted(what.rstrip(":"), grads, len(self.wrt), "gradients"):
             return
-        for w, g, (ks, fd, smooth, slack) in zip(self.wrt, grads, reference):
+        for w, g, entries in zip(self.wrt, grads, reference):
+            if entries is None:  # not chosen
+                continue
+            ks, fd, smooth, slack = entries
             shape = np.shape(self.point.get(self.point.slot(w)))
             got = np.asarray(g, np.float64).reshape(-1)
             if got.size != int(np.prod(shape)):
@@ -273,6 +281,8 @@ class _Checker:
         at_x = s(self.wide)
         base = abs(at_x) if math.isfinite(at_x) else 0.0
         for w, slot, got in zip(self.wrt, self.slots, hv):
+            if w not in self.only:
+                continue
             dtype, shape = self.dtypes[w], np.shape(self.point.get(slot))
             if np.size(got) != int(np.prod(shape)):
                 self.report.append(Comparison(f"{what} d/d{w}", problem=f"the compiled code gives {np.size(got)} "
@@ -331,7 +341,9 @@ def _check_mode(c: _Checker, mode: str):
     if failure is None:
         c.values("value", value)
     n_out = len(c.reference)
-    v = [_like(c.tangent(c.point.get(s)), c.point.get(s)) for s in c.slots]
+    # a random direction in the arguments chosen; zero in the others (their derivatives are not compared)
+    v = [_like(c.tangent(c.point.get(s)) if w in c.only else np.zeros(np.shape(c.point.get(s))), c.point.get(s))
+         for w, s in zip(c.wrt, c.slots)]
     if mode == "vjp":
         u = [_like(c.tangent(r), r if r.shape else float(r)) for r in c.reference]
         u = [np.asarray(x, np.float32) if c.value_dtype == "f32" and np.ndim(x) else x for x in u]
@@ -377,14 +389,17 @@ def _check_mode(c: _Checker, mode: str):
 
 @user_facing
 def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_entries: int = 50,
-          raise_on_failure: bool = True, **example_kwargs: Any) -> CheckReport:
+          raise_on_failure: bool = True, argnums: int | tuple | None = None, wrt: Any = None,
+          **example_kwargs: Any) -> CheckReport:
     """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at
     ``f(*example_args, **example_kwargs)``.
 
     The module docstring says what is compared. ``seed`` fixes the random directions and the
     entries sampled (``max_entries`` per argument); with ``raise_on_failure`` (default) a failed
     comparison raises :class:`gradc.errors.CheckError` (its ``report`` attribute holds the report),
-    otherwise the report is returned either way.
+    otherwise the report is returned either way. ``argnums`` or ``wrt`` (``gradc.trace.selection``;
+    default: every argument the compiled code differentiates) compare the derivatives with respect
+    to those arguments only. Pytree arguments are checked leaf by leaf.
 
     >>> import numpy as np, gradc
     >>> f = lambda x: np.tanh(x) * 2
@@ -406,13 +421,30 @@ def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_ent
                             "positionally", hint="e.g. gradc.check(compiled, f, x, w)")
     if not callable(f):
         raise ArgumentError(f"gradc.check: f must be the Python function compiled, not a {type(f).__name__}")
-    checker = _Checker(compiled, f, Point.of(f, example_args, example_kwargs), seed, max_entries)
+    selection = select_arguments(f, argnums, wrt, what="gradc.check", default=ALL)
+    only = None if selection is None else list(selection.names)
+    plan = getattr(compiled, "plan", None)
+    if plan is not None:  # pytree arguments: the flat compiled functions against f as a function of the leaves
+        wrt_shown = compiled.wrt
+        example_args, example_kwargs = plan.flatten_call(example_args, example_kwargs, "gradc.check"), {}
+        if only is not None:
+            only = [leaf for p in only for leaf in plan.leaf_names[slice(*plan.ranges[p])]]
+        compiled, f = compiled.flat, plan.leaf_function()
+    if only is not None:
+        missing = [w for w in only if w not in compiled.wrt]
+        if missing:
+            raise ArgumentError(f"gradc.check: the compiled code does not differentiate with respect to "
+                                f"{', '.join(missing)}", where=user_location(),
+                                hint=f"it differentiates {', '.join(compiled.wrt)}: choose among them, or "
+                                     "compile with that argnums/wrt")
+    checker = _Checker(compiled, f, Point.of(f, example_args, example_kwargs), seed, max_entries, only)
     if mode == "grad":
         _check_grad(checker)
     else:
         _check_mode(checker, mode)
     name = getattr(compiled, "name", getattr(f, "__name__", "f"))
-    report = CheckReport(name, mode, checker.report, tuple(compiled.wrt))
+    shown = wrt_shown if plan is not None else compiled.wrt
+    report = CheckReport(name, mode, checker.report, tuple(shown if selection is None else selection.names))
     if raise_on_failure and not report.passed:
         failed = report.failures
         raise CheckError(f"gradc.check: the compiled {mode} of {name} disagrees with {name}: "

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from gradc.derivatives.transforms import Emitted, _cached, argnum_names, hashable, signature_key, tensor_args
+from gradc.derivatives.transforms import Emitted, _cached, chosen_inputs, signature_key, tensor_args
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, check_function, check_wrt, function_name, function_origin, trace
+from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
+from gradc.trace.selection import Selection, select_arguments
 from gradc.transforms import batching, forward, reverse
 
 
@@ -74,10 +75,14 @@ def _reverse_jacobians(graph, name, inputs):
     return result
 
 
-def _values(f, args, argnums, mode):
-    """The Jacobians of ``f`` at ``args`` as values of the trace in progress (flat), and their nesting."""
+def _values(f, args, selection, mode, tuple_output=False):
+    """The Jacobians of ``f`` at ``args`` as values of the trace in progress (flat), and their nesting.
+
+    ``tuple_output``: ``f`` returns a tuple even of one entry (a gradient for a tuple of ``argnums``), so the
+    result nests per output even for one (JAX's ``hessian(f, argnums=(0,))`` is ``((H,),)``).
+    """
     graph = trace(f, *args)
-    names, as_tuple = argnum_names(f, graph, argnums)
+    names, as_tuple = chosen_inputs(f, graph, selection), selection.as_tuple
     inputs = tensor_args(graph, args)
     per_arg = []
     for name in names:
@@ -93,7 +98,7 @@ def _values(f, args, argnums, mode):
             positions.append(len(flat))
             flat.append(j[k])
         structure.append(tuple(positions) if as_tuple else positions[0])
-    return flat, (structure[0] if len(structure) == 1 else tuple(structure))
+    return flat, (structure[0] if len(structure) == 1 and not tuple_output else tuple(structure))
 
 
 def _forward_sweep(v, graph, mode) -> bool:
@@ -120,10 +125,11 @@ def _nest(flat, structure):
     return tuple(_nest(flat, s) for s in structure)
 
 
-def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
+def jacobian_graph(f, args, argnums: Selection | int | tuple = 0, mode="auto", what="jacobian"):
     """``(graph, returns)``: the whole Jacobian computation of ``f`` at arguments like ``args`` as one graph.
 
     ``args`` may be arrays or types (``TensorType``); ``returns`` nests the outputs as JAX does.
+    ``argnums``: the arguments chosen (a :class:`Selection`, or an ``argnums`` value for it).
     ``what="hessian"`` names it for ``f`` a gradient (``jacrev`` of the user's function).
 
     >>> import numpy as np
@@ -134,9 +140,10 @@ def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
     user_fn = inspect.unwrap(f)  # through our own wrappers (hessian is jacfwd of jacrev) to the user's function
     fname = function_name(user_fn)
     layout = []
+    selection = argnums if isinstance(argnums, Selection) else select_arguments(f, argnums, what="gradc.jacobian")
 
     def whole(*traced):
-        flat, structure = _values(f, traced, argnums, mode)
+        flat, structure = _values(f, traced, selection, mode, what == "hessian" and selection.as_tuple)
         layout.append(structure)
         return tuple(flat) if len(flat) > 1 else flat[0]
 
@@ -147,7 +154,7 @@ def jacobian_graph(f, args, argnums=0, mode="auto", what="jacobian"):
     return graph.replace(origin=function_origin(user_fn)), layout[0]
 
 
-def _jacobian_fn(f, argnums, mode, what="jacobian"):
+def _jacobian_fn(f, selection: Selection, mode, what="jacobian"):
     """The function computing the Jacobian of ``f`` (mode "fwd", "rev" or "auto"), traced and emitted per signature.
 
     ``what`` names it in the emitted code (``hessian`` for the Jacobian of a gradient).
@@ -159,11 +166,11 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
         if kwargs:
             args = tuple(bind_arguments(f, args, kwargs).values())
         if signature_key(args) is None:  # inside an outer trace: inline
-            return _nest(*_values(f, args, argnums, mode))
+            return _nest(*_values(f, args, selection, mode, what == "hessian" and selection.as_tuple))
         return emitted(*args)(*args)
 
     def build(args):
-        graph, returns = jacobian_graph(f, args, argnums, mode, what)
+        graph, returns = jacobian_graph(f, args, selection, mode, what)
         how = "forward over reverse mode" if what == "hessian" else _MODES[mode]
         title = "Hessian" if what == "hessian" else "Jacobian"
         return Emitted(graph, f"{title} of {fname} ({how}).", returns,
@@ -173,7 +180,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
         """The emitted function for these arguments (``.source`` is its module), compiled on first use."""
         if kwargs:
             args = tuple(bind_arguments(f, args, kwargs).values())
-        return _cached(f, (what, mode, hashable(argnums)), args, lambda: build(args))
+        return _cached(f, (what, mode, selection), args, lambda: build(args))
 
     jac = user_facing(jac)
     jac.emitted = user_facing(emitted)
@@ -181,58 +188,67 @@ def _jacobian_fn(f, argnums, mode, what="jacobian"):
 
 
 @user_facing
-def _check(f, argnums, what: str):
-    """A transform's function and argnums, refused at the user's call; the function as gradc calls it."""
+def _check(f, argnums, wrt, what: str):
+    """A transform's function and the arguments chosen, refused at the user's call; the function as gradc
+    calls it and the :class:`Selection`."""
     f = check_function(f, what)
-    check_wrt(f, argnums, what, "argnums")
-    return f
+    return f, select_arguments(f, argnums, wrt, what=what)
 
 
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f: Callable, argnums: int | tuple = 0) -> Callable:
+def jacfwd(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
+
+    ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
 
     >>> import numpy as np
     >>> jacfwd(lambda x: np.sin(x) * x[0])(np.array([0.0, 1.0])).round(3)
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
-    f = _check(f, argnums, "gradc.jacfwd")
-    return _jacobian_fn(f, argnums, "fwd")
+    f, selection = _check(f, argnums, wrt, "gradc.jacfwd")
+    return _jacobian_fn(f, selection, "fwd")
 
 
-def jacrev(f: Callable, argnums: int | tuple = 0) -> Callable:
+def jacrev(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
+
+    ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
 
     >>> import numpy as np
     >>> jacrev(lambda x, y: x * y, argnums=(0, 1))(np.array([1.0, 2.0]), np.array([3.0, 4.0]))[1]
     array([[1., 0.],
            [0., 2.]])
     """
-    f = _check(f, argnums, "gradc.jacrev")
-    return _jacobian_fn(f, argnums, "rev")
+    f, selection = _check(f, argnums, wrt, "gradc.jacrev")
+    return _jacobian_fn(f, selection, "rev")
 
 
-def jacobian(f: Callable, argnums: int | tuple = 0) -> Callable:
+def jacobian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
+
+    ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
 
     >>> import numpy as np
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    f = _check(f, argnums, "gradc.jacobian")
-    return _jacobian_fn(f, argnums, "auto")
+    f, selection = _check(f, argnums, wrt, "gradc.jacobian")
+    return _jacobian_fn(f, selection, "auto")
 
 
-def hessian(f: Callable, argnums: int | tuple = 0) -> Callable:
+def hessian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
+
+    ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
+    for a tuple the result nests as JAX's: ``H[i][j]`` is d2 f / d arg_i d arg_j.
 
     >>> import numpy as np
     >>> hessian(lambda x: x[0] * x[1] ** 2)(np.array([1.0, 3.0]))
     array([[0., 6.],
            [6., 2.]])
     """
-    f = _check(f, argnums, "gradc.hessian")
-    return _jacobian_fn(jacrev(f, argnums), argnums, "fwd", what="hessian")
+    f, selection = _check(f, argnums, wrt, "gradc.hessian")
+    return _jacobian_fn(_jacobian_fn(f, selection, "rev"), selection, "fwd", what="hessian")

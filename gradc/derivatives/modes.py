@@ -30,6 +30,7 @@ from gradc.derivatives.transforms import outputs_then_derivatives
 from gradc.errors import ArgumentError
 from gradc.passes import optimize
 from gradc.stages import stage
+from gradc.trace.selection import Selection
 from gradc.transforms import forward, reverse
 
 MODES = ("grad", "vjp", "jvp", "jacobian", "hessian", "hvp")
@@ -41,8 +42,7 @@ def mode_functions(f, graph, args, wrt, mode):
     if mode not in MODES or mode == "grad":
         raise ArgumentError(f"unknown mode {mode!r}", hint=f"use one of {', '.join(MODES)}")
     name = graph.name
-    argnums = tuple(graph.params.index(w) for w in wrt)
-    argnums = argnums[0] if len(argnums) == 1 else argnums
+    selection = Selection(tuple(wrt), len(wrt) > 1)
     n_out, k = len(graph.outputs), len(wrt)
     wrt_text = ", ".join(wrt)
     base = (name, optimize(graph), f"Value of {name}.", 0 if n_out == 1 else tuple(range(n_out)))
@@ -61,10 +61,10 @@ def mode_functions(f, graph, args, wrt, mode):
         return [base, (g.name, optimize(g), f"Hessian of {name} with respect to ({wrt_text}) times the "
                                             "tangents (forward over reverse).", 0 if k == 1 else tuple(range(k)))]
     if mode == "jacobian":
-        g, returns = jacobian_graph(f, args, argnums, "auto")
+        g, returns = jacobian_graph(f, args, selection, "auto")
         return [base, (g.name, optimize(g), f"Jacobian of {name} with respect to ({wrt_text}).", returns)]
     reverse.check_differentiable_output(graph, what="hessian")
-    g, returns = jacobian_graph(jacrev(f, argnums), args, argnums, "fwd", what="hessian")
+    g, returns = jacobian_graph(jacrev(f, wrt=selection.wrt), args, selection, "fwd", what="hessian")
     return [base, (g.name, optimize(g), f"Hessian of {name} with respect to ({wrt_text}) "
                                         "(forward over reverse).", returns)]
 

@@ -28,7 +28,8 @@ from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
-from gradc.trace import check_function, check_wrt, def_location, trace
+from gradc.trace import check_function, def_location, trace
+from gradc.trace.selection import ALL, float_inputs, select_arguments
 from gradc.transforms import forward, reverse
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # user function -> {key: Emitted}
@@ -137,28 +138,15 @@ def _tangents_fast(entry, f, primals, tangents, names=None):
     return _check_tangents(f, entry.primal_graph, primals, tangents, names)
 
 
-def argnum_names(f, graph, argnums):
-    """The names of the float inputs ``argnums`` (an int or a tuple) picks, in its order, and whether it was a tuple."""
-    as_tuple = isinstance(argnums, (tuple, list))
-    names = []
-    for a in (argnums if as_tuple else (argnums,)):
-        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a < len(graph.params):
-            raise ArgumentError(f"argnums={a!r} is not a parameter position of {graph.name}", where=def_location(f),
-                                hint=f"use 0 to {len(graph.params) - 1}")
-        if graph.params[a] not in _float_inputs(graph):
-            raise ArgumentError(f"cannot differentiate with respect to {graph.params[a]!r}: it is not a float array",
-                                where=def_location(f), hint="pass it as a float array")
-        names.append(graph.params[a])
-    return names, as_tuple
+def chosen_inputs(f, graph, selection):
+    """The float inputs ``selection`` chooses (None: every one), checked against ``graph`` with errors at
+    ``f``'s def, in the order asked."""
+    return float_inputs(selection, graph, def_location(f))
 
 
-def _selected(f, graph, argnums):
-    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
-    if argnums is None:
-        names = _float_inputs(graph)
-        return names, len(names) > 1
-    names, as_tuple = argnum_names(f, graph, argnums)
-    return [p for p in graph.params if p in names], as_tuple
+def _in_parameter_order(graph, names):
+    """``names`` in ``graph``'s parameter order (the order the tangents of jvp and hvp are taken in)."""
+    return [p for p in graph.params if p in names]
 
 
 def outputs_then_derivatives(graph):
@@ -174,35 +162,44 @@ def _header(graph, mode):
 
 
 @user_facing
-def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple:
+def jvp(f: Callable, primals: tuple, tangents: tuple, *, argnums: int | tuple | None = None,
+        wrt: Any = None) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
+
+    ``tangents`` has one entry per primal. ``argnums`` or ``wrt`` (``gradc.trace.selection``; default:
+    every float argument, as JAX's ``jvp``) restrict the sweep to the arguments chosen: the others are
+    held fixed and their tangents may be None.
 
     >>> import numpy as np
     >>> jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
     (6.0, 3.0)
+    >>> jvp(lambda x, y: x * y, (2.0, 3.0), (None, 1.0), argnums=1)
+    (6.0, 2.0)
     """
     f = check_function(f, "gradc.jvp")
+    selection = select_arguments(f, argnums, wrt, what="gradc.jvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():
         graph = trace(f, *primals)
-        return graph, forward.jvp_graph(graph, _float_inputs(graph), name=f"{graph.name}_jvp")
+        names = _in_parameter_order(graph, chosen_inputs(f, graph, selection))
+        return graph, forward.jvp_graph(graph, names, name=f"{graph.name}_jvp"), names
 
     if signature_key(primals) is None or any(isinstance(t, Traced) for t in tangents):
-        graph, jg = build_graph()
-        outs = evaluate(jg, *tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents))
+        graph, jg, names = build_graph()
+        outs = evaluate(jg, *tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents, names))
         n = len(outs) // 2
         return (outs[0], outs[1]) if n == 1 else (tuple(outs[:n]), tuple(outs[n:]))
 
     def build():
-        graph, jg = build_graph()
+        graph, jg, names = build_graph()
         entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", outputs_then_derivatives(jg),
                         _header(graph, "forward mode"))
-        entry.primal_graph, entry.plan = graph, _tangent_plan(graph)
+        entry.primal_graph, entry.names, entry.plan = graph, names, _tangent_plan(graph, names)
         return entry
 
-    entry = _cached(f, "jvp", primals, build)
-    return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
+    entry = _cached(f, ("jvp", selection), primals, build)
+    return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
 
 
 def tensor_args(graph, args):
@@ -211,23 +208,28 @@ def tensor_args(graph, args):
 
 
 @user_facing
-def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
+def vjp(f: Callable, *primals: Any, argnums: int | tuple | None = None, wrt: Any = None) -> tuple[Any, Callable]:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple).
-    Entries for inputs that are not floats (static ints, int arrays) are None.
+    Entries for inputs that are not floats (static ints, int arrays) are None. With ``argnums``
+    or ``wrt`` (``gradc.trace.selection``), ``vjp_fn`` returns the pull-backs onto the arguments
+    chosen only: bare for an int or a name, a tuple in the order asked for a tuple.
 
     >>> import numpy as np
     >>> out, pullback = vjp(lambda x: x ** 2, np.array([1.0, 3.0]))
     >>> pullback(np.array([1.0, 0.5]))
     (array([2., 3.]),)
+    >>> vjp(lambda x, y: x * y, 2.0, 3.0, wrt="y")[1](1.0)
+    2.0
     """
     f = check_function(f, "gradc.vjp")
+    selection = select_arguments(f, argnums, wrt, what="gradc.vjp", default=ALL)
     if not primals:
         raise ArgumentError("gradc.vjp needs the point to differentiate at: vjp(f, *primals)",
                             hint="pass f's arguments after f: gradc.vjp(f, x)")
     graph = trace(f, *primals)
-    names = _float_inputs(graph)
+    names = chosen_inputs(f, graph, selection)
     vg = reverse.vjp_graph(graph, names, name=f"{graph.name}_vjp")
     n_out = len(graph.outputs)
     if signature_key(primals) is None:
@@ -238,7 +240,7 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
             return Emitted(vg, f"Value of {graph.name} and the pull-back of the output cotangents.",
                            tuple(range(len(vg.outputs))), _header(graph, "reverse mode"))
 
-        entry = _cached(f, "vjp", primals, build)
+        entry = _cached(f, ("vjp", selection), primals, build)
         run = lambda *args: entry(*primals, *args)  # noqa: E731
         outs = None
     tensor_params = [p for p in graph.params if p not in graph.static]
@@ -257,6 +259,8 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
                                     f"{o.type.shape}", hint="a cotangent has its output's shape")
         results = run(*cts)
         grads = dict(zip(names, results[n_out:]))
+        if selection is not None:
+            return tuple(grads[p] for p in names) if selection.as_tuple else grads[names[0]]
         return tuple(grads.get(p) if p in positions else None for p in graph.params)
 
     if outs is None:
@@ -268,13 +272,15 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 
 @user_facing
-def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None) -> Any:
+def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None, *,
+        wrt: Any = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).
-    ``argnums`` (an int or a tuple; default: every float argument) picks the
-    arguments the Hessian is taken over; the result is one array per picked
-    argument (an array for an int, a tuple for a tuple or for several picked).
+    ``argnums`` or ``wrt`` (``gradc.trace.selection``; default: every float argument) choose the
+    arguments the Hessian is taken over; the result is one array per chosen argument (an array
+    for an int or a name, a tuple in the order asked for a tuple, a tuple for several floats
+    chosen by the default).
 
     >>> import numpy as np
     >>> hvp(lambda x: np.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 1.0]),))
@@ -283,32 +289,29 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
     array([2., 0.])
     """
     f = check_function(f, "gradc.hvp")
-    if argnums is not None:
-        check_wrt(f, argnums, "gradc.hvp", "argnums")  # hvp is user_facing: the error shows no gradc frame
+    selection = select_arguments(f, argnums, wrt, what="gradc.hvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
 
     def build_graph():
         graph = trace(f, *primals)
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(f))
-        names, as_tuple = _selected(f, graph, argnums)
-        return graph, forward.hvp_graph(graph, names), names, as_tuple
+        asked = chosen_inputs(f, graph, selection)
+        names = _in_parameter_order(graph, asked)  # the tangents' order
+        as_tuple = len(names) > 1 if selection is None else selection.as_tuple
+        order = tuple(names.index(name) for name in asked)  # the results' order: as asked
+        return graph, forward.hvp_graph(graph, names), names, order if as_tuple else order[0]
 
     if signature_key(primals) is None or any(isinstance(t, Traced) for t in tangents):
-        graph, hg, names, as_tuple = build_graph()
+        graph, hg, names, returns = build_graph()
         outs = evaluate(hg, *tensor_args(graph, primals), *_check_tangents(f, graph, primals, tangents, names))
-        return tuple(outs) if as_tuple else outs[0]
+        return tuple(outs[k] for k in returns) if isinstance(returns, tuple) else outs[returns]
 
     def build():
-        graph, hg, names, as_tuple = build_graph()
-        returns = tuple(range(len(hg.outputs))) if as_tuple else 0
+        graph, hg, names, returns = build_graph()
         entry = Emitted(hg, f"Hessian of {graph.name} times the tangents (forward over reverse).", returns,
                         _header(graph, "forward over reverse mode"))
         entry.primal_graph, entry.names, entry.plan = graph, names, _tangent_plan(graph, names)
         return entry
 
-    entry = _cached(f, ("hvp", hashable(argnums)), primals, build)
+    entry = _cached(f, ("hvp", selection), primals, build)
     return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
-
-
-def hashable(argnums):
-    return tuple(argnums) if isinstance(argnums, (list, tuple)) else argnums

@@ -36,11 +36,11 @@ from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.control_trace import UNROLLED
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
+from gradc.trace.selection import check_wrt  # noqa: F401  (re-exported for the layers above)
 from gradc.trace.signature import (  # noqa: F401  (re-exported for the layers above)
     bind_arguments,
     call_bound,
     check_function,
-    check_wrt,
     classify_argument,
     def_location,
     function_name,

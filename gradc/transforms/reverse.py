@@ -28,6 +28,7 @@ from gradc.ir.registry import OPS
 from gradc.ir.types import TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.values import aval
+from gradc.trace.selection import float_inputs, select_arguments
 
 
 def check_differentiable_output(graph: Graph, what: str = "grad", where: str | None = None) -> Var | Const:
@@ -49,35 +50,13 @@ def check_differentiable_output(graph: Graph, what: str = "grad", where: str | N
 def resolve_wrt(graph, wrt, where=None):
     """``wrt`` (int, name or tuple of them) as a list of input names, and whether it was a tuple.
 
-    Errors point at ``where`` (the function's ``file:line``), else at ``graph.origin``.
+    For a graph alone (no function at hand: positions index ``graph.params``); the rules are
+    ``gradc.trace.selection``'s. Errors point at ``where`` (the function's ``file:line``), else at
+    ``graph.origin``.
     """
     where = where or graph.origin
-    as_tuple = isinstance(wrt, (tuple, list))
-    items = list(wrt) if as_tuple else [wrt]
-    if not items:
-        raise ArgumentError("wrt is empty", where=where, hint="name at least one parameter")
-    names = []
-    for item in items:
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-            if not 0 <= item < len(graph.params):
-                raise ArgumentError(f"wrt={item} but {graph.name} has {len(graph.params)} parameters",
-                                    where=where, hint=f"use a position below {len(graph.params)} or a name")
-            item = graph.params[item]
-        if item not in graph.params:
-            raise ArgumentError(f"wrt={item!r} is not a parameter of {graph.name}", where=where,
-                                hint=f"parameters are: {', '.join(graph.params)}")
-        inputs = {v.name: v for v in graph.inputs}
-        if item not in inputs:
-            raise ArgumentError(f"cannot differentiate with respect to {item!r}: it is a static Python "
-                                f"{type(graph.static[item]).__name__} ({graph.static[item]!r})", where=where,
-                                hint="pass it as a float or a float array")
-        if not inputs[item].type.is_float:
-            raise ArgumentError(f"cannot differentiate with respect to {item!r} of dtype {inputs[item].type.dtype}",
-                                where=where, hint="pass it as a float array")
-        if item in names:
-            raise ArgumentError(f"wrt names {item!r} twice", where=where, hint="list each parameter once")
-        names.append(item)
-    return names, as_tuple
+    selection = select_arguments(None, wrt=wrt, what=graph.name, where=where, params=graph.params)
+    return float_inputs(selection, graph, where), selection.as_tuple
 
 
 def _active_vars(graph: Graph, wrt_vars) -> set:

@@ -375,7 +375,7 @@ def test_keyword_only_parameters_and_integer_arrays(work, target):
     def f(x, *, s, k):
         return np.sum(np.sin(x) * s * x[k])
     k = np.array([2, 0, 1])
-    c = gradc.compile(f, X[:3], s=2.0, k=k, target=target, wrt=(0, 1))
+    c = gradc.compile(f, X[:3], s=2.0, k=k, target=target, wrt=(0, "s"))  # s has no position (keyword-only): by name
     assert gradc.check(c, f, X[:3], s=2.0, k=k).passed
     assert not gradc.check(Bent(c, derivative=1.01), f, X[:3], s=2.0, k=k, raise_on_failure=False).passed
 

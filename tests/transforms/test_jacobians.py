@@ -131,7 +131,7 @@ def test_jacobian_picks_the_cheaper_mode():
 def test_jacobian_errors_name_the_argument():
     with pytest.raises(gradc.ArgumentError, match="argnums=3 is not a parameter position"):
         jacfwd(lambda x: x, argnums=3)(np.ones(2))
-    with pytest.raises(gradc.ArgumentError, match="not a float array"):
+    with pytest.raises(gradc.ArgumentError, match="cannot differentiate with respect to .n.: it is a static"):
         jacrev(lambda x, n: x * n, argnums=1)(np.ones(2), 3)
 
 
