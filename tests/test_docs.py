@@ -172,9 +172,7 @@ def test_the_api_reference_covers_every_exported_name():
 
     text = open(os.path.join(DOCS, "api.md"), encoding="utf-8").read()
     documented = set(re.findall(r"^::: gradc\.(\w+)", text, re.M))
-    # until the facade moves to gradc.torch, its torch names are re-exported by gradc: the facade page covers them
-    facade = set(getattr(gradc, "_torch_names", ())) | {"autograd", "nn"}
-    missing = [name for name in gradc.__all__ if name not in documented and name not in facade]
+    missing = [name for name in gradc.__all__ if name not in documented]
     assert not missing, f"docs/api.md lacks ::: gradc.NAME for {missing}"
 
 
