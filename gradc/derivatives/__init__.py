@@ -2,7 +2,9 @@
 
 ``transforms`` (``jvp``, ``vjp``, ``hvp``), ``jacobians`` (``jacfwd``, ``jacrev``,
 ``jacobian``, ``hessian``) and ``custom`` (``custom_vjp``, ``custom_jvp``,
-``stop_gradient``, ``checkpoint``). May import every layer below it (not ``gradc.api``, the facade or the CLI).
+``stop_gradient``, ``checkpoint``). ``flat_function`` is the one flattening layer of pytrees every
+transform goes through (``gradients``: what ``grad`` adds for them and ``has_aux``). May import every
+layer below it (not ``gradc.api``, the facade or the CLI).
 
 >>> import numpy as np
 >>> from gradc.derivatives import jvp

@@ -5,7 +5,9 @@ ops); its result is marked with the ``custom_call`` op, whose derivative is the
 user's rule, traced in NumPy like the function itself. A ``custom_jvp`` rule
 serves reverse mode too, by transposition (it is linear in the tangents); a
 ``custom_vjp`` rule serves reverse mode only, and forward mode over it is a clear
-error, as in JAX.
+error, as in JAX. Arguments, results and residuals may be pytrees (``gradc.tree_util``):
+each traced leaf of the result is marked on its own, and the rule for it sees a cotangent
+of the result's structure with zeros elsewhere (rules are linear in the cotangent).
 
 >>> import numpy as np, gradc
 >>> @custom_vjp
@@ -32,6 +34,7 @@ from gradc.ops import reduce as red
 from gradc.trace import bind_arguments, check_function, function_name
 from gradc.trace.tracer import Tracer
 from gradc.transforms.reverse import grad_graph
+from gradc.tree_util import tree_flatten, tree_leaves, tree_structure, treedef_is_leaf
 
 stop_gradient = autodiff.stop_gradient
 
@@ -57,19 +60,84 @@ def _as_type(value, like: Traced, what: str):
     return ew.coerce(arr.astype(t.np_dtype), t.dtype, t.shape, like)
 
 
-def _split_args(args):
-    """The traced arguments (the custom op's inputs) and their positions."""
-    positions = [i for i, a in enumerate(args) if isinstance(a, Traced)]
-    return positions, [args[i] for i in positions]
+def _flatten_args(args):
+    """The leaves of all the arguments, and each argument's structure."""
+    flat, defs = [], []
+    for a in args:
+        leaves, treedef = tree_flatten(a)
+        flat.extend(leaves)
+        defs.append(treedef)
+    return flat, tuple(defs)
 
 
-def _mark(name, y, residuals, xs, key):
-    if isinstance(y, (tuple, list)):
-        raise TraceError(f"{name} returns {len(y)} values; a function with a custom rule returns one array here",
-                         hint="split it into functions of one output each")
-    if not isinstance(y, Traced):
+def _unflatten_args(defs, flat) -> list:
+    out, i = [], 0
+    for d in defs:
+        out.append(d.unflatten(flat[i:i + d.num_leaves]))
+        i += d.num_leaves
+    return out
+
+
+def _zeros_like(value):
+    """A zero cotangent for an output leaf: traced (the rule runs in a trace) or a NumPy zero."""
+    if isinstance(value, Traced):
+        return _tracer(ew.zeros_like(value))
+    return np.zeros_like(np.asarray(value, dtype=np.float64))
+
+
+class _Structure:
+    """One call structure: the arguments' leaves (traced ones replaced when a rule runs) and structures."""
+
+    def __init__(self, args):
+        self.flat, self.defs = _flatten_args(args)
+        self.positions = [i for i, a in enumerate(self.flat) if isinstance(a, Traced)]
+        self.xs = [self.flat[i] for i in self.positions]
+        statics = tuple(a if isinstance(a, (int, float, bool, str, type(None))) else id(a)
+                        for i, a in enumerate(self.flat) if i not in set(self.positions))
+        self.key = (self.defs, tuple(self.positions), len(self.flat), statics)
+
+    def args_with(self, xs, fill=None) -> list:
+        """The arguments with the traced leaves replaced by ``xs`` (the others ``fill(leaf)`` when given)."""
+        flat = [fill(a) for a in self.flat] if fill is not None else list(self.flat)
+        for i, x in zip(self.positions, xs):
+            flat[i] = _tracer(x)
+        return _unflatten_args(self.defs, flat)
+
+    def leaf_cotangents(self, cts, what: str) -> list:
+        """Per-argument cotangents (pytrees, None for zero) as one per leaf (None for zero)."""
+        flat = []
+        for k, (d, c) in enumerate(zip(self.defs, cts)):
+            if c is None or treedef_is_leaf(d):
+                flat.extend([c] * d.num_leaves if c is None else [c])
+            else:
+                flat.extend(d.flatten_up_to(c, f"{what} for argument {k}"))
+        return flat
+
+
+def _mark(owner, y, residuals, call: _Structure, make_rule):
+    """``y`` with each traced leaf marked by ``custom_call``; ``make_rule(out_def, k, others)`` is the rule for
+    leaf ``k`` (one per call structure, output structure and leaf), ``others`` the other traced leaves."""
+    out_leaves, out_def = tree_flatten(y)
+    traced = [k for k, leaf in enumerate(out_leaves) if isinstance(leaf, Traced)]
+    if not traced:
         return y  # its value does not depend on a traced argument: nothing to differentiate
-    return autodiff.custom_call(y, list(residuals), xs, key)
+    others = [out_leaves[k] for k in traced] if len(traced) > 1 else []  # their zero cotangents are shaped by them
+    constants = {j: leaf for j, leaf in enumerate(out_leaves) if j not in traced}
+    marked = list(out_leaves)
+    for k in traced:
+        key = (call.key, out_def, k)
+        if key not in owner.keys:
+            owner.keys[key] = autodiff.register_rule(make_rule(out_def, k, (traced, constants)))
+        marked[k] = autodiff.custom_call(out_leaves[k], list(residuals) + others, call.xs, owner.keys[key])
+    return out_def.unflatten(marked)
+
+
+def _cotangent_tree(ct, out_def, k, leaves_info, others):
+    """The output's cotangent: ``ct`` at leaf ``k``, zeros elsewhere (shaped by the other leaves: the traced
+    ones are ``others``, in the custom call's inputs; ``leaves_info = (traced positions, constant leaves)``)."""
+    traced, constants = leaves_info
+    by_leaf = {**constants, **dict(zip(traced, others))}
+    return out_def.unflatten([_tracer(ct) if j == k else _zeros_like(by_leaf[j]) for j in range(out_def.num_leaves)])
 
 
 def _no_generator(fun, what):
@@ -96,16 +164,6 @@ class _WithRule:
     def _arguments(self, args, kwargs):
         """The arguments as a tuple in parameter order (tracing passes them by name)."""
         return tuple(bind_arguments(self.fun, args, kwargs).values()) if kwargs else args
-
-    def _rule_key(self, args, make_rule):
-        """The traced arguments and the key of this call structure's rule (``make_rule(positions)`` on a miss)."""
-        positions, xs = _split_args(args)
-        statics = tuple(a if isinstance(a, (int, float, bool, str, type(None))) else id(a)
-                        for i, a in enumerate(args) if i not in positions)
-        structure = (tuple(positions), len(args), statics)
-        if structure not in self.keys:
-            self.keys[structure] = autodiff.register_rule(make_rule(positions))
-        return xs, self.keys[structure]
 
 
 class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
@@ -141,7 +199,8 @@ class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def __call__(self, *args, **kwargs):
         args = self._arguments(args, kwargs)
-        if not any(isinstance(a, Traced) for a in args):
+        call = _Structure(args)
+        if not call.positions:
             return self.fun(*args)
         if self.bwd is None:
             raise TraceError(f"{self.name} is a custom_vjp function without a rule", where=user_location(),
@@ -151,19 +210,36 @@ class custom_vjp(_WithRule):  # noqa: N801 (JAX's spelling)
             raise TraceError(f"the fwd rule of {self.name} must return (value, residuals)", where=user_location(),
                              hint="e.g. `return y, (x,)`")
         y, residuals = out
-        residuals = tuple(residuals) if isinstance(residuals, (tuple, list)) else (residuals,)
-        xs, key = self._rule_key(args, lambda positions: autodiff.Rule(
-            self.name, vjp=functools.partial(self._vjp, positions=positions, nargs=len(args))))
-        return _mark(self.name, y, residuals, xs, key)
+        if treedef_is_leaf(tree_structure(residuals)):
+            residuals = (residuals,)  # a single residual reaches bwd as a 1-tuple
+        res_leaves, res_def = tree_flatten(residuals)
+        bound = [i for i, r in enumerate(res_leaves) if isinstance(r, (Traced, np.ndarray, float, np.generic))]
+        static = {i: r for i, r in enumerate(res_leaves) if i not in set(bound)}
 
-    def _vjp(self, ct, residuals, xs, positions, nargs):
-        cts = self.bwd(tuple(_tracer(r) for r in residuals), _tracer(ct))
+        def make_rule(out_def, k, traced):
+            return autodiff.Rule(self.name, vjp=functools.partial(
+                self._vjp, call=call, res=(res_def, bound, static), out=(out_def, k, traced), nargs=len(args)))
+
+        return _mark(self, y, [res_leaves[i] for i in bound], call, make_rule)
+
+    def _vjp(self, ct, residuals, xs, call, res, out, nargs):
+        res_def, bound, static = res
+        out_def, k, traced = out
+        res_leaves = [None] * res_def.num_leaves
+        for i, r in zip(bound, residuals):
+            res_leaves[i] = _tracer(r)
+        for i, r in static.items():
+            res_leaves[i] = r
+        others = residuals[len(bound):]
+        cts = self.bwd(res_def.unflatten(res_leaves),
+                       _cotangent_tree(ct, out_def, k, traced, others))
         cts = tuple(cts) if isinstance(cts, (tuple, list)) else (cts,)
         if len(cts) != nargs:
             raise ArgumentError(f"the bwd rule of {self.name} returned {len(cts)} cotangents for "
                                 f"{nargs} arguments", hint="return one per argument (None for none)")
-        return [_as_type(cts[i], x, f"the cotangent {self.name}'s bwd returns for argument {i}")
-                for i, x in zip(positions, xs)]
+        flat = call.leaf_cotangents(cts, f"the cotangent {self.name}'s bwd returns")
+        return [_as_type(flat[i], x, f"the cotangent {self.name}'s bwd returns for leaf {i}")
+                for i, x in zip(call.positions, xs)]
 
 
 class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
@@ -198,37 +274,39 @@ class custom_jvp(_WithRule):  # noqa: N801 (JAX's spelling)
 
     def __call__(self, *args, **kwargs):
         args = self._arguments(args, kwargs)
-        if not any(isinstance(a, Traced) for a in args):
+        call = _Structure(args)
+        if not call.positions:
             return self.fun(*args)
         if self.rule is None:
             raise TraceError(f"{self.name} is a custom_jvp function without a rule", where=user_location(),
                              hint=f"call {self.name}.defjvp(rule) before using it")
 
-        def make_rule(positions):
-            call = _Call(self, list(args), positions)
-            return autodiff.Rule(self.name, vjp=call.vjp, jvp=call.jvp)
+        def make_rule(out_def, k, traced):
+            rule_call = _Call(self, call, k)
+            return autodiff.Rule(self.name, vjp=rule_call.vjp, jvp=rule_call.jvp)
 
-        xs, key = self._rule_key(args, make_rule)
-        return _mark(self.name, self.fun(*args), (), xs, key)
+        return _mark(self, self.fun(*args), (), call, make_rule)
 
 
 class _Call:
-    """One call structure of a ``custom_jvp`` function: which arguments are traced, the others' values."""
+    """One call structure of a ``custom_jvp`` function and one leaf ``k`` of its result."""
 
-    def __init__(self, fn: custom_jvp, args: list, positions: list):
-        self.fn, self.args, self.positions = fn, args, positions
+    def __init__(self, fn: custom_jvp, call: _Structure, k: int):
+        self.fn, self.call, self.k = fn, call, k
 
     def _rule_tangent(self, xs, tangents):
-        primals = list(self.args)
-        dots = [0.0] * len(primals)
-        for i, x, t in zip(self.positions, xs, tangents):
-            primals[i] = _tracer(x)
-            dots[i] = _tracer(t if t is not None else ew.zeros_like(x))
+        primals = self.call.args_with(xs)
+        zero = [t if t is not None else ew.zeros_like(x) for x, t in zip(xs, tangents)]
+        dots = self.call.args_with(zero, fill=lambda a: 0.0)
         out = self.fn.rule(tuple(primals), tuple(dots))
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise TraceError(f"the jvp rule of {self.fn.name} must return (value, tangent)",
                              hint="e.g. `return y, dy`")
-        return out[1]
+        leaves = tree_leaves(out[1])
+        if len(leaves) <= self.k:
+            raise TraceError(f"the jvp rule of {self.fn.name} returned a tangent of {len(leaves)} leaves for an "
+                             f"output of more", hint="return a tangent with the output's structure")
+        return leaves[self.k]
 
     def jvp(self, tangents, residuals, xs, out):
         return _as_type(self._rule_tangent(xs, tangents), out, f"the tangent {self.fn.name}'s jvp rule returns")
@@ -254,7 +332,7 @@ class checkpoint(_WithRule):  # noqa: N801 (JAX's spelling, as a decorator)
     Under reverse mode only the block's inputs are kept; the backward sweep runs the
     block again from them (visible in the emitted code: its operations appear a second
     time, after the ``recompute`` of its inputs) and differentiates that copy. Forward
-    mode differentiates the block as usual. The block returns one array.
+    mode differentiates the block as usual. Arguments and result may be pytrees.
 
     >>> import numpy as np, gradc
     >>> block = checkpoint(lambda x: np.sin(np.sin(x)))
@@ -268,39 +346,36 @@ class checkpoint(_WithRule):  # noqa: N801 (JAX's spelling, as a decorator)
 
     def __call__(self, *args, **kwargs):
         args = self._arguments(args, kwargs)
-        if not any(isinstance(a, Traced) for a in args):
+        call = _Structure(args)
+        if not call.positions:
             return self.fun(*args)
 
-        def make_rule(positions):
-            block = _Block(self.fun, list(args), positions)
+        def make_rule(out_def, k, traced):
+            block = _Block(self.fun, call, (out_def, k, traced))
             return autodiff.Rule(f"{self.name}_checkpoint", vjp=block.vjp, jvp=block.jvp)
 
-        xs, key = self._rule_key(args, make_rule)
-        return _mark(self.name, self.fun(*args), (), xs, key)
+        return _mark(self, self.fun(*args), (), call, make_rule)
 
 
 class _Block:
-    """One call structure of a checkpointed function: the block rerun from its inputs for each rule."""
+    """One call structure of a checkpointed function and one leaf of its result: the block rerun from its
+    inputs for each rule."""
 
-    def __init__(self, fun, args, positions):
-        self.fun, self.args, self.positions = fun, args, positions
-
-    def _call(self, xs):
-        full = list(self.args)
-        for i, x in zip(self.positions, xs):
-            full[i] = _tracer(x)
-        return full
+    def __init__(self, fun, call: _Structure, out):
+        self.fun, self.call, self.out = fun, call, out
 
     def vjp(self, ct, residuals, xs):
-        again = self._call([autodiff.recompute(x) for x in xs])
+        out_def, k, traced = self.out
+        again = self.call.args_with([autodiff.recompute(x) for x in xs])
         _, pullback = vjp(self.fun, *again)
-        cts = pullback(_tracer(ct))
-        return [_as_type(cts[i], x, "the checkpointed block's cotangent") for i, x in zip(self.positions, xs)]
+        cts = pullback(_cotangent_tree(ct, out_def, k, traced, residuals))
+        flat = self.call.leaf_cotangents(cts, "the checkpointed block's cotangent")
+        return [_as_type(flat[i], x, "the checkpointed block's cotangent") for i, x in zip(self.call.positions, xs)]
 
     def jvp(self, tangents, residuals, xs, out):
-        primals = self._call(xs)
-        dots = [np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0 for a in primals]  # constants: no tangent
-        for i, x, t in zip(self.positions, xs, tangents):
-            dots[i] = _tracer(t if t is not None else ew.zeros_like(x))
+        primals = self.call.args_with(xs)
+        zero = [t if t is not None else ew.zeros_like(x) for x, t in zip(xs, tangents)]
+        # constants: no tangent
+        dots = self.call.args_with(zero, fill=lambda a: np.zeros_like(a) if isinstance(a, np.ndarray) else 0.0)
         _, dot = jvp(self.fun, tuple(primals), tuple(dots))
-        return _as_type(dot, out, "the checkpointed block's tangent")
+        return _as_type(tree_leaves(dot)[self.out[1]], out, "the checkpointed block's tangent")

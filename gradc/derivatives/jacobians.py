@@ -6,7 +6,10 @@ cotangent space: one batched sweep (``gradc.transforms.batching``), never a Pyth
 loop of calls. ``jacobian`` picks the cheaper of the two from the shapes (forward
 when the input has fewer entries than the output), ``hessian`` is ``jacfwd`` of
 ``jacrev``. Shapes are JAX's: output shape + input shape; a tuple of Jacobians for
-a tuple of ``argnums``, and a tuple per output for a function returning a tuple.
+a tuple of ``argnums``, and a tuple per output for a function returning a tuple. Pytrees
+nest as JAX's too: the output's structure outside, each chosen argument's inside
+(``jacobian(f)(p)["out"]["w"]`` is d out / d p["w"]). With ``has_aux=True`` ``f`` returns
+``(output, aux)`` and the result is ``(jacobian, aux)``, the aux never differentiated.
 
 >>> import numpy as np
 >>> jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
@@ -24,7 +27,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gradc.derivatives.transforms import Emitted, _cached, chosen_inputs, signature_key, tensor_args
+from gradc.derivatives.flat_function import flat_call, flat_function
+from gradc.derivatives.transforms import (
+    Emitted,
+    _cached,
+    argnum_names,
+    cached_plain,
+    hashable,
+    signature_key,
+    tensor_args,
+)
 from gradc.errors import ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
@@ -75,30 +87,56 @@ def _reverse_jacobians(graph, name, inputs):
     return result
 
 
-def _values(f, args, selection, mode, tuple_output=False):
-    """The Jacobians of ``f`` at ``args`` as values of the trace in progress (flat), and their nesting.
-
-    ``tuple_output``: ``f`` returns a tuple even of one entry (a gradient for a tuple of ``argnums``), so the
-    result nests per output even for one (JAX's ``hessian(f, argnums=(0,))`` is ``((H,),)``).
-    """
-    graph = trace(f, *args)
-    names, as_tuple = chosen_inputs(f, graph, selection), selection.as_tuple
-    inputs = tensor_args(graph, args)
+def _values(plan, leaves, argnums, mode):
+    """The Jacobians of the flat function at ``leaves`` as values of the trace in progress (flat, the traced aux
+    leaves last), their nesting, and the output's layout."""
+    graph, _, layout = plan.trace(leaves)
+    main = graph.replace(outputs=graph.outputs[:layout.n_out])  # the aux is passed through, never differentiated
+    if not plan.plain:  # a clear error naming the leaf (params['n']) for an int or static leaf
+        plan.leaf_names_of(sorted({k for k, (a, b) in enumerate(plan.ranges) for i in argnums if a <= i < b}), graph)
+    names, as_tuple = argnum_names(plan.f, graph, argnums)
+    inputs = tensor_args(graph, leaves)
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
-        use_fwd = _forward_sweep(v, graph, mode)
+        use_fwd = _forward_sweep(v, main, mode)
         sweep = _forward_jacobians if use_fwd else _reverse_jacobians
-        per_arg.append(sweep(graph, name, inputs))
+        per_arg.append(sweep(main, name, inputs))
     # JAX's nesting: outputs outside, argnums inside; kept as flat values and a nested structure of positions
     flat, structure = [], []
-    for k in range(len(graph.outputs)):
+    for k in range(len(main.outputs)):
         positions = []
         for j in per_arg:
             positions.append(len(flat))
             flat.append(j[k])
         structure.append(tuple(positions) if as_tuple else positions[0])
-    return flat, (structure[0] if len(structure) == 1 and not tuple_output else tuple(structure))
+    if layout.n_flat > layout.n_out:
+        flat.extend(evaluate(graph, *inputs)[layout.n_out:])
+    return flat, (structure[0] if len(structure) == 1 else tuple(structure)), layout
+
+
+def _flat_argnums(plan, argnums):
+    """``argnums`` as positions of the flat function's leaves, and how to nest per argument again (None: as is)."""
+    if plan.plain:
+        return argnums, None
+    positions, as_tuple = plan.chosen(argnums, "argnums")
+    return tuple(i for k in positions for i in range(*plan.ranges[k])), (positions, as_tuple)
+
+
+def _arrange(result, plan, layout, nesting):
+    """The emitted (or inlined) result nested as JAX's: the output's structure outside, each chosen argument's
+    inside; with ``has_aux``, ``(jacobian, aux)``."""
+    if nesting is None and layout.direct:
+        return result
+    if plan.has_aux:
+        result, aux_values = result
+    per_out = [result] if layout.n_out == 1 else list(result)
+    if nesting is not None:
+        per_out = [plan.group(list(v), *nesting) for v in per_out]
+    out = layout.out_def.unflatten(per_out)
+    if plan.has_aux:
+        return out, layout.aux([None] * layout.n_out + list(aux_values))
+    return out
 
 
 def _forward_sweep(v, graph, mode) -> bool:
@@ -137,24 +175,36 @@ def jacobian_graph(f, args, argnums: Selection | int | tuple = 0, mode="auto", w
     >>> g.name, g.outputs[0].type, returns
     ('lambda__jacobian', f64[3,3], 0)
     """
-    user_fn = inspect.unwrap(f)  # through our own wrappers (hessian is jacfwd of jacrev) to the user's function
+    if isinstance(argnums, Selection):
+        argnums = _argnums_of(f, argnums)
+    plan = flat_function(f, bind_arguments(f, args))
+    graph, returns, _ = _whole_graph(plan, plan.leaves(list(bind_arguments(f, args).values())), argnums, mode, what)
+    return graph, returns
+
+
+def _whole_graph(plan, leaves, argnums, mode, what):
+    """``(graph, returns, layout)`` of the Jacobian computation of ``plan``'s function (``argnums`` of its leaves)."""
+    user_fn = inspect.unwrap(plan.f)  # through our own wrappers (hessian is jacfwd of jacrev) to the user's function
     fname = function_name(user_fn)
-    layout = []
-    selection = argnums if isinstance(argnums, Selection) else select_arguments(f, argnums, what="gradc.jacobian")
+    found = []
 
     def whole(*traced):
-        flat, structure = _values(f, traced, selection, mode, what == "hessian" and selection.as_tuple)
-        layout.append(structure)
+        flat, structure, layout = _values(plan, traced, argnums, mode)
+        found.append((structure, layout, len(flat)))
         return tuple(flat) if len(flat) > 1 else flat[0]
 
-    whole.__signature__ = inspect.signature(f)
+    whole.__signature__ = inspect.signature(plan.fn)
     whole.__wrapped__ = user_fn  # errors about the function point at the user's def
     whole.__name__ = f"{fname}_{what}" if what != "jacobian" or mode == "auto" else f"{fname}_jac{mode}"
-    graph = trace(whole, *args)
-    return graph.replace(origin=function_origin(user_fn)), layout[0]
+    graph = trace(whole, *leaves)
+    structure, layout, n_flat = found[0]
+    if layout.n_flat > layout.n_out:  # the traced aux leaves follow the Jacobians
+        n_aux = layout.n_flat - layout.n_out
+        structure = (structure, tuple(range(n_flat - n_aux, n_flat)))
+    return graph.replace(origin=function_origin(user_fn)), structure, layout
 
 
-def _jacobian_fn(f, selection: Selection, mode, what="jacobian"):
+def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
     """The function computing the Jacobian of ``f`` (mode "fwd", "rev" or "auto"), traced and emitted per signature.
 
     ``what`` names it in the emitted code (``hessian`` for the Jacobian of a gradient).
@@ -163,24 +213,38 @@ def _jacobian_fn(f, selection: Selection, mode, what="jacobian"):
 
     @functools.wraps(f)
     def jac(*args, **kwargs):
-        if kwargs:
-            args = tuple(bind_arguments(f, args, kwargs).values())
-        if signature_key(args) is None:  # inside an outer trace: inline
-            return _nest(*_values(f, args, selection, mode, what == "hessian" and selection.as_tuple))
-        return emitted(*args)(*args)
+        entry = None if kwargs or has_aux else cached_plain(f, (what, mode, None, hashable(argnums)), args)
+        if entry is not None and entry.layout.direct:
+            return entry(*args)
+        plan, leaves = flat_call(f, args, kwargs, has_aux)
+        flat_argnums, nesting = _flat_argnums(plan, argnums)
+        if signature_key(leaves) is None:  # inside an outer trace: inline
+            flat, structure, layout = _values(plan, leaves, flat_argnums, mode)
+            if layout.n_flat > layout.n_out:
+                n_aux = layout.n_flat - layout.n_out
+                return _arrange((_nest(flat, structure), flat[len(flat) - n_aux:]), plan, layout, nesting)
+            return _arrange(_nest(flat, structure), plan, layout, nesting)
+        entry = _emitted(plan, leaves, flat_argnums)
+        return _arrange(entry(*leaves), plan, entry.layout, nesting)
 
-    def build(args):
-        graph, returns = jacobian_graph(f, args, selection, mode, what)
+    def build(plan, leaves, flat_argnums):
+        graph, returns, layout = _whole_graph(plan, leaves, flat_argnums, mode, what)
         how = "forward over reverse mode" if what == "hessian" else _MODES[mode]
         title = "Hessian" if what == "hessian" else "Jacobian"
-        return Emitted(graph, f"{title} of {fname} ({how}).", returns,
-                       [f"Generated by gradc from {graph.origin} ({title}, {how}). Do not edit."])
+        entry = Emitted(graph, f"{title} of {fname} ({how}).", returns,
+                        [f"Generated by gradc from {graph.origin} ({title}, {how}). Do not edit."])
+        entry.layout = layout
+        return entry
+
+    def _emitted(plan, leaves, flat_argnums):
+        kind = (what, mode, None if plan.plain else plan, hashable(flat_argnums))
+        return _cached(plan.f, kind, leaves, lambda: build(plan, leaves, flat_argnums))
 
     def emitted(*args, **kwargs):
-        """The emitted function for these arguments (``.source`` is its module), compiled on first use."""
-        if kwargs:
-            args = tuple(bind_arguments(f, args, kwargs).values())
-        return _cached(f, (what, mode, selection), args, lambda: build(args))
+        """The emitted function for these arguments (``.source`` is its module; it takes the arguments' leaves),
+        compiled on first use."""
+        plan, leaves = flat_call(f, args, kwargs, has_aux)
+        return _emitted(plan, leaves, _flat_argnums(plan, argnums)[0])
 
     jac = user_facing(jac)
     jac.emitted = user_facing(emitted)
@@ -195,10 +259,17 @@ def _check(f, argnums, wrt, what: str):
     return f, select_arguments(f, argnums, wrt, what=what)
 
 
+def _argnums_of(f, selection: Selection):
+    """The parameter positions ``selection`` chooses, in the order asked: an int for a bare choice, else a tuple."""
+    params = list(inspect.signature(f).parameters)
+    positions = tuple(params.index(name) for name in selection.names)
+    return positions if selection.as_tuple else positions[0]
+
+
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
+def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -209,10 +280,10 @@ def jacfwd(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) 
            [0.841, 0.   ]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacfwd")
-    return _jacobian_fn(f, selection, "fwd")
+    return _jacobian_fn(f, _argnums_of(f, selection), "fwd", has_aux=has_aux)
 
 
-def jacrev(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
+def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -223,10 +294,10 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) 
            [0., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacrev")
-    return _jacobian_fn(f, selection, "rev")
+    return _jacobian_fn(f, _argnums_of(f, selection), "rev", has_aux=has_aux)
 
 
-def jacobian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
+def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -234,12 +305,15 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None
     >>> import numpy as np
     >>> jacobian(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
+    >>> jacobian(lambda p: {"y": p["a"] * p["b"]})({"a": 2.0, "b": np.array([1.0, 3.0])})
+    {'y': {'a': array([1., 3.]), 'b': array([[2., 0.],
+           [0., 2.]])}}
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacobian")
-    return _jacobian_fn(f, selection, "auto")
+    return _jacobian_fn(f, _argnums_of(f, selection), "auto", has_aux=has_aux)
 
 
-def hessian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None) -> Callable:
+def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
@@ -251,4 +325,5 @@ def hessian(f: Callable, argnums: int | tuple | None = None, *, wrt: Any = None)
            [6., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.hessian")
-    return _jacobian_fn(_jacobian_fn(f, selection, "rev"), selection, "fwd", what="hessian")
+    chosen = _argnums_of(f, selection)
+    return _jacobian_fn(jacrev(f, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)

@@ -43,7 +43,7 @@ __all__ = ["PyTreeDef", "PyTreeError", "DictKey", "SequenceKey", "GetAttrKey", "
            "register_pytree_node", "register_pytree_with_keys", "register_pytree_node_class", "register_dataclass",
            "tree_flatten", "tree_unflatten", "tree_structure", "tree_leaves", "tree_map", "tree_reduce", "tree_all",
            "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path", "keystr", "treedef_is_leaf",
-           "path_name", "tree_leaf_names", "all_leaves"]
+           "path_name", "tree_leaf_names", "all_leaves", "tree_transpose", "treedef_children"]
 
 
 
@@ -142,3 +142,22 @@ def tree_leaf_names(tree: Any, prefix: str = "", is_leaf: Callable[[Any], bool] 
     ['params_0_b', 'params_0_w', 'params_1_b', 'params_1_w']
     """
     return tree_flatten(tree, is_leaf)[1].leaf_names(prefix)
+
+
+def treedef_children(treedef: PyTreeDef) -> list:
+    """The structures of the root's children."""
+    return treedef.children()
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any) -> Any:
+    """A tree of ``outer_treedef`` whose leaves are trees of ``inner_treedef`` turned into the converse.
+
+    >>> tree_transpose(tree_structure([0, 0]), tree_structure((0, 0)), [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
+    outer = outer_treedef.flatten_up_to(pytree_to_transpose, "the tree to transpose")
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer[0])
+    rows = [inner_treedef.flatten_up_to(x, "an inner tree") for x in outer]
+    columns = [outer_treedef.unflatten([row[j] for row in rows]) for j in range(inner_treedef.num_leaves)]
+    return inner_treedef.unflatten(columns)

@@ -26,11 +26,12 @@ class PyTreeDef:
     (True, 2)
     """
 
-    __slots__ = ("node_type", "node_data", "children_defs", "num_leaves", "num_nodes", "_hash", "_keys")
+    __slots__ = ("node_type", "data", "children_defs", "num_leaves", "num_nodes", "_hash", "_keys")
+    # node_type: the node's class (None for a leaf); data: its static data (dict keys, a registered class's aux)
 
-    def __init__(self, node_type: type | None, node_data: Any, children_defs: tuple, keys: tuple | None = None):
+    def __init__(self, node_type: type | None, data: Any, children_defs: tuple, keys: tuple | None = None):
         self.node_type = node_type  # None for a leaf
-        self.node_data = node_data
+        self.data = data
         self.children_defs = children_defs
         self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children_defs)
         self.num_nodes = 1 + sum(c.num_nodes for c in children_defs)
@@ -40,6 +41,10 @@ class PyTreeDef:
     def children(self) -> list:
         """The structures of this node's children."""
         return list(self.children_defs)
+
+    def node_data(self):
+        """``(node type, static data)`` of the root, None for a leaf (JAX's ``PyTreeDef.node_data``)."""
+        return None if self.node_type is None else (self.node_type, self.data)
 
     def unflatten(self, leaves: Iterable) -> Any:
         """The pytree of this structure with these leaves (in order)."""
@@ -52,7 +57,7 @@ class PyTreeDef:
         if self.node_type is None:
             return next(leaves)
         children = [c._build(leaves) for c in self.children_defs]
-        return node_of(self.node_type).unflatten(self.node_data, children)
+        return node_of(self.node_type).unflatten(self.data, children)
 
     def key_paths(self) -> list:
         """The key path of each leaf, in leaf order."""
@@ -66,7 +71,7 @@ class PyTreeDef:
             return
         keys = self._keys
         if keys is None:
-            keys = node_of(self.node_type).keys(self.node_data, len(self.children_defs))
+            keys = node_of(self.node_type).keys(self.data, len(self.children_defs))
         for key, child in zip(keys, self.children_defs):
             child._paths(prefix + (key,), out)
 
@@ -91,7 +96,7 @@ class PyTreeDef:
                               f"expected {_describe(self)}, got {type(tree).__name__} {tree!r:.60}")
         children, aux = node.flatten(tree)
         children = list(children)
-        if aux != self.node_data or len(children) != len(self.children_defs):
+        if aux != self.data or len(children) != len(self.children_defs):
             raise PyTreeError(f"{what} does not have the expected structure at {keystr(path) or 'its root'}: "
                               f"expected {_describe(self)}, got {_describe(_one_level(tree))}")
         keys = node.keys(aux, len(children), tree)
@@ -102,12 +107,12 @@ class PyTreeDef:
         if not isinstance(other, PyTreeDef):
             return NotImplemented
         return (self is other or self.node_type is other.node_type and self.num_leaves == other.num_leaves
-                and self.node_data == other.node_data and self.children_defs == other.children_defs)
+                and self.data == other.data and self.children_defs == other.children_defs)
 
     def __hash__(self) -> int:
         if self._hash is None:
             try:
-                data = hash(self.node_data)
+                data = hash(self.data)
             except TypeError:  # an unhashable aux_data: equal structures still hash alike
                 data = 0
             self._hash = hash((self.node_type, data, self.children_defs))
@@ -126,7 +131,7 @@ def _one_level(tree):
 def _describe(treedef: PyTreeDef) -> str:
     t = treedef.node_type
     if t is dict or t is collections.OrderedDict:
-        return f"{t.__name__} with keys {list(treedef.node_data)}"
+        return f"{t.__name__} with keys {list(treedef.data)}"
     if t is None:
         return "a leaf"
     return f"{t.__name__} of {len(treedef.children_defs)}"
@@ -144,10 +149,10 @@ def _text(treedef: PyTreeDef) -> str:
     if t is list:
         return "[" + ", ".join(children) + "]"
     if t is dict:
-        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(treedef.node_data, children)) + "}"
+        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(treedef.data, children)) + "}"
     if t is collections.OrderedDict:
-        return "OrderedDict({" + ", ".join(f"{k!r}: {c}" for k, c in zip(treedef.node_data, children)) + "})"
-    name = f"namedtuple[{t.__name__}]" if is_namedtuple(t) else f"{t.__name__}[{treedef.node_data!r}]"
+        return "OrderedDict({" + ", ".join(f"{k!r}: {c}" for k, c in zip(treedef.data, children)) + "})"
+    name = f"namedtuple[{t.__name__}]" if is_namedtuple(t) else f"{t.__name__}[{treedef.data!r}]"
     return f"CustomNode({name}, [{', '.join(children)}])"
 
 

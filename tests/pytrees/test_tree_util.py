@@ -225,6 +225,16 @@ def test_reduce_and_all():
     assert tu.tree_all([True, (1, None)]) and not tu.tree_all([True, 0])
 
 
+def test_node_data_children_and_transpose():
+    treedef = tu.tree_structure({"a": 1, "b": [2, 3]})
+    assert treedef.node_data() == (dict, ("a", "b"))
+    assert tu.tree_structure(1.0).node_data() is None
+    assert tu.treedef_children(treedef) == [tu.tree_structure(0), tu.tree_structure([0, 0])]
+    swapped = tu.tree_transpose(tu.tree_structure({"x": 0, "y": 0}), tu.tree_structure([0, 0]),
+                                {"x": [1, 2], "y": [3, 4]})
+    assert swapped == [{"x": 1, "y": 3}, {"x": 2, "y": 4}]
+
+
 def test_treedef_pickles():
     treedef = tu.tree_structure({"a": [1, (2, None)], "p": Point(1, 2)})
     assert pickle.loads(pickle.dumps(treedef)) == treedef

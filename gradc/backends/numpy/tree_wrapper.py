@@ -61,7 +61,7 @@ def literal_only(treedef) -> bool:
         return True
     if treedef.node_type not in _LITERAL_NODES:
         return False
-    if treedef.node_type is dict and not all(_is_literal(k) for k in treedef.node_data):
+    if treedef.node_type is dict and not all(_is_literal(k) for k in treedef.data):
         return False
     return all(literal_only(c) for c in treedef.children())
 
@@ -89,7 +89,7 @@ def _nested(treedef, names: list) -> ast.expr:
         return ast.Constant(None)
     children = [_nested(c, names) for c in treedef.children()]
     if treedef.node_type is dict:
-        return ast.Dict([ast.Constant(k) for k in treedef.node_data], children)
+        return ast.Dict([ast.Constant(k) for k in treedef.data], children)
     if treedef.node_type is list:
         return ast.List(children, ast.Load())
     return ast.Tuple(children, ast.Load())
