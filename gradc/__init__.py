@@ -54,6 +54,8 @@ from gradc.derivatives import (
     stop_gradient,
     vjp,
 )
+from gradc.derivatives.jit import jit  # NumPy code compiled per signature (NumPy or C target)
+from gradc.derivatives.vectorize import vmap  # batching on NumPy code (JAX's vmap), emitted as vectorised NumPy
 from gradc.errors import (
     ArgumentError,
     CheckError,
@@ -113,11 +115,11 @@ if not any(isinstance(finder, _FacadeMoved) for finder in _sys.meta_path):
 
 __all__ = [
     # derivatives
-    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
+    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
     # custom rules
     "custom_jvp", "custom_vjp", "checkpoint", "stop_gradient",
     # compiling
-    "compile", "check", "trace", "spec", "Compiled", "Graph",
+    "compile", "jit", "check", "trace", "spec", "Compiled", "Graph",
     # control flow
     "cond", "fori_loop", "while_loop", "scan", "binomial",
     # errors
