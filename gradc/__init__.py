@@ -115,11 +115,13 @@ if not any(isinstance(finder, _FacadeMoved) for finder in _sys.meta_path):
 
 __all__ = [
     # derivatives
-    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
+    "grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp",
+    # vectorising and compiling the function itself
+    "vmap", "jit",
     # custom rules
     "custom_jvp", "custom_vjp", "checkpoint", "stop_gradient",
     # compiling
-    "compile", "jit", "check", "trace", "spec", "Compiled", "Graph",
+    "compile", "check", "trace", "spec", "Compiled", "Graph",
     # control flow
     "cond", "fori_loop", "while_loop", "scan", "binomial",
     # errors
