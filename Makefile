@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test typecheck bench lint clean
+.PHONY: demo test typecheck docs bench lint clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,13 @@ test: $(VENV)/.test  ## the whole suite (doctests included) and the linter
 typecheck: $(VENV)/.dev  ## mypy on the public API
 	$(PY) -m mypy $(TYPED)
 
+docs: $(VENV)/.dev  ## run every example of docs/ (a stale one fails), then build the site into site/ (warnings are errors)
+	$(PY) -m pytest -q tests/test_docs.py
+	$(PY) -m mkdocs build --strict --quiet
+
 bench: $(VENV)/.base  ## ratios against hand-written NumPy (and peers when installed): NumPy target, then C target
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/c_target.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info site
