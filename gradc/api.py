@@ -406,7 +406,7 @@ class _Transform:
     def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False):
         what = "gradc.value_and_grad" if with_value else "gradc.grad"
         f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.checkpoint = checkpoint
         self.fun = f
         self.wrt = self.selection.wrt

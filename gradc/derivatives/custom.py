@@ -156,7 +156,7 @@ class _WithRule:
     def __init__(self, fun: Callable):
         check_function(fun, f"gradc.{type(self).__name__}")
         _no_generator(fun, f"gradc.{type(self).__name__}")
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # not fun.__dict__: a rule of a transform keeps its own state
         self.fun = fun
         self.name = function_name(fun)
         self.keys: dict = {}  # call structure -> rule key

@@ -211,7 +211,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
     """
     fname = function_name(inspect.unwrap(f))
 
-    @functools.wraps(f)
+    @functools.wraps(f, updated=())  # not f.__dict__ (a transform's state)
     def jac(*args, **kwargs):
         entry = None if kwargs or has_aux else cached_plain(f, (what, mode, None, hashable(argnums)), args)
         if entry is not None and entry.layout.direct:

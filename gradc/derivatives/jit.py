@@ -45,7 +45,7 @@ class Jitted:
     """The callable ``jit`` returns: a cache from signatures to emitted functions."""
 
     def __init__(self, f, target: str, static_argnums: tuple, static_argnames: tuple):
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.fun = f
         self.target = target
         self.static = _static_names(f, static_argnums, static_argnames)

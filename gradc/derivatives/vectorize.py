@@ -89,7 +89,7 @@ class Vectorized:
     """The callable ``vmap`` returns: a cache from signatures to emitted batched functions."""
 
     def __init__(self, f, in_axes, out_axes, axis_size):
-        functools.update_wrapper(self, f)
+        functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.fun = f
         self.in_axes, self.out_axes, self.axis_size = in_axes, out_axes, axis_size
         self.cache: dict = {}  # signature -> a function of the leaves
