@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import pickle
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -27,6 +26,7 @@ from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.che
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.gradients import GradientNesting, gradient_graphs
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
+from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
@@ -513,46 +513,6 @@ class _Transform:
     def compiled(self, *args, **kwargs):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
         return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
-
-
-def reduce_transform(transform: Any) -> str | tuple:
-    """What a transform (``gradc.grad(f)``, ...) pickles as: its function and options, without the code compiled
-    so far (compiled again, per signature, on first use in the process that loads it).
-
-    The function pickles by reference (its module and name), so it must be defined at a module's top level; a
-    transform that is itself that top-level name (``@gradc.grad`` on a ``def``) pickles by reference too.
-    """
-    fun = transform.fun
-    module, qualname = getattr(transform, "__module__", None), getattr(transform, "__qualname__", None)
-    if module and qualname and _lookup(module, qualname) is transform:
-        return qualname  # pickle's "a global of the transform's module": the decorated def itself
-    try:
-        pickle.dumps(fun)
-    except Exception as exc:  # noqa: BLE001 - pickle raises PicklingError, AttributeError or TypeError
-        name = function_name(fun)
-        raise pickle.PicklingError(
-            f"cannot pickle this gradc transform of {name} (defined at {def_location(fun)}): it pickles by its "
-            f"function, and {name} cannot be pickled ({exc}). Define {name} with def at the top level of a "
-            "module (not a lambda or a nested function), or pickle the "
-            "object of gradc.compile(...), which pickles by its emitted source") from None
-    state = {key: ({} if key.endswith("cache") and isinstance(value, dict) else value)
-             for key, value in vars(transform).items()}
-    return _rebuilt_transform, (type(transform), state)
-
-
-def _lookup(module: str, qualname: str) -> object:
-    import sys
-
-    value = sys.modules.get(module)
-    for part in qualname.split("."):
-        value = getattr(value, part, None)
-    return value
-
-
-def _rebuilt_transform(cls: type, state: dict[str, Any]) -> Any:
-    transform: Any = object.__new__(cls)  # not __init__: the checks ran when it was made
-    transform.__dict__.update(state)
-    return transform
 
 
 def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,

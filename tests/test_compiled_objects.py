@@ -309,3 +309,33 @@ def test_html_of_a_very_long_source_is_escaped_not_highlighted(monkeypatch):
     page = c._repr_html_()
     assert "<span" not in page and html.escape(c.source) in page
     _no_markup_from_user(c, page)
+
+
+BATCH = np.array([[0.3, -1.2, 2.0], [1.0, 0.5, -0.7]])
+
+
+def _scalar_grad(x):
+    """d scalar_fn / dx by central differences (the reference for the jit and vmap of its gradient)."""
+    return np.array([(scalar_fn(x + e) - scalar_fn(x - e)) / 2e-6 for e in np.eye(len(x)) * 1e-6])
+
+
+@pytest.mark.parametrize("make, batched, reference", [
+    (lambda: gradc.jit(scalar_fn), False, scalar_fn),
+    pytest.param(lambda: gradc.jit(scalar_fn, target="c"), False, scalar_fn, marks=needs_cc),
+    (lambda: gradc.vmap(scalar_fn), True, scalar_fn),
+    (lambda: gradc.jit(gradc.grad(scalar_fn)), False, _scalar_grad),
+    (lambda: gradc.vmap(gradc.grad(scalar_fn)), True, _scalar_grad),
+], ids=["jit", "jit_c", "vmap", "jit_of_grad", "vmap_of_grad"])
+def test_jit_and_vmap_pickle_by_their_function_after_use(make, batched, reference):
+    """Used (so compiled code is cached), pickled, loaded: the user's function's values."""
+    obj = make()
+    arg = BATCH if batched else BATCH[0]
+    obj(arg)
+    again = pickle.loads(pickle.dumps(obj))
+    want = np.array([reference(row) for row in BATCH]) if batched else reference(BATCH[0])
+    np.testing.assert_allclose(again(arg), want, rtol=1e-6, atol=1e-8)
+
+
+def test_jit_of_a_lambda_says_why_it_cannot_pickle():
+    with pytest.raises(pickle.PicklingError, match="top level of a module"):
+        pickle.dumps(gradc.jit(lambda x: x * 2))

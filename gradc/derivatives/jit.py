@@ -32,6 +32,7 @@ import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
 from gradc.derivatives.flat_function import flat_function
+from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.interpret import evaluate
@@ -44,6 +45,8 @@ TARGETS = ("numpy", "c")
 class Jitted:
     """The callable ``jit`` returns: a cache from signatures to emitted functions."""
 
+    COMPILED_STATE = ("cache", "fast", "partials")  # emptied when pickled (gradc.derivatives.pickling)
+
     def __init__(self, f, target: str, static_argnums: tuple, static_argnames: tuple):
         functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.fun = f
@@ -53,6 +56,9 @@ class Jitted:
         self.fast: dict = {}  # fast_key of a call by position -> the same function
         self.n_params = positional_count(f) if not self.static else None
         self.partials: dict = {}  # static values -> f with them bound
+
+    def __reduce__(self) -> str | tuple:
+        return reduce_transform(self)
 
     def __repr__(self):
         static = f", static={self.static!r}" if self.static else ""

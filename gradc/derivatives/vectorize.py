@@ -32,6 +32,7 @@ import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
 from gradc.derivatives.flat_function import flat_function
+from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
@@ -88,6 +89,8 @@ def _rank(value):
 class Vectorized:
     """The callable ``vmap`` returns: a cache from signatures to emitted batched functions."""
 
+    COMPILED_STATE = ("cache", "fast")  # emptied when pickled (gradc.derivatives.pickling)
+
     def __init__(self, f, in_axes, out_axes, axis_size):
         functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.fun = f
@@ -95,6 +98,9 @@ class Vectorized:
         self.cache: dict = {}  # signature -> a function of the leaves
         self.fast: dict = {}  # fast_key of a call by position -> the same function
         self.n_params = positional_count(f)
+
+    def __reduce__(self) -> str | tuple:
+        return reduce_transform(self)
 
     def __repr__(self):
         return f"<gradc.vmap of {function_name(self.fun)}, in_axes={self.in_axes!r}, out_axes={self.out_axes!r}>"
