@@ -32,7 +32,8 @@ from gradc.ir.types import TensorType
 # how tightly a C text binds: an operand is bracketed where its place needs more
 LOW, ADD, MUL, ATOM = 0, 1, 2, 3
 
-_SLOT = re.compile(r"GRADCARG(\d+)_")
+# a placeholder no C name can spell (a user's variable may be called anything an identifier can be)
+_SLOT = re.compile(r"@(\d+)@")
 _UNARY_BEFORE = set("(,?:=<>!&|*/+-")
 
 
@@ -113,6 +114,7 @@ def _binding(text: str) -> int:
 
 
 _TEMPLATES: dict = {}
+_MAX_TEMPLATES = 100_000
 
 
 def template(op: str, params: tuple, in_dtypes: tuple, out_dtype: str, inputs: tuple, ints: bool,
@@ -130,6 +132,8 @@ def template(op: str, params: tuple, in_dtypes: tuple, out_dtype: str, inputs: t
 def _template(key: tuple, inputs: tuple, printing: tuple) -> Template:
     found = _TEMPLATES.get((key, printing))
     if found is None:
+        if len(_TEMPLATES) >= _MAX_TEMPLATES:  # (constants are in the keys) a pure cache: dropping it is safe
+            _TEMPLATES.clear()
         op, params, in_dtypes, out_dtype, _, ints = key
         found = _TEMPLATES[(key, printing)] = _build(op, dict(params), in_dtypes, out_dtype, inputs, ints, printing)
     return found
@@ -156,7 +160,7 @@ def _params_key(params: dict) -> tuple:
 
 
 def _build(op, params, in_dtypes, out_dtype, inputs, ints, printing) -> Template:
-    args = [symbol(f"GRADCARG{i}_", dt) if isinstance(i, int) else i for dt, i in zip(in_dtypes, inputs)]
+    args = [symbol(f"@{i}@", dt) if isinstance(i, int) else i for dt, i in zip(in_dtypes, inputs)]
     expr = C_LOWERING[op][1](args, params, [TensorType((), dt) for dt in in_dtypes], TensorType((), out_dtype))
     if ints:
         expr = typed(expr, out_dtype)
