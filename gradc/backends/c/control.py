@@ -29,7 +29,7 @@ void f(const double *restrict x, double *restrict value)
     for (long j0 = 0; j0 < 100; ++j0) {
         /* t0 = sin c0
          * t1 = mul t0 x_1 */
-        const double t1 = x[0]*gradc_sin_scalar(c0);
+        const double t1 = gradc_sin_scalar(c0)*x[0];
         c0 = t1;
     }
     /* value = t3, the loop's c0 */

@@ -3,15 +3,14 @@
 Arrays are row-major and contiguous at the ABI; inside a function a value may
 be a *view* (offset and strides into another value's storage) so transposes,
 broadcasts and basic slices cost no code. Runs of elementwise equations of one
-shape become one loop whose body is SymPy expressions, shared subexpressions
-taken out by ``sympy.cse``, printed by SymPy's C99 printer, in ``float`` where
-all its float values are float32, else in ``double``. Inside such loops exp, log,
-log1p, expm1, tanh, sinh, cosh, sin, cos and tan are gradc's vectorisable versions (``c_mathlib``)
-unless the loop calls libm anyway (sin, cos and tan are right up to ``|x| = 2**20``: the loop notes
-larger arguments, and a second loop, only then, recomputes those elements with libm's); in
-scalar code and loops that stay scalar, sin, cos and tan are gradc's scalar ones (a branch to libm's
-beyond ``2**20``, about twice as fast as glibc's below). A loop of short rows around vector
-math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
+shape become one loop whose body is each op's C (its SymPy spelling printed once per op and operand kinds by
+SymPy's C99 printer, ``fused``) in the program's order, a value read twice a ``const`` temporary, in ``float``
+where all its float values are float32, else in ``double``. Inside such loops exp, log, log1p, expm1, tanh,
+sinh, cosh, sin, cos and tan are gradc's vectorisable versions (``c_mathlib``) unless the loop calls libm
+anyway (sin, cos and tan are right up to ``|x| = 2**20``: the loop notes larger arguments, and a second loop,
+only then, recomputes those elements with libm's); in scalar code and loops that stay scalar, sin, cos and tan
+are gradc's scalar ones (a branch to libm's beyond ``2**20``, about twice as fast as glibc's below). A loop of
+short rows around vector math reads row-major copies of its broadcast operands and runs flat. Reductions, matmul,
 concatenation, indexing and small dense linear algebra are plain loops (``c_loops``, ``linalg``).
 Loops and branches of the program (``scan``, ``while_loop``, ``cond``) stay ``for``/``while``/``if``
 statements whose bodies are emitted by a nested emitter (``control``, ``FunctionEmitter.nested``).
@@ -49,10 +48,11 @@ from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
+from gradc.backends.c.fused import FusedRun
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
-from gradc.backends.c.scalar_types import INT_DTYPES, c_type, symbol, typed
+from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.values import (
     C_TYPES,
@@ -63,7 +63,6 @@ from gradc.backends.c.values import (
     eqn_text,
     known,
     loops,
-    printer,
     size,
     size_names,
     sym_const,
@@ -74,9 +73,7 @@ from gradc.backends.c.vectorise import (
     VECTOR_MIN,
     compute_dtype,
     float_only,
-    limited_args,
     short_rows,
-    sincos_args,
     vectorises,
 )
 from gradc.backends.escape import c_comment
@@ -85,9 +82,9 @@ from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
 
-# an elementwise run is fused into one SymPy expression per loop; a value read twice (s + c * sin(s)) doubles the
-# tree of everything after it, and SymPy's simplification is exponential in that: a run whose tree would grow past
-# this many nodes starts a new fused loop, reading the values before it from memory
+# a run whose expression written out as a tree (a value read twice counted twice) would grow past this many nodes
+# starts a new fused loop, reading the values before it from memory: it bounds a loop's body and the arguments of
+# sin, cos and tan written out in terms of the loop's reads (the test for the fix-up loop, see group)
 MAX_TREE = 48
 
 
@@ -112,7 +109,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.arrays: list = []  # (cname, ctype, size)
         self.loc: dict = {}
         self.used_inputs: set = set()
-        self.temps = 0  # cse temporaries q0, q1, ... numbered across the whole function
+        self.temps = 0  # temporaries q0, q1, ... of fused loops, numbered across the whole function
         self.copy_holders: list = []
         self.depth = 0  # loops around the code being emitted (a loop's counter is j<depth>)
         self.busy: set = set()  # arrays the nested graphs of the current equation use
@@ -162,9 +159,10 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
     def place(self, var, loc):
         """Give ``loc`` an array: a new one, or one whose values are all dead by now (declared as an alias)."""
         ctype, n = C_TYPES[var.type.dtype], size(var.type.shape)
-        free = [slot for slot in self.free_slots() if slot[1] == ctype and known(slot[2] >= n, False)]
-        if free:
-            slot = min(free, key=_slot_order)  # the smallest that fits (first of equals: deterministic)
+        # the smallest that fits (first of equals: deterministic)
+        slot = self.pool.best_free(self.segment, self.busy, lambda ct, m: ct == ctype and known(m >= n, False),
+                                   _slot_order)
+        if slot is not None:
             slot[3].append(id(var))
             self.pool.taken(slot)
             self.emit(f"{ctype} *const {loc.name} = {slot[0]};  /* {slot[0]} is dead from here: reuse it */")
@@ -224,9 +222,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
                 tree[id(e.out)] = 1 + sum(tree.get(id(a), 1) for a in e.inputs)
                 group_ids.add(id(e.out))
                 continue
-            if kind == "view" and group is not None and not any(id(a) in {id(x.out) for x in group}
-                                                                for a in e.inputs):
-                segments.insert(segments.index(("group", group)), ("op", e))  # no code: hoist above the loop
+            if kind == "view" and group is not None and not any(id(a) in tree for a in e.inputs):
+                segments.insert(len(segments) - 1, ("op", e))  # no code: hoist above the loop (the group is last)
                 continue
             group = None
             segments.append(("op", e))
@@ -299,19 +296,13 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.lent.extend(sub.pool.slots[len(lent):])  # the nested graph's own arrays (after the lent ones)
         return [sub.atom_loc(o) for o in graph.outputs]
 
-    def sym(self, loc, idx):
-        if loc.value is not None:
-            return loc.value
-        return symbol(loc.at(idx), loc.dtype)
-
     def group(self, eqns):
         shape = eqns[0].out.type.shape
-        exprs: dict = {}
         stores = []
         for e in eqns:
             if id(e.out) in self.materialize:
                 stores.append((e.out, self.storage(e.out)))
-        inside = {id(x.out) for x in eqns}
+        inside = {id(e.out): n for n, e in enumerate(eqns)}
         reads = {id(a): self.atom_loc(a) for e in eqns for a in e.inputs if id(a) not in inside}
         flat = all(loc.standard or loc.value is not None or loc.local for loc in reads.values())
         if not flat and short_rows(shape) and known(size(shape) >= VECTOR_MIN, True) \
@@ -332,44 +323,33 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
             idx, loop_lines = None, [f"for (long k = 0; k < {dim_c(size(shape))}; ++k) {{"]
         else:
             loop_lines, idx = loops(shape)
-        for e in eqns:
-            args = []
-            for a in e.inputs:
-                if id(a) in exprs:
-                    args.append(exprs[id(a)])
-                else:
-                    loc = reads[id(a)]
-                    if idx is None:
-                        args.append(self.sym_flat(loc))
-                    else:
-                        args.append(self.sym(loc, idx))
-            fn = C_LOWERING[e.op][1]
-            exprs[id(e.out)] = fn(args, e.params, [a.type for a in e.inputs], e.out.type)
-            if ints:  # in the C type of its result: integers stay int64_t, an integer read as a float becomes a double
-                exprs[id(e.out)] = typed(exprs[id(e.out)], e.out.type.dtype)
-        names = sp.numbered_symbols("q", start=self.temps)
-        temps, reduced = sp.cse([exprs[id(v)] for v, _ in stores], symbols=names)
-        self.temps += len(temps)
+        operands = [[self.operand(a, inside, reads, idx) for a in e.inputs] for e in eqns]
+        targets = []
+        for var, loc in stores:
+            where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
+            targets.append((inside[id(var)], "const " + where if loc.local else where))
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = compute_dtype(eqns)
+        ctypes = ["int" if e.out.type.dtype == "bool" else "int64_t" if e.out.type.dtype in INT_DTYPES
+                  else C_TYPES[dtype] for e in eqns]
+        run = FusedRun(eqns, operands, targets, ctypes, ints, dtype, float_only(eqns), self.temps)
         vector = known(size(shape) >= VECTOR_MIN, True)  # a named size counts as large
-        lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=vector, selects=float_only(eqns), ints=ints)
+        lines = run.lines(vector=True) if vector else None
         if vector and not all(vectorises(line) for line in lines):
-            # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are the faster ones
-            lines = self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints)
-            vector = False
-        limited = limited_args(temps, reduced) if vector else []
+            vector = False  # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are faster
+        if not vector:
+            lines = run.lines(vector=False)
+        limited = run.limited() if vector else []
         if limited:
             # gradc_sin, gradc_cos and gradc_tan are right up to |x| = 2**20 (float: 2**28) only: the loop notes
             # a larger argument (an or of a comparison: it still vectorises), and a second loop, only then,
             # recomputes those elements by the scalar versions, which branch to libm's
-            flag = f"q{self.temps}"
-            self.temps += 1
-            pr = printer(dtype, vector=True, selects=float_only(eqns))
+            flag = f"q{run.next_temp}"
+            run.next_temp += 1
             fabs = "fabsf" if dtype == "f32" else "fabs"
             power = int(c_mathlib.LIMITS[dtype]).bit_length() - 1
             limit = f"0x1p{power}" + ("F" if dtype == "f32" else "")
-            big = " | ".join(f"({fabs}({pr.doprint(a)}) > {limit})" for a in limited)  # no branch: | not ||
+            big = " | ".join(f"({fabs}({a}) > {limit})" for a in limited)  # no branch: | not ||
             self.emit(f"int {flag} = 0;  /* whether an argument of sin, cos or tan is beyond 2**{power}: libm's */")
             lines.append(f"{flag} |= {big};")
         self.open(loop_lines)
@@ -378,43 +358,19 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.close(len(loop_lines))
         if limited:
             self.open([f"if ({flag}) {{", *loop_lines, f"if ({big}) {{"])
-            for line in self.run_lines(temps, reduced, stores, idx, dtype, vector=False, selects=False, ints=ints):
+            for line in run.lines(vector=False):
                 self.emit(self.module.note_calls(line))
             self.close(len(loop_lines) + 2)
+        self.temps = run.next_temp
 
-    def run_lines(self, temps, reduced, stores, idx, dtype, vector, selects, ints=False):
-        """The statements of a fused loop body: cse temporaries (``ints``: some may be integers), then stores."""
-        pr = printer(dtype, vector=vector, selects=vector and selects)
-        lines = []
-        # scalar code: sin(a) and cos(a) of one a by one call (the branches of two keep the compiler from merging)
-        booleans = {sym for sym, expr in temps if isinstance(expr, sp.logic.boolalg.Boolean)}
-        pairs = [] if vector else sincos_args(temps, reduced)
-        if pairs:
-            swap = {}
-            for a in pairs:
-                s_sym, c_sym = (sp.Symbol(f"q{self.temps + i}", real=True) for i in range(2))
-                self.temps += 2
-                swap[sp.sin(a)], swap[sp.cos(a)] = s_sym, c_sym
-            temps = [(sym, expr.xreplace(swap)) for sym, expr in temps]
-            reduced = [expr.xreplace(swap) for expr in reduced]
-            after = {sym: n for n, (sym, _) in enumerate(temps)}
-            place = [max((after[f] for f in a.free_symbols if f in after), default=-1) for a in pairs]
-        for n, (sym, expr) in enumerate([(None, None)] + list(temps), -1):
-            if sym is not None:
-                # (a Symbol is a Boolean too: ask before swap)
-                ctype = "int" if sym in booleans else c_type(expr, dtype) if ints else C_TYPES[dtype]
-                lines.append(f"const {ctype} {sym} = {pr.doprint(expr)};")
-            for a, at in zip(pairs, place if pairs else []):
-                if at == n:
-                    s_sym, c_sym = swap[sp.sin(a)], swap[sp.cos(a)]
-                    lines.append(f"{C_TYPES[dtype]} {s_sym}, {c_sym};")
-                    lines.append(f"{c_mathlib.SINCOS_NAMES[dtype]}({pr.doprint(a)}, &{s_sym}, &{c_sym});")
-        for (_, loc), expr in zip(stores, reduced):
-            where = loc.flat("k") if idx is None and not loc.local else self.target(loc, idx or [], declare=True)
-            if loc.local:
-                where = "const " + where
-            lines.append(f"{where} = {pr.doprint(expr)};")
-        return lines
+    def operand(self, atom, inside, reads, idx) -> tuple:
+        """An input of a fused run: ``("value", n)`` (its equation ``n``), ``("const", v)`` or ``("read", C)``."""
+        if id(atom) in inside:
+            return ("value", inside[id(atom)])
+        loc = reads[id(atom)]
+        if loc.value is not None:
+            return ("const", sp.sympify(loc.value))
+        return ("read", loc.flat("k") if idx is None else loc.at(idx))
 
     def contiguous_copy(self, loc) -> Loc:
         """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
@@ -428,18 +384,13 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.copy(copy, loc, f"{name}: {loc.name} read in row-major order, so the loop below is one flat loop")
         return copy
 
-    def sym_flat(self, loc):
-        if loc.value is not None:
-            return loc.value
-        return symbol(loc.flat("k"), loc.dtype)
 
 def _name(atom):
     return atom.name if isinstance(atom, Var) else "constant"
 
 
-def _slot_order(slot):
-    """Work arrays by size: fixed sizes first, smallest first; named sizes after them, by their text."""
-    n = slot[2]
+def _slot_order(n):
+    """Work arrays by size ``n``: fixed sizes first, smallest first; named sizes after them, by their text."""
     return (1, 0, dim_c(n)) if is_dim_expr(n) else (0, n, "")
 
 

@@ -1,10 +1,11 @@
 """The C type of each value in a fused elementwise expression: integers stay integers.
 
-The C emitter builds one SymPy expression per fused loop and prints it with SymPy's C99 printer,
-which writes whatever arithmetic the expression holds. So the expression carries the types: a value
-of an int64 or int32 array is an integer symbol (``symbol``), an equation's expression is converted
-to its result's type where it would not be (``typed``: ``to_int64``, ``to_float64``, printed as
-casts), and each temporary is declared ``int64_t`` where SymPy can prove it an integer (``c_type``).
+The C emitter prints each op of a fused loop from its SymPy spelling (``fused.template``) with SymPy's
+C99 printer, which writes whatever arithmetic the expression holds. So the expression carries the types:
+a value of an int64 or int32 array is an integer symbol (``symbol``), an equation's expression is
+converted to its result's type where it would not be (``typed``: ``to_int64``, ``to_float64``, printed
+as casts), and a temporary holding an integer value is declared ``int64_t`` (``c_type`` says which
+type SymPy proves an expression to have).
 Integer operations themselves are calls of ``gradc.backends.c.mathlib.integer`` (NumPy's floor
 division, modulo and shifts), so C's operators never see a type or an operand they treat otherwise.
 
@@ -84,7 +85,7 @@ def symbol(text: str, dtype: str):
 def typed(expr, dtype: str):
     """``expr``, the value of an equation whose result has ``dtype``, made to compute in that C type: an integer
     result not provably integer is converted (``to_int64``), an integer expression giving a float is converted
-    to double (``to_float64``); SymPy's ``is_integer`` then types the temporaries (``c_type``).
+    to double (``to_float64``).
 
     >>> k = symbol("k", "i64")
     >>> typed(k, "f64"), typed(sp.Symbol("x", real=True), "i64"), typed(k + 1, "i64")

@@ -1,9 +1,7 @@
 """Which fused elementwise loops the C compiler can vectorise, and in which type they compute.
 
 A loop vectorises when every call in it is to a function gcc inlines or has a
-vector form for (gradc's own math library, ``sqrt``, ``fabs``...); sin/cos/tan
-of gradc's library are right only up to a limit, so their arguments are
-collected for the fix-up loop.
+vector form for (gradc's own math library, ``sqrt``, ``fabs``...).
 
 >>> vectorises("y[k] = gradc_exp(x[k]) + sqrt(x[k]);")
 True
@@ -13,8 +11,6 @@ False
 from __future__ import annotations
 
 import re
-
-import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
 
@@ -44,25 +40,6 @@ _CALL = re.compile(r"\b([A-Za-z_]\w*)\(")
 
 def vectorises(line: str) -> bool:
     return all(name in _VECTOR_CALLS or name.startswith("gradc_") for name in _CALL.findall(line))
-
-
-def limited_args(temps, reduced) -> list:
-    """The arguments of a loop body's sin, cos and tan calls, in terms of the loop's reads, in order of occurrence."""
-    full: dict = {}
-    for sym, expr in temps:
-        full[sym] = expr.xreplace(full)
-    found = [node.args[0].xreplace(full) for expr in [e for _, e in temps] + list(reduced)
-             for node in sp.preorder_traversal(expr) if isinstance(node, (sp.sin, sp.cos, sp.tan))]
-    return list(dict.fromkeys(found))
-
-
-def sincos_args(temps, reduced) -> list:
-    """The arguments ``a`` of a loop body that has both ``sin(a)`` and ``cos(a)``, in order of occurrence."""
-    calls = [node for expr in [e for _, e in temps] + list(reduced) for node in sp.preorder_traversal(expr)
-             if isinstance(node, (sp.sin, sp.cos))]
-    sines = {c.args[0] for c in calls if isinstance(c, sp.sin)}
-    cosines = {c.args[0] for c in calls if isinstance(c, sp.cos)}
-    return list(dict.fromkeys(c.args[0] for c in calls if c.args[0] in sines and c.args[0] in cosines))
 
 
 def float_only(eqns) -> bool:

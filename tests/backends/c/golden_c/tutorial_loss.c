@@ -42,8 +42,8 @@ void gradc_fn_tutorial_loss(const double *restrict x, const double *restrict y, 
      * t10 = log1p t9
      * t11 = add t6 t10 */
     for (long i0 = 0; i0 < 5; ++i0) {
-        const double q0 = b[0] + t0[i0];
-        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(exp(-fabs(q0)));
+        const double q0 = t0[i0] + b[0];
+        t11[i0] = (q0 > 0.0 || isnan(q0) ? q0 : 0.0) - q0*y[i0] + log1p(exp(-fabs(q0)));
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -87,11 +87,11 @@ void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restric
      * t10 = log1p t9
      * t11 = add t6 t10 */
     for (long i0 = 0; i0 < 5; ++i0) {
-        const double q0 = b[0] + t0[i0];
+        const double q0 = t0[i0] + b[0];
         const double q1 = exp(-fabs(q0));
         t2[i0] = q0;
         t9[i0] = q1;
-        t11[i0] = -q0*y[i0] + (q0 > 0.0 || isnan(q0) ? q0 : 0.0) + log1p(q1);
+        t11[i0] = (q0 > 0.0 || isnan(q0) ? q0 : 0.0) - q0*y[i0] + log1p(q1);
     }
     /* t12 = mean t11 axes=(0,) keepdims=False */
     {
@@ -112,10 +112,7 @@ void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restric
      * t39 = sub t37 t26
      * t2_bar = mul t34 t39 */
     for (long k = 0; k < 5; ++k) {
-        const int q2 = isnan(t2[k]);
-        const int q3 = t2[k] > 0;
-        const int q4 = t2[k] < 0;
-        t2_bar[k] = -0.20000000000000001*t9[k]*(q2 ? t2[k] : (q3 ? 1 : (q4 ? -1 : 0)))/(t9[k] + 1.0) - 0.20000000000000001*y[k] + 0.20000000000000001*(q2 ? t2[k] : (q3 ? 1.0 : (q4 ? 0.0 : 0.5)));
+        t2_bar[k] = -0.20000000000000001*(t9[k]/(t9[k] + 1.0)*(isnan(t2[k]) ? t2[k] : (t2[k] > 0 ? 1 : (t2[k] < 0 ? -1 : 0))) + y[k] - (isnan(t2[k]) ? t2[k] : (t2[k] > 0 ? 1.0 : (t2[k] < 0 ? 0.0 : 0.5))));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     {
