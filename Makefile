@@ -23,7 +23,8 @@ $(VENV)/.dev: $(VENV)/.base
 TYPED := gradc/__init__.py gradc/api.py gradc/derivatives/__init__.py gradc/derivatives/check.py \
 	gradc/derivatives/modes.py gradc/trace/control.py gradc/trace/checkpoint.py gradc/errors.py gradc/version.py \
 	gradc/stages.py gradc/ir/graph.py gradc/ir/printer.py gradc/ir/dot.py gradc/backends/display.py \
-	gradc/backends/numpy/reload.py gradc/backends/c/unit.py $(wildcard gradc/tree_util.py)
+	gradc/backends/numpy/reload.py gradc/backends/c/unit.py gradc/tree_util/*.py gradc/derivatives/jit.py \
+	gradc/derivatives/vectorize.py gradc/derivatives/pickling.py
 
 demo: $(VENV)/.base  ## compile the tutorial loss's gradient, show IR and code, run it
 	$(PY) examples/demo.py

@@ -308,6 +308,7 @@ def _compile_tree(f, bound, selection, target, mode, checkpoint, max_trips):
     header += [f"  {p}: " + ", ".join(f"{p}{keystr(path)} as {leaf}" for path, leaf in
                                       zip(plan.defs[p].key_paths(), plan.leaf_names[slice(*plan.ranges[p])]))
                for p in plan.defs]
+    flat: Compiled | CCompiled
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 

@@ -15,6 +15,7 @@ or raises the clear error.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -53,7 +54,7 @@ class CFunction:
         self.c_source = self.source
         work = _work_bytes(self.source, cname)
         limits = loop_limits(self.graph)
-        raiser = _raiser({lim.code: lim.message(graph.name) for lim in limits}) if limits else None
+        raiser = _raiser({lim.code: functools.partial(lim.error, graph.name) for lim in limits}) if limits else None
         structure = 0 if n_out == 1 else tuple(range(n_out))
         entries = [("call", cname, self.graph, structure, work, raiser)]
         self.fast = bool(pyglue.python_include()) and pyglue.supported(self.graph)

@@ -215,7 +215,7 @@ class _Checker:
         """Per wrt: ``(entries, fd, smooth, slack)`` of the gradient of the scalar ``s`` (sampled entries)."""
         at_x = s(self.wide)
         base = abs(at_x) if math.isfinite(at_x) else 0.0
-        out = []
+        out: list = []  # None for a wrt the check leaves out (argnums=/wrt= of gradc.check)
         for w, slot in zip(self.wrt, self.slots):
             if w not in self.only:
                 out.append(None)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -133,9 +133,9 @@ class Jitted:
     def _with_static(self, static: tuple):
         """``f`` with the static arguments' values bound: a function of the others (one per static values, kept,
         so that its flattening and control-flow capture are made once)."""
-        fun = self.partials.get(static)
-        if fun is not None:
-            return fun
+        found = self.partials.get(static)
+        if found is not None:
+            return found
         user = self.fun
         fixed = {name: value for name, _, value in static}
         params = list(inspect.signature(user).parameters.values())
@@ -147,10 +147,11 @@ class Jitted:
             merged = {**given, **fixed}
             return captured(*[merged[n] for n in positional], **{n: merged[n] for n in keyword})
 
-        fun.__signature__ = inspect.Signature([inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY)
-                                               for p in params if p.name not in fixed])
-        fun.__name__ = fun.__qualname__ = function_name(user)
-        fun.__wrapped__ = user  # errors about the function point at the user's def
+        named: Any = fun  # the attributes tracing reads: its parameters, its name, the user's def
+        named.__signature__ = inspect.Signature([inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY)
+                                                 for p in params if p.name not in fixed])
+        named.__name__ = named.__qualname__ = function_name(user)
+        named.__wrapped__ = user  # errors about the function point at the user's def
         self.partials[static] = fun
         return fun
 

@@ -254,15 +254,16 @@ class Vectorized:
         """Trace the whole batched computation once, emit it, and keep what a call needs."""
         record: list = []
 
-        def whole(*traced):
+        def whole(*traced: Any) -> tuple:
             outs, out_def = self._batched(plan, list(traced), axes, size)
             record.append(out_def)
             return tuple(outs)
 
         fname = function_name(self.fun)
-        whole.__signature__ = plan.fn.__signature__
-        whole.__name__ = whole.__qualname__ = f"{fname}_vmap"
-        whole.__wrapped__ = self.fun
+        named: Any = whole  # the attributes tracing reads: its parameters, its name, the user's def
+        named.__signature__ = plan.fn.__signature__
+        named.__name__ = named.__qualname__ = f"{fname}_vmap"
+        named.__wrapped__ = self.fun
         warn_frozen(scan(self.fun), fname)  # what f reads besides its arguments is baked in: say so once
         graph, _ = trace_bound(whole, dict(zip(plan.leaf_names, leaves)), warn_reads=False)
         graph = graph.replace(origin=function_origin(self.fun))

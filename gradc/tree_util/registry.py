@@ -125,7 +125,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable, unfla
 
 def register_pytree_node_class(cls: type) -> type:
     """Class decorator: ``cls.tree_flatten(self)`` and ``cls.tree_unflatten(aux, children)`` (a classmethod)."""
-    register_pytree_node(cls, lambda node: node.tree_flatten(), cls.tree_unflatten)
+    register_pytree_node(cls, lambda node: node.tree_flatten(), cls.tree_unflatten)  # type: ignore[attr-defined]
     return cls
 
 

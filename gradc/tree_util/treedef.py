@@ -35,7 +35,7 @@ class PyTreeDef:
         self.children_defs = children_defs
         self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children_defs)
         self.num_nodes = 1 + sum(c.num_nodes for c in children_defs)
-        self._hash = None
+        self._hash: int | None = None
         self._keys = keys
 
     def children(self) -> list:
@@ -110,13 +110,14 @@ class PyTreeDef:
                 and self.data == other.data and self.children_defs == other.children_defs)
 
     def __hash__(self) -> int:
-        if self._hash is None:
+        found: int | None = self._hash
+        if found is None:
             try:
                 data = hash(self.data)
             except TypeError:  # an unhashable aux_data: equal structures still hash alike
                 data = 0
-            self._hash = hash((self.node_type, data, self.children_defs))
-        return self._hash
+            found = self._hash = hash((self.node_type, data, self.children_defs))
+        return found
 
     def __repr__(self) -> str:
         return f"PyTreeDef({_text(self)})"

@@ -252,3 +252,24 @@ def test_random_programs_equal_the_python_function(target, count):
             tol = 1e-9 * (1.0 + abs(float(want)))
             assert abs(float(got) - float(want)) <= tol, prog.source
     assert ran >= 0.6 * count
+
+
+@pytest.mark.parametrize("target", ["numpy", pytest.param("c", marks=pytest.mark.skipif(
+    __import__("gradc.backends.c.build", fromlist=["find_compiler"]).find_compiler() is None, reason="no C compiler"))])
+def test_a_check_in_jitted_code_raises_the_users_exception(target):
+    """assert/raise on traced values are run-time checks: the jitted function raises as the Python one does
+    (a NaN fails ``x > 1.0`` as in Python, not ``x <= 1.0``)."""
+    def f(x):
+        assert x > 1.0, "need x > 1"
+        if x > 10.0:
+            raise ValueError("x too large")
+        return x * 2.0
+
+    jitted = gradc.jit(f, target=target)
+    assert jitted(np.float64(3.0)) == f(np.float64(3.0))
+    for bad, error, message in ((np.float64("nan"), AssertionError, "need x > 1"), (np.float64(0.5), AssertionError,
+                                "need x > 1"), (np.float64(11.0), ValueError, "x too large")):
+        with pytest.raises(error, match=message):
+            f(bad)
+        with pytest.raises(error, match=message):
+            jitted(bad)

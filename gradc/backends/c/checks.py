@@ -18,7 +18,7 @@ int f(const double *restrict x, double *restrict value)
 {
     /* t0 = greater x 0.0
      * t1 = logical_not t0 */
-    const unsigned char t1 = x[0] <= 0.0;
+    const unsigned char t1 = (x[0] > 0.0) == 0;
     /* t2 = check_raise t1: raise AssertionError('need x > 0') (<doctest ...>:2), status 1 */
     if (t1) return 1;
     /* t3 = mul x 2.0 */

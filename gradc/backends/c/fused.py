@@ -188,15 +188,15 @@ class FusedRun:
         self.ints, self.compute, self.selects = ints, compute, selects
         self.slots = []  # per equation: its template's inputs (slot numbers and constants), slot -> operand
         for ops in operands:
-            inputs, by_slot, seen = [], [], {}
+            # every operand its own slot, even the same value twice: SymPy would simplify x - x to 0, which
+            # NumPy computes as nan for an inf or nan x (a float zero constant is values.FloatZero)
+            inputs, by_slot = [], []
             for kind, what in ops:
                 if kind == "const":
                     inputs.append(what)
                     continue
-                if (kind, what) not in seen:
-                    seen[(kind, what)] = len(by_slot)
-                    by_slot.append((kind, what))
-                inputs.append(seen[(kind, what)])
+                inputs.append(len(by_slot))
+                by_slot.append((kind, what))
             self.slots.append((tuple(inputs), by_slot))
         self.keys = [(e.op, _params_key(e.params), tuple(a.type.dtype for a in e.inputs), e.out.type.dtype,
                       tuple(_input_key(i) for i in self.slots[n][0]), ints) for n, e in enumerate(eqns)]

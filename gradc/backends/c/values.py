@@ -247,12 +247,50 @@ def literal(value, dtype) -> str:
     return str(int(v))
 
 
+class FloatZero(sp.AtomicExpr):
+    """A float constant 0.0 or -0.0 in C expressions: an atom SymPy knows nothing about, so that it never
+    simplifies ``x * 0.0`` or ``x + -0.0`` (NumPy gives nan for an inf or nan ``x``, and keeps the sign of zero);
+    printed as the literal. (Not a Symbol: Python would prefer a subclass's reflected ``<`` to ``x > 0.0``.)
+
+    >>> x = sp.Symbol("x")
+    >>> printer("f64").doprint(x * FloatZero.of(-0.0)), printer("f64").doprint(x > FloatZero.of(0.0))
+    ('(-0.0)*x', 'x > 0.0')
+    """
+
+    is_commutative = True
+    is_real = True
+
+    def __new__(cls, negative: bool):
+        obj = sp.AtomicExpr.__new__(cls)
+        obj.negative = bool(negative)
+        return obj
+
+    @classmethod
+    def of(cls, value: float) -> FloatZero:
+        return cls(bool(np.signbit(value)))
+
+    def __getnewargs__(self):
+        return (self.negative,)
+
+    def _hashable_content(self) -> tuple:
+        return (self.negative,)
+
+    def _ccode(self, printer) -> str:
+        text = printer._print(sp.Float(0.0))  # 0.0, or 0.0F where the printer computes in float
+        return f"(-{text})" if self.negative else text
+
+    def _sympystr(self, printer) -> str:
+        return "-0.0" if self.negative else "0.0"
+
+
 def sym_const(value):
     v = value.item() if isinstance(value, np.generic) else value
     if isinstance(v, bool):
         return sp.true if v else sp.false
     if isinstance(v, int):
         return sp.Integer(v)
+    if v == 0:
+        return FloatZero.of(v)
     return sp.Float(v) if np.isfinite(v) else (sp.nan if v != v else (sp.oo if v > 0 else -sp.oo))
 
 

@@ -346,7 +346,7 @@ def test_loops_call_gradc_math_only_where_they_vectorise():
     assert "q0 |= (fabs(x[k]) > 0x1p20);" in body and "if (q0) {" in body and "if ((fabs(x[k]) > 0x1p20)) {" in body
     assert "value[k] = exp(x[k])*gradc_sin_scalar(x[k]);" in body
     src = emit_c([(trace(lambda x: np.cos(x * x), x.astype(np.float32)), "f", ["value"], "cos")], ["t"], "T_H")[0]
-    assert "(fabsf((x[k]*x[k])) > 0x1p28F)" in src and "gradc_cosf(" in src and "gradc_cosf_scalar(" in src
+    assert "(fabsf(x[k]*x[k]) > 0x1p28F)" in src and "gradc_cosf(" in src and "gradc_cosf_scalar(" in src
 
 
 @needs_cc
