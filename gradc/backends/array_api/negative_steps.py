@@ -61,13 +61,14 @@ def _bound(node):
     return None if node is None else _int(node)
 
 
-def positive_items(items: list, shape: tuple | None = None) -> tuple:
+def positive_items(items: list, shape: tuple | None = None, store: bool = False) -> tuple:
     """``(items with positive steps, flipped axes of the indexed array, flipped axes of the result)``.
 
     Axes before an ``...`` count from the front, axes after it from the back, in the indexed
     array and in the result (the value a store writes, which has the result's rank).
-    With ``shape`` (a store's target), the slices select the target's own positions, in
-    increasing order; a store into an axis of unknown length raises ValueError.
+    ``shape`` is the indexed array's (a dim may be unknown). A ``store``'s slices select the
+    target's own positions in increasing order (an axis of unknown length raises ValueError);
+    a load's select the flipped array's, in range where the length is known.
     """
     ellipsis = next((k for k, i in enumerate(items) if isinstance(i, ast.Constant) and i.value is Ellipsis), None)
     consumes = [not (isinstance(i, ast.Constant) and (i.value is None or i.value is Ellipsis)) for i in items]
@@ -79,9 +80,13 @@ def positive_items(items: list, shape: tuple | None = None) -> tuple:
             out.append(item)
             continue
         axis = sum(consumes[:k]) if ellipsis is None or k < ellipsis else -sum(consumes[k:])
-        if shape is None:
+        n = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
+        if not store and isinstance(n, int):  # the flipped axis's own positions, in range for any library
+            start, stop, step = stored_slice(_bound(item.lower), _bound(item.upper), _int(item.step), n)
+            start, stop = (0, 0) if start == stop else (n - stop, n - start)
+        elif not store:  # any length: exact where bounds out of range clip, as in NumPy and torch
             start, stop, step = flipped_slice(_bound(item.lower), _bound(item.upper), _int(item.step))
-        elif -len(shape) <= axis < len(shape) and isinstance(shape[axis], int):
+        elif isinstance(n, int):
             start, stop, step = stored_slice(_bound(item.lower), _bound(item.upper), _int(item.step), shape[axis])
         else:
             raise ValueError("a store through a negative step into an axis of unknown length")

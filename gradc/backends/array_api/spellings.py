@@ -193,7 +193,9 @@ class Rewriter(ast.NodeTransformer):
         node = self._every_axis(self.generic_visit(node))
         if isinstance(node.ctx, ast.Load):
             items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-            items, axes, _ = positive_items(items)
+            value = node.value
+            shape = self.types[value.id].shape if isinstance(value, ast.Name) and value.id in self.types else None
+            items, axes, _ = positive_items(items, None if shape is None else tuple(shape))
             if axes:
                 node.value = flip_call(self.xp, node.value, axes)
                 node.slice = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
@@ -252,7 +254,7 @@ class Rewriter(ast.NodeTransformer):
         base = target.value
         shape = self.types[base.id].shape if isinstance(base, ast.Name) and base.id in self.types else ()
         try:
-            items, _, result_axes = positive_items(items, tuple(shape))
+            items, _, result_axes = positive_items(items, tuple(shape), store=True)
         except ValueError as error:
             self.missing.add(str(error))
             return node

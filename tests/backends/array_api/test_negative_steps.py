@@ -64,7 +64,7 @@ def _source(index):
 
 
 def _rewritten(text, shape=None):
-    types = {} if shape is None else {"y": TensorType(tuple(shape), "f64")}
+    types = {} if shape is None else {"y": TensorType(tuple(shape), "f64"), "x": TensorType(tuple(shape), "f64")}
     tree = Rewriter("xp", "math", types=types).visit(ast.parse(text))
     code = ast.unparse(ast.fix_missing_locations(tree))
     return code
@@ -90,9 +90,11 @@ def test_rewritten_subscripts_and_stores_equal_numpy(seed, wide):
         index = _random_index(rng, shape, wide)
         a = rng.standard_normal(shape)
         expected = a[index]
-        load = _rewritten(f"out = x[{_source(index)}]")
-        assert "-" not in "".join(ast.unparse(n.step) for n in ast.walk(ast.parse(load))
-                                  if isinstance(n, ast.Slice) and n.step is not None), load
+        load = _rewritten(f"out = x[{_source(index)}]")  # an inlined expression: its length unknown
+        known = _rewritten(f"out = x[{_source(index)}]", shape)  # a named value: bounds within [0, n]
+        for code in (load, known):
+            assert "-" not in "".join(ast.unparse(n.step) for n in ast.walk(ast.parse(code))
+                                      if isinstance(n, ast.Slice) and n.step is not None), code
         if None not in index:  # a store writes a value of the indexed shape (new axes are the squeeze's)
             v = rng.standard_normal(expected.shape)
             stored = a.copy()
@@ -102,9 +104,10 @@ def test_rewritten_subscripts_and_stores_equal_numpy(seed, wide):
             added[index] += v
             augmented = _rewritten(f"y[{_source(index)}] += v", shape)
         for name, xp, to, back in _namespaces(wide):
-            scope = {"xp": xp, "x": to(a)}
-            exec(load, scope)
-            np.testing.assert_array_equal(back(scope["out"]), expected, err_msg=f"{name}: {load}")
+            for code in (load, known):
+                scope = {"xp": xp, "x": to(a)}
+                exec(code, scope)
+                np.testing.assert_array_equal(back(scope["out"]), expected, err_msg=f"{name}: {code}")
             if None not in index:
                 for code, want in ((store, stored), (augmented, added)):
                     scope = {"xp": xp, "y": to(a.copy()), "v": to(v)}
@@ -119,3 +122,4 @@ def test_a_scalar_store_is_not_flipped_and_an_array_is():
     rewriter.visit(ast.parse("y[::-1] = v"))  # no length known: reported, never spelled wrong
     assert rewriter.missing == {"a store through a negative step into an axis of unknown length"}
     assert _rewritten("out = x[..., ::-1, 2]") == "out = xp.flip(x, axis=-2)[..., :, 2]"
+    assert _rewritten("out = x[9:-9:-2]", (5,)) == "out = xp.flip(x, axis=0)[0:5:2]"  # clipped in range
