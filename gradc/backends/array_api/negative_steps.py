@@ -83,7 +83,7 @@ def positive_items(items: list, shape: tuple | None = None, store: bool = False)
         n = shape[axis] if shape is not None and -len(shape) <= axis < len(shape) else None
         if not store and isinstance(n, int):  # the flipped axis's own positions, in range for any library
             start, stop, step = stored_slice(_bound(item.lower), _bound(item.upper), _int(item.step), n)
-            start, stop = (0, 0) if start == stop else (n - stop, n - start)
+            start, stop = (0, 0) if start == stop else (n - stop or None, None if start == 0 else n - start)
         elif not store:  # any length: exact where bounds out of range clip, as in NumPy and torch
             start, stop, step = flipped_slice(_bound(item.lower), _bound(item.upper), _int(item.step))
         elif isinstance(n, int):
