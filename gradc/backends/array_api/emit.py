@@ -115,7 +115,9 @@ def _missing_words(eqn) -> set:
         node = op.np([ast.Name(n, ast.Load()) for n in names], eqn.params, eqn.out.type, "_out")
     except Exception:  # a spelling that needs the emitter's context: judged on the emitted module instead
         return set()
-    rewriter = Rewriter("xp", "math", types={n: a.type for n, a in zip(names, eqn.inputs)})
+    types = {n: a.type for n, a in zip(names, eqn.inputs)}
+    types["_out"] = eqn.out.type  # a store's target (its lengths place a negative-step store)
+    rewriter = Rewriter("xp", "math", types=types)
     for item in node if isinstance(node, list) else [ast.Expr(node)]:
         rewriter.visit(item)
     return rewriter.missing

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from gradc.backends.array_api.negative_steps import flip_call, positive_items
+
 # np.NAME -> xp.NAME (renamed where the standard's name differs)
 RENAMES = {name: name for name in (
     "abs", "broadcast_to", "ceil", "clip", "cos", "cosh", "exp", "expm1", "floor", "hypot", "isfinite", "isinf",
@@ -187,8 +189,20 @@ class Rewriter(ast.NodeTransformer):
         return node
 
     def visit_Subscript(self, node):
+        """``x[1:]`` -> ``x[1:, ...]``; ``x[::-1]`` -> ``xp.flip(x, axis=0)[:, ...]`` (only positive steps)."""
+        node = self._every_axis(self.generic_visit(node))
+        if isinstance(node.ctx, ast.Load):
+            items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+            value = node.value
+            shape = self.types[value.id].shape if isinstance(value, ast.Name) and value.id in self.types else None
+            items, axes, _ = positive_items(items, None if shape is None else tuple(shape))
+            if axes:
+                node.value = flip_call(self.xp, node.value, axes)
+                node.slice = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+        return node
+
+    def _every_axis(self, node):
         """``x[1:]`` -> ``x[1:, ...]``: the standard indexes every axis (trailing ones by an ellipsis)."""
-        node = self.generic_visit(node)
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if any(isinstance(i, ast.Constant) and i.value is Ellipsis for i in items):
             return node
@@ -211,8 +225,10 @@ class Rewriter(ast.NodeTransformer):
                     target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])):
             self.missing.add("x[array] = ... (setitem with an array index)")
             return node
-        if not (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Tuple)):
+        if not isinstance(target, ast.Subscript):
             return node
+        if not isinstance(target.slice, ast.Tuple):
+            return self._positive_store(node)
         items, axes, kept = target.slice.elts, [], []
         for item in items:
             is_new = isinstance(item, ast.Constant) and item.value is None
@@ -224,6 +240,28 @@ class Rewriter(ast.NodeTransformer):
             target.slice = ast.Tuple(kept, ast.Load()) if len(kept) != 1 else kept[0]
             node.value = self._call("squeeze", [node.value], [ast.keyword("axis", ast.Tuple(
                 [ast.Constant(a) for a in axes], ast.Load()))])
+        return self._positive_store(node)
+
+    def visit_AugAssign(self, node):
+        """``y[::-1] += v`` -> ``y[:] += xp.flip(v, axis=0)`` (an accumulated gradient)."""
+        node = self.generic_visit(node)
+        return self._positive_store(node) if isinstance(node.target, ast.Subscript) else node
+
+    def _positive_store(self, node):
+        """``y[::-1] = v`` -> ``y[:] = xp.flip(v, axis=0)``: a scalar value is written as it is."""
+        target = node.target if isinstance(node, ast.AugAssign) else node.targets[0]
+        items = list(target.slice.elts) if isinstance(target.slice, ast.Tuple) else [target.slice]
+        base = target.value
+        shape = self.types[base.id].shape if isinstance(base, ast.Name) and base.id in self.types else ()
+        try:
+            items, _, result_axes = positive_items(items, tuple(shape), store=True)
+        except ValueError as error:
+            self.missing.add(str(error))
+            return node
+        if result_axes:
+            target.slice = items[0] if len(items) == 1 else ast.Tuple(items, ast.Load())
+            if not _is_number(node.value):
+                node.value = flip_call(self.xp, node.value, result_axes)
         return node
 
     def _outer(self, a, b):
