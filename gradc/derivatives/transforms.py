@@ -153,17 +153,6 @@ def _tangents_fast(entry, f, primals, tangents, names=None):
     return _check_tangents(f, entry.primal_graph, primals, tangents, names)
 
 
-def chosen_inputs(f, graph, selection):
-    """The float inputs ``selection`` chooses (None: every one), checked against ``graph`` with errors at
-    ``f``'s def, in the order asked."""
-    return float_inputs(selection, graph, def_location(f))
-
-
-def _in_parameter_order(graph, names):
-    """``names`` in ``graph``'s parameter order (the order the tangents of jvp and hvp are taken in)."""
-    return [p for p in graph.params if p in names]
-
-
 def argnum_names(f, graph, argnums):
     """The names of the float inputs ``argnums`` (an int or a tuple) picks, in its order, and whether it was a tuple."""
     as_tuple = isinstance(argnums, (tuple, list))
