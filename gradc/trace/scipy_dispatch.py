@@ -227,6 +227,11 @@ def rebind(f):
         sub = _substitute(value, table, arrays)
         if sub is not None:
             new_globals[name], changed = sub, True
+    if arrays:  # int(x) / float(x) of a traced value: the traced cast (gradc.trace.array_like_dispatch)
+        from gradc.trace.array_routing import builtin_casts
+        casts = builtin_casts(fn)
+        new_globals.update(casts)
+        changed |= bool(casts)
     cells = _cells(fn, table, arrays)
     if not changed and cells is None:
         return f
