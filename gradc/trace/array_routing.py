@@ -229,6 +229,14 @@ def uses_routed_names(fn) -> bool:
             known = table.get(id(value))
             if known is not None and known[0] is value:
                 return True
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        known = table.get(id(value))
+        if known is not None and known[0] is value:
+            return True
     return False
 
 
