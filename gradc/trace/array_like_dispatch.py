@@ -151,11 +151,13 @@ def resolved(types, args, kwargs):
     return tuple(plain(a, types) for a in args), {k: plain(v, types) for k, v in kwargs.items()}
 
 
+DISPATCH: list = []  # gradc's entry for a NumPy function: the tracer's dispatch_function (it builds on this module)
+
+
 def call_resolved(func, types, args, kwargs):
     """NumPy's ``func`` on arguments holding wrappers: the arrays built, then gradc's entry for ``func``."""
-    from gradc.trace.tracer import dispatch_function  # here: the tracer builds on this module
     args, kwargs = resolved(types, args, kwargs)
-    return dispatch_function(func, args, kwargs)
+    return DISPATCH[0](func, args, kwargs)
 
 
 # ---------------------------------------------------------------- routed NumPy functions (lists without a tracer)

@@ -180,8 +180,8 @@ def _stand_ins() -> dict:
     ``Cast``, in the proxies ``NUMPY`` and ``LINALG`` and by identity for from-imports."""
     if _STAND_INS:
         return _STAND_INS
-    from gradc.trace.dispatch import FUNCTIONS as TABLE
-    from gradc.trace.dispatch import UFUNCS
+    from gradc.trace.numpy_dispatch import FUNCTIONS as TABLE  # complete: gradc.trace.dispatch merged the families
+    from gradc.trace.numpy_dispatch import UFUNCS
     for real, ours in FUNCTIONS.items():
         _STAND_INS[id(real)] = (real, ours)
     for proxy, module in ((NUMPY, np), (LINALG, np.linalg)):

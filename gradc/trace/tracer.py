@@ -304,6 +304,9 @@ def dispatch_function(func, args, kwargs):
         raise TraceError(f"{public_name(func)} called with arguments gradc does not handle: {e}") from None
 
 
+array_likes.DISPATCH.append(dispatch_function)
+
+
 class _Copy(Tracer):
     """``x.copy()``: a new array object that shares the traced value until it is first written."""
 

@@ -131,3 +131,37 @@ def test_where_python_needs_a_number_the_error_names_static_arguments(fn, args, 
 def test_lists_of_unequal_shapes_are_refused_clearly():
     with pytest.raises(GradcError, match="different shapes"):
         gradc.jit(lambda x: np.mean([x, x[:2]]))(np.ones(3))
+
+
+def chain_of_transforms(x, parents):
+    """GradBench ht's idiom: ``absolutes[parents[i]]``, a list indexed by an integer table (an argument)."""
+    relatives = [np.array([[np.cos(x[i]), -np.sin(x[i])], [np.sin(x[i]), np.cos(x[i])]]) for i in range(3)]
+    absolutes = [relatives[0]]
+    for i in range(1, 3):
+        absolutes.append(absolutes[parents[i]] @ relatives[i])
+    return np.sum(np.stack(absolutes) * np.arange(12.0).reshape(3, 2, 2))
+
+
+def choose_row(x, ks):
+    rows = [x[0] * 2.0, np.array([1.0, 2.0]), x[1]]
+    return np.sum(rows[ks[0]] * rows[ks[1]]) + [x[0, 0], 3.0, x[1, 1]][ks[2]]
+
+
+@pytest.mark.parametrize("parents", [np.array([-1, 0, 1]), np.array([-1, 0, 0])])
+def test_a_list_indexed_by_a_traced_integer_is_a_traced_choice(parents):
+    x = np.array([0.3, 0.7, 1.3])
+    g = gradc.jit(chain_of_transforms)
+    np.testing.assert_allclose(g(x, parents), chain_of_transforms(x, parents), rtol=1e-12)
+    other = np.array([-1, 0, 0]) if parents[2] else np.array([-1, 0, 1])  # the same compiled code, other table
+    np.testing.assert_allclose(g(x, other), chain_of_transforms(x, other), rtol=1e-12)
+    got = gradc.grad(chain_of_transforms)(x, parents)
+    np.testing.assert_allclose(got, central_gradient(lambda v: chain_of_transforms(v, parents), x), rtol=1e-6)
+
+
+def test_a_list_of_mixed_rows_indexed_by_a_traced_integer():
+    x = np.array([[0.3, 0.7], [1.3, -0.4]])
+    for ks in (np.array([0, 2, 1]), np.array([1, 1, 0]), np.array([-1, 0, 2])):
+        np.testing.assert_allclose(gradc.jit(choose_row)(x, ks), choose_row(x, ks), rtol=1e-12)
+        got = gradc.grad(choose_row)(x, ks)
+        np.testing.assert_allclose(got, central_gradient(lambda v, ks=ks: choose_row(v, ks), x), rtol=1e-6,
+                                   atol=1e-9)
