@@ -93,3 +93,14 @@ def test_several_traced_positions_are_refused_clearly():
     with pytest.raises(GradcError, match="distinct") as info:
         gradc.jit(lambda x, ks: np.delete(x, ks))(np.ones(4), np.array([0, 1]))
     assert "test_traced_positions.py" in str(info.value)
+
+
+def test_the_c_target_agrees_and_checks_the_range():
+    x = np.random.default_rng(2).normal(size=(2, 3))
+    ks = np.array([1, -2, 5, -7])
+    value, grad = gradc.compile(positions_from_argument, x, ks, target="c")(x, ks)
+    np.testing.assert_allclose(value, positions_from_argument(x, ks), rtol=1e-12)
+    np.testing.assert_allclose(grad, central_gradient(lambda v: positions_from_argument(v, ks), x), rtol=1e-6,
+                               atol=1e-8)
+    with pytest.raises(IndexError, match="np.delete"):
+        gradc.compile(positions_from_argument, x, ks, target="c")(x, np.array([3, 0, 0, 0]))
