@@ -121,9 +121,16 @@ def _wrap(value, depth=0):
     return value
 
 
-def needs_wrapping(args, kwargs) -> bool:
-    """Whether an argument is a list or tuple holding a traced value (not yet wrapped)."""
-    return any(isinstance(a, (list, tuple)) and has_traced(a) for a in (*args, *kwargs.values()))
+# functions whose dispatcher tells nested lists by ``type(x) is list`` (a wrapper would look like an array): their
+# gradc entries take the nested lists of traced values themselves
+NESTED_LISTS = frozenset({np.block})
+
+
+def needs_wrapping(args, kwargs, func=None) -> bool:
+    """Whether an argument is a list or tuple holding a traced value (not yet wrapped) that NumPy's dispatcher of
+    ``func`` should see wrapped."""
+    return func not in NESTED_LISTS and any(
+        isinstance(a, (list, tuple)) and has_traced(a) for a in (*args, *kwargs.values()))
 
 
 def wrapped(args, kwargs):
@@ -173,6 +180,8 @@ def routed(real):
     dispatched = hasattr(real, "_implementation")
 
     def call(*args, **kwargs):
+        if real in NESTED_LISTS and has_traced(list(args) + list(kwargs.values())):
+            return DISPATCH[0](real, args, kwargs)
         if needs_wrapping(args, kwargs):
             if dispatched:
                 args, kwargs = wrapped(args, kwargs)

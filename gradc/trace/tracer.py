@@ -281,7 +281,7 @@ class Tracer(Traced):
     def __array_function__(self, func, types, args, kwargs):
         if array_likes.has_pending(args, kwargs):  # lists of traced values, wrapped: NumPy said which are arrays
             return array_likes.call_resolved(func, types, args, kwargs)
-        if func in FUNCTIONS and array_likes.needs_wrapping(args, kwargs):  # ask NumPy's dispatcher which are
+        if func in FUNCTIONS and array_likes.needs_wrapping(args, kwargs, func):  # ask NumPy's dispatcher which are
             args, kwargs = array_likes.wrapped(args, kwargs)
             return func(*args, **kwargs)
         return dispatch_function(func, args, kwargs)
