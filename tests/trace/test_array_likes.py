@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.linalg import solve
+from scipy.special import logsumexp
 
 import gradc
 from gradc.errors import GradcError, StaticValueNeeded
@@ -165,3 +167,13 @@ def test_a_list_of_mixed_rows_indexed_by_a_traced_integer():
         got = gradc.grad(choose_row)(x, ks)
         np.testing.assert_allclose(got, central_gradient(lambda v, ks=ks: choose_row(v, ks), x), rtol=1e-6,
                                    atol=1e-9)
+
+
+def scipy_of_lists(x):
+    return logsumexp([x[0], 2.0 * x[1], 0.5]) + np.sum(solve(np.diag(x) + 3.0, [x[0], 1.0, x[2]]))
+
+
+def test_scipy_functions_take_lists_of_traced_values():
+    x = np.array([0.3, 0.7, 1.3])
+    np.testing.assert_allclose(gradc.jit(scipy_of_lists)(x), scipy_of_lists(x), rtol=1e-12)
+    np.testing.assert_allclose(gradc.grad(scipy_of_lists)(x), central_gradient(scipy_of_lists, x), rtol=1e-6)
