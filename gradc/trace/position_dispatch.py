@@ -24,7 +24,7 @@ from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops import special_numpy as sf
 from gradc.ops.values import aval, lift, normalize_axes
-from gradc.trace import checks
+from gradc.trace import checks, numpy_dispatch
 
 _FULL = sh.slice_item(None, None, None)
 
@@ -70,6 +70,9 @@ def check_in_range(failed, message: str) -> None:
     builder = checks._builder(failed)
     checks.record(builder, checks._atom_in(builder, failed),
                   {"exception": "IndexError", "args": (message,), "where": user_location()})
+
+
+numpy_dispatch.RANGE_CHECK.append(check_in_range)
 
 
 def _normalized(p, n, upper_inclusive, what, axis):

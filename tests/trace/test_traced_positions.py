@@ -104,3 +104,36 @@ def test_the_c_target_agrees_and_checks_the_range():
                                atol=1e-8)
     with pytest.raises(IndexError, match="np.delete"):
         gradc.compile(positions_from_argument, x, ks, target="c")(x, np.array([3, 0, 0, 0]))
+
+
+def windows(x, ks):
+    a = x[ks[0]:ks[0] + 2]
+    b = x[ks[1] - 1:ks[1] + 1, ks[0]:ks[0] + 1]  # ks[1] read twice: the same value
+    c = x[:, ks[2]:3 + ks[2]]
+    return np.sum(np.sin(a) * np.arange(a.size).reshape(a.shape)) + np.sum(b ** 3) + np.sum(np.cos(c) * c[0])
+
+
+@pytest.mark.parametrize("ks", [[0, 1, 0], [2, 3, 1], [-4, -2, -4], [-3, 3, -4], [1, 2, -5]])
+def test_windows_at_traced_starts(ks):
+    x = np.random.default_rng(5).normal(size=(4, 5))
+    ks = np.array(ks)
+    np.testing.assert_allclose(gradc.jit(windows)(x, ks), windows(x, ks), rtol=1e-12)
+    np.testing.assert_allclose(gradc.grad(windows)(x, ks), central_gradient(lambda v: windows(v, ks), x),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("ks", [[3, 1, 0], [-1, 1, 0], [0, 1, 3], [0, 0, 0]])
+def test_a_window_past_the_axis_raises_where_numpy_would_shorten_it(ks):
+    """NumPy returns fewer elements there (x[3:5] of 4 rows has 1; x[-1:1] and x[-1:0] are empty): gradc's
+    windows have a fixed length, so it raises IndexError rather than return another shape."""
+    x = np.ones((4, 5))
+    ks = np.array(ks)
+    compiled = gradc.jit(windows)
+    with pytest.raises(IndexError, match="slice of length"):
+        compiled(x, ks)
+
+
+def test_a_slice_of_traced_length_is_refused_with_the_fix():
+    with pytest.raises(GradcError, match="not a constant") as info:
+        gradc.jit(lambda x, ks: np.sum(x[:ks[0]]))(np.ones(4), np.array([2]))
+    assert "np.where" in str(info.value) and "test_traced_positions.py" in str(info.value)
