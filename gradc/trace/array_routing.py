@@ -1,17 +1,25 @@
-"""``np.array``, ``np.asarray``, ``np.r_`` and ``np.c_`` on traced values, routed by name.
+"""``np.array``, ``np.asarray``, ``np.r_``, ``np.c_`` and every NumPy function gradc dispatches, on lists of
+traced values, routed by name.
 
 NumPy does not dispatch these to ``__array_function__``: ``np.array([a, b])`` asks each
-element for a concrete array, which a traced value cannot give. So, like SciPy's
-functions (``gradc.trace.scipy_dispatch.rebind``), they are routed before they run:
-when the traced function's own code names ``array``, ``asarray``, ``asanyarray``, ``r_``
-or ``c_``, its module's ``numpy`` (``np``) is seen through ``NUMPY``, a module whose
-attributes are numpy's own except those five, which build the traced result (a stack
-of the elements) when a traced value is inside and are numpy's functions otherwise.
-A from-import (``from numpy import array``) is routed the same way.
+element for a concrete array, which a traced value cannot give, and ``np.mean([a, b])``
+converts its list before any dispatch. So, like SciPy's functions
+(``gradc.trace.scipy_dispatch.rebind``), they are routed before they run: when the traced
+function's code names NumPy (a module, a function gradc dispatches, a scalar type such as
+``np.int64``) or ``int``/``float``, its module's ``numpy`` (``np``) is seen through
+``NUMPY`` (and ``np.linalg`` through ``LINALG``): modules whose attributes are numpy's
+own except that ``array``, ``asarray``, ``asanyarray``, ``r_`` and ``c_`` build the
+traced result (a stack of the elements) when a traced value is inside, every dispatched
+function and ufunc takes lists of traced values as array-likes
+(``gradc.trace.array_like_dispatch.routed``), and the scalar types (and the builtins
+``int``/``float``) cast traced values (``Cast``); on concrete values all are numpy's.
+A from-import (``from numpy import array``) is routed the same way, and so are the
+other functions of the module (they see the same globals).
 
-Limits: a helper function that uses ``np.array`` on traced values while the traced
-function itself does not is not routed; it gets the clear error of ``Tracer.__array__``,
-which names the rewrite (``np.stack([...])``).
+Limits: a function that assigns module globals (``global``) is routed only when it names
+``array``/``asarray``/``r_``/``c_`` (a routed copy would assign into the copy's globals);
+helpers of other modules are not routed: they get the clear error of
+``Tracer.__array__``, which names the rewrite (``np.stack([...])``).
 
 >>> from gradc.trace import trace
 >>> print(trace(lambda x: NUMPY.array([x, 2.0 * x]), np.float64(1.0)).eqns[-1].op)

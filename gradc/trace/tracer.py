@@ -123,9 +123,10 @@ class Tracer(Traced):
         raise conversion_error(StaticValueNeeded(
             "a traced value was converted to a concrete NumPy array (np.asarray / np.array, or a traced index into "
             "a NumPy array the function holds?)",
-            hint="pass the value on to NumPy functions directly; build arrays of traced values with np.stack([...]) "
-                 "(np.array([...]) works only in the traced function itself, see gradc.trace.array_routing); to "
-                 "index a constant array with a traced index, make it a traced value first (e.g. y = x * 0 + y)"))
+            hint="pass the value on to NumPy functions directly; lists of traced values work in the NumPy calls of "
+                 "the traced function's module (np.mean([a, b]), np.array([...]); see gradc.trace.array_routing), "
+                 "elsewhere build the array with np.stack([...]); to index a constant array with a traced index, "
+                 "make it a traced value first (e.g. y = x * 0 + y)"))
 
     def __setitem__(self, key, value):
         # a functional update the object is rebound to (gradc.trace.inplace); refused on inputs
