@@ -22,7 +22,7 @@ routed function are :class:`Cast` objects: the traced ``astype`` on traced value
 real type for everything else (a dtype, ``isinstance``).
 
 >>> from gradc.trace import trace
->>> print(trace(lambda x: ROUTED[np.mean]([x, 2.0 * x]), np.float64(1.0)).eqns[-1].op)
+>>> print(trace(lambda x: routed(np.mean)([x, 2.0 * x]), np.float64(1.0)).eqns[-1].op)
 mean
 """
 from __future__ import annotations
