@@ -96,8 +96,9 @@ class Tracer(Traced):
 
     def _no_number(self, *args):
         raise StaticValueNeeded(
-            "a traced value is used where Python needs a concrete number (a list or tuple index, a range() bound, "
-            "an int()/float()/math.* outside the traced function's module, or operator.index)",
+            "a traced value is converted to a Python number where Python needs a concrete one (a list or tuple "
+            "index, a range() bound, int()/float()/math.* outside the traced function's module, operator.index, "
+            "a torch-style .item())",
             hint=STATIC_HINT)
 
     __float__ = __int__ = __index__ = __complex__ = _no_number
