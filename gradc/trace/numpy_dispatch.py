@@ -12,7 +12,6 @@ import numpy as np
 
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir import dims
-from gradc.ir.atoms import Const
 from gradc.ir.builder import Traced
 from gradc.ir.dims import is_symbolic
 from gradc.ir.types import dtype_name
@@ -288,7 +287,7 @@ def parse_index(t, key):
             continue
         if isinstance(item, slice) and (isinstance(item.start, Traced) or isinstance(item.stop, Traced)):
             spec.append(("array", len(arrays)))  # x[j:j + 3]: a fixed-length window at a traced start
-            arrays.append(_window(item, t.shape[axis], axis))
+            arrays.append(WINDOW[0](item, t.shape[axis], axis))
         elif isinstance(item, slice):
             spec.append(sh.slice_item(*(None if v is None else _static_int(v) for v in
                                         (item.start, item.stop, item.step))))
@@ -343,78 +342,7 @@ class TracedSliceBound(StaticValueNeeded):
     """A slice bound is traced (e.g. the counter of a loop gradc traces): the slice's length is not static."""
 
 
-RANGE_CHECK: list = []  # a run-time IndexError check (gradc.trace.position_dispatch.check_in_range registers it)
-
-
-def _affine(v):
-    """``(base, offset)`` with ``v == base + offset``: ``v`` unfolded through additions and subtractions of
-    constants (``j + 3``, ``j - 1 + 2``), ``base`` an atom (or None for a Python int)."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return None, int(v)
-    if not isinstance(v, Traced):
-        return None, None
-    atom, offset = v.atom, 0
-    eqns = {id(e.out): e for e in v.builder.eqns}
-    while id(atom) in eqns:
-        e = eqns[id(atom)]
-        consts = [a for a in e.inputs if isinstance(a, Const) and a.value.shape == () and a.value.dtype.kind in "iu"]
-        others = [a for a in e.inputs if not (isinstance(a, Const) and a in consts)]
-        if e.op not in ("add", "sub") or len(consts) != 1 or len(others) != 1:
-            break
-        c = int(consts[0].value)
-        if e.op == "sub" and e.inputs[1] is not consts[0]:
-            break  # c - j: not j plus a constant
-        offset += -c if e.op == "sub" else c
-        atom = others[0]
-    return atom, offset
-
-
-def _same_value(builder, a, b, depth=4) -> bool:
-    """Whether atoms ``a`` and ``b`` are the same value: one atom, equal constants, or the same op of the same
-    values (``ks[0]`` read twice)."""
-    if a is b:
-        return True
-    if isinstance(a, Const) and isinstance(b, Const):
-        return a.value.shape == b.value.shape and a.value.dtype == b.value.dtype and bool(np.all(a.value == b.value))
-    if depth == 0 or a is None or b is None:
-        return False
-    eqns = {id(e.out): e for e in builder.eqns}
-    ea, eb = eqns.get(id(a)), eqns.get(id(b))
-    if ea is None or eb is None or ea.op != eb.op or repr(ea.params) != repr(eb.params) or \
-            len(ea.inputs) != len(eb.inputs):
-        return False
-    return all(_same_value(builder, x, y, depth - 1) for x, y in zip(ea.inputs, eb.inputs))
-
-
-def _window(item, n, axis):
-    """The indices of ``x[start:stop]`` along an axis of length ``n`` when a bound is traced and ``stop - start``
-    is a known constant (``x[j:j + 3]``): ``start + arange(length)``, with a check, when the code runs, that the
-    window lies inside the axis (NumPy would return a shorter slice there; gradc's has a fixed length)."""
-    if item.step not in (None, 1):
-        raise TracedSliceBound("a slice with a traced bound and a step", hint="slice with step 1, or index with "
-                               "start + step * np.arange(k)")
-    start_value = item.start if item.start is not None else 0
-    (base_lo, lo), (base_hi, hi) = _affine(start_value), _affine(item.stop)
-    builder = next(v.builder for v in (item.start, item.stop) if isinstance(v, Traced))
-    if item.stop is None or lo is None or hi is None or not _same_value(builder, base_lo, base_hi):
-        raise TracedSliceBound("a slice bound depends on a traced value and the slice's length is not a constant "
-                               "(x[:i], x[i:] with a traced i)",
-                               hint="slice a fixed length, x[i:i + k]; or mask: np.where(np.arange(len(x)) < i, x, 0)")
-    length = hi - lo
-    if length < 0 or not isinstance(n, int):
-        raise TracedSliceBound(f"a slice of traced start and length {length} along an axis of size {n}",
-                               hint="slice a fixed, non-negative length of an axis of known size")
-    start = item.start if isinstance(item.start, Traced) else item.stop - length
-    start = ew.astype(start, "i64")
-    negative = ew.less(start, np.int64(0))
-    # x[-2:0] is empty in NumPy (the stop is not counted from the end): a window across 0 is refused at run time
-    across = ew.logical_and(negative, ew.greater_equal(start, np.int64(-length))) if length else negative
-    start = ew.where(negative, ew.add(start, np.int64(n)), start)  # x[-3:-1]: counted from the end, as NumPy
-    outside = ew.logical_or(ew.logical_or(ew.less(start, np.int64(0)), ew.greater(start, np.int64(n - length))),
-                            across)
-    RANGE_CHECK[0](outside, f"a slice of length {length} at a traced start runs past axis {axis} of "
-                                              f"size {n} (NumPy would return fewer elements)")
-    return ew.add(start, lift(np.arange(length, dtype=np.int64), start))
+WINDOW: list = []  # x[j:j + k] at a traced start (gradc.trace.position_dispatch.window registers it)
 
 
 def _static_int(v):

@@ -1,5 +1,5 @@
-"""``np.delete``, ``np.insert``, ``np.roll`` and ``np.take`` at positions that are traced (a loop's counter, an
-integer argument, a value computed from them).
+"""``np.delete``, ``np.insert``, ``np.roll``, ``np.take`` and windows ``x[j:j + k]`` at positions that are traced
+(a loop's counter, an integer argument, a value computed from them).
 
 The result's shape never depends on a traced position (one position deleted or inserted, a
 shift), so each is one ``gather`` whose indices are index arithmetic on the traced position:
@@ -19,12 +19,14 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.errors import StaticValueNeeded, TraceError, user_location
+from gradc.ir.atoms import Const
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops import special_numpy as sf
 from gradc.ops.values import aval, lift, normalize_axes
 from gradc.trace import checks, numpy_dispatch
+from gradc.trace.numpy_dispatch import TracedSliceBound
 
 _FULL = sh.slice_item(None, None, None)
 
@@ -70,9 +72,6 @@ def check_in_range(failed, message: str) -> None:
     builder = checks._builder(failed)
     checks.record(builder, checks._atom_in(builder, failed),
                   {"exception": "IndexError", "args": (message,), "where": user_location()})
-
-
-numpy_dispatch.RANGE_CHECK.append(check_in_range)
 
 
 def _normalized(p, n, upper_inclusive, what, axis):
@@ -174,4 +173,78 @@ def take(a, indices, axis, mode):
     return _take_at(a, axis, indices)
 
 
-__all__ = ["check_in_range", "delete", "insert", "is_traced_position", "roll", "take"]
+# ---------------------------------------------------------------- x[j:j + k]: a window at a traced start
+def _affine(v):
+    """``(base, offset)`` with ``v == base + offset``: ``v`` unfolded through additions and subtractions of
+    constants (``j + 3``, ``j - 1 + 2``), ``base`` an atom (or None for a Python int)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return None, int(v)
+    if not isinstance(v, Traced):
+        return None, None
+    atom, offset = v.atom, 0
+    eqns = {id(e.out): e for e in v.builder.eqns}
+    while id(atom) in eqns:
+        e = eqns[id(atom)]
+        consts = [a for a in e.inputs if isinstance(a, Const) and a.value.shape == () and a.value.dtype.kind in "iu"]
+        others = [a for a in e.inputs if not (isinstance(a, Const) and a in consts)]
+        if e.op not in ("add", "sub") or len(consts) != 1 or len(others) != 1:
+            break
+        c = int(consts[0].value)
+        if e.op == "sub" and e.inputs[1] is not consts[0]:
+            break  # c - j: not j plus a constant
+        offset += -c if e.op == "sub" else c
+        atom = others[0]
+    return atom, offset
+
+
+def _same_value(builder, a, b, depth=4) -> bool:
+    """Whether atoms ``a`` and ``b`` are the same value: one atom, equal constants, or the same op of the same
+    values (``ks[0]`` read twice)."""
+    if a is b:
+        return True
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a.value.shape == b.value.shape and a.value.dtype == b.value.dtype and bool(np.all(a.value == b.value))
+    if depth == 0 or a is None or b is None:
+        return False
+    eqns = {id(e.out): e for e in builder.eqns}
+    ea, eb = eqns.get(id(a)), eqns.get(id(b))
+    if ea is None or eb is None or ea.op != eb.op or repr(ea.params) != repr(eb.params) or \
+            len(ea.inputs) != len(eb.inputs):
+        return False
+    return all(_same_value(builder, x, y, depth - 1) for x, y in zip(ea.inputs, eb.inputs))
+
+
+def window(item, n: int, axis: int):
+    """The indices of ``x[start:stop]`` along an axis of length ``n`` when a bound is traced and ``stop - start``
+    is a known constant (``x[j:j + 3]``): ``start + arange(length)``, with a check, when the code runs, that the
+    window lies inside the axis (NumPy would return a shorter slice there; gradc's has a fixed length)."""
+    if item.step not in (None, 1):
+        raise TracedSliceBound("a slice with a traced bound and a step", hint="slice with step 1, or index with "
+                               "start + step * np.arange(k)")
+    start_value = item.start if item.start is not None else 0
+    (base_lo, lo), (base_hi, hi) = _affine(start_value), _affine(item.stop)
+    builder = next(v.builder for v in (item.start, item.stop) if isinstance(v, Traced))
+    if item.stop is None or lo is None or hi is None or not _same_value(builder, base_lo, base_hi):
+        raise TracedSliceBound("a slice bound depends on a traced value and the slice's length is not a constant "
+                               "(x[:i], x[i:] with a traced i)",
+                               hint="slice a fixed length, x[i:i + k]; or mask: np.where(np.arange(len(x)) < i, x, 0)")
+    length = hi - lo
+    if length < 0 or not isinstance(n, int):
+        raise TracedSliceBound(f"a slice of traced start and length {length} along an axis of size {n}",
+                               hint="slice a fixed, non-negative length of an axis of known size")
+    start = item.start if isinstance(item.start, Traced) else item.stop - length
+    start = ew.astype(start, "i64")
+    negative = ew.less(start, np.int64(0))
+    # x[-2:0] is empty in NumPy (the stop is not counted from the end): a window across 0 is refused at run time
+    across = ew.logical_and(negative, ew.greater_equal(start, np.int64(-length))) if length else negative
+    start = ew.where(negative, ew.add(start, np.int64(n)), start)  # x[-3:-1]: counted from the end, as NumPy
+    outside = ew.logical_or(ew.logical_or(ew.less(start, np.int64(0)), ew.greater(start, np.int64(n - length))),
+                            across)
+    check_in_range(outside, f"a slice of length {length} at a traced start runs past axis {axis} of "
+                                              f"size {n} (NumPy would return fewer elements)")
+    return ew.add(start, lift(np.arange(length, dtype=np.int64), start))
+
+
+numpy_dispatch.WINDOW.append(window)
+
+__all__ = ["check_in_range", "delete", "insert", "is_traced_position", "roll", "take", "window"]
