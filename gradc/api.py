@@ -12,7 +12,6 @@ array([2., 4.])
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -24,9 +23,10 @@ from gradc.backends.numpy.load import load_source
 from gradc.backends.numpy.reload import reduce_by_source
 from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
 from gradc.derivatives.flat_function import flat_function
-from gradc.derivatives.gradients import GradientNesting, gradient_graphs
+from gradc.derivatives.gradients import GradientNesting, gradient_graphs, scalar_loss
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.derivatives.pickling import reduce_transform
+from gradc.derivatives.static_args import is_opaque, opaque_defaults, static_key, static_parameters, with_static
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
@@ -42,6 +42,7 @@ from gradc.trace.control_trace import check_policy, loop_checkpoint
 from gradc.trace.inplace_positions import as_value, fit  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.selection import float_inputs, select_arguments
+from gradc.trace.signature import call_bound, callable_signature
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
@@ -212,7 +213,7 @@ def spec(text: str) -> TensorType:
 def _annotated(f, args, kwargs):
     """Keyword arguments for the parameters not given whose annotation is a type string (``"f64[n,10]"``)."""
     try:
-        params = list(inspect.signature(f).parameters.values())
+        params = list(callable_signature(f).parameters.values())
     except (TypeError, ValueError):
         return kwargs
     filled = dict(kwargs)
@@ -275,6 +276,7 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
         graph = _trace(f, *example_args, **example_kwargs)
     if mode != "grad":
         return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
+    graph, _ = scalar_loss(graph)
     names, as_tuple = _check_grad_signature(f, graph, selection)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
@@ -326,7 +328,7 @@ def defaults_left(f, args, kwargs) -> dict:
     {'s': 2.0}
     """
     try:
-        signature = inspect.signature(inspect.unwrap(f))
+        signature = callable_signature(f)
         bound = signature.bind_partial(*args, **kwargs)
     except (TypeError, ValueError):
         return {}
@@ -396,6 +398,28 @@ def _check_transform(f, argnums, wrt, checkpoint, what: str):
     return f, selection
 
 
+@user_facing
+def _check_static(f, static_argnums, static_argnames, selection, what: str) -> tuple:
+    """The static parameters declared, refused at the user's call when one is not a parameter or is chosen for
+    differentiation."""
+    static = static_parameters(f, static_argnums, static_argnames, what)
+    chosen = [n for n in (selection.names if selection is not None else ()) if n in static]
+    if chosen:
+        raise ArgumentError(f"{what}: {chosen[0]!r} is both differentiated (argnums/wrt) and static "
+                            "(static_argnums/static_argnames)", where=user_location(),
+                            hint="a static argument is a constant of the trace: choose another argument to "
+                                 "differentiate, or do not make it static")
+    return static
+
+
+def _value_reshaped(entry, shape):
+    """``value_and_grad``'s entry giving the value the shape ``f`` returned it in (``(1,)``, ``(1, 1)``)."""
+    def call(*args):
+        value, grads = entry(*args)
+        return np.reshape(value, shape), grads
+    return call
+
+
 class _Transform:
     """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code.
 
@@ -404,9 +428,12 @@ class _Transform:
     wrapped in a check that the state is unchanged (see ``gradc.trace.state``).
     """
 
-    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False):
+    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False,
+                 static_argnums=None, static_argnames=None):
         what = "gradc.value_and_grad" if with_value else "gradc.grad"
         f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
+        self.static = _check_static(f, static_argnums, static_argnames, self.selection, what)
+        self.static_cache: dict = {}  # static values -> the transform of f specialised to them
         functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.checkpoint = checkpoint
         self.fun = f
@@ -415,12 +442,16 @@ class _Transform:
         self.has_aux = has_aux
         self.static_globals = static_globals
         self.cache: dict = {}
-        params = list(inspect.signature(f).parameters.values())  # check_function made sure it can be read
+        params = list(callable_signature(f).parameters.values())  # check_function made sure it can be read
         self.names = [p.name for p in params]
         positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.n_params = len(params) if positional else None  # keyword-only parameters: always bind
+        if self.static or opaque_defaults(f):  # bind every call: the static values choose the specialisation
+            self.n_params = None
 
     def __call__(self, *args, **kwargs):
+        if self.n_params is None and (self.static or opaque_defaults(self.fun)):
+            return self._call_static(bind_arguments(self.fun, args, kwargs))
         if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
             bound = bind_arguments(self.fun, args, kwargs)
             args = tuple(bound.values())
@@ -432,8 +463,36 @@ class _Transform:
             return self._first_call(args, key)
         return entry(*args)
 
+    def _call_static(self, values: dict):
+        """The call through the transform of ``f`` specialised to the static values (declared or opaque)."""
+        key = static_key(self.fun, values, self.static)
+        if not key:
+            return self._plain_call(tuple(values.values()))
+        inner = self.static_cache.get(key)
+        if inner is None:
+            fixed = {k[0]: values[k[0]] for k in key}
+            chosen = [n for n in self.selection.names if n in fixed]
+            if chosen:
+                raise ArgumentError(f"cannot differentiate with respect to {chosen[0]!r}: it is static (its value "
+                                    f"{values[chosen[0]]!r:.40} is baked into the trace)", where=user_location(),
+                                    hint="choose another argument with argnums/wrt, or do not make it static")
+            inner = _Transform(with_static(self.fun, fixed), None, self.selection.wrt, self.with_value,
+                               self.static_globals, self.checkpoint, self.has_aux)
+            self.static_cache[key] = inner
+        fixed_names = {k[0] for k in key}
+        return call_bound(inner, {n: v for n, v in values.items() if n not in fixed_names})
+
+    def _plain_call(self, args):
+        key = tuple([_arg_key(a) for a in args])
+        entry = self.cache.get(key)
+        if entry is None:
+            return self._first_call(args, key)
+        return entry(*args)
+
     @user_facing
     def _first_call(self, args, key):
+        if any(is_opaque(a) for a in args):  # a function or another constant passed where no default is one
+            return self._call_static(dict(zip(self.names, args)))
         if None in key:  # called while tracing an outer function: inline the adjoint graph
             return self._inline(args)
         return self._compile(args, key)(*args)
@@ -444,12 +503,14 @@ class _Transform:
         plan = flat_function(self.fun, dict(zip(self.names, args)), self.has_aux)
         with loop_checkpoint(self.checkpoint):
             graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals)
+        graph, self.loss_shape = scalar_loss(graph)  # a loss of shape (1,) or (1, 1): its one number
         if plan.plain:
             names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
             return plan, graph, state, layout, (names, as_tuple, None)
         positions, as_tuple = plan.chosen(self.selection.wrt, "wrt")
         names = plan.leaf_names_of(positions, graph)
-        if layout.n_out != 1 or not treedef_is_leaf(layout.out_def):
+        one_element = treedef_is_leaf(layout.out_def) or layout.out_def.node_type in (list, tuple)
+        if layout.n_out != 1 or not one_element:  # an array, or autograd's one-element list or tuple
             what = "value_and_grad" if self.with_value else "grad"
             raise ArgumentError(f"{graph.name} returns {layout.out_def} ({layout.n_out} leaves"
                                 f"{' before the aux' if self.has_aux else ''}); {what} needs one scalar",
@@ -470,6 +531,8 @@ class _Transform:
         entry = compiled.value_and_grad if self.with_value else compiled.grad
         if nesting is not None:
             entry = nesting.wrap(entry)
+        if self.with_value and self.loss_shape is not None and not self.has_aux:
+            entry = _value_reshaped(entry, self.loss_shape)
         if state:
             entry = self._guarded(entry, state.changed, key)
         self.cache[key] = entry
@@ -501,6 +564,8 @@ class _Transform:
         chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
         outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static])
+        if self.with_value and self.loss_shape is not None and not self.has_aux:
+            outs = [np.reshape(outs[0], self.loss_shape), *outs[1:]]
         if positions is None:
             if self.with_value:
                 return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
@@ -517,7 +582,8 @@ class _Transform:
 
 
 def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
-         static_globals: bool = True, checkpoint: str | int | None = None, has_aux: bool = False) -> Callable:
+         static_globals: bool = True, checkpoint: str | int | None = None, has_aux: bool = False,
+         static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
 
     ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
@@ -557,16 +623,17 @@ def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: 
     {'b': 1.0, 'w': array([3., 4.])}
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
+    options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
+                   static_argnums=static_argnums, static_argnames=static_argnames)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, with_value=False, static_globals=static_globals,
-                                      checkpoint=checkpoint, has_aux=has_aux)
-    return _Transform(f, argnums, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint,
-                      has_aux=has_aux)
+        return lambda fun: _Transform(fun, argnums, wrt, **options)
+    return _Transform(f, argnums, wrt, **options)
 
 
 def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
                    static_globals: bool = True, checkpoint: str | int | None = None,
-                   has_aux: bool = False) -> Callable:
+                   has_aux: bool = False, static_argnums: int | tuple | None = None,
+                   static_argnames: str | tuple | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
     :func:`grad` (default: the first parameter); pytrees as for :func:`grad`.
 
@@ -579,11 +646,11 @@ def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = N
     ((9.0, {'double': 6.0}), 6.0)
     """
     check_options(checkpoint)
+    options = dict(with_value=True, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
+                   static_argnums=static_argnums, static_argnames=static_argnames)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, with_value=True, static_globals=static_globals,
-                                      checkpoint=checkpoint, has_aux=has_aux)
-    return _Transform(f, argnums, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint,
-                      has_aux=has_aux)
+        return lambda fun: _Transform(fun, argnums, wrt, **options)
+    return _Transform(f, argnums, wrt, **options)
 
 
 __all__ = ["Compiled", "compile", "grad", "spec", "trace", "value_and_grad", "function_name"]

@@ -30,6 +30,7 @@ from gradc.errors import GradcError
 from gradc.passes.loops import loop_report
 from gradc.stages import one_compile, stage, stages_on_stderr
 from gradc.trace.control_trace import UNROLLED
+from gradc.trace.signature import callable_signature
 from gradc.transforms.binomial import binomial_report
 from gradc.version import __version__
 
@@ -206,11 +207,10 @@ def stage_graphs(job, stage):
 def _defaults_used(job) -> dict:
     """The parameters compiled with their ``def``'s default (no --arg, no annotation): the emitted functions
     keep those defaults, as ``gradc.compile``'s do."""
-    import inspect
 
     from gradc.api import defaults_left
     try:
-        params = inspect.signature(job.func).parameters
+        params = callable_signature(job.func).parameters
     except (TypeError, ValueError):
         return {}
     given = {name: t for name, t in job.types.items() if name not in params or params[name].default is not t}

@@ -20,6 +20,7 @@ import numpy as np
 from gradc.backends.escape import printable
 from gradc.errors import GradcError
 from gradc.ir.types import TensorType, parse_type
+from gradc.trace.signature import callable_signature
 
 
 class CliError(GradcError):
@@ -160,7 +161,7 @@ def argument_types(func, path, arg_options):
     """The type (or static default) of every parameter: from --arg, else string annotations, else defaults."""
     given = _given_types(arg_options)
     try:
-        sig = inspect.signature(func)
+        sig = callable_signature(func)
     except (TypeError, ValueError):
         raise CliError(f"cannot read the parameters of {printable(repr(func))}", where=printable(path),
                        hint="name a Python function defined with def") from None
@@ -249,7 +250,7 @@ class Job:
 
     def arg_options(self):
         """Canonical ``--arg`` options: every traced parameter, and static ints that differ from their defaults."""
-        defaults = {p.name: p.default for p in inspect.signature(self.func).parameters.values()}
+        defaults = {p.name: p.default for p in callable_signature(self.func).parameters.values()}
         return [f"{n}={t}" for n, t in self.types.items()
                 if isinstance(t, TensorType) or type(t) is not type(defaults[n]) or t != defaults[n]]
 

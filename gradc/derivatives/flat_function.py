@@ -40,6 +40,7 @@ from gradc.trace import bind_arguments, call_bound, def_location, function_name,
 from gradc.trace.capture import capture
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
+from gradc.trace.signature import callable_signature
 from gradc.trace.state import CapturedState
 from gradc.tree_util import keystr, tree_flatten, tree_structure, treedef_is_leaf
 
@@ -280,7 +281,7 @@ def _parameter_names(f):
     except (KeyError, TypeError):
         pass
     try:
-        params = list(inspect.signature(f).parameters.values())
+        params = list(callable_signature(f).parameters.values())
         names = [p.name for p in params] if all(
             p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else None
     except (TypeError, ValueError):

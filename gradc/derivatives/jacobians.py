@@ -42,6 +42,7 @@ from gradc.ir import dims
 from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
 from gradc.trace.selection import Selection, select_arguments
+from gradc.trace.signature import callable_signature
 from gradc.transforms import batching, forward, reverse
 
 
@@ -261,7 +262,7 @@ def _check(f, argnums, wrt, what: str):
 
 def _argnums_of(f, selection: Selection):
     """The parameter positions ``selection`` chooses, in the order asked: an int for a bare choice, else a tuple."""
-    params = list(inspect.signature(f).parameters)
+    params = list(callable_signature(f).parameters)
     positions = tuple(params.index(name) for name in selection.names)
     return positions if selection.as_tuple else positions[0]
 

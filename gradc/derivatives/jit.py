@@ -38,6 +38,7 @@ from gradc.errors import ArgumentError, user_facing
 from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, check_function, function_name, function_origin
 from gradc.trace.frozen import scan, warn_frozen
+from gradc.trace.signature import callable_signature
 
 TARGETS = ("numpy", "c")
 
@@ -138,7 +139,7 @@ class Jitted:
             return found
         user = self.fun
         fixed = {name: value for name, _, value in static}
-        params = list(inspect.signature(user).parameters.values())
+        params = list(callable_signature(user).parameters.values())
         positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
         keyword = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
         captured = _captured(user)
@@ -185,7 +186,7 @@ def _captured(f):
 
 def _static_names(f, argnums, argnames) -> tuple:
     """The names of the static parameters from ``static_argnums`` and ``static_argnames``, in parameter order."""
-    params = list(inspect.signature(f).parameters.values())
+    params = list(callable_signature(f).parameters.values())
     names = [p.name for p in params]
     argnums = (argnums,) if isinstance(argnums, (int, np.integer)) else tuple(argnums)
     argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)

@@ -17,7 +17,6 @@ array([0.      , 1.381773])
 """
 from __future__ import annotations
 
-import inspect
 import weakref
 from typing import Any, Callable
 
@@ -32,6 +31,7 @@ from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
 from gradc.trace import check_function, def_location
 from gradc.trace.selection import ALL, Selection, float_inputs, select_arguments
+from gradc.trace.signature import callable_signature
 from gradc.transforms import forward, reverse
 from gradc.tree_util import keystr, tree_map, treedef_is_leaf
 
@@ -438,7 +438,7 @@ def hashable(argnums):
 
 def _positions(f, selection) -> tuple:
     """The parameter positions ``selection`` chooses, in the order asked."""
-    params = list(inspect.signature(f).parameters)
+    params = list(callable_signature(f).parameters)
     return tuple(params.index(name) for name in selection.names)
 
 
