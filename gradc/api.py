@@ -22,6 +22,7 @@ from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
 from gradc.backends.numpy.reload import reduce_by_source
 from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.gradients import GradientNesting, gradient_graphs, scalar_loss
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
@@ -493,16 +494,16 @@ class _Transform:
     def _first_call(self, args, key):
         if any(is_opaque(a) for a in args):  # a function or another constant passed where no default is one
             return self._call_static(dict(zip(self.names, args)))
-        if None in key:  # called while tracing an outer function: inline the adjoint graph
+        if None in key or tracing():  # called while tracing an outer function: inline the adjoint graph
             return self._inline(args)
         return self._compile(args, key)(*args)
 
-    def _traced(self, args):
+    def _traced(self, args, inline: bool = False):
         """The flat function for these arguments' structures, its graph, the state read and the output layout,
         and how the gradients nest: ``(leaf names, as_tuple, positions)`` (positions None: as the names are)."""
         plan = flat_function(self.fun, dict(zip(self.names, args)), self.has_aux)
         with loop_checkpoint(self.checkpoint):
-            graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals)
+            graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals, inline=inline)
         graph, self.loss_shape = scalar_loss(graph)  # a loss of shape (1,) or (1, 1): its one number
         if plan.plain:
             names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
@@ -558,12 +559,12 @@ class _Transform:
                                    "static_globals=False) to re-trace when it changes")
 
     def _inline(self, args):
-        plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args)
+        plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args, inline=True)
         n_aux = layout.n_flat - layout.n_out
         grad_graph, value_and_grad_graph = gradient_graphs(graph, names, n_aux)
         chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
-        outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static])
+        outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static], *layout.captured)
         if self.with_value and self.loss_shape is not None and not self.has_aux:
             outs = [np.reshape(outs[0], self.loss_shape), *outs[1:]]
         if positions is None:

@@ -33,6 +33,8 @@ import weakref
 
 import numpy as np
 
+from gradc.derivatives.closures import inlined
+from gradc.derivatives.static_args import user_function
 from gradc.errors import ArgumentError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import _check_function_kind as check_function_kind  # generators and coroutines, at their def
@@ -168,13 +170,20 @@ class FlatFunction:
         self.layout = Layout(out_def, len(out_leaves), aux_def, tuple(slots), len(out_leaves) + len(extra))
         return tuple(out_leaves + extra)
 
-    def trace(self, leaves, warn_reads: bool = True):
-        """``(graph, state, layout)`` of ``fn`` on these leaves (``gradc.trace.trace_bound``), named as the user's."""
+    def trace(self, leaves, warn_reads: bool = True, inline: bool = False):
+        """``(graph, state, layout)`` of ``fn`` on these leaves (``gradc.trace.trace_bound``), named as the user's.
+
+        ``inline``: the derivative is inlined into the trace in progress (``gradc.derivatives.closures``): the
+        enclosing trace's values the function reads become trailing inputs of the graph, and
+        ``layout.captured`` holds those values (to pass after the leaves)."""
         check_function_kind(self.f)
         outer = self.fn.__dict__.get("__wrapped__")  # a trace of this function inside its own trace
         self.fn.__wrapped__ = self.f  # errors raised while tracing point at the user's def; not kept (weakly cached)
         try:
-            graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+            with inlined(leaves, inline) as nest:
+                graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+            if self.layout is not None:
+                self.layout.captured = nest.captured if nest is not None else []
         except StaticValueNeeded as e:
             better = self._sequence_used_as_array(e)
             if better is None:
@@ -186,7 +195,7 @@ class FlatFunction:
             else:
                 self.fn.__wrapped__ = outer
         # what the user's function reads besides its arguments: warned about and guarded as trace_bound does
-        found = scan(self.f)
+        found = scan(user_function(self.f))
         warn_frozen(found, function_name(self.f), reads=warn_reads)
         return graph.replace(origin=function_origin(self.f)), CapturedState(found.reads), self.layout
 
@@ -212,6 +221,7 @@ class Layout:
 
     def __init__(self, out_def, n_out: int, aux_def, aux_slots: tuple, n_flat: int):
         self.out_def, self.n_out, self.aux_def, self.aux_slots, self.n_flat = out_def, n_out, aux_def, aux_slots, n_flat
+        self.captured: list = []  # the enclosing trace's values read, when inlined (gradc.derivatives.closures)
         # an array, or a tuple of arrays, and no aux: the emitted functions return the results as they are
         self.direct = aux_def is None and (treedef_is_leaf(out_def) or out_def.node_type is tuple and n_out > 1 and
                                            all(treedef_is_leaf(c) for c in out_def.children_defs))

@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_call, flat_function
 from gradc.derivatives.transforms import (
     Emitted,
@@ -91,12 +92,12 @@ def _reverse_jacobians(graph, name, inputs):
 def _values(plan, leaves, argnums, mode):
     """The Jacobians of the flat function at ``leaves`` as values of the trace in progress (flat, the traced aux
     leaves last), their nesting, and the output's layout."""
-    graph, _, layout = plan.trace(leaves)
+    graph, _, layout = plan.trace(leaves, inline=True)  # inside a trace: the enclosing values read are inputs
     main = graph.replace(outputs=graph.outputs[:layout.n_out])  # the aux is passed through, never differentiated
     if not plan.plain:  # a clear error naming the leaf (params['n']) for an int or static leaf
         plan.leaf_names_of(sorted({k for k, (a, b) in enumerate(plan.ranges) for i in argnums if a <= i < b}), graph)
     names, as_tuple = argnum_names(plan.f, graph, argnums)
-    inputs = tensor_args(graph, leaves)
+    inputs = tensor_args(graph, leaves) + list(layout.captured)
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
@@ -219,7 +220,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
             return entry(*args)
         plan, leaves = flat_call(f, args, kwargs, has_aux)
         flat_argnums, nesting = _flat_argnums(plan, argnums)
-        if signature_key(leaves) is None:  # inside an outer trace: inline
+        if signature_key(leaves) is None or tracing():  # inside an outer trace: inline
             flat, structure, layout = _values(plan, leaves, flat_argnums, mode)
             if layout.n_flat > layout.n_out:
                 n_aux = layout.n_flat - layout.n_out

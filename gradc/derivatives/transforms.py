@@ -24,6 +24,7 @@ import numpy as np
 
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
+from gradc.derivatives.closures import own_inputs, tracing
 from gradc.derivatives.flat_function import flat_call
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
@@ -166,10 +167,11 @@ def argnum_names(f, graph, argnums):
     return names, as_tuple
 
 
-def _selected(f, graph, argnums):
-    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
+def _selected(f, graph, argnums, n_params=None):
+    """The float inputs ``argnums`` picks (None: all of the function's own), in parameter order, and whether to
+    return a tuple."""
     if argnums is None:
-        names = _float_inputs(graph)
+        names = own_inputs(graph, len(graph.params) if n_params is None else n_params)
         return names, len(names) > 1
     names, as_tuple = argnum_names(f, graph, argnums)
     return [p for p in graph.params if p in names], as_tuple
@@ -249,15 +251,17 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     dots = _tangent_leaves(plan, primals, tangents)
 
-    def build_graph():
-        graph, _, layout = plan.trace(leaves)
-        jg = forward.jvp_graph(graph, _float_inputs(graph), name=f"{graph.name}_jvp")
+    def build_graph(inline=False):
+        graph, _, layout = plan.trace(leaves, inline=inline)
+        jg = forward.jvp_graph(graph, own_inputs(graph, len(leaves)), name=f"{graph.name}_jvp")
         n = len(graph.outputs)  # the tangents of the output's leaves only (not the aux's)
         return graph, jg.replace(outputs=jg.outputs[:n] + jg.outputs[n:n + layout.n_out]), layout
 
-    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots):
-        graph, jg, layout = build_graph()
-        outs = evaluate(jg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, dots))
+    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots) or tracing():
+        graph, jg, layout = build_graph(inline=True)
+        own = own_inputs(graph, len(leaves))
+        outs = evaluate(jg, *tensor_args(graph, leaves), *layout.captured,
+                        *_check_tangents(plan.f, graph, leaves, dots, own))
         n = layout.n_flat
         return _split_jvp((outs[0] if n == 1 else outs[:n], outs[n] if layout.n_out == 1 else outs[n:]), layout)
 
@@ -306,15 +310,17 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
                             hint="pass f's arguments after f: gradc.vjp(f, x)")
     positions = None if selection is None else _positions(f, selection)
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
-    graph, _, layout = plan.trace(leaves)
-    names = _float_inputs(graph)
+    inline = signature_key(leaves) is None or tracing()
+    graph, _, layout = plan.trace(leaves, inline=inline)
+    names = own_inputs(graph, len(leaves))
     n_out, n_flat = layout.n_out, layout.n_flat
     main = graph.replace(outputs=graph.outputs[:n_out])  # the aux is passed through, never differentiated
     vg = reverse.vjp_graph(main, names, name=f"{graph.name}_vjp")
     vg = vg.replace(outputs=vg.outputs + graph.outputs[n_out:])
-    if signature_key(leaves) is None:
-        run = lambda *args: evaluate(vg, *tensor_args(graph, leaves), *args)  # noqa: E731
-        outs = evaluate(graph, *tensor_args(graph, leaves))
+    if inline:
+        captured = layout.captured
+        run = lambda *args: evaluate(vg, *tensor_args(graph, leaves), *captured, *args)  # noqa: E731
+        outs = evaluate(graph, *tensor_args(graph, leaves), *captured)
     else:
         def build():
             return Emitted(vg, f"Value of {graph.name} and the pull-back of the output cotangents.",
@@ -396,11 +402,14 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
 
 def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
     """hvp of the flat function: ``argnums`` as given (all leaves), or ``nesting = (positions, as_tuple)``."""
-    def build_graph():
-        graph, _, _ = plan.trace(leaves)
+    captured: list = []  # the enclosing trace's values the function reads, when inlined
+
+    def build_graph(inline=False):
+        graph, _, layout = plan.trace(leaves, inline=inline)
+        captured[:] = layout.captured
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(plan.f))
         if nesting is None:
-            names, as_tuple = _selected(plan.f, graph, argnums)
+            names, as_tuple = _selected(plan.f, graph, argnums, len(leaves))
         else:
             names, as_tuple = plan.leaf_names_of(nesting[0], graph, skip_static=argnums is None), True
         return graph, forward.hvp_graph(graph, names), names, as_tuple
@@ -413,9 +422,10 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
             return tuple(by_name[plan.params[a]] for a in argnums)
         return tuple(outs) if as_tuple else outs[0]
 
-    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents):
-        graph, hg, names, as_tuple = build_graph()
-        outs = evaluate(hg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, tangents, names))
+    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents) or tracing():
+        graph, hg, names, as_tuple = build_graph(inline=True)
+        outs = evaluate(hg, *tensor_args(graph, leaves), *captured,
+                        *_check_tangents(plan.f, graph, leaves, tangents, names))
         return finish(outs, names, as_tuple)
 
     def build():
