@@ -27,7 +27,15 @@ from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.gradients import GradientNesting, gradient_graphs, scalar_loss
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.derivatives.pickling import reduce_transform
-from gradc.derivatives.static_args import is_opaque, opaque_defaults, static_key, static_parameters, with_static
+from gradc.derivatives.static_args import (
+    check_not_chosen,
+    is_opaque,
+    opaque_defaults,
+    specialise_call,
+    static_key,
+    static_parameters,
+    with_static,
+)
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
 from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
 from gradc.ir.builder import Traced
@@ -233,7 +241,9 @@ def _annotated(f, args, kwargs):
 @user_facing
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
-            max_trips: int | None = None, **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
+            max_trips: int | None = None, static_argnums: int | tuple | None = None,
+            static_argnames: str | tuple | None = None,
+            **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``argnums`` or ``wrt`` choose the arguments differentiated, as for :func:`grad` (default: the
@@ -241,6 +251,9 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
     derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
     for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
+    ``static_argnums``/``static_argnames`` (JAX's): arguments baked into the trace (hashable Python values,
+    given among the example arguments); the emitted functions do not take them and the header records
+    their values. A function or another value gradc cannot trace (a default ``act=np.tanh``) is static too.
     ``max_trips`` (C target): rows of the tape of a loop whose trip count is known only when it
     runs (a ``while`` loop's, in reverse mode; default 10000); a run past it raises ``ValueError``.
 
@@ -254,6 +267,13 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     f = check_function(f, "gradc.compile")
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
     selection = select_arguments(f, argnums, wrt, what="gradc.compile")
+    declared = static_parameters(f, static_argnums, static_argnames, "gradc.compile")
+    check_not_chosen(f, selection.names, declared, "gradc.compile")
+    example_kwargs = _annotated(f, example_args, example_kwargs)
+    specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
+    if specialised is not f:  # compiled as the function of the other arguments
+        return compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
+                       checkpoint=checkpoint, max_trips=max_trips, **example_kwargs)
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:

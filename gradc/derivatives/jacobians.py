@@ -29,6 +29,7 @@ import numpy as np
 
 from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_call, flat_function
+from gradc.derivatives.static_args import Specialising, check_not_chosen, needs_specialising, static_parameters
 from gradc.derivatives.transforms import (
     Emitted,
     _cached,
@@ -271,7 +272,8 @@ def _argnums_of(f, selection: Selection):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -282,10 +284,12 @@ def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
            [0.841, 0.   ]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacfwd")
-    return _jacobian_fn(f, _argnums_of(f, selection), "fwd", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacfwd",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "fwd", has_aux=has_aux))
 
 
-def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -296,10 +300,12 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
            [0., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacrev")
-    return _jacobian_fn(f, _argnums_of(f, selection), "rev", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacrev",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "rev", has_aux=has_aux))
 
 
-def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -312,10 +318,12 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
            [0., 2.]])}}
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacobian")
-    return _jacobian_fn(f, _argnums_of(f, selection), "auto", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacobian",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "auto", has_aux=has_aux))
 
 
-def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
@@ -327,5 +335,19 @@ def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fal
            [6., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.hessian")
-    chosen = _argnums_of(f, selection)
-    return _jacobian_fn(jacrev(f, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)
+
+    def make(g):
+        chosen = _argnums_of(g, selection)
+        return _jacobian_fn(jacrev(g, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.hessian", make)
+
+
+@user_facing
+def _with_static(f, selection, static_argnums, static_argnames, what, make):
+    """``make(f)``, or, with static arguments (declared, or defaults that are functions), a
+    :class:`gradc.derivatives.static_args.Specialising` calling ``make`` per static values."""
+    declared = static_parameters(f, static_argnums, static_argnames, what)
+    check_not_chosen(f, selection.names, declared, what)
+    if not needs_specialising(f, declared):
+        return make(f)
+    return Specialising(f, declared, make)

@@ -208,3 +208,78 @@ def user_function(f: Callable) -> Callable:
     while getattr(f, "__gradc_static__", None) is not None:
         f = f.__wrapped__
     return f
+
+
+def specialise_call(f: Callable, args: tuple, kwargs: dict, declared: tuple) -> tuple:
+    """``(function, args, kwargs, static positions)`` for calling ``f`` with ``args``/``kwargs``: ``f`` itself when
+    no argument is static, else its specialisation to the static values (declared, or opaque) with those
+    arguments taken out (``positions``: where they were among ``args``).
+
+    >>> g, args, kwargs, positions = specialise_call(lambda x, n: x * n, (2.0, 3), {}, ("n",))
+    >>> args, kwargs, positions, g(*args)
+    ((2.0,), {}, (1,), 6.0)
+    """
+    from gradc.trace import bind_arguments
+
+    values = bind_arguments(f, args, kwargs)
+    key = static_key(f, values, declared)
+    if not key:
+        return f, args, kwargs, ()
+    fixed = {k[0]: values[k[0]] for k in key}
+    names = list(values)
+    positions = tuple(i for i, name in enumerate(names[:len(args)]) if name in fixed)
+    rest = tuple(a for i, a in enumerate(args) if i not in positions)
+    return with_static(f, fixed), rest, {k: v for k, v in kwargs.items() if k not in fixed}, positions
+
+
+class Specialising:
+    """A transform with static arguments: per static values (the cache key), the transform ``make(g)`` of ``f``
+    specialised to them (``g``: :func:`with_static`), called with the other arguments."""
+
+    def __init__(self, f: Callable, declared: tuple, make: Callable[[Callable], Callable]):
+        import functools
+
+        functools.update_wrapper(self, f, updated=())
+        self.fun, self.declared, self.make = f, declared, make
+        self.static_cache: dict = {}
+
+    def __call__(self, *args, **kwargs):
+        from gradc.trace import bind_arguments
+
+        values = bind_arguments(self.fun, args, kwargs)
+        key = static_key(self.fun, values, self.declared)
+        inner = self.static_cache.get(key)
+        if inner is None:
+            fixed = {k[0]: values[k[0]] for k in key}
+            inner = self.static_cache[key] = self.make(with_static(self.fun, fixed) if fixed else self.fun)
+        fixed_names = {k[0] for k in key}
+        given = {n: v for n, v in values.items() if n not in fixed_names}
+        call_args, call_kwargs = [], {}
+        for p in callable_signature(self.fun).parameters.values():
+            if p.name not in given:
+                continue
+            if p.kind is p.KEYWORD_ONLY:
+                call_kwargs[p.name] = given[p.name]
+            else:
+                call_args.append(given[p.name])
+        return inner(*call_args, **call_kwargs)
+
+    def __getattr__(self, name):  # the inner transform's extras (``emitted``) for the last specialisation
+        if name.startswith("__") or not self.__dict__.get("static_cache"):
+            raise AttributeError(name)
+        return getattr(next(reversed(self.static_cache.values())), name)
+
+
+def needs_specialising(f: Callable, declared: tuple) -> bool:
+    """Whether a transform of ``f`` must look for static values on each call (declared, or opaque defaults)."""
+    return bool(declared) or bool(opaque_defaults(f))
+
+
+def check_not_chosen(f: Callable, chosen_names, declared: tuple, what: str) -> None:
+    """Refuse a parameter both differentiated and static."""
+    both = [n for n in chosen_names if n in declared]
+    if both:
+        raise ArgumentError(f"{what}: {both[0]!r} is both differentiated (argnums/wrt) and static "
+                            "(static_argnums/static_argnames)", where=def_location(f),
+                            hint="a static argument is a constant of the trace: choose another argument to "
+                                 "differentiate, or do not make it static")

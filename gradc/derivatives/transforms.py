@@ -26,6 +26,7 @@ from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
 from gradc.derivatives.closures import own_inputs, tracing
 from gradc.derivatives.flat_function import flat_call
+from gradc.derivatives.static_args import check_not_chosen, specialise_call, static_parameters
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
@@ -220,7 +221,8 @@ def _jvp_returns(layout):
 
 @user_facing
 def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, argnums: int | tuple | None = None,
-        wrt: Any = None) -> tuple:
+        wrt: Any = None, static_argnums: int | tuple | None = None,
+        static_argnames: str | tuple | None = None) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
 
     ``tangents`` has one entry per primal. ``argnums`` or ``wrt`` (``gradc.trace.selection``; default:
@@ -242,6 +244,8 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
     f = check_function(f, "gradc.jvp")
     selection = select_arguments(f, argnums, wrt, what="gradc.jvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    f, primals, tangents, selection = _static_call(f, primals, tangents, selection, static_argnums, static_argnames,
+                                                   "gradc.jvp")
     if selection is not None:  # the arguments not chosen are held fixed: a zero tangent each
         chosen = _positions(f, selection)
         tangents = tuple(t if k in chosen else _zero_tangent(p) for k, (p, t) in enumerate(zip(primals, tangents)))
@@ -283,7 +287,8 @@ def tensor_args(graph, args):
 
 @user_facing
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple | None = None,
-        wrt: Any = None) -> tuple:
+        wrt: Any = None, static_argnums: int | tuple | None = None,
+        static_argnames: str | tuple | None = None) -> tuple:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple, a dict for
@@ -308,6 +313,10 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
     if not primals:
         raise ArgumentError("gradc.vjp needs the point to differentiate at: vjp(f, *primals)",
                             hint="pass f's arguments after f: gradc.vjp(f, x)")
+    n_primals = len(primals)
+    f, primals, _, selection_in_f, static_at = _static_call(f, primals, None, selection, static_argnums,
+                                                            static_argnames, "gradc.vjp", positions=True)
+    selection = selection_in_f
     positions = None if selection is None else _positions(f, selection)
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     inline = signature_key(leaves) is None or tracing()
@@ -347,6 +356,9 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
         results = run(*cts)
         grads = dict(zip(names, results[n_out:n_out + n_grads]))
         every = plan.nest(grads, range(len(primals)), True)
+        if static_at:  # a static argument's entry is None, as an int's is
+            rest = iter(every)
+            every = tuple(None if k in static_at else next(rest) for k in range(n_primals))
         if selection is None:
             return every
         return _picked(plan.f, every, positions, selection)
@@ -364,7 +376,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
 
 @user_facing
 def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None, *,
-        wrt: Any = None) -> Any:
+        wrt: Any = None, static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).
@@ -382,6 +394,8 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
     f = check_function(f, "gradc.hvp")
     selection = select_arguments(f, argnums, wrt, what="gradc.hvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    f, primals, tangents, selection = _static_call(f, primals, tangents, selection, static_argnums, static_argnames,
+                                                   "gradc.hvp")
     if selection is not None:  # positions, in the order asked (an int for a bare choice)
         argnums = _positions(f, selection)
         argnums = argnums if selection.as_tuple else argnums[0]
@@ -468,3 +482,18 @@ def _picked(f, every, positions, selection):
                                 where=def_location(f), hint="pass it as a float array, or choose another argument")
         picked.append(every[k])
     return tuple(picked) if selection.as_tuple else picked[0]
+
+
+def _static_call(f, primals, tangents, selection, static_argnums, static_argnames, what, positions=False):
+    """``f``, the primals and tangents, and the selection for a call with static arguments (declared, or opaque
+    values such as functions): ``f`` specialised to them, their primals and tangents taken out, the selection
+    by name (positions shift). With ``positions``, also the positions the static primals had."""
+    declared = static_parameters(f, static_argnums, static_argnames, what)
+    if selection is not None:
+        check_not_chosen(f, selection.names, declared, what)
+    g, rest, _, at = specialise_call(f, tuple(primals), {}, declared)
+    if g is not f:
+        if tangents is not None:
+            tangents = tuple(t for k, t in enumerate(tangents) if k not in at)
+        f, primals = g, rest
+    return (f, primals, tangents, selection, at) if positions else (f, primals, tangents, selection)
