@@ -34,10 +34,11 @@ from gradc.derivatives.static_args import (
     specialise_call,
     static_key,
     static_parameters,
+    suggest_static,
     with_static,
 )
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
-from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
+from gradc.errors import ArgumentError, StaleStateError, StaticValueNeeded, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.cost import work
 from gradc.ir.interpret import evaluate
@@ -294,7 +295,11 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     if any(is_tree(v) for v in bound.values()):  # dicts, lists, tuples of arrays: gradc.derivatives.tree_compile
         return _compile_tree(f, bound, selection, target, mode, checkpoint, max_trips)
     with loop_checkpoint(checkpoint):
-        graph = _trace(f, *example_args, **example_kwargs)
+        try:
+            graph = _trace(f, *example_args, **example_kwargs)
+        except StaticValueNeeded as e:
+            suggest_static(e, bound.items())
+            raise
     if mode != "grad":
         return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
     graph, _ = scalar_loss(graph)

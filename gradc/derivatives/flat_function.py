@@ -34,7 +34,7 @@ import weakref
 import numpy as np
 
 from gradc.derivatives.closures import inlined
-from gradc.derivatives.static_args import user_function
+from gradc.derivatives.static_args import suggest_static, user_function
 from gradc.errors import ArgumentError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import _check_function_kind as check_function_kind  # generators and coroutines, at their def
@@ -187,6 +187,7 @@ class FlatFunction:
         except StaticValueNeeded as e:
             better = self._sequence_used_as_array(e)
             if better is None:
+                suggest_static(e, zip(self.leaf_names, leaves))
                 raise
             raise better from None
         finally:
