@@ -25,15 +25,14 @@ array([0., 0.])
 from __future__ import annotations
 
 import functools
-import inspect
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.pickling import reduce_transform
-from gradc.derivatives.static_args import opaque_defaults
+from gradc.derivatives.static_args import opaque_defaults, with_static
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.interpret import evaluate
@@ -139,22 +138,7 @@ class Jitted:
         found = self.partials.get(static)
         if found is not None:
             return found
-        user = self.fun
-        fixed = {name: value for name, _, value in static}
-        params = list(callable_signature(user).parameters.values())
-        positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
-        keyword = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
-        captured = _captured(user)
-
-        def fun(**given):
-            merged = {**given, **fixed}
-            return captured(*[merged[n] for n in positional], **{n: merged[n] for n in keyword})
-
-        named: Any = fun  # the attributes tracing reads: its parameters, its name, the user's def
-        named.__signature__ = inspect.Signature([inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY)
-                                                 for p in params if p.name not in fixed])
-        named.__name__ = named.__qualname__ = function_name(user)
-        named.__wrapped__ = user  # errors about the function point at the user's def
+        fun = with_static(self.fun, {name: value for name, _, value in static})  # defaults left out of the call
         self.partials[static] = fun
         return fun
 

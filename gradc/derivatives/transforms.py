@@ -251,19 +251,20 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
         tangents = tuple(t if k in chosen else _zero_tangent(p) for k, (p, t) in enumerate(zip(primals, tangents)))
     entry = None if has_aux else cached_plain(f, ("jvp", None), primals)
     if entry is not None and entry.layout.direct:
-        return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
+        return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     dots = _tangent_leaves(plan, primals, tangents)
+    n_given = given_leaves(plan, primals)  # a parameter left to its default is held fixed (no tangent)
 
     def build_graph(inline=False):
         graph, _, layout = plan.trace(leaves, inline=inline)
-        jg = forward.jvp_graph(graph, own_inputs(graph, len(leaves)), name=f"{graph.name}_jvp")
+        jg = forward.jvp_graph(graph, own_inputs(graph, n_given), name=f"{graph.name}_jvp")
         n = len(graph.outputs)  # the tangents of the output's leaves only (not the aux's)
         return graph, jg.replace(outputs=jg.outputs[:n] + jg.outputs[n:n + layout.n_out]), layout
 
     if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots) or tracing():
         graph, jg, layout = build_graph(inline=True)
-        own = own_inputs(graph, len(leaves))
+        own = own_inputs(graph, n_given)
         outs = evaluate(jg, *tensor_args(graph, leaves), *layout.captured,
                         *_check_tangents(plan.f, graph, leaves, dots, own))
         n = layout.n_flat
@@ -273,11 +274,17 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
         graph, jg, layout = build_graph()
         entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", _jvp_returns(layout),
                         _header(graph, "forward mode"))
-        entry.primal_graph, entry.plan, entry.layout = graph, _tangent_plan(graph), layout
+        entry.names = own_inputs(graph, n_given)
+        entry.primal_graph, entry.plan, entry.layout = graph, _tangent_plan(graph, entry.names), layout
         return entry
 
     entry = _cached(plan.f, ("jvp", None if plan.plain else plan), leaves, build)
-    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots)), entry.layout)
+    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots, entry.names)), entry.layout)
+
+
+def given_leaves(plan, primals) -> int:
+    """How many leaves the primals given have (the parameters after them are left to their defaults)."""
+    return plan.ranges[len(primals) - 1][1] if primals else 0
 
 
 def tensor_args(graph, args):
@@ -401,7 +408,7 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
         argnums = argnums if selection.as_tuple else argnums[0]
     plan, leaves = flat_call(f, primals)
     if plan.plain:
-        return _hvp_leaves(plan, leaves, tangents, argnums, None)
+        return _hvp_leaves(plan, leaves, tangents, argnums, None, given_leaves(plan, primals))
     positions, as_tuple = (list(range(len(primals))), len(primals) > 1) if argnums is None else \
         plan.chosen(argnums, "argnums")
     dots = []
@@ -414,16 +421,17 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
     return _hvp_leaves(plan, leaves, dots, None, (positions, as_tuple))
 
 
-def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
+def _hvp_leaves(plan, leaves, tangents, argnums, nesting, n_given=None):
     """hvp of the flat function: ``argnums`` as given (all leaves), or ``nesting = (positions, as_tuple)``."""
     captured: list = []  # the enclosing trace's values the function reads, when inlined
+    n_given = len(leaves) if n_given is None else n_given
 
     def build_graph(inline=False):
         graph, _, layout = plan.trace(leaves, inline=inline)
         captured[:] = layout.captured
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(plan.f))
         if nesting is None:
-            names, as_tuple = _selected(plan.f, graph, argnums, len(leaves))
+            names, as_tuple = _selected(plan.f, graph, argnums, n_given)
         else:
             names, as_tuple = plan.leaf_names_of(nesting[0], graph, skip_static=argnums is None), True
         return graph, forward.hvp_graph(graph, names), names, as_tuple
@@ -439,7 +447,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
     if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents) or tracing():
         graph, hg, names, as_tuple = build_graph(inline=True)
         outs = evaluate(hg, *tensor_args(graph, leaves), *captured,
-                        *_check_tangents(plan.f, graph, leaves, tangents, names))
+                        *_check_tangents(plan.f, graph, leaves[:n_given], tangents, names))
         return finish(outs, names, as_tuple)
 
     def build():
@@ -452,7 +460,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
         return entry
 
     entry = _cached(plan.f, ("hvp", None if plan.plain else plan, hashable(argnums)), leaves, build)
-    outs = entry(*leaves, *_tangents_fast(entry, plan.f, leaves, tangents, entry.names))
+    outs = entry(*leaves, *_tangents_fast(entry, plan.f, leaves[:n_given], tangents, entry.names))
     return finish(outs if entry.as_tuple else [outs], entry.names, entry.as_tuple)
 
 
