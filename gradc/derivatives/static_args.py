@@ -253,7 +253,8 @@ class Specialising:
             fixed = {k[0]: values[k[0]] for k in key}
             inner = self.static_cache[key] = self.make(with_static(self.fun, fixed) if fixed else self.fun)
         fixed_names = {k[0] for k in key}
-        given = {n: v for n, v in values.items() if n not in fixed_names}
+        passed = callable_signature(self.fun).bind(*args, **kwargs).arguments  # the defaults stay the inner's
+        given = {n: v for n, v in passed.items() if n not in fixed_names}
         call_args, call_kwargs = [], {}
         for p in callable_signature(self.fun).parameters.values():
             if p.name not in given:
