@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 from gradc.ir import builder as builders
 from gradc.ir.builder import Traced
-from gradc.trace import ENCLOSING, Enclosing
+from gradc.trace import ENCLOSING, Enclosing, control_trace
 from gradc.trace.tracer import TRACING
 
 
@@ -33,9 +33,11 @@ def tracing() -> bool:
 def enclosing_builder(leaves):
     """The innermost builder a function traced now may read values of: the trace in progress, a traced
     argument's (a loop body's), the branch being traced."""
-    candidates = [TRACING.get()] + [a.builder for a in leaves if isinstance(a, Traced)]
-    if builders.BRANCHES:
-        candidates.append(builders.BRANCHES[-1])
+    current = TRACING.get()
+    candidates = [current] + [a.builder for a in leaves if isinstance(a, Traced)]
+    for stack in (builders.BRANCHES, control_trace._ACTIVE):  # the branch or loop body being traced, if any
+        if stack and current is not None and stack[-1].encloses(current):
+            candidates.append(stack[-1])
     candidates = [b for b in candidates if b is not None]
     return max(candidates, key=lambda b: b.depth) if candidates else None
 
