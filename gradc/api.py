@@ -618,8 +618,20 @@ def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: 
     parameter (``argnums=0``, as in JAX: a loss takes its parameters first, its data after).
     ``gradc.trace.selection`` has the rules and the errors.
 
-    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
-    parameters (by name) and ``functools.partial`` objects work like any other function.
+    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. ``f`` may be any callable:
+    a def or lambda, a ``functools.partial``, a ``functools.wraps`` wrapper (called with its own
+    parameters), a callable object, a bound method, a NumPy ufunc or function (``grad(np.sin)``)
+    or a builtin (``grad(abs)``): ``gradc.trace.signature.callable_signature`` reads its parameters.
+
+    ``static_argnums``/``static_argnames`` (JAX's) declare arguments static: hashable Python values
+    baked into the trace, a new value traces again (``gradc.derivatives.static_args``). An argument
+    gradc cannot trace (a function: a default ``act=np.tanh``) is static by itself.
+
+    The output is a scalar, or one number in another shape (``(1,)``, ``(1, 1)``: as autograd and
+    torch's ``backward()`` take it), or a one-element list or tuple (autograd-style code); anything
+    else (two values, a dict) is an error, as in JAX. Called inside a function gradc is tracing,
+    ``grad`` inlines its derivative; the inner function may close over the outer traced values,
+    which it holds constant (``gradc.derivatives.closures``: no perturbation confusion).
 
     Arguments may be pytrees (``gradc.tree_util``: dicts, lists, tuples, named tuples,
     registered classes): the gradient of such an argument has its structure, its float
@@ -647,6 +659,10 @@ def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: 
     2.0
     >>> grad(lambda p, x: np.sum(p["w"] * x) + p["b"])({"w": np.ones(2), "b": 0.5}, np.array([3.0, 4.0]))
     {'b': 1.0, 'w': array([3., 4.])}
+    >>> grad(lambda x, n: x ** n, static_argnums=1)(2.0, 3)
+    12.0
+    >>> grad(lambda x: x * grad(lambda y: x + y)(x))(5.0)
+    1.0
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
     options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
