@@ -77,6 +77,7 @@ def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
       return t1
     """
     f = check_function(f, "gradc.trace")
+    f, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, ())  # act=np.tanh
     return _trace(f, *example_args, **example_kwargs)
 
 
@@ -472,11 +473,12 @@ class _Transform:
         self.names = [p.name for p in params]
         positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.n_params = len(params) if positional else None  # keyword-only parameters: always bind
-        if self.static or opaque_defaults(f):  # bind every call: the static values choose the specialisation
+        self.specialising = bool(self.static or opaque_defaults(f))
+        if self.specialising:  # bind every call: the static values choose the specialisation
             self.n_params = None
 
     def __call__(self, *args, **kwargs):
-        if self.n_params is None and (self.static or opaque_defaults(self.fun)):
+        if self.n_params is None and self.specialising:
             return self._call_static(bind_arguments(self.fun, args, kwargs))
         if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
             bound = bind_arguments(self.fun, args, kwargs)
@@ -604,7 +606,14 @@ class _Transform:
     @user_facing
     def compiled(self, *args, **kwargs):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
-        return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
+        values = bind_arguments(self.fun, args, kwargs)
+        key = static_key(self.fun, values, self.static)
+        if key:  # the specialisation's (its graph has no static parameters)
+            self._call_static(values)
+            fixed = {k[0] for k in key}
+            inner = self.static_cache[key]
+            return inner._compiled(tuple(v for n, v in values.items() if n not in fixed))[0]
+        return self._compiled(tuple(values.values()))[0]
 
 
 def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,

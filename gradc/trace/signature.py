@@ -45,6 +45,10 @@ def classify_argument(name: str, value):
     if isinstance(value, (list, tuple)):
         raise ArgumentError(f"argument {name!r} is a {type(value).__name__}",
                             hint=f"pass np.asarray({name}) instead")
+    if callable(value) or not hasattr(value, "__array__"):  # a function, a sentinel: a constant of the trace
+        raise ArgumentError(f"argument {name!r} is a {type(value).__name__}, which gradc cannot trace",
+                            hint=f"declare it static (static_argnames=({name!r},)): its value is then baked into "
+                                 "the trace, and a new value traces again")
     raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; gradc takes NumPy arrays, "
                         "Python floats and Python ints", hint="convert it with np.asarray(...)")
 
