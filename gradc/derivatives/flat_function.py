@@ -180,10 +180,7 @@ class FlatFunction:
         outer = self.fn.__dict__.get("__wrapped__")  # a trace of this function inside its own trace
         self.fn.__wrapped__ = self.f  # errors raised while tracing point at the user's def; not kept (weakly cached)
         try:
-            with inlined(leaves, inline) as nest:
-                graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
-            if self.layout is not None:
-                self.layout.captured = nest.captured if nest is not None else []
+            graph = self._trace_inlined(leaves, warn_reads, inline)
         except StaticValueNeeded as e:
             better = self._sequence_used_as_array(e)
             if better is None:
@@ -201,6 +198,25 @@ class FlatFunction:
         return graph.replace(origin=function_origin(self.f)), CapturedState(found.reads), self.layout
 
 
+    def _trace_inlined(self, leaves, warn_reads, inline):
+        """The graph, traced on its own first (its names, hence the emitted code, as when no trace encloses it);
+        when inlined and it reads a value of the enclosing trace (a closure), traced again as a child of that
+        trace, the values read becoming trailing inputs (``layout.captured``)."""
+        values = dict(zip(self.leaf_names, leaves))
+        try:
+            graph, _ = trace_bound(self.fn, values, warn_reads=warn_reads)
+            if self.layout is not None:
+                self.layout.captured = []
+            return graph
+        except TraceError as e:
+            if not inline or not any(text in e.message for text in _READS_ENCLOSING):
+                raise
+        with inlined(leaves) as nest:
+            graph, _ = trace_bound(self.fn, values, warn_reads=warn_reads)
+        if self.layout is not None:
+            self.layout.captured = nest.captured if nest is not None else []
+        return graph
+
     def _sequence_used_as_array(self, error):
         """A list or tuple of numbers is a pytree (a leaf per entry): the error of a function that takes it for
         one array says so, or None when no argument is such a sequence."""
@@ -212,6 +228,10 @@ class FlatFunction:
                                      f"({error.message})", where=error.where,
                                      hint=f"pass np.asarray({p}) to differentiate it as one array")
         return None
+
+
+# what a trace of its own says when the function reads a value of an enclosing trace (gradc.ir.builder, gradc.trace)
+_READS_ENCLOSING = ("is used outside it", "returned a value traced elsewhere")
 
 
 class Layout:

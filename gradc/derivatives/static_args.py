@@ -289,14 +289,16 @@ def check_not_chosen(f: Callable, chosen_names, declared: tuple, what: str) -> N
 def suggest_static(error, names_and_values) -> None:
     """Add to a :class:`gradc.errors.StaticValueNeeded` (a traced value met where Python needs a number) that data
     steering Python can be declared static, naming the integer arguments when there are any."""
-    if error.hint and "static_argnames" in error.hint:
-        return
+    if (error.hint and "static_argnames" in error.hint) or "named size" in error.message:
+        return  # a named size is no argument's value: compiling for a fixed size is the fix there
     ints = [name for name, value in names_and_values
             if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "iub"]
     if ints:
         named = ", ".join(repr(n) for n in ints)
         text = (f"if {named} steers Python (a trip count, an index into a list), declare it static: "
                 f"static_argnames=({named},) (gradc --static on the command line), passing a tuple or an int")
+    elif "Python number" not in error.message:
+        return
     else:
         text = ("if an argument steers Python (a trip count, an index into a list), declare it static: "
                 "static_argnums=... or static_argnames=... (gradc --static on the command line)")
