@@ -439,12 +439,19 @@ def _check_static(f, static_argnums, static_argnames, selection, what: str) -> t
     return static
 
 
-def _value_reshaped(entry, shape):
-    """``value_and_grad``'s entry giving the value the shape ``f`` returned it in (``(1,)``, ``(1, 1)``)."""
+def _value_as_returned(entry, shape, out_def):
+    """``value_and_grad``'s entry giving the value as ``f`` returned it: in its shape (``(1,)``, ``(1, 1)``) and
+    its container (autograd's ``[loss]``)."""
     def call(*args):
         value, grads = entry(*args)
-        return np.reshape(value, shape), grads
+        return _as_returned(value, shape, out_def), grads
     return call
+
+
+def _as_returned(value, shape, out_def):
+    if shape is not None:
+        value = np.reshape(value, shape)
+    return value if out_def is None else out_def.unflatten([value])
 
 
 class _Transform:
@@ -461,6 +468,8 @@ class _Transform:
         f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
         self.static = _check_static(f, static_argnums, static_argnames, self.selection, what)
         self.static_cache: dict = {}  # static values -> the transform of f specialised to them
+        self.loss_shape = None  # (1,), (1, 1), ...: the shape of a one-number output, set by each trace
+        self.loss_container = None  # the list or tuple holding it (autograd's [loss]), set by each trace
         functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.checkpoint = checkpoint
         self.fun = f
@@ -532,6 +541,7 @@ class _Transform:
         with loop_checkpoint(self.checkpoint):
             graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals, inline=inline)
         graph, self.loss_shape = scalar_loss(graph)  # a loss of shape (1,) or (1, 1): its one number
+        self.loss_container = None if treedef_is_leaf(layout.out_def) or self.has_aux else layout.out_def
         if plan.plain:
             names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
             return plan, graph, state, layout, (names, as_tuple, None)
@@ -559,8 +569,8 @@ class _Transform:
         entry = compiled.value_and_grad if self.with_value else compiled.grad
         if nesting is not None:
             entry = nesting.wrap(entry)
-        if self.with_value and self.loss_shape is not None and not self.has_aux:
-            entry = _value_reshaped(entry, self.loss_shape)
+        if self.with_value and (self.loss_shape is not None or self.loss_container is not None) and not self.has_aux:
+            entry = _value_as_returned(entry, self.loss_shape, self.loss_container)
         if state:
             entry = self._guarded(entry, state.changed, key)
         self.cache[key] = entry
@@ -592,8 +602,8 @@ class _Transform:
         chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
         outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static], *layout.captured)
-        if self.with_value and self.loss_shape is not None and not self.has_aux:
-            outs = [np.reshape(outs[0], self.loss_shape), *outs[1:]]
+        if self.with_value and (self.loss_shape is not None or self.loss_container is not None) and not self.has_aux:
+            outs = [_as_returned(outs[0], self.loss_shape, self.loss_container), *outs[1:]]
         if positions is None:
             if self.with_value:
                 return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])

@@ -3,7 +3,8 @@
 Decisions (documented in ``gradc.grad``): an output of size 1 and any shape (``(1,)``, ``(1, 1)``) is
 differentiated as its one number, as autograd's ``grad`` and torch's ``backward()`` on a one-element
 tensor allow; ``value_and_grad`` returns the value in the shape ``f`` returned it. A one-element list or
-tuple is accepted too (autograd-style code returns ``[loss]``); a dict, or two values, is refused as in
+tuple is accepted too (autograd-style code returns ``[loss]``; ``value_and_grad`` gives the value back in
+it); a dict, or two values, is refused as in
 JAX. ``vjp`` of a function returning a list returns a list and takes a list cotangent.
 """
 from __future__ import annotations
@@ -47,6 +48,9 @@ def test_grad_inside_a_trace_of_a_one_number_output():
 def test_a_one_element_list_or_tuple_output(container):
     f = lambda x: container([loss(x)])  # noqa: E731
     np.testing.assert_allclose(gradc.grad(f)(X), central_gradient(loss, X), rtol=1e-6, atol=1e-8)
+    value, grad = gradc.value_and_grad(f)(X)
+    assert type(value) is container and len(value) == 1 and np.isclose(value[0], loss(X))  # as f returned it
+    np.testing.assert_allclose(grad, central_gradient(loss, X), rtol=1e-6, atol=1e-8)
     g = lambda p: container([loss(p["x"])])  # noqa: E731 - a pytree argument too
     np.testing.assert_allclose(gradc.grad(g)({"x": X})["x"], central_gradient(loss, X), rtol=1e-6, atol=1e-8)
 
