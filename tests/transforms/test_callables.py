@@ -283,3 +283,40 @@ def test_the_header_names_a_default_function_without_its_address():
 def test_an_unreadable_callable_is_a_clear_error():
     with pytest.raises(gradc.ArgumentError, match="cannot read the parameters"):
         gradc.grad(max)
+
+
+# ---------------------------------------------------------------- callable_signature: the one place that decides
+def test_callable_signature_agrees_with_python_for_partials():
+    import inspect
+
+    from gradc.trace.signature import callable_signature
+
+    def f(a, b, /, c, d=1.0, *, e=2.0):
+        return a
+
+    for p in (functools.partial(f, 1.0), functools.partial(f, 1.0, 2.0), functools.partial(f, c=3.0),
+              functools.partial(f, 1.0, d=4.0), functools.partial(f, e=5.0), functools.partial(
+                  functools.partial(f, 1.0), 2.0, c=0.5)):
+        assert callable_signature(p) == inspect.signature(p), p
+
+
+def test_callable_signature_reads_a_wrapper_by_its_own_parameters():
+    from gradc.trace.signature import callable_signature
+
+    def f(x, y):
+        return x * y
+
+    @functools.wraps(f)
+    def narrower(x):
+        return f(x, 2.0)
+
+    @functools.wraps(f)
+    def passing_on(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    assert str(callable_signature(narrower)) == "(x)"
+    assert str(callable_signature(passing_on)) == "(x, y)"
+    assert str(callable_signature(functools.partial(narrower))) == "(x)"
+    assert str(callable_signature(np.sum)).startswith("(a, axis=None")
+    assert str(callable_signature(np.add)) == "(x1, x2)"
+    assert gradc.grad(functools.partial(narrower))(3.0) == 2.0
