@@ -626,12 +626,13 @@ class _Transform:
         return self._compiled(tuple(values.values()))[0]
 
 
-def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
-         static_globals: bool = True, checkpoint: str | int | None = None, has_aux: bool = False,
+def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+         static_globals: bool = True, checkpoint: str | int | None = None,
          static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
 
-    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
+    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end; positional too, as
+    JAX's and autograd's ``grad(f, 1)``); ``wrt`` means
     the same and also takes names (``wrt="w"``, ``wrt=("w", 2)``). An int or a name gives the
     gradient itself, a tuple a tuple of gradients in that order. Neither given: the first
     parameter (``argnums=0``, as in JAX: a loss takes its parameters first, its data after).
@@ -691,10 +692,9 @@ def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: 
     return _Transform(f, argnums, wrt, **options)
 
 
-def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
-                   static_globals: bool = True, checkpoint: str | int | None = None,
-                   has_aux: bool = False, static_argnums: int | tuple | None = None,
-                   static_argnames: str | tuple | None = None) -> Callable:
+def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *,
+                   wrt: Any = None, static_globals: bool = True, checkpoint: str | int | None = None,
+                   static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
     :func:`grad` (default: the first parameter); pytrees as for :func:`grad`.
 

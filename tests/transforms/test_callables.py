@@ -320,3 +320,9 @@ def test_callable_signature_reads_a_wrapper_by_its_own_parameters():
     assert str(callable_signature(np.sum)).startswith("(a, axis=None")
     assert str(callable_signature(np.add)) == "(x1, x2)"
     assert gradc.grad(functools.partial(narrower))(3.0) == 2.0
+
+
+def test_argnums_and_has_aux_by_position_as_jax_and_autograd_write_them():
+    assert gradc.grad(lambda a, b: a * b ** 2, 1)(2.0, 3.0) == 12.0  # autograd's grad(fun, argnum)
+    assert gradc.value_and_grad(lambda a, b: a * b, (0, 1))(2.0, 3.0) == (6.0, (3.0, 2.0))
+    assert gradc.grad(lambda a: (a * a, {"a": a}), 0, True)(3.0) == (6.0, {"a": 3.0})  # JAX's (f, argnums, has_aux)
