@@ -30,6 +30,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.static_args import opaque_defaults, with_static
@@ -77,9 +78,10 @@ class Jitted:
     def _call(self, args, kwargs):
         plan, leaves, static = self._flat(args, kwargs)
         key = call_key(plan.defs, leaves)
-        if key is None:  # inside an outer trace: record f's graph there
-            graph, layout = self._graph(plan, leaves)
-            outs = evaluate(graph, *[leaf for leaf, name in zip(leaves, plan.leaf_names) if name not in graph.static])
+        if key is None or tracing():  # inside an outer trace: record f's graph there
+            graph, layout = self._graph(plan, leaves, inline=True)
+            outs = evaluate(graph, *[leaf for leaf, name in zip(leaves, plan.leaf_names) if name not in graph.static],
+                            *layout.captured)  # the outer values f closes over (gradc.derivatives.closures)
             return layout.out_def.unflatten(outs)
         run = self._entry(plan, leaves, static, key)[0]
         if not kwargs and not static:
@@ -142,9 +144,9 @@ class Jitted:
         self.partials[static] = fun
         return fun
 
-    def _graph(self, plan, leaves):
+    def _graph(self, plan, leaves, inline=False):
         """``(graph, layout)`` of ``f`` on these leaves (the static arguments baked in)."""
-        graph, _, layout = plan.trace(leaves, warn_reads=False)
+        graph, _, layout = plan.trace(leaves, warn_reads=False, inline=inline)
         return graph, layout
 
     def _build(self, plan, leaves, static):

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.static_args import Specialising, needs_specialising, static_parameters
@@ -117,7 +118,7 @@ class Vectorized:
     def _call(self, args, kwargs):
         plan, leaves, axes, size = self._plan(args, kwargs)
         key = call_key(plan.defs, leaves)
-        if key is None:  # inside an outer trace: record the batched computation there
+        if key is None or tracing():  # inside an outer trace: record the batched computation there
             outs, out_def = self._batched(plan, leaves, axes, size)
             return out_def.unflatten(outs)
         run = self._entry(plan, leaves, axes, size, key)[0]
@@ -219,12 +220,12 @@ class Vectorized:
 
     def _batched(self, plan, leaves, axes, size):
         """The batched computation on the leaves (arrays or traced values): flat outputs and their structure."""
-        graph, _, layout = plan.trace(self._example(plan, leaves, axes), warn_reads=False)
+        graph, _, layout = plan.trace(self._example(plan, leaves, axes), warn_reads=False, inline=True)
         out_def = layout.out_def
         out_axes = broadcast_prefix(self.out_axes, out_def.unflatten(range(out_def.num_leaves)),
                                     "out_axes for the output")
         axis_of = dict(zip(plan.leaf_names, axes))
-        flags = [axis_of[v.name] is not None for v in graph.inputs]
+        flags = [axis_of.get(v.name) is not None for v in graph.inputs]  # an outer value closed over: shared
         depends = batched_outputs(graph, flags)
         for k, (axis, dep) in enumerate(zip(out_axes, depends)):
             if axis is None and dep:
@@ -239,7 +240,7 @@ class Vectorized:
                 continue
             inputs.append(np.moveaxis(leaf, axis, 0) if axis else leaf)
         outs = []
-        for value, axis, o in zip(evaluate(batched, *inputs), out_axes, batched.outputs):
+        for value, axis, o in zip(evaluate(batched, *inputs, *layout.captured), out_axes, batched.outputs):
             if axis is not None:
                 rank = len(o.type.shape)
                 if not -rank <= axis < rank:

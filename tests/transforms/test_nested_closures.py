@@ -174,3 +174,20 @@ def test_inner_derivatives_inside_traced_loops_and_branches():
 def test_vmap_of_a_nested_derivative():
     xs = np.array([1.0, 2.0, -3.0])
     np.testing.assert_allclose(g.vmap(lambda x: g.grad(lambda y: x * y ** 2)(x))(xs), 2 * xs ** 2)
+
+
+def test_vmap_and_jit_of_a_function_closing_over_the_outer_value():
+    xs = np.array([1.0, 2.0, 3.0])
+
+    def through_vmap(a, xs):
+        return np.sum(g.vmap(lambda x: a * x ** 2)(xs))  # a sum(x^2): derivative 14
+
+    def through_jit(a, xs):
+        return np.sum(g.jit(lambda x: np.sin(a) * x ** 2)(xs))  # sin(a) 14: derivative 14 cos(a)
+
+    def gradients_mapped(a, xs):
+        return np.sum(g.vmap(lambda x: g.grad(lambda y: a * y ** 3)(x))(xs))  # 3 a sum(x^2): derivative 42
+
+    assert g.grad(through_vmap)(2.0, xs) == pytest.approx(14.0)
+    assert g.grad(through_jit)(0.5, xs) == pytest.approx(14.0 * np.cos(0.5))
+    assert g.grad(gradients_mapped)(2.0, xs) == pytest.approx(42.0)
