@@ -12,7 +12,6 @@ array([2., 4.])
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -23,12 +22,23 @@ from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
 from gradc.backends.numpy.reload import reduce_by_source
 from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.check: compiled code against f
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
-from gradc.derivatives.gradients import GradientNesting, gradient_graphs
+from gradc.derivatives.gradients import GradientNesting, gradient_graphs, scalar_loss
 from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
 from gradc.derivatives.pickling import reduce_transform
+from gradc.derivatives.static_args import (
+    check_not_chosen,
+    is_opaque,
+    opaque_defaults,
+    specialise_call,
+    static_key,
+    static_parameters,
+    suggest_static,
+    with_static,
+)
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
-from gradc.errors import ArgumentError, StaleStateError, user_facing, user_location
+from gradc.errors import ArgumentError, StaleStateError, StaticValueNeeded, user_facing, user_location
 from gradc.ir.builder import Traced
 from gradc.ir.cost import work
 from gradc.ir.interpret import evaluate
@@ -42,6 +52,7 @@ from gradc.trace.control_trace import check_policy, loop_checkpoint
 from gradc.trace.inplace_positions import as_value, fit  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facade (see Tracer below)
 from gradc.trace.selection import float_inputs, select_arguments
+from gradc.trace.signature import call_bound, callable_signature
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
@@ -66,6 +77,7 @@ def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
       return t1
     """
     f = check_function(f, "gradc.trace")
+    f, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, ())  # act=np.tanh
     return _trace(f, *example_args, **example_kwargs)
 
 
@@ -212,7 +224,7 @@ def spec(text: str) -> TensorType:
 def _annotated(f, args, kwargs):
     """Keyword arguments for the parameters not given whose annotation is a type string (``"f64[n,10]"``)."""
     try:
-        params = list(inspect.signature(f).parameters.values())
+        params = list(callable_signature(f).parameters.values())
     except (TypeError, ValueError):
         return kwargs
     filled = dict(kwargs)
@@ -231,7 +243,9 @@ def _annotated(f, args, kwargs):
 @user_facing
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
-            max_trips: int | None = None, **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
+            max_trips: int | None = None, static_argnums: int | tuple | None = None,
+            static_argnames: str | tuple | None = None,
+            **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
     ``argnums`` or ``wrt`` choose the arguments differentiated, as for :func:`grad` (default: the
@@ -239,6 +253,9 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     ``mode`` (``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian`` or ``hvp``) picks the
     derivative; for ``grad`` the result has ``forward``, ``grad`` and ``value_and_grad``,
     for the others ``forward`` and an attribute named by the mode (``gradc.derivatives.modes``).
+    ``static_argnums``/``static_argnames`` (JAX's): arguments baked into the trace (hashable Python values,
+    given among the example arguments); the emitted functions do not take them and the header records
+    their values. A function or another value gradc cannot trace (a default ``act=np.tanh``) is static too.
     ``max_trips`` (C target): rows of the tape of a loop whose trip count is known only when it
     runs (a ``while`` loop's, in reverse mode; default 10000); a run past it raises ``ValueError``.
 
@@ -252,6 +269,13 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     f = check_function(f, "gradc.compile")
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
     selection = select_arguments(f, argnums, wrt, what="gradc.compile")
+    declared = static_parameters(f, static_argnums, static_argnames, "gradc.compile")
+    check_not_chosen(f, selection.names, declared, "gradc.compile")
+    example_kwargs = _annotated(f, example_args, example_kwargs)
+    specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
+    if specialised is not f:  # compiled as the function of the other arguments
+        return compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
+                       checkpoint=checkpoint, max_trips=max_trips, **example_kwargs)
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -272,9 +296,14 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     if any(is_tree(v) for v in bound.values()):  # dicts, lists, tuples of arrays: gradc.derivatives.tree_compile
         return _compile_tree(f, bound, selection, target, mode, checkpoint, max_trips)
     with loop_checkpoint(checkpoint):
-        graph = _trace(f, *example_args, **example_kwargs)
+        try:
+            graph = _trace(f, *example_args, **example_kwargs)
+        except StaticValueNeeded as e:
+            suggest_static(e, bound.items())
+            raise
     if mode != "grad":
         return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
+    graph, _ = scalar_loss(graph)
     names, as_tuple = _check_grad_signature(f, graph, selection)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
@@ -326,7 +355,7 @@ def defaults_left(f, args, kwargs) -> dict:
     {'s': 2.0}
     """
     try:
-        signature = inspect.signature(inspect.unwrap(f))
+        signature = callable_signature(f)
         bound = signature.bind_partial(*args, **kwargs)
     except (TypeError, ValueError):
         return {}
@@ -396,6 +425,35 @@ def _check_transform(f, argnums, wrt, checkpoint, what: str):
     return f, selection
 
 
+@user_facing
+def _check_static(f, static_argnums, static_argnames, selection, what: str) -> tuple:
+    """The static parameters declared, refused at the user's call when one is not a parameter or is chosen for
+    differentiation."""
+    static = static_parameters(f, static_argnums, static_argnames, what)
+    chosen = [n for n in (selection.names if selection is not None else ()) if n in static]
+    if chosen:
+        raise ArgumentError(f"{what}: {chosen[0]!r} is both differentiated (argnums/wrt) and static "
+                            "(static_argnums/static_argnames)", where=user_location(),
+                            hint="a static argument is a constant of the trace: choose another argument to "
+                                 "differentiate, or do not make it static")
+    return static
+
+
+def _value_as_returned(entry, shape, out_def):
+    """``value_and_grad``'s entry giving the value as ``f`` returned it: in its shape (``(1,)``, ``(1, 1)``) and
+    its container (autograd's ``[loss]``)."""
+    def call(*args):
+        value, grads = entry(*args)
+        return _as_returned(value, shape, out_def), grads
+    return call
+
+
+def _as_returned(value, shape, out_def):
+    if shape is not None:
+        value = np.reshape(value, shape)
+    return value if out_def is None else out_def.unflatten([value])
+
+
 class _Transform:
     """The callable behind ``grad`` / ``value_and_grad``: a cache from signatures to code.
 
@@ -404,9 +462,14 @@ class _Transform:
     wrapped in a check that the state is unchanged (see ``gradc.trace.state``).
     """
 
-    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False):
+    def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False,
+                 static_argnums=None, static_argnames=None):
         what = "gradc.value_and_grad" if with_value else "gradc.grad"
         f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
+        self.static = _check_static(f, static_argnums, static_argnames, self.selection, what)
+        self.static_cache: dict = {}  # static values -> the transform of f specialised to them
+        self.loss_shape = None  # (1,), (1, 1), ...: the shape of a one-number output, set by each trace
+        self.loss_container = None  # the list or tuple holding it (autograd's [loss]), set by each trace
         functools.update_wrapper(self, f, updated=())  # not f.__dict__: a transform of a transform keeps its own state
         self.checkpoint = checkpoint
         self.fun = f
@@ -415,12 +478,17 @@ class _Transform:
         self.has_aux = has_aux
         self.static_globals = static_globals
         self.cache: dict = {}
-        params = list(inspect.signature(f).parameters.values())  # check_function made sure it can be read
+        params = list(callable_signature(f).parameters.values())  # check_function made sure it can be read
         self.names = [p.name for p in params]
         positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         self.n_params = len(params) if positional else None  # keyword-only parameters: always bind
+        self.specialising = bool(self.static or opaque_defaults(f))
+        if self.specialising:  # bind every call: the static values choose the specialisation
+            self.n_params = None
 
     def __call__(self, *args, **kwargs):
+        if self.n_params is None and self.specialising:
+            return self._call_static(bind_arguments(self.fun, args, kwargs))
         if kwargs or len(args) != self.n_params:  # keywords or defaults: bind to the full parameter list
             bound = bind_arguments(self.fun, args, kwargs)
             args = tuple(bound.values())
@@ -432,24 +500,55 @@ class _Transform:
             return self._first_call(args, key)
         return entry(*args)
 
+    def _call_static(self, values: dict):
+        """The call through the transform of ``f`` specialised to the static values (declared or opaque)."""
+        key = static_key(self.fun, values, self.static)
+        if not key:
+            return self._plain_call(tuple(values.values()))
+        inner = self.static_cache.get(key)
+        if inner is None:
+            fixed = {k[0]: values[k[0]] for k in key}
+            chosen = [n for n in self.selection.names if n in fixed]
+            if chosen:
+                raise ArgumentError(f"cannot differentiate with respect to {chosen[0]!r}: it is static (its value "
+                                    f"{values[chosen[0]]!r:.40} is baked into the trace)", where=user_location(),
+                                    hint="choose another argument with argnums/wrt, or do not make it static")
+            inner = _Transform(with_static(self.fun, fixed), None, self.selection.wrt, self.with_value,
+                               self.static_globals, self.checkpoint, self.has_aux)
+            self.static_cache[key] = inner
+        fixed_names = {k[0] for k in key}
+        return call_bound(inner, {n: v for n, v in values.items() if n not in fixed_names})
+
+    def _plain_call(self, args):
+        key = tuple([_arg_key(a) for a in args])
+        entry = self.cache.get(key)
+        if entry is None:
+            return self._first_call(args, key)
+        return entry(*args)
+
     @user_facing
     def _first_call(self, args, key):
-        if None in key:  # called while tracing an outer function: inline the adjoint graph
+        if any(is_opaque(a) for a in args):  # a function or another constant passed where no default is one
+            return self._call_static(dict(zip(self.names, args)))
+        if None in key or tracing():  # called while tracing an outer function: inline the adjoint graph
             return self._inline(args)
         return self._compile(args, key)(*args)
 
-    def _traced(self, args):
+    def _traced(self, args, inline: bool = False):
         """The flat function for these arguments' structures, its graph, the state read and the output layout,
         and how the gradients nest: ``(leaf names, as_tuple, positions)`` (positions None: as the names are)."""
         plan = flat_function(self.fun, dict(zip(self.names, args)), self.has_aux)
         with loop_checkpoint(self.checkpoint):
-            graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals)
+            graph, state, layout = plan.trace(plan.leaves(args), warn_reads=self.static_globals, inline=inline)
+        graph, self.loss_shape = scalar_loss(graph)  # a loss of shape (1,) or (1, 1): its one number
+        self.loss_container = None if treedef_is_leaf(layout.out_def) or self.has_aux else layout.out_def
         if plan.plain:
             names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
             return plan, graph, state, layout, (names, as_tuple, None)
         positions, as_tuple = plan.chosen(self.selection.wrt, "wrt")
         names = plan.leaf_names_of(positions, graph)
-        if layout.n_out != 1 or not treedef_is_leaf(layout.out_def):
+        one_element = treedef_is_leaf(layout.out_def) or layout.out_def.node_type in (list, tuple)
+        if layout.n_out != 1 or not one_element:  # an array, or autograd's one-element list or tuple
             what = "value_and_grad" if self.with_value else "grad"
             raise ArgumentError(f"{graph.name} returns {layout.out_def} ({layout.n_out} leaves"
                                 f"{' before the aux' if self.has_aux else ''}); {what} needs one scalar",
@@ -470,6 +569,8 @@ class _Transform:
         entry = compiled.value_and_grad if self.with_value else compiled.grad
         if nesting is not None:
             entry = nesting.wrap(entry)
+        if self.with_value and (self.loss_shape is not None or self.loss_container is not None) and not self.has_aux:
+            entry = _value_as_returned(entry, self.loss_shape, self.loss_container)
         if state:
             entry = self._guarded(entry, state.changed, key)
         self.cache[key] = entry
@@ -495,12 +596,14 @@ class _Transform:
                                    "static_globals=False) to re-trace when it changes")
 
     def _inline(self, args):
-        plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args)
+        plan, graph, _, layout, (names, as_tuple, positions) = self._traced(args, inline=True)
         n_aux = layout.n_flat - layout.n_out
         grad_graph, value_and_grad_graph = gradient_graphs(graph, names, n_aux)
         chosen = optimize(value_and_grad_graph if self.with_value else grad_graph)  # as the emitted code runs
         leaves = plan.leaves(args)
-        outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static])
+        outs = evaluate(chosen, *[a for a, p in zip(leaves, graph.params) if p not in graph.static], *layout.captured)
+        if self.with_value and (self.loss_shape is not None or self.loss_container is not None) and not self.has_aux:
+            outs = [_as_returned(outs[0], self.loss_shape, self.loss_container), *outs[1:]]
         if positions is None:
             if self.with_value:
                 return outs[0], (tuple(outs[1:]) if as_tuple else outs[1])
@@ -513,21 +616,42 @@ class _Transform:
     @user_facing
     def compiled(self, *args, **kwargs):
         """The :class:`Compiled` object (source, graphs) for these arguments."""
-        return self._compiled(tuple(bind_arguments(self.fun, args, kwargs).values()))[0]
+        values = bind_arguments(self.fun, args, kwargs)
+        key = static_key(self.fun, values, self.static)
+        if key:  # the specialisation's (its graph has no static parameters)
+            self._call_static(values)
+            fixed = {k[0] for k in key}
+            inner = self.static_cache[key]
+            return inner._compiled(tuple(v for n, v in values.items() if n not in fixed))[0]
+        return self._compiled(tuple(values.values()))[0]
 
 
-def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
-         static_globals: bool = True, checkpoint: str | int | None = None, has_aux: bool = False) -> Callable:
+def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+         static_globals: bool = True, checkpoint: str | int | None = None,
+         static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
 
-    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end); ``wrt`` means
+    ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end; positional too, as
+    JAX's and autograd's ``grad(f, 1)``); ``wrt`` means
     the same and also takes names (``wrt="w"``, ``wrt=("w", 2)``). An int or a name gives the
     gradient itself, a tuple a tuple of gradients in that order. Neither given: the first
     parameter (``argnums=0``, as in JAX: a loss takes its parameters first, its data after).
     ``gradc.trace.selection`` has the rules and the errors.
 
-    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. Keyword-only
-    parameters (by name) and ``functools.partial`` objects work like any other function.
+    Usable as ``grad(f)``, ``@grad`` and ``@grad(wrt=("w", "b"))``. ``f`` may be any callable:
+    a def or lambda, a ``functools.partial``, a ``functools.wraps`` wrapper (called with its own
+    parameters), a callable object, a bound method, a NumPy ufunc or function (``grad(np.sin)``)
+    or a builtin (``grad(abs)``): ``gradc.trace.signature.callable_signature`` reads its parameters.
+
+    ``static_argnums``/``static_argnames`` (JAX's) declare arguments static: hashable Python values
+    baked into the trace, a new value traces again (``gradc.derivatives.static_args``). An argument
+    gradc cannot trace (a function: a default ``act=np.tanh``) is static by itself.
+
+    The output is a scalar, or one number in another shape (``(1,)``, ``(1, 1)``: as autograd and
+    torch's ``backward()`` take it), or a one-element list or tuple (autograd-style code); anything
+    else (two values, a dict) is an error, as in JAX. Called inside a function gradc is tracing,
+    ``grad`` inlines its derivative; the inner function may close over the outer traced values,
+    which it holds constant (``gradc.derivatives.closures``: no perturbation confusion).
 
     Arguments may be pytrees (``gradc.tree_util``: dicts, lists, tuples, named tuples,
     registered classes): the gradient of such an argument has its structure, its float
@@ -555,18 +679,22 @@ def grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: 
     2.0
     >>> grad(lambda p, x: np.sum(p["w"] * x) + p["b"])({"w": np.ones(2), "b": 0.5}, np.array([3.0, 4.0]))
     {'b': 1.0, 'w': array([3., 4.])}
+    >>> grad(lambda x, n: x ** n, static_argnums=1)(2.0, 3)
+    12.0
+    >>> grad(lambda x: x * grad(lambda y: x + y)(x))(5.0)
+    1.0
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
+    options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
+                   static_argnums=static_argnums, static_argnames=static_argnames)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, with_value=False, static_globals=static_globals,
-                                      checkpoint=checkpoint, has_aux=has_aux)
-    return _Transform(f, argnums, wrt, with_value=False, static_globals=static_globals, checkpoint=checkpoint,
-                      has_aux=has_aux)
+        return lambda fun: _Transform(fun, argnums, wrt, **options)
+    return _Transform(f, argnums, wrt, **options)
 
 
-def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = None, wrt: Any = None,
-                   static_globals: bool = True, checkpoint: str | int | None = None,
-                   has_aux: bool = False) -> Callable:
+def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *,
+                   wrt: Any = None, static_globals: bool = True, checkpoint: str | int | None = None,
+                   static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
     :func:`grad` (default: the first parameter); pytrees as for :func:`grad`.
 
@@ -579,11 +707,11 @@ def value_and_grad(f: Callable | None = None, *, argnums: int | tuple | None = N
     ((9.0, {'double': 6.0}), 6.0)
     """
     check_options(checkpoint)
+    options = dict(with_value=True, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
+                   static_argnums=static_argnums, static_argnames=static_argnames)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, with_value=True, static_globals=static_globals,
-                                      checkpoint=checkpoint, has_aux=has_aux)
-    return _Transform(f, argnums, wrt, with_value=True, static_globals=static_globals, checkpoint=checkpoint,
-                      has_aux=has_aux)
+        return lambda fun: _Transform(fun, argnums, wrt, **options)
+    return _Transform(f, argnums, wrt, **options)
 
 
 __all__ = ["Compiled", "compile", "grad", "spec", "trace", "value_and_grad", "function_name"]

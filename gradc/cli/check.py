@@ -27,6 +27,7 @@ from gradc.cli.load import CliError
 from gradc.derivatives.differences import flat_outputs
 from gradc.ir.dims import substitute, symbols_of
 from gradc.ir.types import TensorType
+from gradc.trace.signature import callable_signature
 
 EXIT_CHECK_FAILED = 3
 DEFAULT_RANGE = (0.5, 1.5)
@@ -110,7 +111,7 @@ def _small_integers(t, rng, bound):
 def _call_form(func, values):
     """``values`` (name -> value, in parameter order) as ``(args, kwargs)``: keyword-only parameters by name."""
     try:
-        params = inspect.signature(func).parameters
+        params = callable_signature(func).parameters
     except (TypeError, ValueError):
         return list(values.values()), {}
     keyword = {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}

@@ -20,6 +20,7 @@ import numpy as np
 from gradc.backends.escape import printable
 from gradc.errors import GradcError
 from gradc.ir.types import TensorType, parse_type
+from gradc.trace.signature import callable_signature, static_note
 
 
 class CliError(GradcError):
@@ -160,7 +161,7 @@ def argument_types(func, path, arg_options):
     """The type (or static default) of every parameter: from --arg, else string annotations, else defaults."""
     given = _given_types(arg_options)
     try:
-        sig = inspect.signature(func)
+        sig = callable_signature(func)
     except (TypeError, ValueError):
         raise CliError(f"cannot read the parameters of {printable(repr(func))}", where=printable(path),
                        hint="name a Python function defined with def") from None
@@ -191,6 +192,61 @@ def argument_types(func, path, arg_options):
     return types
 
 
+def parse_static_option(text: str):
+    """One ``--static NAME=VALUE`` option: VALUE is a Python literal (a number, a string, a tuple, True, None),
+    read with ``ast.literal_eval`` (never run as code).
+
+    >>> parse_static_option("n=3"), parse_static_option("shape=(2, 3)"), parse_static_option("mode='mean'")
+    (('n', 3), ('shape', (2, 3)), ('mode', 'mean'))
+    """
+    import ast
+
+    name, sep, value_text = text.partition("=")
+    name = name.strip()
+    shown = printable(text)
+    if not sep or not name.isidentifier() or keyword.iskeyword(name):
+        raise CliError(f"malformed --static '{shown}'", where="", hint="write NAME=VALUE, e.g. --static n=3")
+    try:
+        value = ast.literal_eval(value_text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise CliError(f"--static '{shown}': the value is not a Python literal", where="",
+                       hint="give a number, a string in quotes, a tuple, True, False or None, e.g. --static "
+                            "n=3 or --static mode=\"'mean'\"") from None
+    try:
+        hash(value)
+    except TypeError:
+        raise CliError(f"--static '{shown}': a {type(value).__name__} is not hashable (a static value is part of "
+                       "what the compiled code was specialised to)", where="",
+                       hint="use a tuple instead of a list, e.g. --static shape=(2,3)") from None
+    return name, value
+
+
+def static_values(func, path, static_options, arg_options):
+    """The parameters made static: ``--static`` options (checked against the parameters and ``--arg``), then the
+    parameters left to a default gradc cannot trace (a function, ``act=np.tanh``): ``{name: value}``."""
+    from gradc.derivatives.static_args import is_opaque
+
+    params = callable_signature(func).parameters
+    given = {}
+    for option in static_options or []:
+        name, value = parse_static_option(option)
+        if name in given:
+            raise CliError(f"--static {name} is given more than once", where="", hint="keep one --static per parameter")
+        if name not in params:
+            raise CliError(f"--static {name}: {func.__name__} has no parameter {name!r}", where=_def_line(func, path),
+                           hint=f"parameters are: {', '.join(params)}")
+        given[name] = value
+    typed = _given_types(arg_options)
+    for name in given:
+        if name in typed:
+            raise CliError(f"{name} is given both --arg and --static", where="",
+                           hint="a static parameter is a constant of the compiled code: give it --static only")
+    for p in params.values():
+        if p.name not in given and p.name not in typed and p.default is not p.empty and is_opaque(p.default):
+            given[p.name] = p.default
+    return {p: given[p] for p in params if p in given}
+
+
 def _def_line(func, path):
     code = getattr(func, "__code__", None)
     return f"{printable(path)}:{code.co_firstlineno}" if code else printable(path)
@@ -206,6 +262,11 @@ class Job:
         from gradc.transforms import reverse as ad
 
         self.func, self.path, self.func_name = load_function(args.function)
+        self.static = static_values(self.func, self.path, getattr(args, "static", None), args.arg)
+        if self.static:  # baked in: the compiled functions do not take them (gradc.derivatives.static_args)
+            from gradc.derivatives.static_args import with_static
+
+            self.func = with_static(self.func, self.static)
         self.types = argument_types(self.func, self.path, args.arg)
         self.examples = list(self.types.values())  # types, not arrays: tracing allocates nothing
         self.max_trips = getattr(args, "max_trips", None)
@@ -224,7 +285,7 @@ class Job:
             raise CliError(f"{self.func_name} raised {type(e).__name__} while tracing: {printable(str(e))}",
                            where=where,
                            hint="gradc runs the function on traced arrays (shapes and dtypes, no values)") from None
-        self.graph.origin = f"{self.path}:{self.func_name}"
+        self.graph.origin = f"{self.path}:{self.func_name}{static_note(self.func)}"
         self.graph.name = self.func_name  # a partial or an alias is named as on the command line
         self.wrt = None
         self.wrt_defaulted = getattr(args, "wrt", None) is None
@@ -249,7 +310,7 @@ class Job:
 
     def arg_options(self):
         """Canonical ``--arg`` options: every traced parameter, and static ints that differ from their defaults."""
-        defaults = {p.name: p.default for p in inspect.signature(self.func).parameters.values()}
+        defaults = {p.name: p.default for p in callable_signature(self.func).parameters.values()}
         return [f"{n}={t}" for n, t in self.types.items()
                 if isinstance(t, TensorType) or type(t) is not type(defaults[n]) or t != defaults[n]]
 

@@ -11,11 +11,10 @@ skips the flattening: :func:`fast_key` and one dict lookup.
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from gradc.ir.builder import Traced
+from gradc.trace.signature import callable_signature
 
 
 def leaf_key(value):
@@ -45,7 +44,7 @@ def positional_count(f) -> int | None:
     (2, None)
     """
     try:
-        params = list(inspect.signature(f).parameters.values())
+        params = list(callable_signature(f).parameters.values())
     except (TypeError, ValueError):
         return None
     if all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):

@@ -40,6 +40,7 @@ from gradc.derivatives.differences import (
     quiet_call,
     two_step,
 )
+from gradc.derivatives.static_args import specialise_call, static_parameters
 from gradc.errors import ArgumentError, CheckError, user_facing, user_location
 from gradc.trace.selection import ALL, select_arguments
 
@@ -390,6 +391,7 @@ def _check_mode(c: _Checker, mode: str):
 @user_facing
 def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_entries: int = 50,
           raise_on_failure: bool = True, argnums: int | tuple | None = None, wrt: Any = None,
+          static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
           **example_kwargs: Any) -> CheckReport:
     """Compare ``compiled`` (a ``gradc.compile`` result, any mode, any target) with ``f`` at
     ``f(*example_args, **example_kwargs)``.
@@ -399,7 +401,8 @@ def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_ent
     comparison raises :class:`gradc.errors.CheckError` (its ``report`` attribute holds the report),
     otherwise the report is returned either way. ``argnums`` or ``wrt`` (``gradc.trace.selection``;
     default: every argument the compiled code differentiates) compare the derivatives with respect
-    to those arguments only. Pytree arguments are checked leaf by leaf.
+    to those arguments only. Pytree arguments are checked leaf by leaf. ``static_argnums`` /
+    ``static_argnames``: as given to ``gradc.compile`` (the static values among the example arguments).
 
     >>> import numpy as np, gradc
     >>> f = lambda x: np.tanh(x) * 2
@@ -422,6 +425,8 @@ def check(compiled: Any, f: Callable, *example_args: Any, seed: int = 0, max_ent
     if not callable(f):
         raise ArgumentError(f"gradc.check: f must be the Python function compiled, not a {type(f).__name__}")
     selection = select_arguments(f, argnums, wrt, what="gradc.check", default=ALL)
+    declared = static_parameters(f, static_argnums, static_argnames, "gradc.check")
+    f, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
     only = None if selection is None else list(selection.names)
     plan = getattr(compiled, "plan", None)
     if plan is not None:  # pytree arguments: the flat compiled functions against f as a function of the leaves

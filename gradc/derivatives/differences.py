@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradc.trace.signature import callable_signature
+
 FIRST_STEPS = {"f64": (1e-6, 1e-5), "f32": (1e-4, 1e-3)}  # relative to max(1, |x|)
 SECOND_STEPS = {"f64": (1e-4, 3e-4), "f32": (3e-3, 1e-2)}
 KINK = {1: 1e-5, 2: 1e-3}  # two steps disagreeing by more than this (relative) mark a kink: skipped
@@ -43,8 +45,8 @@ class Point:
     def of(cls, f, args, kwargs) -> Point:
         slots, order = {}, None
         try:
-            params = inspect.signature(f).parameters
-            bound = inspect.signature(f).bind(*args, **kwargs)
+            params = callable_signature(f).parameters
+            bound = callable_signature(f).bind(*args, **kwargs)
             position = 0
             for name in bound.arguments:
                 kind = params[name].kind

@@ -33,6 +33,8 @@ import weakref
 
 import numpy as np
 
+from gradc.derivatives.closures import inlined
+from gradc.derivatives.static_args import suggest_static, user_function
 from gradc.errors import ArgumentError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import _check_function_kind as check_function_kind  # generators and coroutines, at their def
@@ -40,6 +42,7 @@ from gradc.trace import bind_arguments, call_bound, def_location, function_name,
 from gradc.trace.capture import capture
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.scipy_dispatch import rebind
+from gradc.trace.signature import callable_signature
 from gradc.trace.state import CapturedState
 from gradc.tree_util import keystr, tree_flatten, tree_structure, treedef_is_leaf
 
@@ -167,16 +170,21 @@ class FlatFunction:
         self.layout = Layout(out_def, len(out_leaves), aux_def, tuple(slots), len(out_leaves) + len(extra))
         return tuple(out_leaves + extra)
 
-    def trace(self, leaves, warn_reads: bool = True):
-        """``(graph, state, layout)`` of ``fn`` on these leaves (``gradc.trace.trace_bound``), named as the user's."""
+    def trace(self, leaves, warn_reads: bool = True, inline: bool = False):
+        """``(graph, state, layout)`` of ``fn`` on these leaves (``gradc.trace.trace_bound``), named as the user's.
+
+        ``inline``: the derivative is inlined into the trace in progress (``gradc.derivatives.closures``): the
+        enclosing trace's values the function reads become trailing inputs of the graph, and
+        ``layout.captured`` holds those values (to pass after the leaves)."""
         check_function_kind(self.f)
         outer = self.fn.__dict__.get("__wrapped__")  # a trace of this function inside its own trace
         self.fn.__wrapped__ = self.f  # errors raised while tracing point at the user's def; not kept (weakly cached)
         try:
-            graph, _ = trace_bound(self.fn, dict(zip(self.leaf_names, leaves)), warn_reads=warn_reads)
+            graph = self._trace_inlined(leaves, warn_reads, inline)
         except StaticValueNeeded as e:
             better = self._sequence_used_as_array(e)
             if better is None:
+                suggest_static(e, zip(self.leaf_names, leaves))
                 raise
             raise better from None
         finally:
@@ -185,10 +193,29 @@ class FlatFunction:
             else:
                 self.fn.__wrapped__ = outer
         # what the user's function reads besides its arguments: warned about and guarded as trace_bound does
-        found = scan(self.f)
+        found = scan(user_function(self.f))
         warn_frozen(found, function_name(self.f), reads=warn_reads)
         return graph.replace(origin=function_origin(self.f)), CapturedState(found.reads), self.layout
 
+
+    def _trace_inlined(self, leaves, warn_reads, inline):
+        """The graph, traced on its own first (its names, hence the emitted code, as when no trace encloses it);
+        when inlined and it reads a value of the enclosing trace (a closure), traced again as a child of that
+        trace, the values read becoming trailing inputs (``layout.captured``)."""
+        values = dict(zip(self.leaf_names, leaves))
+        try:
+            graph, _ = trace_bound(self.fn, values, warn_reads=warn_reads)
+            if self.layout is not None:
+                self.layout.captured = []
+            return graph
+        except TraceError as e:
+            if not inline or not any(text in e.message for text in _READS_ENCLOSING):
+                raise
+        with inlined(leaves) as nest:
+            graph, _ = trace_bound(self.fn, values, warn_reads=warn_reads)
+        if self.layout is not None:
+            self.layout.captured = nest.captured if nest is not None else []
+        return graph
 
     def _sequence_used_as_array(self, error):
         """A list or tuple of numbers is a pytree (a leaf per entry): the error of a function that takes it for
@@ -203,6 +230,10 @@ class FlatFunction:
         return None
 
 
+# what a trace of its own says when the function reads a value of an enclosing trace (gradc.ir.builder, gradc.trace)
+_READS_ENCLOSING = ("is used outside it", "returned a value traced elsewhere")
+
+
 class Layout:
     """How one trace's flat outputs nest: the output's leaves first, then the aux leaves that were traced.
 
@@ -211,6 +242,7 @@ class Layout:
 
     def __init__(self, out_def, n_out: int, aux_def, aux_slots: tuple, n_flat: int):
         self.out_def, self.n_out, self.aux_def, self.aux_slots, self.n_flat = out_def, n_out, aux_def, aux_slots, n_flat
+        self.captured: list = []  # the enclosing trace's values read, when inlined (gradc.derivatives.closures)
         # an array, or a tuple of arrays, and no aux: the emitted functions return the results as they are
         self.direct = aux_def is None and (treedef_is_leaf(out_def) or out_def.node_type is tuple and n_out > 1 and
                                            all(treedef_is_leaf(c) for c in out_def.children_defs))
@@ -280,7 +312,7 @@ def _parameter_names(f):
     except (KeyError, TypeError):
         pass
     try:
-        params = list(inspect.signature(f).parameters.values())
+        params = list(callable_signature(f).parameters.values())
         names = [p.name for p in params] if all(
             p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else None
     except (TypeError, ValueError):

@@ -10,6 +10,9 @@ pass the aux through, and the nesting of their flat results.
 """
 from __future__ import annotations
 
+from gradc.ir.builder import next_index
+from gradc.ir.graph import Eqn, Var
+from gradc.ir.types import TensorType
 from gradc.transforms import reverse as ad
 
 
@@ -54,3 +57,27 @@ class GradientNesting:
         if self.plan.has_aux:
             value = (value, self.layout.aux((value, *aux)))
         return (value, grads) if self.with_value else grads if not self.plan.has_aux else (grads, value[1])
+
+
+def scalar_loss(graph):
+    """``graph`` with its first output, when it holds one number in an array of shape ``(1,)``, ``(1, 1)``, ...,
+    reshaped to a scalar (as autograd's ``grad`` and torch's ``backward()`` take a one-element output), and the
+    shape it had (None when nothing changed). Any other shape is left for the scalar check to refuse.
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> g, shape = scalar_loss(trace(lambda x: np.sum(x).reshape(1, 1), np.ones(2)))
+    >>> g.outputs[0].type, shape
+    (f64[], (1, 1))
+    """
+    out = graph.outputs[0] if graph.outputs else None
+    shape = getattr(getattr(out, "type", None), "shape", ())
+    if not isinstance(out, Var) or shape == () or any(d != 1 for d in shape):
+        return graph, None
+    taken = {v.name for v in graph.inputs} | {e.out.name for e in graph.eqns} | set(graph.params)
+    k = next_index(graph)
+    while f"t{k}" in taken:
+        k += 1
+    scalar = Var(f"t{k}", TensorType((), out.type.dtype))
+    eqn = Eqn("reshape", (out,), {"shape": ()}, scalar)
+    return graph.replace(eqns=list(graph.eqns) + [eqn], outputs=[scalar] + list(graph.outputs[1:])), shape

@@ -27,7 +27,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_call, flat_function
+from gradc.derivatives.static_args import Specialising, check_not_chosen, needs_specialising, static_parameters
 from gradc.derivatives.transforms import (
     Emitted,
     _cached,
@@ -42,6 +44,7 @@ from gradc.ir import dims
 from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
 from gradc.trace.selection import Selection, select_arguments
+from gradc.trace.signature import callable_signature
 from gradc.transforms import batching, forward, reverse
 
 
@@ -90,12 +93,12 @@ def _reverse_jacobians(graph, name, inputs):
 def _values(plan, leaves, argnums, mode):
     """The Jacobians of the flat function at ``leaves`` as values of the trace in progress (flat, the traced aux
     leaves last), their nesting, and the output's layout."""
-    graph, _, layout = plan.trace(leaves)
+    graph, _, layout = plan.trace(leaves, inline=True)  # inside a trace: the enclosing values read are inputs
     main = graph.replace(outputs=graph.outputs[:layout.n_out])  # the aux is passed through, never differentiated
     if not plan.plain:  # a clear error naming the leaf (params['n']) for an int or static leaf
         plan.leaf_names_of(sorted({k for k, (a, b) in enumerate(plan.ranges) for i in argnums if a <= i < b}), graph)
     names, as_tuple = argnum_names(plan.f, graph, argnums)
-    inputs = tensor_args(graph, leaves)
+    inputs = tensor_args(graph, leaves) + list(layout.captured)
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
@@ -218,7 +221,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
             return entry(*args)
         plan, leaves = flat_call(f, args, kwargs, has_aux)
         flat_argnums, nesting = _flat_argnums(plan, argnums)
-        if signature_key(leaves) is None:  # inside an outer trace: inline
+        if signature_key(leaves) is None or tracing():  # inside an outer trace: inline
             flat, structure, layout = _values(plan, leaves, flat_argnums, mode)
             if layout.n_flat > layout.n_out:
                 n_aux = layout.n_flat - layout.n_out
@@ -261,7 +264,7 @@ def _check(f, argnums, wrt, what: str):
 
 def _argnums_of(f, selection: Selection):
     """The parameter positions ``selection`` chooses, in the order asked: an int for a bare choice, else a tuple."""
-    params = list(inspect.signature(f).parameters)
+    params = list(callable_signature(f).parameters)
     positions = tuple(params.index(name) for name in selection.names)
     return positions if selection.as_tuple else positions[0]
 
@@ -269,7 +272,8 @@ def _argnums_of(f, selection: Selection):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
-def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -280,10 +284,12 @@ def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
            [0.841, 0.   ]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacfwd")
-    return _jacobian_fn(f, _argnums_of(f, selection), "fwd", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacfwd",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "fwd", has_aux=has_aux))
 
 
-def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -294,10 +300,12 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
            [0., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacrev")
-    return _jacobian_fn(f, _argnums_of(f, selection), "rev", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacrev",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "rev", has_aux=has_aux))
 
 
-def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -310,10 +318,12 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
            [0., 2.]])}}
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacobian")
-    return _jacobian_fn(f, _argnums_of(f, selection), "auto", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacobian",
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "auto", has_aux=has_aux))
 
 
-def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None) -> Callable:
+def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
+            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
@@ -325,5 +335,19 @@ def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fal
            [6., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.hessian")
-    chosen = _argnums_of(f, selection)
-    return _jacobian_fn(jacrev(f, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)
+
+    def make(g):
+        chosen = _argnums_of(g, selection)
+        return _jacobian_fn(jacrev(g, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)
+    return _with_static(f, selection, static_argnums, static_argnames, "gradc.hessian", make)
+
+
+@user_facing
+def _with_static(f, selection, static_argnums, static_argnames, what, make):
+    """``make(f)``, or, with static arguments (declared, or defaults that are functions), a
+    :class:`gradc.derivatives.static_args.Specialising` calling ``make`` per static values."""
+    declared = static_parameters(f, static_argnums, static_argnames, what)
+    check_not_chosen(f, selection.names, declared, what)
+    if not needs_specialising(f, declared):
+        return make(f)
+    return Specialising(f, declared, make)

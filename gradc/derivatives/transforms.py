@@ -17,7 +17,6 @@ array([0.      , 1.381773])
 """
 from __future__ import annotations
 
-import inspect
 import weakref
 from typing import Any, Callable
 
@@ -25,13 +24,16 @@ import numpy as np
 
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
+from gradc.derivatives.closures import own_inputs, tracing
 from gradc.derivatives.flat_function import flat_call
+from gradc.derivatives.static_args import check_not_chosen, specialise_call, static_parameters
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
 from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
 from gradc.trace import check_function, def_location
 from gradc.trace.selection import ALL, Selection, float_inputs, select_arguments
+from gradc.trace.signature import callable_signature
 from gradc.transforms import forward, reverse
 from gradc.tree_util import keystr, tree_map, treedef_is_leaf
 
@@ -166,10 +168,11 @@ def argnum_names(f, graph, argnums):
     return names, as_tuple
 
 
-def _selected(f, graph, argnums):
-    """The float inputs ``argnums`` picks (None: all of them), in parameter order, and whether to return a tuple."""
+def _selected(f, graph, argnums, n_params=None):
+    """The float inputs ``argnums`` picks (None: all of the function's own), in parameter order, and whether to
+    return a tuple."""
     if argnums is None:
-        names = _float_inputs(graph)
+        names = own_inputs(graph, len(graph.params) if n_params is None else n_params)
         return names, len(names) > 1
     names, as_tuple = argnum_names(f, graph, argnums)
     return [p for p in graph.params if p in names], as_tuple
@@ -218,7 +221,8 @@ def _jvp_returns(layout):
 
 @user_facing
 def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, argnums: int | tuple | None = None,
-        wrt: Any = None) -> tuple:
+        wrt: Any = None, static_argnums: int | tuple | None = None,
+        static_argnames: str | tuple | None = None) -> tuple:
     """``(f(*primals), J tangents)``: forward mode, one sweep computing the value and its tangent.
 
     ``tangents`` has one entry per primal. ``argnums`` or ``wrt`` (``gradc.trace.selection``; default:
@@ -240,24 +244,29 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
     f = check_function(f, "gradc.jvp")
     selection = select_arguments(f, argnums, wrt, what="gradc.jvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    f, primals, tangents, selection = _static_call(f, primals, tangents, selection, static_argnums, static_argnames,
+                                                   "gradc.jvp")
     if selection is not None:  # the arguments not chosen are held fixed: a zero tangent each
         chosen = _positions(f, selection)
         tangents = tuple(t if k in chosen else _zero_tangent(p) for k, (p, t) in enumerate(zip(primals, tangents)))
     entry = None if has_aux else cached_plain(f, ("jvp", None), primals)
     if entry is not None and entry.layout.direct:
-        return entry(*primals, *_tangents_fast(entry, f, primals, tangents))
+        return entry(*primals, *_tangents_fast(entry, f, primals, tangents, entry.names))
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     dots = _tangent_leaves(plan, primals, tangents)
+    n_given = given_leaves(plan, primals)  # a parameter left to its default is held fixed (no tangent)
 
-    def build_graph():
-        graph, _, layout = plan.trace(leaves)
-        jg = forward.jvp_graph(graph, _float_inputs(graph), name=f"{graph.name}_jvp")
+    def build_graph(inline=False):
+        graph, _, layout = plan.trace(leaves, inline=inline)
+        jg = forward.jvp_graph(graph, own_inputs(graph, n_given), name=f"{graph.name}_jvp")
         n = len(graph.outputs)  # the tangents of the output's leaves only (not the aux's)
         return graph, jg.replace(outputs=jg.outputs[:n] + jg.outputs[n:n + layout.n_out]), layout
 
-    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots):
-        graph, jg, layout = build_graph()
-        outs = evaluate(jg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, dots))
+    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in dots) or tracing():
+        graph, jg, layout = build_graph(inline=True)
+        own = own_inputs(graph, n_given)
+        outs = evaluate(jg, *tensor_args(graph, leaves), *layout.captured,
+                        *_check_tangents(plan.f, graph, leaves, dots, own))
         n = layout.n_flat
         return _split_jvp((outs[0] if n == 1 else outs[:n], outs[n] if layout.n_out == 1 else outs[n:]), layout)
 
@@ -265,11 +274,17 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
         graph, jg, layout = build_graph()
         entry = Emitted(jg, f"Value of {graph.name} and its tangent (forward mode).", _jvp_returns(layout),
                         _header(graph, "forward mode"))
-        entry.primal_graph, entry.plan, entry.layout = graph, _tangent_plan(graph), layout
+        entry.names = own_inputs(graph, n_given)
+        entry.primal_graph, entry.plan, entry.layout = graph, _tangent_plan(graph, entry.names), layout
         return entry
 
     entry = _cached(plan.f, ("jvp", None if plan.plain else plan), leaves, build)
-    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots)), entry.layout)
+    return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots, entry.names)), entry.layout)
+
+
+def given_leaves(plan, primals) -> int:
+    """How many leaves the primals given have (the parameters after them are left to their defaults)."""
+    return plan.ranges[len(primals) - 1][1] if primals else 0
 
 
 def tensor_args(graph, args):
@@ -279,7 +294,8 @@ def tensor_args(graph, args):
 
 @user_facing
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple | None = None,
-        wrt: Any = None) -> tuple:
+        wrt: Any = None, static_argnums: int | tuple | None = None,
+        static_argnames: str | tuple | None = None) -> tuple:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple, a dict for
@@ -304,17 +320,23 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
     if not primals:
         raise ArgumentError("gradc.vjp needs the point to differentiate at: vjp(f, *primals)",
                             hint="pass f's arguments after f: gradc.vjp(f, x)")
+    n_primals = len(primals)
+    f, primals, _, selection_in_f, static_at = _static_call(f, primals, None, selection, static_argnums,
+                                                            static_argnames, "gradc.vjp", positions=True)
+    selection = selection_in_f
     positions = None if selection is None else _positions(f, selection)
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
-    graph, _, layout = plan.trace(leaves)
-    names = _float_inputs(graph)
+    inline = signature_key(leaves) is None or tracing()
+    graph, _, layout = plan.trace(leaves, inline=inline)
+    names = own_inputs(graph, len(leaves))
     n_out, n_flat = layout.n_out, layout.n_flat
     main = graph.replace(outputs=graph.outputs[:n_out])  # the aux is passed through, never differentiated
     vg = reverse.vjp_graph(main, names, name=f"{graph.name}_vjp")
     vg = vg.replace(outputs=vg.outputs + graph.outputs[n_out:])
-    if signature_key(leaves) is None:
-        run = lambda *args: evaluate(vg, *tensor_args(graph, leaves), *args)  # noqa: E731
-        outs = evaluate(graph, *tensor_args(graph, leaves))
+    if inline:
+        captured = layout.captured
+        run = lambda *args: evaluate(vg, *tensor_args(graph, leaves), *captured, *args)  # noqa: E731
+        outs = evaluate(graph, *tensor_args(graph, leaves), *captured)
     else:
         def build():
             return Emitted(vg, f"Value of {graph.name} and the pull-back of the output cotangents.",
@@ -341,6 +363,9 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
         results = run(*cts)
         grads = dict(zip(names, results[n_out:n_out + n_grads]))
         every = plan.nest(grads, range(len(primals)), True)
+        if static_at:  # a static argument's entry is None, as an int's is
+            rest = iter(every)
+            every = tuple(None if k in static_at else next(rest) for k in range(n_primals))
         if selection is None:
             return every
         return _picked(plan.f, every, positions, selection)
@@ -358,7 +383,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
 
 @user_facing
 def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None, *,
-        wrt: Any = None) -> Any:
+        wrt: Any = None, static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.
 
     ``tangents`` has one entry per primal (None for those ``argnums`` leaves out).
@@ -376,12 +401,14 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
     f = check_function(f, "gradc.hvp")
     selection = select_arguments(f, argnums, wrt, what="gradc.hvp", default=ALL)
     primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    f, primals, tangents, selection = _static_call(f, primals, tangents, selection, static_argnums, static_argnames,
+                                                   "gradc.hvp")
     if selection is not None:  # positions, in the order asked (an int for a bare choice)
         argnums = _positions(f, selection)
         argnums = argnums if selection.as_tuple else argnums[0]
     plan, leaves = flat_call(f, primals)
     if plan.plain:
-        return _hvp_leaves(plan, leaves, tangents, argnums, None)
+        return _hvp_leaves(plan, leaves, tangents, argnums, None, given_leaves(plan, primals))
     positions, as_tuple = (list(range(len(primals))), len(primals) > 1) if argnums is None else \
         plan.chosen(argnums, "argnums")
     dots = []
@@ -394,13 +421,17 @@ def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | Non
     return _hvp_leaves(plan, leaves, dots, None, (positions, as_tuple))
 
 
-def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
+def _hvp_leaves(plan, leaves, tangents, argnums, nesting, n_given=None):
     """hvp of the flat function: ``argnums`` as given (all leaves), or ``nesting = (positions, as_tuple)``."""
-    def build_graph():
-        graph, _, _ = plan.trace(leaves)
+    captured: list = []  # the enclosing trace's values the function reads, when inlined
+    n_given = len(leaves) if n_given is None else n_given
+
+    def build_graph(inline=False):
+        graph, _, layout = plan.trace(leaves, inline=inline)
+        captured[:] = layout.captured
         reverse.check_differentiable_output(graph, what="hvp", where=def_location(plan.f))
         if nesting is None:
-            names, as_tuple = _selected(plan.f, graph, argnums)
+            names, as_tuple = _selected(plan.f, graph, argnums, n_given)
         else:
             names, as_tuple = plan.leaf_names_of(nesting[0], graph, skip_static=argnums is None), True
         return graph, forward.hvp_graph(graph, names), names, as_tuple
@@ -413,9 +444,10 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
             return tuple(by_name[plan.params[a]] for a in argnums)
         return tuple(outs) if as_tuple else outs[0]
 
-    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents):
-        graph, hg, names, as_tuple = build_graph()
-        outs = evaluate(hg, *tensor_args(graph, leaves), *_check_tangents(plan.f, graph, leaves, tangents, names))
+    if signature_key(leaves) is None or any(isinstance(t, Traced) for t in tangents) or tracing():
+        graph, hg, names, as_tuple = build_graph(inline=True)
+        outs = evaluate(hg, *tensor_args(graph, leaves), *captured,
+                        *_check_tangents(plan.f, graph, leaves[:n_given], tangents, names))
         return finish(outs, names, as_tuple)
 
     def build():
@@ -428,7 +460,7 @@ def _hvp_leaves(plan, leaves, tangents, argnums, nesting):
         return entry
 
     entry = _cached(plan.f, ("hvp", None if plan.plain else plan, hashable(argnums)), leaves, build)
-    outs = entry(*leaves, *_tangents_fast(entry, plan.f, leaves, tangents, entry.names))
+    outs = entry(*leaves, *_tangents_fast(entry, plan.f, leaves[:n_given], tangents, entry.names))
     return finish(outs if entry.as_tuple else [outs], entry.names, entry.as_tuple)
 
 
@@ -438,7 +470,7 @@ def hashable(argnums):
 
 def _positions(f, selection) -> tuple:
     """The parameter positions ``selection`` chooses, in the order asked."""
-    params = list(inspect.signature(f).parameters)
+    params = list(callable_signature(f).parameters)
     return tuple(params.index(name) for name in selection.names)
 
 
@@ -458,3 +490,18 @@ def _picked(f, every, positions, selection):
                                 where=def_location(f), hint="pass it as a float array, or choose another argument")
         picked.append(every[k])
     return tuple(picked) if selection.as_tuple else picked[0]
+
+
+def _static_call(f, primals, tangents, selection, static_argnums, static_argnames, what, positions=False):
+    """``f``, the primals and tangents, and the selection for a call with static arguments (declared, or opaque
+    values such as functions): ``f`` specialised to them, their primals and tangents taken out, the selection
+    by name (positions shift). With ``positions``, also the positions the static primals had."""
+    declared = static_parameters(f, static_argnums, static_argnames, what)
+    if selection is not None:
+        check_not_chosen(f, selection.names, declared, what)
+    g, rest, _, at = specialise_call(f, tuple(primals), {}, declared)
+    if g is not f:
+        if tangents is not None:
+            tangents = tuple(t for k, t in enumerate(tangents) if k not in at)
+        f, primals = g, rest
+    return (f, primals, tangents, selection, at) if positions else (f, primals, tangents, selection)

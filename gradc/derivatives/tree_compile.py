@@ -28,6 +28,7 @@ from gradc.errors import ArgumentError
 from gradc.trace import call_bound, def_location, function_name
 from gradc.trace.capture import capture
 from gradc.trace.scipy_dispatch import rebind
+from gradc.trace.signature import callable_signature
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
 
 
@@ -98,7 +99,7 @@ class TreePlan:
     def flatten_call(self, args, kwargs, what: str) -> list:
         """The leaves of a call's arguments, each pytree checked against the compiled structure."""
         try:
-            bound = inspect.signature(self.f).bind(*args, **kwargs)
+            bound = callable_signature(self.f).bind(*args, **kwargs)
         except TypeError as e:
             raise ArgumentError(f"{what}: {e}", hint="call it as the function compiled is called") from None
         bound.apply_defaults()

@@ -31,8 +31,10 @@ from typing import Any, Callable
 import numpy as np
 
 from gradc.derivatives.call_keys import call_key, fast_key, positional_count, runner
+from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.pickling import reduce_transform
+from gradc.derivatives.static_args import Specialising, needs_specialising, static_parameters
 from gradc.derivatives.transforms import Emitted
 from gradc.errors import ArgumentError, user_facing
 from gradc.ir.builder import Traced
@@ -40,7 +42,7 @@ from gradc.ir.interpret import evaluate
 from gradc.ir.types import TensorType
 from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace_bound
 from gradc.trace.frozen import scan, warn_frozen
-from gradc.trace.signature import classify_argument
+from gradc.trace.signature import callable_signature, classify_argument
 from gradc.transforms.batching import batched_outputs, vmap_graph
 from gradc.tree_util import PyTreeError, tree_flatten
 
@@ -116,7 +118,7 @@ class Vectorized:
     def _call(self, args, kwargs):
         plan, leaves, axes, size = self._plan(args, kwargs)
         key = call_key(plan.defs, leaves)
-        if key is None:  # inside an outer trace: record the batched computation there
+        if key is None or tracing():  # inside an outer trace: record the batched computation there
             outs, out_def = self._batched(plan, leaves, axes, size)
             return out_def.unflatten(outs)
         run = self._entry(plan, leaves, axes, size, key)[0]
@@ -218,12 +220,12 @@ class Vectorized:
 
     def _batched(self, plan, leaves, axes, size):
         """The batched computation on the leaves (arrays or traced values): flat outputs and their structure."""
-        graph, _, layout = plan.trace(self._example(plan, leaves, axes), warn_reads=False)
+        graph, _, layout = plan.trace(self._example(plan, leaves, axes), warn_reads=False, inline=True)
         out_def = layout.out_def
         out_axes = broadcast_prefix(self.out_axes, out_def.unflatten(range(out_def.num_leaves)),
                                     "out_axes for the output")
         axis_of = dict(zip(plan.leaf_names, axes))
-        flags = [axis_of[v.name] is not None for v in graph.inputs]
+        flags = [axis_of.get(v.name) is not None for v in graph.inputs]  # an outer value closed over: shared
         depends = batched_outputs(graph, flags)
         for k, (axis, dep) in enumerate(zip(out_axes, depends)):
             if axis is None and dep:
@@ -238,7 +240,7 @@ class Vectorized:
                 continue
             inputs.append(np.moveaxis(leaf, axis, 0) if axis else leaf)
         outs = []
-        for value, axis, o in zip(evaluate(batched, *inputs), out_axes, batched.outputs):
+        for value, axis, o in zip(evaluate(batched, *inputs, *layout.captured), out_axes, batched.outputs):
             if axis is not None:
                 rank = len(o.type.shape)
                 if not -rank <= axis < rank:
@@ -284,13 +286,16 @@ def _shape(leaf) -> tuple:
 
 
 @user_facing
-def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, *, axis_size: int | None = None) -> Callable:
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, *, axis_size: int | None = None,
+         static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """``f`` mapped over a batch axis of its arguments, computed as one vectorised function (JAX's ``vmap``).
 
     ``in_axes``: an int or None for every positional argument, or a tuple with an entry
     per positional argument (an int, None, or a prefix tree of that argument).
     ``out_axes``: where the batch axis goes in each output (int, None or prefix tree).
     ``axis_size``: the batch size when no argument is batched.
+    ``static_argnums``/``static_argnames``: arguments baked into the trace, not mapped (their ``in_axes``
+    entry, in a tuple, must be None); a new value traces again (``gradc.derivatives.static_args``).
 
     >>> import numpy as np
     >>> vmap(lambda x, w: x @ w, in_axes=(0, None))(np.ones((4, 3)), np.ones((3, 2))).shape
@@ -312,7 +317,24 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, *, axis_size: int | N
     if axis_size is not None and (not isinstance(axis_size, (int, np.integer)) or isinstance(axis_size, bool)
                                   or axis_size < 0):
         raise ArgumentError(f"axis_size is {axis_size!r:.40}, not an int >= 0", hint="e.g. axis_size=8")
-    return Vectorized(f, in_axes, out_axes, None if axis_size is None else int(axis_size))
+    size = None if axis_size is None else int(axis_size)
+    declared = static_parameters(f, static_argnums, static_argnames, "gradc.vmap")
+    if not needs_specialising(f, declared):
+        return Vectorized(f, in_axes, out_axes, size)
+    positional = [p.name for p in callable_signature(f).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if isinstance(in_axes, tuple):
+        for name, axis in zip(positional, in_axes):
+            if name in declared and axis is not None:
+                raise ArgumentError(f"gradc.vmap: {name!r} is static and has in_axes entry {axis!r}",
+                                    hint="give a static argument the in_axes entry None")
+
+    def make(g):
+        if not isinstance(in_axes, tuple):
+            return Vectorized(g, in_axes, out_axes, size)
+        kept = set(callable_signature(g).parameters)
+        return Vectorized(g, tuple(a for name, a in zip(positional, in_axes) if name in kept), out_axes, size)
+    return Specialising(f, declared, make)
 
 
 __all__ = ["vmap", "Vectorized", "broadcast_prefix"]

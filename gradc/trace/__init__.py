@@ -22,6 +22,7 @@ def lambda_(x: f64[3]) -> f64[3]:
 """
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 
@@ -51,6 +52,18 @@ from gradc.trace.state import CapturedState
 from gradc.trace.tracer import TRACING, Tracer
 
 
+class Enclosing:
+    """Set in :data:`ENCLOSING` around the trace of a transform inlined into the trace in progress: ``parent`` is the
+    builder of that trace; after the trace, ``captured`` holds its values the function read (one per extra input)."""
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.captured: list = []
+
+
+ENCLOSING: contextvars.ContextVar = contextvars.ContextVar("gradc_enclosing", default=None)
+
+
 def trace(f, *args, **kwargs):
     """Trace ``f`` on example arguments (only their shapes, dtypes and static values matter).
 
@@ -76,7 +89,10 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
     (['x', 'k'], False)
     """
     _check_function_kind(f)
-    builder = Builder(taken=values)  # intermediates never take a parameter's name
+    # a transform inlined into an enclosing trace (gradc.derivatives.closures): values of that trace the function
+    # reads (a closure over an outer traced value) become extra inputs of this graph, constants of its derivative
+    nested = ENCLOSING.get()
+    builder = Builder(taken=values, parent=nested.parent if nested is not None else None)
     call_args, static = {}, {}
     kinds = {name: classify_argument(name, value) for name, value in values.items()}
     _check_size_names(f, kinds)
@@ -87,6 +103,7 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
         else:
             static[name] = call_args[name] = info
     token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
+    nested_token = ENCLOSING.set(None)  # only this trace: a trace inside it says for itself
     try:
         with stage("gradc.trace", f"tracing {function_name(f)}", _progress(builder)) as timer:
             result = call_bound(capture_control_flow(rebind(f)), call_args)  # SciPy names: gradc's; if/for/while
@@ -98,8 +115,14 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
         raise refusal from None
     finally:
         TRACING.reset(token)
+        ENCLOSING.reset(nested_token)
     outputs = [_output_atom(r, builder, f) for r in (result if isinstance(result, (tuple, list)) else (result,))]
-    graph = builder.graph(function_name(f), outputs, params=list(values), static=static, origin=function_origin(f))
+    params = list(values)
+    if builder.captured:  # only under ENCLOSING: the enclosing trace's values read, as trailing inputs
+        builder.inputs.extend(builder.capture_inputs)
+        params += [v.name for v in builder.capture_inputs]
+        nested.captured = [Tracer(nested.parent, atom) for atom in builder.captured]
+    graph = builder.graph(function_name(f), outputs, params=params, static=static, origin=function_origin(f))
     found = scan(f)
     warn_frozen(found, function_name(f), reads=warn_reads)
     return graph, CapturedState(found.reads)
@@ -167,6 +190,8 @@ def _check_function_kind(f):
 
 def _output_atom(value, builder, f):
     if isinstance(value, Tracer):
+        if value.builder is not builder and builder.parent is not None and builder.encloses(value.builder):
+            return builder.capture(value.builder, value.atom)  # an enclosing trace's value returned as it is
         if value.builder is not builder:
             raise TraceError("the function returned a value traced elsewhere", where=def_location(f),
                              hint="return values computed from this function's own arguments")

@@ -34,13 +34,12 @@ Selection(names=('w',), as_tuple=False)
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gradc.errors import ArgumentError
-from gradc.trace.signature import def_location, function_name
+from gradc.trace.signature import callable_signature, def_location, function_name
 
 ALL = "all"  # a default meaning every float argument (jvp, vjp, hvp)
 
@@ -65,7 +64,7 @@ class Selection:
 def _parameters(f):
     """``(positional names, keyword-only names, *args name, **kwargs name)`` of ``f``."""
     positional, keyword, star, double_star = [], [], None, None
-    for p in inspect.signature(f).parameters.values():
+    for p in callable_signature(f).parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             positional.append(p.name)
         elif p.kind is p.KEYWORD_ONLY:

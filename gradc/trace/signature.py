@@ -10,6 +10,7 @@ import inspect
 import keyword
 import os
 import types
+from typing import Any, Callable
 
 import numpy as np
 
@@ -44,6 +45,10 @@ def classify_argument(name: str, value):
     if isinstance(value, (list, tuple)):
         raise ArgumentError(f"argument {name!r} is a {type(value).__name__}",
                             hint=f"pass np.asarray({name}) instead")
+    if callable(value) or not hasattr(value, "__array__"):  # a function, a sentinel: a constant of the trace
+        raise ArgumentError(f"argument {name!r} is a {type(value).__name__}, which gradc cannot trace",
+                            hint=f"declare it static (static_argnames=({name!r},)): its value is then baked into "
+                                 "the trace, and a new value traces again")
     raise ArgumentError(f"argument {name!r} is a {type(value).__name__}; gradc takes NumPy arrays, "
                         "Python floats and Python ints", hint="convert it with np.asarray(...)")
 
@@ -70,6 +75,74 @@ def unwrap(f):
     return f
 
 
+def callable_signature(f) -> inspect.Signature:
+    """The parameters gradc binds for ``f``: the one place that decides, for every kind of callable.
+
+    A ``functools.wraps`` wrapper is called through its own parameters (``def wrapper(x)`` around
+    ``f(x, y)`` takes ``x``), not the wrapped function's, which ``inspect.signature`` reports; only a
+    wrapper taking ``*args, **kwargs`` alone is read through to the function it wraps (a decorator
+    that passes everything on). A ``functools.partial`` drops the positions it binds and keeps the
+    keywords it binds as keyword-only parameters with those defaults; NumPy functions
+    (``np.sum``) read through their dispatcher; a NumPy ufunc takes its inputs alone
+    (:func:`as_function`); bound methods and callable objects lose ``self``. Raises ``TypeError`` or
+    ``ValueError`` when Python cannot tell (a builtin without a signature).
+
+    >>> import functools
+    >>> def f(x, y): return x * y
+    >>> @functools.wraps(f)
+    ... def twice(x): return f(x, 2.0)
+    >>> str(callable_signature(twice)), str(callable_signature(functools.partial(f, y=3.0)))
+    ('(x)', '(x, *, y=3.0)')
+    """
+    if isinstance(f, np.ufunc):
+        return inspect.signature(as_function(f))
+    if isinstance(f, functools.partial) and "__signature__" not in getattr(f, "__dict__", {}):
+        return _partial_signature(f)
+    try:
+        own = inspect.signature(f, follow_wrapped=False)
+    except ValueError:  # a C-level dispatcher (np.sum): the Python function it wraps has the signature
+        if getattr(f, "__wrapped__", None) is None:
+            raise
+        return callable_signature(f.__wrapped__)
+    wrapped = getattr(f, "__wrapped__", None)
+    if wrapped is not None and callable(wrapped) and _passes_everything(own):
+        try:
+            return callable_signature(wrapped)
+        except (TypeError, ValueError):
+            return own
+    return own
+
+
+def _passes_everything(signature: inspect.Signature) -> bool:
+    """``(*args, **kwargs)`` (or one of them) and nothing else: a wrapper that says nothing of its own."""
+    kinds = [p.kind for p in signature.parameters.values()]
+    return bool(kinds) and all(k in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for k in kinds)
+
+
+def _partial_signature(p: functools.partial) -> inspect.Signature:
+    """What ``inspect`` gives for a partial, computed from :func:`callable_signature` of its function."""
+    params = list(callable_signature(p.func).parameters.values())
+    n_bound = len(p.args)
+    out, keyword_from_here = [], False
+    for param in params:
+        if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) and n_bound:
+            n_bound -= 1  # bound by position
+            continue
+        if param.kind is param.VAR_POSITIONAL and n_bound:
+            n_bound = 0
+        if param.name in p.keywords and param.kind is not param.VAR_KEYWORD:
+            if param.kind is param.POSITIONAL_ONLY:
+                raise TypeError(f"{p!r} binds the positional-only parameter {param.name!r} by keyword")
+            param = param.replace(kind=param.KEYWORD_ONLY, default=p.keywords[param.name])
+            keyword_from_here = True  # later parameters can then only be given by keyword
+        elif keyword_from_here and param.kind is param.POSITIONAL_OR_KEYWORD:
+            param = param.replace(kind=param.KEYWORD_ONLY)
+        elif keyword_from_here and param.kind is param.VAR_POSITIONAL:
+            continue
+        out.append(param)
+    return inspect.Signature(out)
+
+
 def function_name(f) -> str:
     """The name the graph and the emitted functions take: the function's (a partial's: its function's).
 
@@ -91,7 +164,41 @@ def function_name(f) -> str:
     return name
 
 
+def describe(value: Any) -> str:
+    """A deterministic short text of a static value for headers (a function by its dotted name, not its address).
+
+    >>> describe(np.tanh), describe(3), describe("a" * 80)[-4:]
+    ('numpy.tanh', '3', "...'")
+    """
+    if callable(value) and hasattr(value, "__qualname__" if not isinstance(value, np.ufunc) else "__name__"):
+        module = getattr(value, "__module__", None) or ("numpy" if isinstance(value, np.ufunc) else "")
+        name = getattr(value, "__qualname__", None) or value.__name__
+        return f"{module}.{name}" if module else name
+    text = repr(value)
+    if " at 0x" in text:
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:56] + "...'"
+
+
+def static_note(f: Callable) -> str:
+    """``" (static n=3, act=numpy.tanh)"`` for a specialisation, ``""`` otherwise: for origins and headers."""
+    fixed = getattr(f, "__gradc_static__", None)
+    if not fixed:
+        return ""
+    return " (static " + ", ".join(f"{name}={describe(value)}" for name, value in fixed.items()) + ")"
+
+
 def function_origin(f) -> str:
+    """``file.py:name`` of the user's function, for headers (with the static values a transform baked in).
+
+    >>> def f(x): return x
+    >>> function_origin(f).endswith(":f")
+    True
+    """
+    fixed = getattr(f, "__gradc_static__", None)
+    if fixed is not None:
+        return function_origin(f.__wrapped__) + static_note(f)
     if isinstance(getattr(unwrap(f), "__wrapped__", None), np.ufunc):  # as_function's: NumPy's, not gradc's
         return f"numpy:{function_name(f)}"
     code = getattr(unwrap(f), "__code__", None)
@@ -102,7 +209,7 @@ def function_origin(f) -> str:
 def bind_arguments(f, args, kwargs=None):
     """The user's parameter names bound to ``args`` (defaults filled in), or an ArgumentError."""
     try:
-        sig = inspect.signature(f)
+        sig = callable_signature(f)
     except (TypeError, ValueError):
         raise ArgumentError(f"cannot read the parameters of {f!r}",
                             hint="pass a Python function (def or lambda)") from None
@@ -138,7 +245,7 @@ def call_bound(f, values: dict):
     (1, 2, 3)
     """
     args, kwargs = [], {}
-    for p in inspect.signature(f).parameters.values():
+    for p in callable_signature(f).parameters.values():
         if p.kind is p.KEYWORD_ONLY:
             kwargs[p.name] = values[p.name]
         else:
@@ -193,7 +300,7 @@ def check_function(f, what: str, *, called_with: int | None = None):
                             hint=f"pass the function itself: {what}(loss)")
     f = as_function(f)  # first: NumPy < 2.3 gives ufuncs no signature to read
     try:
-        signature = inspect.signature(f)
+        signature = callable_signature(f)
     except (TypeError, ValueError):
         raise ArgumentError(f"{what}: cannot read the parameters of {f!r}", where=user_location(),
                             hint="pass a Python function (def or lambda)") from None
