@@ -289,10 +289,17 @@ def check_not_chosen(f: Callable, chosen_names, declared: tuple, what: str) -> N
 def suggest_static(error, names_and_values) -> None:
     """Add to a :class:`gradc.errors.StaticValueNeeded` (a traced value met where Python needs a number) that data
     steering Python can be declared static, naming the integer arguments when there are any."""
-    if (error.hint and "static_argnames" in error.hint) or "named size" in error.message:
+    if "named size" in error.message:
         return  # a named size is no argument's value: compiling for a fixed size is the fix there
     ints = [name for name, value in names_and_values
             if isinstance(value, (np.ndarray, np.generic)) and np.asarray(value).dtype.kind in "iub"]
+    generic = "static_argnums=(i,) or static_argnames=('name',)"  # the tracer's hint, before it knows the names
+    if error.hint and generic in error.hint:
+        if ints:
+            error.hint = error.hint.replace(generic, f"static_argnames=({', '.join(repr(n) for n in ints)},)")
+        return
+    if error.hint and "static_argnames" in error.hint:
+        return
     if ints:
         named = ", ".join(repr(n) for n in ints)
         text = (f"if {named} steers Python (a trip count, an index into a list), declare it static: "

@@ -126,15 +126,24 @@ def test_a_list_indexed_by_a_static_integer_table():
     np.testing.assert_allclose(got, central_gradient(lambda x: chain(x, parents), X), atol=1e-8)
 
 
-def test_the_error_meeting_an_integer_array_suggests_making_it_static():
+def test_a_list_indexed_by_an_integer_table_is_a_traced_choice():
     def chain(x, parents):
         values = [x[0]]
         for i in range(1, 3):
             values.append(values[parents[i]] * x[i])
         return values[-1]
 
-    with pytest.raises(gradc.TraceError, match=r"static_argnames=\('parents',\)") as info:
-        gradc.grad(chain)(X, np.array([0, 0, 1]))
+    parents = np.array([0, 0, 1])
+    got = gradc.grad(chain)(X, parents)
+    np.testing.assert_allclose(got, central_gradient(lambda x: chain(x, parents), X), rtol=1e-6, atol=1e-8)
+
+
+def test_the_error_meeting_an_integer_array_suggests_making_it_static():
+    def padded(x, sizes):
+        return np.sum(np.zeros(sizes[0]) + x[0])
+
+    with pytest.raises(gradc.TraceError, match=r"static_argnames=\('sizes',\)") as info:
+        gradc.grad(padded)(X, np.array([2, 3]))
     assert "test_static_args.py" in str(info.value)
 
 
