@@ -71,7 +71,8 @@ BINARY = {
     "fmax": np.fmax, "fmin": np.fmin, "arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
     "logaddexp2": np.logaddexp2,
 }
-SHAPES = {"same": ((3, 2), (3, 2)), "row_col": ((3, 1), (1, 4)), "scalar_array": ((), (3,)), "array_scalar": ((2, 3), ())}
+SHAPES = {"same": ((3, 2), (3, 2)), "row_col": ((3, 1), (1, 4)), "scalar_array": ((), (3,)),
+          "array_scalar": ((2, 3), ())}
 for name, ufunc in BINARY.items():
     for shapes_name, (sa, sb) in SHAPES.items():
         a = positive(*sa) if sa else float(positive())
@@ -103,4 +104,5 @@ REDUCTIONS = [
 for name, fun in REDUCTIONS:
     x = randn(2, 3, 4) + 0.1 * np.arange(24).reshape(2, 3, 4)  # distinct entries: max and min are smooth here
     scalar = np.ndim(fun(x)) == 0
-    CASES.append(Case(f"reduce_{name}", fun, (x,), order=2 if scalar and "max" not in name and "min" not in name else 1))
+    smooth = scalar and "max" not in name and "min" not in name
+    CASES.append(Case(f"reduce_{name}", fun, (x,), order=2 if smooth else 1))

@@ -35,7 +35,8 @@ CASES += [
     Case("dict_items", lambda d: sum(np.sum(v ** 2) for _, v in d.items()), ({"x": randn(2), "y": randn(2)},)),
     Case("nested_pytree", lambda p: np.sum(p["layers"][0]["w"] @ p["layers"][1]["w"]) + p["scale"],
          ({"layers": [{"w": randn(2, 3)}, {"w": randn(3, 2)}], "scale": 0.5},)),
-    Case("list_len_loop", lambda xs: sum(np.sum(xs[i] * (i + 1)) for i in range(len(xs))), ([randn(2), randn(2), randn(2)],)),
+    Case("list_len_loop", lambda xs: sum(np.sum(xs[i] * (i + 1)) for i in range(len(xs))),
+         ([randn(2), randn(2), randn(2)],)),
     Case("zip_lists", lambda xs: sum(np.dot(a, b) for a, b in zip(xs[:-1], xs[1:])), ([randn(3), randn(3), randn(3)],)),
 ]
 

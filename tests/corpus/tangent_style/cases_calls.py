@@ -223,18 +223,20 @@ CASES: list[Case] = [Case(f.__name__, f, (0.7,), order=2) for f in SCALAR]
 CASES += [Case(f"{f.__name__}_arg{k}", f, (0.7, -0.4), argnum=k, order=2)
           for f in (call_nested_helpers, inner_def, cart2polar) for k in (0, 1)]
 CASES += [Case(f"call_in_if_{k}", call_in_if, (a, -0.4), order=2) for k, a in enumerate((0.7, -0.7))]
-CASES += [Case(f.__name__, f, (X3,), order=2) for f in (subscript_read, subscript_slice, subscript_write_copy,
-                                                       array_fill_loop, array_fill_loop_augmented, array_column_write_loop,
-                                                       list_append_in_loop_stack)]
+ARRAY_ONE_ARG = [subscript_read, subscript_slice, subscript_write_copy, array_fill_loop, array_fill_loop_augmented,
+                 array_column_write_loop, list_append_in_loop_stack]
+CASES += [Case(f.__name__, f, (X3,), order=2) for f in ARRAY_ONE_ARG]
 CASES += [Case("array_tuple_targets_loop", array_tuple_targets_loop, (X4,), order=2),
           Case("running_max_loop", running_max_loop, (X4,)),
           Case("array_write_in_branch_0", array_write_in_branch, (X3,), order=2),
           Case("array_write_in_branch_1", array_write_in_branch, (-X3,), order=2)]
 INPUTS, W = rs.randn(4, 2) * 0.5, rs.randn(2, 2) * 0.5
-CASES += [Case(f"{f.__name__}_arg{k}", f, (INPUTS, W), argnum=k, order=2) for f in (rnn, rnn_states_list) for k in (0, 1)]
+CASES += [Case(f"{f.__name__}_arg{k}", f, (INPUTS, W), argnum=k, order=2)
+          for f in (rnn, rnn_states_list) for k in (0, 1)]
 CASES += [Case("bilinear_arg0", bilinear, (X3, rs.randn(3, 3)), order=2),
           Case("bilinear_arg1", bilinear, (X3, rs.randn(3, 3)), argnum=1),
-          Case("logistic_regression", logistic_regression, (rs.randn(3), rs.randn(5, 3), np.sign(rs.randn(5))), order=2)]
+          Case("logistic_regression", logistic_regression, (rs.randn(3), rs.randn(5, 3), np.sign(rs.randn(5))),
+               order=2)]
 
 
 # the same loops inside helpers, reached in every way a program reaches a helper

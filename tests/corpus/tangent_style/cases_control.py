@@ -278,12 +278,12 @@ def numpy_if_on_sum(x):
     return np.sum(x ** 2)
 
 
-POSITIVE, NEGATIVE, SMALL = 0.7, -1.3, 0.2
-ONE_ARG = [identity, negate, reassign, overwrite_argument, polynomial, rational, chain_of_mults, augmented, loop_square,
-           loop_counter_used, loop_reversed, loop_negative_step, nested_loops, serial_loops, loop_augmented, loop_then_if,
-           if_then_loop, loop_with_if, if_else, if_elif_else, if_no_else, nested_if, if_compound_condition, early_return,
-           early_return_in_loop, while_static_count, while_traced, while_traced_counter, while_true_return,
-           while_true_break, for_break, for_continue, ternary, numpy_math]
+POSITIVE = 0.7
+ONE_ARG = [identity, negate, reassign, overwrite_argument, polynomial, rational, chain_of_mults, augmented,
+           loop_square, loop_counter_used, loop_reversed, loop_negative_step, nested_loops, serial_loops,
+           loop_augmented, loop_then_if, if_then_loop, loop_with_if, if_else, if_elif_else, if_no_else, nested_if,
+           if_compound_condition, early_return, early_return_in_loop, while_static_count, while_traced,
+           while_traced_counter, while_true_return, while_true_break, for_break, for_continue, ternary, numpy_math]
 BRANCHING = {loop_then_if: (0.7, 1.3), if_then_loop: (0.7, -0.7), loop_with_if: (0.7, 2.5), if_else: (0.7, -1.3),
              if_elif_else: (1.5, -1.5, 0.4), if_no_else: (0.7, -0.7), nested_if: (0.7, 4.0, -1.0),
              if_compound_condition: (0.7, 2.5, -0.4), early_return: (0.7, -1.3), early_return_in_loop: (0.7, 3.5),
