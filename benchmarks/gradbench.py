@@ -286,12 +286,13 @@ def ht_problem(size, complicated=True):
     objective = gb_ht.hand_objective_complicated if complicated else gb_ht.hand_objective
     args = [data[first]] + [data[k] for k in ("nbones", "parents", "base_relatives", "inverse_base_absolutes",
                                                 "base_positions", "weights") + rest]
+    args[2] = tuple(int(p) for p in args[2])  # the parent table steers Python: static, so hashable
 
     def build(target):
-        compiled = gradc.compile(objective, *args, target=target, mode="jacobian")
+        compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2))
         return lambda: compiled.jacobian(*args)
     return Problem("ht", "v={},t={},p={}".format(*size) + (" complicated" if complicated else ""), build,
-                   note="synthetic model with ADBench's 22 bones")
+                   note="synthetic model with ADBench's 22 bones; bone count and parent table static_argnums")
 
 
 def saddle_problem(_size):

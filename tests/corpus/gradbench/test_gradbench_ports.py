@@ -298,6 +298,13 @@ def _ht_closure(objective, data, first):
     return gradc.jacobian(lambda params: objective(params, *rest))(data[first])
 
 
+def _ht_static(objective, data, first):
+    """As a JAX user writes it: the integer model data that steers Python (bone count, parent table) static."""
+    args = [data[first]] + [data[k] for k in HT_MODEL] + [data[k] for k in _ht_rest(objective)]
+    args[2] = tuple(int(p) for p in args[2])  # static arguments are hashable: the parent table as a tuple
+    return gradc.jacobian(objective, argnums=0, static_argnums=(1, 2))(*args)
+
+
 def _ht_rest(objective):
     if objective is gb_ht.hand_objective:
         return ("points", "correspondences")
@@ -306,7 +313,10 @@ def _ht_rest(objective):
 
 @pytest.mark.parametrize("complicated", [False, True], ids=["simple", "complicated"])
 @pytest.mark.parametrize("how", [pytest.param(_ht_as_written, id="as_written", marks=HT_REFUSAL),
-                                 pytest.param(_ht_closure, id="closure", marks=HT_REFUSAL)])
+                                 pytest.param(_ht_closure, id="closure", marks=HT_REFUSAL),
+                                 pytest.param(_ht_static, id="static_argnums", marks=known_refusal(
+                                     "idioms-api", "static_argnums on jacobian (the parent table indexes a Python "
+                                     "list)", raises=TypeError))])
 def test_ht_jacobian(how, complicated):
     data = gb_ht.generate(complicated=complicated)
     objective = gb_ht.hand_objective_complicated if complicated else gb_ht.hand_objective
