@@ -52,10 +52,13 @@ from gradc.backends.c import build as c_build  # noqa: E402
 
 try:
     import torch
-    torch.set_default_dtype(torch.float64)
-    torch.set_num_threads(1)  # as NumPy's BLAS with OPENBLAS_NUM_THREADS=1 and the C target: one core each
-except ImportError:  # pragma: no cover - torch is optional
-    torch = None
+
+    try:
+        from benchmarks import gradbench_torch
+    except ImportError:  # run as a script
+        import gradbench_torch
+except ImportError:  # torch is optional
+    torch = gradbench_torch = None
 try:
     import jax
     jax.config.update("jax_enable_x64", True)
@@ -85,12 +88,7 @@ def lse_problem(size):
     x = gb_lse.generate(size)["x"]
     peers = {}
     if torch is not None:
-        tx = torch.tensor(x, requires_grad=True)
-
-        def torch_lse():
-            a = torch.max(tx)
-            return torch.autograd.grad(a + torch.log(torch.sum(torch.exp(tx - a))), tx)[0].numpy()
-        peers["torch"] = torch_lse
+        peers["torch"] = gradbench_torch.lse(x)
     if jax is not None:
         jg = jax.jit(jax.grad(lambda v: jnp.max(v) + jnp.log(jnp.sum(jnp.exp(v - jnp.max(v))))))
         peers["jax"] = lambda: np.asarray(jg(x).block_until_ready())
@@ -102,13 +100,7 @@ def llsq_problem(size, vectorised=False):
     x, n = data["x"], data["n"]
     peers = {}
     if torch is not None:
-        tx = torch.tensor(x, requires_grad=True)
-        ts = torch.tensor(-1 + np.arange(n) * 2 / (n - 1))
-        powers = ts[:, None] ** torch.arange(x.shape[0], dtype=torch.float64)[None, :]
-
-        def torch_llsq():
-            return torch.autograd.grad(torch.sum((torch.sign(ts) - powers @ tx) ** 2) / 2, tx)[0].numpy()
-        peers["torch"] = torch_llsq
+        peers["torch"] = gradbench_torch.llsq(x, n)
     if vectorised:
         return Problem("llsq (vectorised)", "n={},m={}".format(*size), _grad_problem(gb_llsq.llsq_vectorised, (x, n)),
                        peers, note="a cumulative product of powers, as the JAX tool writes it")
@@ -120,16 +112,7 @@ def det_problem(size, as_written=True):
     A = gb_det.generate(size)["A"]
     peers = {}
     if torch is not None:
-        def tdet(m):
-            if m.shape[0] == 1:
-                return m[0, 0]
-            total = 0.0
-            for j in range(m.shape[0]):
-                minor = torch.cat([m[1:, :j], m[1:, j + 1:]], dim=1)
-                total = total + (-1) ** j * m[0, j] * tdet(minor)
-            return total
-        tA = torch.tensor(A, requires_grad=True)
-        peers["torch"] = lambda: torch.autograd.grad(tdet(tA.reshape(size, size)), tA)[0].numpy()
+        peers["torch"] = gradbench_torch.det(A, size)
     if as_written:
         return Problem("det", f"ell={size}", _grad_problem(gb_det.det, (A, size)), peers)
     f = (lambda ell: lambda flat: gb_det.det(flat, ell))(size)
@@ -153,14 +136,7 @@ def kmeans_problem(size):
         return direction
     peers = {}
     if torch is not None:
-        tP = torch.tensor(P)
-        tC = torch.tensor(C)
-
-        def tcost(c):
-            d = (tP ** 2).sum(1)[None, :] + (c ** 2).sum(1)[:, None] - 2 * c @ tP.T
-            return d.min(0).values.sum()
-        peers["torch"] = lambda: (lambda jh: (jh[0] / jh[1]).numpy())(
-            torch.func.jvp(torch.func.grad(tcost), (tC,), (torch.ones_like(tC),)))
+        peers["torch"] = gradbench_torch.kmeans(P, C)
     return Problem("kmeans", "k={},n={},d={}".format(*size), build, peers, note="dir = J / diag H (grad and hvp)")
 
 
@@ -169,22 +145,7 @@ def ode_problem(size, vectorised=False):
     x, s = data["x"], data["s"]
     peers = {}
     if torch is not None:
-        tx = torch.tensor(x, requires_grad=True)
-
-        def fun(y):
-            return torch.cat([tx[:1], tx[1:] * y[:-1]])
-
-        def torch_ode():
-            h = 2.0 / s
-            y = torch.zeros_like(tx)
-            for _ in range(s):
-                k1 = fun(y)
-                k2 = fun(y + h / 2 * k1)
-                k3 = fun(y + h / 2 * k2)
-                k4 = fun(y + h * k3)
-                y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-            return torch.autograd.grad(y[-1], tx)[0].numpy()
-        peers["torch"] = torch_ode
+        peers["torch"] = gradbench_torch.ode(x, s)
     if vectorised:
         return Problem("ode (vectorised)", "n={},s={}".format(*size), _grad_problem(gb_ode.primal_vectorised, (x, s)),
                        peers, note="concatenate instead of the fill loop")
@@ -197,26 +158,7 @@ def gmm_problem(size):
     args = (data["alpha"], data["mu"], data["q"], data["l"], data["x"], 0, 1)
     peers = {}
     if torch is not None:
-        d, k, n = size
-        targs = [torch.tensor(a, requires_grad=True) for a in args[:4]]
-        tx = torch.tensor(data["x"])
-        cols = torch.repeat_interleave(torch.arange(d - 1), torch.arange(d - 1, 0, -1))
-        rows = torch.cat([torch.arange(c + 1, d) for c in range(d - 1)])
-        constant = gb_gmm.log_wishart_prior(k, d, 1.0, 0, np.zeros(k), np.zeros((k, d)), np.zeros((k, 0)))
-
-        def torch_gmm():
-            alpha, mu, q, l = targs  # noqa: E741 - the eval's name
-            Qdiags, sum_qs = torch.exp(q), torch.sum(q, 1)
-            Ls = torch.zeros((k, d, d))
-            Ls[:, rows, cols] = l
-            xc = tx[:, None, :] - mu[None]
-            Lxc = Qdiags * xc + torch.einsum("ijk,mik->mij", Ls, xc)
-            inner = alpha + sum_qs - 0.5 * torch.sum(Lxc ** 2, 2)
-            prior = -torch.sum(0.5 * (torch.sum(Qdiags ** 2, 1) + torch.sum(l ** 2, 1))) + constant
-            value = (-n * d * 0.5 * np.log(2 * np.pi) + torch.sum(torch.logsumexp(inner, 1))
-                     - n * torch.logsumexp(alpha, 0) + prior)
-            return tuple(g.numpy() for g in torch.autograd.grad(value, targs))
-        peers["torch"] = torch_gmm
+        peers["torch"] = gradbench_torch.gmm(data, size)
     return Problem("gmm", "d={},k={},n={}".format(*size), _grad_problem(gb_gmm.gmm_objective, args, (0, 1, 2, 3)),
                    peers)
 
@@ -226,27 +168,7 @@ def lstm_problem(size):
     args = (data["main_params"], data["extra_params"], data["state"], data["sequence"])
     peers = {}
     if torch is not None:
-        tw, tw2 = (torch.tensor(a, requires_grad=True) for a in args[:2])
-        ts, tseq = torch.tensor(args[2]), torch.tensor(args[3])
-
-        def cell(weight, bias, hidden, c, inp):
-            gates = torch.cat((inp, hidden, inp, hidden)) * weight + bias
-            hs = hidden.shape[0]
-            c = c * torch.sigmoid(gates[:hs]) + torch.sigmoid(gates[hs:2 * hs]) * torch.tanh(gates[3 * hs:])
-            return torch.sigmoid(gates[2 * hs:3 * hs]) * torch.tanh(c), c
-
-        def torch_lstm():
-            state, total, inp = ts, 0.0, tseq[0]
-            for t in range(tseq.shape[0] - 1):
-                s2, x = state.clone(), inp * tw2[0]
-                for i in range(0, state.shape[0], 2):
-                    s2[i], s2[i + 1] = cell(tw[i], tw[i + 1], state[i], state[i + 1], x)
-                    x = s2[i]
-                state, y = s2, x * tw2[1] + tw2[2]
-                total = total + torch.sum(tseq[t + 1] * (y - torch.log(torch.sum(torch.exp(y)) + 2)))
-            loss = -total / ((tseq.shape[0] - 1) * tseq.shape[1])
-            return tuple(g.numpy() for g in torch.autograd.grad(loss, (tw, tw2)))
-        peers["torch"] = torch_lstm
+        peers["torch"] = gradbench_torch.lstm(args)
     return Problem("lstm", "l={},c={},b={}".format(*size), _grad_problem(gb_lstm.lstm_objective, args, (0, 1)), peers)
 
 
@@ -259,23 +181,7 @@ def ba_problem(size):
         return lambda: compiled.jacobian(*args)
     peers = {}
     if torch is not None:
-        from torch.func import jacrev
-        targs = tuple(torch.tensor(a) for a in args)
-
-        def t_rotate(rot, X):
-            theta = torch.sqrt(torch.sum(rot ** 2))
-            w = rot / theta
-            return (X * torch.cos(theta) + torch.linalg.cross(w, X) * torch.sin(theta)
-                    + w * torch.dot(w, X) * (1 - torch.cos(theta)))
-
-        def t_err(cam, X, w, feat):
-            Xcam = t_rotate(cam[:3], X - cam[3:6])
-            p = Xcam[:2] / Xcam[2]
-            rsq = torch.sum(p ** 2)
-            p = p * (1 + cam[9] * rsq + cam[10] * rsq * rsq)
-            return w * (p * cam[6] + cam[7:9] - feat)
-        tjac = jacrev(t_err, argnums=(0, 1, 2))
-        peers["torch"] = lambda: tuple(j.numpy() for j in tjac(*targs))
+        peers["torch"] = gradbench_torch.ba(args)
     return Problem("ba", "n={},m={},p={}".format(*size), build, peers,
                    note=f"one observation's 2 x 15 block; the eval computes p = {size[2]} of them")
 
