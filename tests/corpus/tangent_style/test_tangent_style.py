@@ -15,10 +15,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # transfor
 
 import cases_calls  # noqa: E402
 import cases_control  # noqa: E402
+import cases_loops  # noqa: E402
 from known_refusals_tangent import KNOWN  # noqa: E402
 from transform_checks import check, parametrize  # noqa: E402
 
-CASES = cases_control.CASES + cases_calls.CASES
+CASES = cases_control.CASES + cases_calls.CASES + cases_loops.CASES
 
 
 @pytest.mark.parametrize("case,transform", parametrize(CASES, KNOWN))
