@@ -107,7 +107,8 @@ def test_det_gradient(how, ell):
 
 
 @needs_cc
-@pytest.mark.parametrize("how", [pytest.param(gb_det.det, id="as_written", marks=DET_REFUSAL)])
+@pytest.mark.parametrize("how", [pytest.param(gb_det.det, id="as_written", marks=DET_REFUSAL),
+                                 pytest.param(lambda A, ell: gb_det.det(A, ell), id="closure")])
 def test_det_c(how):
     A = gb_det.generate(4)["A"]
     g = gradc.compile(how, A, 4, target="c").grad(A, 4)
@@ -141,6 +142,18 @@ def test_kmeans_dir(how, size):
     assert_agrees(g, fd_jacobian(gb_kmeans.cost, (points, centroids), 1), rtol=1e-6, atol=1e-8)
     assert_agrees(how(points, centroids), gb_kmeans.closed_form_dir(points, centroids), rtol=1e-9, atol=1e-12,
                   what="Newton direction")
+
+
+@needs_cc
+def test_kmeans_c():
+    """The Newton direction from the C target's gradient and Hessian-vector product."""
+    data = gb_kmeans.generate((4, 30, 3))
+    points, centroids = data["points"], data["centroids"]
+    grad = gradc.compile(gb_kmeans.cost, points, centroids, argnums=1, target="c").grad(points, centroids)
+    hes = gradc.compile(gb_kmeans.cost, points, centroids, argnums=1, target="c", mode="hvp").hvp(
+        points, centroids, np.ones_like(centroids))
+    hes = hes[-1] if isinstance(hes, tuple) else hes
+    assert_agrees(grad / hes, gb_kmeans.closed_form_dir(points, centroids), rtol=1e-9, atol=1e-12)
 
 
 # ---------------------------------------------------------------- ode
