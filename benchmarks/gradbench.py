@@ -198,7 +198,8 @@ def ht_problem(size, complicated=True):
     def build(target):
         compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2))
         return lambda: compiled.jacobian(*args)
-    return Problem("ht", "v={},t={},p={}".format(*size) + (" complicated" if complicated else ""), build,
+    peers = {"torch": gradbench_torch.ht(args, complicated)} if torch is not None else {}
+    return Problem("ht", "v={},t={},p={}".format(*size) + (" complicated" if complicated else ""), build, peers,
                    note="synthetic model with ADBench's 22 bones; bone count and parent table static_argnums")
 
 
