@@ -200,3 +200,54 @@ def ht(args, complicated):
         return (points - hand).reshape(-1)
     jac = jacrev(residuals)
     return lambda: jac(params).numpy().reshape(points.shape[0], 3, -1)
+
+
+def _argmin(f, grad_f, x):
+    """GradBench's descent (cpp/gradbench/gd.hpp) on torch tensors; the same path as gb_solver's."""
+    fx, gx, i, eta = f(x), grad_f(x), 0, 1e-5
+    while True:
+        if torch.sqrt(torch.sum(gx * gx)) <= 1e-5:
+            return x
+        if i == 10:
+            eta, i = eta * 2, 0
+            continue
+        x_prime = x - eta * gx
+        if torch.sqrt(torch.sum((x - x_prime) ** 2)) <= 1e-5:
+            return x
+        fx_prime = f(x_prime)
+        if fx_prime < fx:
+            x, fx, gx, i = x_prime, fx_prime, grad_f(x_prime), i + 1
+        else:
+            eta, i = eta / 2, 0
+
+
+def _reverse_grad(f):
+    """Reverse mode that can itself be differentiated (create_graph), as nested descents need."""
+    def gradient(x):
+        with torch.enable_grad():
+            x = x if x.requires_grad else x.detach().requires_grad_(True)
+            return torch.autograd.grad(f(x), x, create_graph=True)[0]
+    return gradient
+
+
+def saddle(start):
+    """The rr variant: reverse mode outside and inside."""
+    start = torch.tensor(start)
+
+    def objective(p1, p2):
+        return (p1[0] ** 2 + p1[1] ** 2) - (p2[0] ** 2 + p2[1] ** 2)
+
+    def r1_cost(p1):
+        def neg(p2):
+            return -objective(p1, p2)
+        return objective(p1, _argmin(neg, _reverse_grad(neg), start))
+
+    def solve():
+        r1 = _argmin(r1_cost, _reverse_grad(r1_cost), start).detach()
+
+        def neg(p2):
+            return -objective(r1, p2)
+        r2 = _argmin(neg, _reverse_grad(neg), start).detach()
+        return torch.cat([r1, r2]).numpy()
+    return solve
+
