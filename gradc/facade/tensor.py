@@ -233,9 +233,14 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.reshape(()).item()
+        value = self._data.reshape(())
+        if not isinstance(value, (np.ndarray, np.generic)):  # traced: torch's item() is a Python number, refused
+            int(value)
+        return value.item()
 
     def tolist(self):
+        if not isinstance(self._data, np.ndarray):
+            int(self._data.reshape(-1)[0])  # traced: torch's tolist() gives Python numbers, refused
         return self._data.tolist()
 
     def numpy(self, force=False):

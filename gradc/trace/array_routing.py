@@ -1,17 +1,25 @@
-"""``np.array``, ``np.asarray``, ``np.r_`` and ``np.c_`` on traced values, routed by name.
+"""``np.array``, ``np.asarray``, ``np.r_``, ``np.c_`` and every NumPy function gradc dispatches, on lists of
+traced values, routed by name.
 
 NumPy does not dispatch these to ``__array_function__``: ``np.array([a, b])`` asks each
-element for a concrete array, which a traced value cannot give. So, like SciPy's
-functions (``gradc.trace.scipy_dispatch.rebind``), they are routed before they run:
-when the traced function's own code names ``array``, ``asarray``, ``asanyarray``, ``r_``
-or ``c_``, its module's ``numpy`` (``np``) is seen through ``NUMPY``, a module whose
-attributes are numpy's own except those five, which build the traced result (a stack
-of the elements) when a traced value is inside and are numpy's functions otherwise.
-A from-import (``from numpy import array``) is routed the same way.
+element for a concrete array, which a traced value cannot give, and ``np.mean([a, b])``
+converts its list before any dispatch. So, like SciPy's functions
+(``gradc.trace.scipy_dispatch.rebind``), they are routed before they run: when the traced
+function's code names NumPy (a module, a function gradc dispatches, a scalar type such as
+``np.int64``) or ``int``/``float``, its module's ``numpy`` (``np``) is seen through
+``NUMPY`` (and ``np.linalg`` through ``LINALG``): modules whose attributes are numpy's
+own except that ``array``, ``asarray``, ``asanyarray``, ``r_`` and ``c_`` build the
+traced result (a stack of the elements) when a traced value is inside, every dispatched
+function and ufunc takes lists of traced values as array-likes
+(``gradc.trace.array_like_dispatch.routed``), and the scalar types (and the builtins
+``int``/``float``) cast traced values (``Cast``); on concrete values all are numpy's.
+A from-import (``from numpy import array``) is routed the same way, and so are the
+other functions of the module (they see the same globals).
 
-Limits: a helper function that uses ``np.array`` on traced values while the traced
-function itself does not is not routed; it gets the clear error of ``Tracer.__array__``,
-which names the rewrite (``np.stack([...])``).
+Limits: a function that assigns module globals (``global``) is routed only when it names
+``array``/``asarray``/``r_``/``c_`` (a routed copy would assign into the copy's globals);
+helpers of other modules are not routed: they get the clear error of
+``Tracer.__array__``, which names the rewrite (``np.stack([...])``).
 
 >>> from gradc.trace import trace
 >>> print(trace(lambda x: NUMPY.array([x, 2.0 * x]), np.float64(1.0)).eqns[-1].op)
@@ -19,6 +27,7 @@ concatenate
 """
 from __future__ import annotations
 
+import dis
 import types
 
 import numpy as np
@@ -29,6 +38,7 @@ from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
 from gradc.ops.values import aval, first_traced, lift
+from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace.numpy_dispatch import _concatenate, _expand_dims
 
 ROUTED_NAMES = frozenset({"array", "asarray", "asanyarray", "r_", "c_"})
@@ -156,49 +166,112 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     return sh.broadcast_to(fill, shape).copy()
 
 
-def _module():
-    proxy = types.ModuleType("numpy", np.__doc__)
-    proxy.__dict__.update({k: v for k, v in vars(np).items() if k not in ("__name__", "__doc__")})
-    proxy.__getattr__ = lambda name: getattr(np, name)  # numpy's lazily loaded attributes (PEP 562)
-    proxy.array, proxy.asarray, proxy.asanyarray = array, asarray, asarray
-    proxy.r_, proxy.c_ = _Concatenator(np.r_, False), _Concatenator(np.c_, True)
+def _module(module=np, name="numpy"):
+    proxy = types.ModuleType(name, module.__doc__)
+    proxy.__dict__.update({k: v for k, v in vars(module).items() if k not in ("__name__", "__doc__")})
+    proxy.__getattr__ = lambda attr: getattr(module, attr)  # numpy's lazily loaded attributes (PEP 562)
     return proxy
 
 
 NUMPY = _module()
+NUMPY.array, NUMPY.asarray, NUMPY.asanyarray = array, asarray, asarray
+NUMPY.r_, NUMPY.c_ = _Concatenator(np.r_, False), _Concatenator(np.c_, True)
+LINALG = _module(np.linalg, "numpy.linalg")
+NUMPY.linalg = LINALG
 FUNCTIONS = {np.array: array, np.asarray: asarray, np.asanyarray: asarray}  # for from-imports, by identity
+_STAND_INS: dict = {}  # id(real) -> (real, stand-in): every routed NumPy function, type and module
+
+
+def _stand_ins() -> dict:
+    """The stand-ins, made on first use (the dispatch tables are complete only once gradc.trace is imported):
+    each NumPy function or ufunc gradc dispatches, routed (``array_like_dispatch.routed``), each scalar type a
+    ``Cast``, in the proxies ``NUMPY`` and ``LINALG`` and by identity for from-imports."""
+    if _STAND_INS:
+        return _STAND_INS
+    from gradc.trace.numpy_dispatch import FUNCTIONS as TABLE  # complete: gradc.trace.dispatch merged the families
+    from gradc.trace.numpy_dispatch import UFUNCS
+    for real, ours in FUNCTIONS.items():
+        _STAND_INS[id(real)] = (real, ours)
+    for proxy, module in ((NUMPY, np), (LINALG, np.linalg)):
+        _STAND_INS[id(module)] = (module, proxy)
+        for attr, real in vars(module).items():
+            if attr.startswith("_") or attr in ROUTED_NAMES:
+                continue
+            try:
+                known = real in TABLE or real in UFUNCS
+            except TypeError:  # unhashable
+                continue
+            if known:
+                ours = array_likes.ROUTED.setdefault(real, array_likes.routed(real))
+            elif isinstance(real, type) and real in array_likes.NUMPY_CASTS:
+                ours = array_likes.NUMPY_CASTS[real]
+            else:
+                continue
+            setattr(proxy, attr, ours)
+            _STAND_INS[id(real)] = (real, ours)
+    return _STAND_INS
 
 
 def uses_routed_names(fn) -> bool:
-    """Whether ``fn``'s code (nested functions and comprehensions included) names one of ``ROUTED_NAMES``, or a
-    global bound to one of those NumPy functions (``from numpy import array as arr``).
+    """Whether ``fn``'s code (nested functions and comprehensions included) names one of ``ROUTED_NAMES``, a
+    NumPy module or function gradc routes (``np.mean`` of a list of traced values), ``int``/``float``, or a
+    global bound to one of those (``from numpy import array as arr``).
 
-    >>> uses_routed_names(lambda x: np.array([x])), uses_routed_names(lambda x: np.stack([x]))
+    >>> uses_routed_names(lambda x: np.array([x])), uses_routed_names(lambda x: x + 1)
     (True, False)
     """
-    stack = [fn.__code__]
+    table = _stand_ins()
+    codes, stack = [], [fn.__code__]
     while stack:
-        code = stack.pop()
-        if ROUTED_NAMES.intersection(code.co_names):
-            return True
+        codes.append(stack.pop())
+        stack.extend(c for c in codes[-1].co_consts if isinstance(c, types.CodeType))
+    if any(ROUTED_NAMES.intersection(code.co_names) for code in codes):
+        return True
+    if any(_assigns_globals(code) for code in codes):  # a traced copy would assign into the copy's globals
+        return False
+    for code in codes:
         for name in code.co_names:
-            value = fn.__globals__.get(name)
-            if isinstance(value, types.BuiltinFunctionType) and substitute(value) is not None:
+            if name in array_likes.BUILTIN_CASTS and name not in fn.__globals__:
                 return True
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            value = fn.__globals__.get(name)
+            known = table.get(id(value))
+            if known is not None and known[0] is value:
+                return True
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        known = table.get(id(value))
+        if known is not None and known[0] is value:
+            return True
     return False
+
+
+def _assigns_globals(code) -> bool:
+    return any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in dis.get_instructions(code))
 
 
 def substitute(value):
     """The stand-in for a global or closure value of a function that uses the routed names, or None.
 
-    >>> substitute(np) is NUMPY, substitute(np.array) is array, substitute(np.sum)
-    (True, True, None)
+    >>> substitute(np) is NUMPY, substitute(np.array) is array, substitute(np.sum).__wrapped__ is np.sum
+    (True, True, True)
     """
-    if value is np:
-        return NUMPY
-    if isinstance(value, (types.BuiltinFunctionType, types.FunctionType)):
-        for real, ours in FUNCTIONS.items():
-            if value is real:
-                return ours
-    return None
+    known = _stand_ins().get(id(value))
+    return known[1] if known is not None and known[0] is value else None
+
+
+def builtin_casts(fn) -> dict:
+    """``int``/``float`` as ``Cast`` stand-ins, for the names ``fn``'s code uses that its module does not define.
+
+    >>> sorted(builtin_casts(lambda x: int(x)))
+    ['int']
+    """
+    names, stack = set(), [fn.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return {name: cast for name, cast in array_likes.BUILTIN_CASTS.items()
+            if name in names and name not in fn.__globals__}

@@ -203,7 +203,14 @@ def _prefix(idents) -> str:
 def _needs_capture(body) -> bool:
     return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Assert)) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHOICE_BUILTINS
-        for s in body for n in ast.walk(s))
+        or _computed_index(n) for s in body for n in ast.walk(s))
+
+
+def _computed_index(node) -> bool:
+    """``a[b[i]]`` or ``a[int(k)]``: an index computed by a read or a call, maybe traced (``rt.item`` reads a Python
+    list there as a traced choice)."""
+    return isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and any(
+        isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(node.slice))
 
 
 def _convert(fn):

@@ -418,6 +418,11 @@ def item(value, key):
     if contains_traced(key) and (type(value) is np.ndarray or _numbers(value)):
         like = next(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, Traced))
         value = lift(np.asarray(value), like)
+    elif isinstance(value, (list, tuple)) and isinstance(key, Traced):  # a traced choice among same-shaped values
+        from gradc.trace.array_like_dispatch import list_at
+        chosen = list_at(value, key)
+        if chosen is not None:
+            return chosen
     return value[key]
 
 

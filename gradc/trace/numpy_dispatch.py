@@ -285,7 +285,10 @@ def parse_index(t, key):
                 arrays.append(rows)
             axis += mask.ndim
             continue
-        if isinstance(item, slice):
+        if isinstance(item, slice) and (isinstance(item.start, Traced) or isinstance(item.stop, Traced)):
+            spec.append(("array", len(arrays)))  # x[j:j + 3]: a fixed-length window at a traced start
+            arrays.append(WINDOW[0](item, t.shape[axis], axis))
+        elif isinstance(item, slice):
             spec.append(sh.slice_item(*(None if v is None else _static_int(v) for v in
                                         (item.start, item.stop, item.step))))
         elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
@@ -337,6 +340,9 @@ def _axes_taken(item):
 
 class TracedSliceBound(StaticValueNeeded):
     """A slice bound is traced (e.g. the counter of a loop gradc traces): the slice's length is not static."""
+
+
+WINDOW: list = []  # x[j:j + k] at a traced start (gradc.trace.position_dispatch.window registers it)
 
 
 def _static_int(v):

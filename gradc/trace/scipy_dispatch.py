@@ -38,6 +38,7 @@ from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
 from gradc.ops.linalg_decomp import eye_like, mT, tri
+from gradc.trace import array_like_dispatch as array_likes
 
 SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signature
 _resolved: dict = {}  # id(SciPy function) -> (function, gradc function), for the modules imported so far
@@ -169,12 +170,20 @@ def _has_tracer(values) -> bool:
     return False
 
 
+def _traced_list(value) -> bool:
+    return type(value) is list and array_likes.has_traced(value)
+
+
 def _routed(real, ours):
     if getattr(ours, "routes_itself", False):  # an object standing in for SciPy's (a distribution)
         return ours
 
     def call(*args, **kwargs):
         if _has_tracer(args) or _has_tracer(kwargs.values()):
+            # a list of traced values is an array-like, as SciPy's np.asarray makes it (a tuple may be a
+            # factorization's (c, lower): kept)
+            args = tuple(array_likes.build(a) if _traced_list(a) else a for a in args)
+            kwargs = {k: array_likes.build(v) if _traced_list(v) else v for k, v in kwargs.items()}
             return ours(*args, **kwargs)
         return real(*args, **kwargs)
     call.__name__ = getattr(real, "__name__", "scipy_function")
@@ -227,6 +236,11 @@ def rebind(f):
         sub = _substitute(value, table, arrays)
         if sub is not None:
             new_globals[name], changed = sub, True
+    if arrays:  # int(x) / float(x) of a traced value: the traced cast (gradc.trace.array_like_dispatch)
+        from gradc.trace.array_routing import builtin_casts
+        casts = builtin_casts(fn)
+        new_globals.update(casts)
+        changed |= bool(casts)
     cells = _cells(fn, table, arrays)
     if not changed and cells is None:
         return f

@@ -25,6 +25,7 @@ from gradc.ops import linalg_decomp as decomp
 from gradc.ops import shape as sh
 from gradc.ops.values import aval, first_traced, lift, normalize_axes
 from gradc.trace import array_routing, linalg_dispatch
+from gradc.trace import position_dispatch as positions
 from gradc.trace.numpy_dispatch import _concatenate, _like
 
 _FULL = sh.slice_item(None, None, None)
@@ -82,6 +83,8 @@ def _flip(m, axis=None):
 
 def _roll(a, shift, axis=None):
     a = _operand(a)
+    if positions.is_traced_position(shift):
+        return positions.roll(a, shift, axis)
     if axis is None:
         return sh.reshape(_roll(_ravel(a), shift, 0), aval(a).shape)
     shifts = np.broadcast_arrays(np.asarray(_static(shift, "np.roll's shift")), np.asarray(axis))
@@ -205,10 +208,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
     axis = normalize_axes(axis, t.ndim)[0]
     n = t.shape[axis]
     if isinstance(indices, Traced):
-        if mode != "raise":
-            raise TraceError(f"np.take with traced indices and mode={mode!r} is not supported",
-                             hint="wrap or clip the indices with NumPy before the call")
-        return sh.gather(a, [indices], _along(axis, t.ndim, ("array", 0)))
+        return positions.take(a, indices, axis, mode)
     idx = np.asarray(indices, dtype=np.int64)
     if not isinstance(n, int) and mode in ("wrap", "clip"):
         raise StaticValueNeeded(f"np.take with mode={mode!r} along an axis of named size {n}: the indices it reads "
@@ -335,6 +335,8 @@ def _append(arr, values, axis=None):
 
 
 def _insert(arr, obj, values, axis=None):
+    if positions.is_traced_position(obj):  # a loop's counter, an integer argument
+        return positions.insert(arr, obj, values, axis)
     obj = _static(obj, "np.insert's positions")
     arr, values = _operand(arr), _operand(values)
     values = ew.astype(values, aval(arr).dtype) if isinstance(values, Traced) else values.astype(aval(arr).np_dtype)
@@ -342,6 +344,8 @@ def _insert(arr, obj, values, axis=None):
 
 
 def _delete(arr, obj, axis=None):
+    if positions.is_traced_position(obj):
+        return positions.delete(_operand(arr), obj, axis)
     obj = _static(obj, "np.delete's positions")
     return _by_labels([arr], lambda a: np.delete(a, obj, axis=axis))
 

@@ -27,6 +27,7 @@ from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.sizes import dim_value
+from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
 from gradc.trace.carried_writes import note_reads
 from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at, views_taken
@@ -34,7 +35,12 @@ from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
 from gradc.trace.scipy_dispatch import SCIPY_FUNCTIONS, conversion_error, ufunc_name
 
-_CONTROL_FLOW_HINT = "use np.where(cond, a, b) to choose between values, or make the condition a Python value"
+STATIC_HINT = ("if the value comes from an argument that steers Python (an index into a list, a trip count), declare "
+               "that argument static: static_argnums=(i,) or static_argnames=('name',) on the transform; otherwise "
+               "keep the value in NumPy operations (np.int64(x) and float(x) in the traced function's module stay "
+               "traced, a list of same-shaped arrays indexed by a traced integer is a traced choice)")
+_CONTROL_FLOW_HINT = ("use np.where(cond, a, b) to choose between values, or make the condition a Python value "
+                      "(an argument it comes from can be declared static: static_argnums/static_argnames)")
 
 
 class Tracer(Traced):
@@ -89,19 +95,39 @@ class Tracer(Traced):
                          hint=_CONTROL_FLOW_HINT)
 
     def _no_number(self, *args):
-        raise StaticValueNeeded("a traced value is converted to a Python number (float(), int(), .item() or an "
-                                "index)", hint="keep the computation in NumPy operations; Python numbers are fixed "
-                                               "at trace time")
+        raise StaticValueNeeded(
+            "a traced value is converted to a Python number where Python needs a concrete one (a list or tuple "
+            "index, a range() bound, int()/float()/math.* outside the traced function's module, operator.index, "
+            "a torch-style .item())",
+            hint=STATIC_HINT)
 
-    __float__ = __int__ = __index__ = __complex__ = item = tolist = _no_number
+    __float__ = __int__ = __index__ = __complex__ = _no_number
+
+    def item(self, *args):
+        """``x.item()``: the one element as a traced 0-d value (a Python number is fixed at trace time)."""
+        out = self[args] if args else self
+        if out.size != 1:
+            raise TraceError(f"x.item() of a traced array of shape {self.shape}: it has more than one element",
+                             hint="index one element (x.item(i) or x[i]) or reduce the array (np.sum(x))")
+        return sh.reshape(out, ()) if out.shape else out.copy()
+
+    def tolist(self):
+        """``x.tolist()``: nested lists of traced 0-d values (the shape must be known)."""
+        if not self.shape:
+            return self
+        if not all(isinstance(d, int) for d in self.shape):
+            raise StaticValueNeeded(f"x.tolist() of an array of named shape {self.shape}",
+                                    hint="compile for a fixed size, or keep the array as an array")
+        return [self[i].tolist() for i in range(self.shape[0])]
 
     def __array__(self, dtype=None, copy=None):
         raise conversion_error(StaticValueNeeded(
             "a traced value was converted to a concrete NumPy array (np.asarray / np.array, or a traced index into "
             "a NumPy array the function holds?)",
-            hint="pass the value on to NumPy functions directly; build arrays of traced values with np.stack([...]) "
-                 "(np.array([...]) works only in the traced function itself, see gradc.trace.array_routing); to "
-                 "index a constant array with a traced index, make it a traced value first (e.g. y = x * 0 + y)"))
+            hint="pass the value on to NumPy functions directly; lists of traced values work in the NumPy calls of "
+                 "the traced function's module (np.mean([a, b]), np.array([...]); see gradc.trace.array_routing), "
+                 "elsewhere build the array with np.stack([...]); to index a constant array with a traced index, "
+                 "make it a traced value first (e.g. y = x * 0 + y)"))
 
     def __setitem__(self, key, value):
         # a functional update the object is rebound to (gradc.trace.inplace); refused on inputs
@@ -255,19 +281,32 @@ class Tracer(Traced):
         raise conversion_error(refusal)  # named after the SciPy function that called the ufunc, if one did
 
     def __array_function__(self, func, types, args, kwargs):
-        impl = FUNCTIONS.get(func)
-        if impl is None:
-            raise TraceError(f"{public_name(func)} is not supported by gradc",
-                             hint="rewrite it with supported operations (see `gradc ops`)")
-        try:
-            return impl(*args, **kwargs)
-        except TypeError as e:
-            if isinstance(e, GradcError):
-                raise
-            if any(isinstance(a, Tracer) and a.aval.is_symbolic for a in args) and needed_a_number(e):
-                raise StaticValueNeeded(f"{public_name(func)} needs a named size of its arguments as a number here",
-                                        hint="compile for a fixed size along that axis") from None
-            raise TraceError(f"{public_name(func)} called with arguments gradc does not handle: {e}") from None
+        if array_likes.has_pending(args, kwargs):  # lists of traced values, wrapped: NumPy said which are arrays
+            return array_likes.call_resolved(func, types, args, kwargs)
+        if func in FUNCTIONS and array_likes.needs_wrapping(args, kwargs, func):  # ask NumPy's dispatcher which are
+            args, kwargs = array_likes.wrapped(args, kwargs)
+            return func(*args, **kwargs)
+        return dispatch_function(func, args, kwargs)
+
+
+def dispatch_function(func, args, kwargs):
+    """gradc's entry for the NumPy function ``func`` on arguments holding traced values."""
+    impl = FUNCTIONS.get(func)
+    if impl is None:
+        raise TraceError(f"{public_name(func)} is not supported by gradc",
+                         hint="rewrite it with supported operations (see `gradc ops`)")
+    try:
+        return impl(*args, **kwargs)
+    except TypeError as e:
+        if isinstance(e, GradcError):
+            raise
+        if any(isinstance(a, Tracer) and a.aval.is_symbolic for a in args) and needed_a_number(e):
+            raise StaticValueNeeded(f"{public_name(func)} needs a named size of its arguments as a number here",
+                                    hint="compile for a fixed size along that axis") from None
+        raise TraceError(f"{public_name(func)} called with arguments gradc does not handle: {e}") from None
+
+
+array_likes.DISPATCH.append(dispatch_function)
 
 
 class _Copy(Tracer):
@@ -361,7 +400,9 @@ def _operand(x, like=None):
             return x.astype(np.float64) if x.dtype.kind == "f" else x.astype(np.int64)
         return x
     if isinstance(x, (list, tuple)):
-        return np.asarray(x)
+        return array_likes.build(x)  # NumPy's coercion, traced elements included
+    if isinstance(x, array_likes.Pending):
+        return array_likes.build(x)
     if is_dim_expr(x) and like is not None:
         return dim_value(x, like, like.aval.dtype if like.aval.is_float else "i64")
     raise TraceError(f"cannot use a {type(x).__name__} as an array operand",

@@ -38,13 +38,17 @@ def check_differentiable_output(graph: Graph, what: str = "grad", where: str | N
         raise ArgumentError(f"{graph.name} returns {len(graph.outputs)} values; {what} needs one scalar",
                             where=where, hint="return a single scalar (e.g. a loss)")
     out = graph.outputs[0]
-    if out.type.shape != ():
+    if out.type.shape != () and not (what == "grad" and _one_element(out.type.shape)):  # (1,), (1, 1): as autograd
         raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
                          where=where, hint="reduce it, e.g. with np.sum or np.mean")
     if not out.type.is_float:
         raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
                             where=where, hint="return a float (e.g. with .astype(np.float64))")
     return out
+
+
+def _one_element(shape) -> bool:
+    return all(isinstance(d, int) and d == 1 for d in shape)
 
 
 def resolve_wrt(graph, wrt, where=None):
@@ -72,7 +76,7 @@ def value_and_grad_graph(graph: Graph, wrt: list[str], name: str | None = None) 
     """A graph returning ``(value, d value / d wrt[0], ...)`` for a scalar-output ``graph``."""
     out = check_differentiable_output(graph)
     builder, wrap = _extend(graph)
-    seed = Const(np.ones((), out.type.np_dtype))
+    seed = Const(np.ones(out.type.shape, out.type.np_dtype))  # () or an output of one element
     grads = _backward(graph, wrt, builder, wrap, [(out, wrap(seed))])
     adjoint = frozenset(e.out.name for e in builder.eqns[len(graph.eqns):])
     return builder.graph(name or f"{graph.name}_value_and_grad", [out] + grads,

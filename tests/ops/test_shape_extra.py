@@ -66,9 +66,8 @@ def calls_a_helper(x):
     return np.sum(_helper_using_array(x))
 
 
-def test_array_in_an_unrouted_helper_is_a_clear_error():
-    with pytest.raises(TraceError, match="np.stack"):
-        gradc.grad(calls_a_helper)(X)
+def test_array_in_a_helper_of_the_same_module_is_routed():
+    check(calls_a_helper, X)  # the module's functions see the routed numpy too
 
 
 def test_array_of_unequal_shapes_is_refused():
@@ -106,7 +105,7 @@ def test_pad_constant_reads_as_a_concatenation_of_fills():
     (lambda x: np.take(x, [0, 5]), ShapeError, "out of bounds"),
     (lambda x: np.repeat(x, [1, 2]), ShapeError, "repeats"),
     (lambda x: np.block([[x], x]), ShapeError, "depths"),
-    (lambda x: np.roll(x, np.sum(x)), TraceError, "trace time"),
+    (lambda x: np.roll(x, np.sum(x)), TraceError, "one integer"),  # a float shift (an integer one is traced)
     (lambda x: x[np.array([True, False])], ShapeError, "boolean index"),
     (lambda x: x[x > 0], TraceError, "np.where"),
 ], ids=["split_unequal", "pad_mode", "take_bounds", "repeat_count", "block_depth", "roll_traced", "mask_shape",

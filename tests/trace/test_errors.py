@@ -117,9 +117,9 @@ def test_non_scalar_output_under_grad():
 
 
 def test_list_argument():
-    with pytest.raises(GradcError) as info:
-        gradc.grad(lambda x: np.sum(x))([1.0, 2.0])
-    check(info.value, ArgumentError, "list", "np.asarray")
+    # a list is a pytree (a value per entry); NumPy functions take it as an array-like, as autograd does
+    grads = gradc.grad(lambda x: np.sum(np.asarray(x) ** 2))([1.0, 2.0])
+    assert isinstance(grads, list) and np.allclose(grads, [2.0, 4.0])
 
 
 def test_errors_are_raised_at_the_call_not_later():
@@ -136,8 +136,8 @@ MORE_ERRORS = {
     "ufunc-out": (lambda a: np.sum(np.exp(a, out=np.empty(3))), (X,), TraceError),
     "ufunc-accumulate": (lambda a: np.sum(np.add.accumulate(a)), (X,), TraceError),
     "item-assignment": (lambda a: (a.__setitem__(0, 1.0), np.sum(a))[1], (X,), TraceError),
-    "float-of-traced": (lambda a: float(np.sum(a)), (X,), TraceError),
-    "tolist-of-traced": (lambda a: np.sum(np.asarray(a).tolist()), (X,), TraceError),
+    "range-of-traced": (lambda a: len(list(range(np.argmax(a)))) * np.sum(a), (X,), TraceError),
+    "list-index-of-traced": (lambda a: np.sum([a, a[:2]][np.argmax(a)]), (X,), TraceError),
     "traced-slice-bound": (lambda a, i: np.sum(a[:i]), (X, np.array(2)), TraceError),
     "where-one-argument": (lambda a: np.sum(np.where(a > 0)), (X,), TraceError),
     "reshape-size": (lambda a: np.sum(a.reshape(2, 2)), (X,), ShapeError),
