@@ -229,9 +229,7 @@ def _gmm_static(data):
                                      "calls", "a helper imported from another module runs as Python, so "
                                      "`Ls[:, rows, cols] = l` writes a traced value into a NumPy array")),
                                  pytest.param(_gmm_direct, id="direct"),
-                                 pytest.param(_gmm_static, id="static_argnames", marks=known_refusal(
-                                     "idioms-api", "static_argnames on grad (m and gamma steer Python: "
-                                     "math.log(gamma))", raises=TypeError))])
+                                 pytest.param(_gmm_static, id="static_argnames")])
 def test_gmm_gradient(how, size, m, gamma):
     data = gb_gmm.generate(size, m=m, gamma=gamma)
     value, grads = how(data)
