@@ -256,6 +256,17 @@ class Tracer(Traced):
     def mT(self):
         return FUNCTIONS[np.swapaxes](self, -1, -2)
 
+    @property
+    def real(self):
+        return self  # traced values are real
+
+    @property
+    def imag(self):
+        return FUNCTIONS[np.imag](self)
+
+    def conj(self): return self
+    def conjugate(self): return self
+
     # ---- NumPy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         out = kwargs.pop("out", None)

@@ -10,13 +10,4 @@ KNOWN: dict[str, tuple] = {
     'builtin_max_pair/jvp': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
     'builtin_max_pair/value_and_grad': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
     'builtin_max_pair/vjp': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
-    'fabs_array/jvp': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_array/vjp': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_sum/grad': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_sum/hessian': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_sum/jvp': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_sum/value_and_grad': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'fabs_sum/vjp': ('missing function, not issue 26', 'np.fabs is not supported by gradc'),
-    'index_real/jvp': ('missing function, not issue 26', 'np.real is not supported by gradc'),
-    'index_real/vjp': ('missing function, not issue 26', 'np.real is not supported by gradc'),
 }
