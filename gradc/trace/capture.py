@@ -234,7 +234,7 @@ def _convert(fn):
     conv = Converter(prefix, path, local_names, declared, kept)
     an.clear_cache()
     try:
-        node.body = conv.block(node.body, set(), Ctx(tail=True))
+        node.body = conv.block(conv.lift_nested_returns(node.body), set(), Ctx(tail=True))
     except TooLarge:  # deeply nested: traced as written (Python loops unroll; traced conditions are errors)
         warnings.warn_explicit(f"the loops and branches of {fn.__name__} are not captured: its rewrite would "
                                f"take more than {MAX_NAMES} generated names (each nested level holds two versions "

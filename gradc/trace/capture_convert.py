@@ -169,8 +169,8 @@ class Converter(LoopRewriter):
     def block(self, stmts, live_out, ctx: Ctx) -> list:
         """``stmts`` rewritten, given the names live after them."""
         if ctx.tail:  # an `if` or a loop holding `return`s takes the statements after it
-            for k, s in enumerate(stmts[:-1]):
-                is_if = isinstance(s, ast.If) and an.contains(s, ast.Return)
+            for k, s in enumerate(stmts):
+                is_if = isinstance(s, ast.If) and an.contains(s, ast.Return) and k < len(stmts) - 1
                 if is_if or (isinstance(s, (ast.For, ast.While)) and returns_to_flags(s)):
                     return self.ended_by(stmts[:k], s, stmts[k + 1:], live_out, ctx)
         live = set(live_out)
@@ -250,7 +250,7 @@ class Converter(LoopRewriter):
         p = self.fresh("p")
         if getattr(s, "gc_guard", False):  # a flag test of the functional form: control.cond runs it either way
             out = [ast.Assign(targets=[var(p, True)], value=self.expr(s.test)),
-                   *self.functional_if(s, live, p, has_return)]
+                   *self.functional_if(s, live, p, has_return, guard=True)]
             return [ast.copy_location(x, s) for x in out]
         concrete = ast.If(test=var(p), body=self.block(s.body, live, ctx) or [ast.Pass()],
                           orelse=self.block(s.orelse, live, ctx))
@@ -259,7 +259,7 @@ class Converter(LoopRewriter):
                       orelse=[ast.copy_location(concrete, s)])]
         return [ast.copy_location(x, s) for x in out]
 
-    def functional_if(self, s, live, p, has_return):
+    def functional_if(self, s, live, p, has_return, guard=False):
         assigned = an.stores(s.body + s.orelse)
         if set(assigned) & self.declared:
             return self.refuse(s, "an `if` on a traced value assigns a global or nonlocal variable",
@@ -284,7 +284,8 @@ class Converter(LoopRewriter):
             bodies = [self.block(branch, set(outs), fctx) + [ret] for branch in (s.body, s.orelse)]
             run = self.call("if_stmt", var(p), var(t_name), var(f_name), self.values(assigned),
                             strings(assigned), strings(outs), self.where(s),
-                            in_place=strings([n for n in outs if n not in live]))
+                            in_place=strings([n for n in outs if n not in live]),
+                            **({"guard": ast.Constant(True)} if guard else {}))
             last = ast.Assign(targets=[names_tuple(outs, True)], value=run) if outs else ast.Expr(value=run)
         return [make_def(t_name, assigned, bodies[0], s), make_def(f_name, assigned, bodies[1], s),
                 ast.copy_location(last, s)]

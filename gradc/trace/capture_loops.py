@@ -17,6 +17,7 @@ from gradc.trace.capture_nodes import (
     indexed_names,
     make_def,
     names_tuple,
+    returns_to_flags,
     not_flag,
     strings,
     var,
@@ -81,10 +82,17 @@ class LoopRewriter:
             return self.refuse(s, *RETURN_IN_LOOP)
         ret_flags = {id(r): self.fresh("ret") for r in returns}
         post = list(rest or [])
-        for r in reversed(returns):
+        if returns and _exits_only_by_return(s):  # `while True:` left by `return`s only: the last one is certain
+            value = returns[-1].value if returns[-1].value is not None else ast.Constant(None)
+            post = [ast.copy_location(ast.Return(value=copy.deepcopy(value)), returns[-1])]
+            returns_checked = returns[:-1]
+        else:
+            returns_checked = returns
+        for r in reversed(returns_checked):
             value = r.value if r.value is not None else ast.Constant(None)
             post = [ast.copy_location(ast.If(test=var(ret_flags[id(r)]), body=[
                 ast.copy_location(ast.Return(value=copy.deepcopy(value)), r)], orelse=post), r)]
+        plain_head = an.loop_head_live(_without_return_values(s), live) if returns else head
         if returns:
             live = an.block_live(post, live_out)
             head = an.loop_head_live(s, live)
@@ -122,15 +130,17 @@ class LoopRewriter:
         defs = [make_def(body_fn, ([item] if is_for else []) + [c], body, s)]
         init = self.values(carry, "carry_init", ast.Constant(len(flag_names)))
         names = strings(carry + flag_names)
+        # read only by a `return`'s value after the loop: may start unset (a `return` runs after it is assigned)
+        unset = {"unset": strings([n for n in carry if n not in plain_head])} if returns else {}
         if is_for:
             run = self.call("for_stmt", var(it), var(body_fn), init, names, self.where(s),
-                            strings([n for n in an.stores(s.target) if n in carry]))
+                            strings([n for n in an.stores(s.target) if n in carry]), **unset)
         else:
             test = s.test if not brk else ast.BoolOp(op=ast.And(), values=[not_flag(brk), s.test])
             cond_fn = self.fresh("cond")
             check = ast.copy_location(ast.Return(value=self.expr(test)), s)
             defs.insert(0, make_def(cond_fn, [c], unpack + [check], s))
-            run = self.call("while_stmt", var(cond_fn), var(body_fn), init, names, self.where(s))
+            run = self.call("while_stmt", var(cond_fn), var(body_fn), init, names, self.where(s), **unset)
         last = ast.Assign(targets=[names_tuple(carry_all, True)], value=run) if carry_all else ast.Expr(value=run)
         out = defs + [ast.copy_location(last, s)]
         if s.orelse:
@@ -139,6 +149,34 @@ class LoopRewriter:
                               replace(ctx, tail=False))
         if rest is not None:
             out += self.block(post, live_out, ctx)
+        return out
+
+    def lift_nested_returns(self, stmts, in_loop: bool = False) -> list:
+        """``stmts`` with each `return` of a loop nested in another loop made ``flag = True; break``, and
+        ``if flag: return <value>`` placed right after that loop (the flag set to False before it): the enclosing
+        loop then holds the `return` itself, which its functional form turns into a flag of its own. After the
+        `break` the variables hold what they held at the `return`, as Python leaves them."""
+        out = []
+        for s in stmts:
+            if isinstance(s, (ast.For, ast.While)):
+                s.body = self.lift_nested_returns(s.body, True)
+                s.orelse = self.lift_nested_returns(s.orelse, in_loop)
+                returns = [n for n in an.walk_scope(s.body, into_loops=False) if isinstance(n, ast.Return)]
+                if in_loop and returns and returns_to_flags(s):
+                    flags = {id(r): self.fresh("inner_ret") for r in returns}
+                    self.locals.update(flags.values())
+                    s.body = _returns_to_breaks(s.body, flags)
+                    out += [ast.copy_location(ast.Assign(targets=[var(f, True)], value=ast.Constant(False)), s)
+                            for f in flags.values()]
+                    out.append(s)
+                    out += [ast.copy_location(ast.If(test=var(flags[id(r)]), body=[
+                        ast.copy_location(ast.Return(value=copy.deepcopy(r.value)), r)], orelse=[]), r)
+                        for r in returns]
+                    continue
+            elif isinstance(s, ast.If):
+                s.body = self.lift_nested_returns(s.body, in_loop)
+                s.orelse = self.lift_nested_returns(s.orelse, in_loop)
+            out.append(s)
         return out
 
     def flagged(self, stmts, brk, cont) -> list:
@@ -167,3 +205,35 @@ class LoopRewriter:
                 return out
         return out
 
+
+
+def _exits_only_by_return(loop) -> bool:
+    """Whether ``loop`` is a ``while`` on a constant true test (``while True:``, ``while 1:``) without a ``break``:
+    it ends only at one of its `return`s."""
+    return isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and bool(loop.test.value) and \
+        not an.contains(loop.body, ast.Break, into_loops=False)
+
+
+def _returns_to_breaks(stmts, flags) -> list:
+    """``stmts`` with each `return` ``r`` (not inside a nested loop) replaced by ``flags[id(r)] = True; break``."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ast.Return) and id(s) in flags:
+            out += [ast.copy_location(ast.Assign(targets=[var(flags[id(s)], True)], value=ast.Constant(True)), s),
+                    ast.copy_location(ast.Break(), s)]
+            continue
+        if isinstance(s, ast.If):
+            s.body = _returns_to_breaks(s.body, flags)
+            s.orelse = _returns_to_breaks(s.orelse, flags)
+        out.append(s)
+    return out
+
+
+def _without_return_values(loop):
+    """A copy of ``loop`` whose `return`s read nothing: the liveness of its variables apart from what a `return`
+    reads (a `return` that runs has seen them assigned)."""
+    out = copy.deepcopy(loop)
+    for n in an.walk_scope(out.body):
+        if isinstance(n, ast.Return):
+            n.value = None
+    return out

@@ -40,6 +40,7 @@ class Undefined:
     """
 
     __slots__ = ("name",)
+    is_unset = True  # read on the type (an instance's attributes raise): gradc.trace.control_trace.is_unset
 
     def __init__(self, name):
         self.name = name
@@ -207,8 +208,10 @@ def _numeric_rows(iterable) -> bool:
     return isinstance(iterable, np.ndarray) and iterable.ndim >= 1 and iterable.dtype.kind == "f"
 
 
-def _check_defined(init, names, where, what, targets=()):
+def _check_defined(init, names, where, what, targets=(), unset=()):
     for value, name in zip(init, names):
+        if name in unset and isinstance(value, Undefined):
+            continue  # read only by a `return` after the loop: the loop gives it its type (control_trace)
         if isinstance(value, Undefined) and name in targets:
             raise TraceError(f"the loop variable {name!r} is read after the traced loop (a `return` inside the loop "
                              "takes effect after it, with the loop's variables as they are then)", where=where,
@@ -245,7 +248,7 @@ def _scalar_predicate(pred, where, what):
                               "np.all(...) or np.any(...)")
 
 
-def for_stmt(iterable, body, init, names, where, targets=()):
+def for_stmt(iterable, body, init, names, where, targets=(), unset=()):
     """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable`` (``targets``: the
     carried names the ``for`` itself assigns).
 
@@ -253,7 +256,7 @@ def for_stmt(iterable, body, init, names, where, targets=()):
     (6,)
     """
     init = _target_from_first_item(iterable, init, names, targets)
-    _check_defined(init, names, where, "loop", targets)
+    _check_defined(init, names, where, "loop", targets, unset)
     kw = {"names": tuple(names), "where": where}
     if isinstance(iterable, Traced) or _numeric_rows(iterable):
         if isinstance(iterable, Traced) and iterable.aval.shape == ():
@@ -267,13 +270,13 @@ def for_stmt(iterable, body, init, names, where, targets=()):
     return control.fori_loop(iterable.start, iterable.stop, body, init, step=iterable.step, **kw)
 
 
-def while_stmt(cond_fn, body_fn, init, names, where):
+def while_stmt(cond_fn, body_fn, init, names, where, unset=()):
     """Run a captured ``while`` in functional form: ``cond_fn(carry)``, ``body_fn(carry) -> carry``.
 
     >>> while_stmt(lambda c: c[0] < 10, lambda c: (c[0] * 3,), (1,), ("k",), "f.py:1")
     (27,)
     """
-    _check_defined(init, names, where, "loop")
+    _check_defined(init, names, where, "loop", (), unset)
 
     def test(carry):
         p = cond_fn(carry)
@@ -282,7 +285,7 @@ def while_stmt(cond_fn, body_fn, init, names, where):
     return control.while_loop(test, body_fn, init, names=tuple(names), where=where)
 
 
-def _branches(true_fn, false_fn, ops, outs, where):
+def _branches(true_fn, false_fn, ops, outs, where, guard=False):
     """Branch functions taking only the defined operands, refusing an output left undefined."""
     defined = [k for k, v in enumerate(ops) if not isinstance(v, Undefined)]
 
@@ -305,7 +308,7 @@ def _branches(true_fn, false_fn, ops, outs, where):
                                      "function returns one", where=where, hint="return a value on every path")
                 return result
             for value, name in zip(result, outs):
-                if isinstance(value, Undefined):
+                if isinstance(value, Undefined) and not guard:
                     raise TraceError(f"{name!r} is assigned in only one branch of an `if` on a traced value and used "
                                      "after it", where=where, hint=f"initialise {name} before the `if`")
             return result
@@ -358,9 +361,12 @@ def assert_(test, message, source: str, where):
         raise AssertionError(text) if text is not None else AssertionError
 
 
-def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
+def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=(), guard=False):
     """Run a captured ``if`` in functional form: each branch takes ``ops`` (the values of ``names``) and returns
     the values of ``outs`` (``outs=None``: the branches return the function's result).
+
+    ``guard``: the ``if not flag:`` of a loop's functional form, around the statements after a possible jump; a
+    variable of the loop's carry it leaves unset (one only a `return` reads) takes the other branch's type.
 
     ``in_place``: the names among ``outs`` kept only because a branch changes their array in place (another
     name may see it, ``gradc.trace.carried_writes``); one that holds no traced array before the ``if`` is
@@ -380,7 +386,7 @@ def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
         for k, v in zip(kept, result):
             full[k] = v
         return tuple(full)
-    t, f, operands = _branches(true_fn, false_fn, ops, outs, where)
+    t, f, operands = _branches(true_fn, false_fn, ops, outs, where, guard)
     op_names = tuple(n for n, v in zip(names, ops) if not isinstance(v, Undefined))
     return control.cond(pred, t, f, *operands, names=op_names, where=where)
 

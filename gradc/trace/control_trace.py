@@ -76,8 +76,16 @@ def flatten(tree):
     return [tree], lambda leaves: leaves[0]
 
 
+def is_unset(leaf) -> bool:
+    """A variable not assigned yet (``capture_runtime.Undefined``) that a loop may carry: the body assigns it
+    before any read, and its first traced result gives its type."""
+    return bool(getattr(type(leaf), "is_unset", False))
+
+
 def _leaf_type(leaf, names, k, where):
     """The IR type of a carried leaf and whether it is weak (a Python number: it may widen)."""
+    if is_unset(leaf):
+        return None, False
     if isinstance(leaf, Traced):
         return leaf.aval, False
     if isinstance(leaf, bool):
@@ -121,6 +129,8 @@ def _atom_in(builder: Builder, value, t: TensorType):
         if value.aval.shape != t.shape:
             value = sh.broadcast_to(value, t.shape)
         return value.atom
+    if is_unset(value):  # never read before the loop assigns it (see is_unset)
+        value = 0
     return Const(np.broadcast_to(np.asarray(value, dtype=t.np_dtype), t.shape))
 
 
@@ -184,13 +194,15 @@ class _Sub:
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
-        carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) for k, t in enumerate(carry_types)]
+        carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) if t is not None else None
+                      for k, t in enumerate(carry_types)]
         # where each carried value starts (for the in-place rules: `x += ...` on a loop over an input x)
         b.carry_origins = {id(v): leaf.atom for v, leaf in zip(carry_vars, origins)
                            if isinstance(leaf, Traced) and leaf.builder is parent and not _owned_copy(leaf)}
         args = [_wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
-        self.carry_leaves = [_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)]
+        self.carry_leaves = [origins[k] if v is None else _wrap_weak(b, v) if w else _wrap(b, v)
+                             for k, (v, w) in enumerate(zip(carry_vars, weak))]
         carry = rebuild(self.carry_leaves)
         _ACTIVE.append(b)
         if branch:
@@ -251,6 +263,12 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
         changed = False
         for k, (t, leaf) in enumerate(zip(types, out_leaves)):
             got = _leaf_type(leaf, names, k, where)[0]
+            if t is None or got is None:
+                if got is None:  # the body never assigns it: a value read after the loop that Python leaves unbound
+                    raise TraceError(f"{_label(names, k)} is read after the loop but the loop never assigns it",
+                                     where=where, hint=f"assign {_label(names, k)} before the loop")
+                types[k], changed = got, True
+                continue
             if got == t or (not isinstance(leaf, Traced) and got.shape == () and
                             np.can_cast(got.np_dtype, t.np_dtype, "same_kind")):
                 continue
@@ -513,6 +531,11 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     out_types = []
     for k, (a, b) in enumerate(zip(t_leaves, f_leaves)):
         ta, tb = _leaf_type(a, names, k, where)[0], _leaf_type(b, names, k, where)[0]
+        if ta is None or tb is None:  # unset in one branch (a loop variable only a `return` reads): the other's
+            if ta is None and tb is None:
+                raise TraceError(f"{_label(names, k)} is not assigned in either branch", where=where,
+                                 hint="assign it before the `if`")
+            ta = tb = ta or tb
         try:
             shape = tuple(dims.broadcast(ta.shape, tb.shape))
         except ValueError:
