@@ -17,8 +17,8 @@ from gradc.trace.capture_nodes import (
     indexed_names,
     make_def,
     names_tuple,
-    returns_to_flags,
     not_flag,
+    returns_to_flags,
     strings,
     var,
 )
