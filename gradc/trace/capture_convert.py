@@ -33,7 +33,7 @@ from gradc.trace.capture_nodes import (  # noqa: F401  (MAX_NAMES, TooLarge: thi
 # builtins the rewrite routes through run-time helpers (when the function does not shadow them): the loop
 # iterables, and the choices that become ``np.where`` on traced scalars
 CHOICE_BUILTINS = ("max", "min")
-REWRITTEN_BUILTINS = ("range", "enumerate", "zip") + CHOICE_BUILTINS
+REWRITTEN_BUILTINS = ("range", "enumerate", "zip", "reversed") + CHOICE_BUILTINS
 
 
 class _Expressions(ast.NodeTransformer):

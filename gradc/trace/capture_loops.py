@@ -33,7 +33,8 @@ class LoopRewriter:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.builtins and \
                 not any(isinstance(a, ast.Starred) for a in node.args) and \
                 all(k.arg == "start" for k in node.keywords) and (not node.keywords or node.func.id == "enumerate"):
-            args = [self.expr(a) for a in node.args]
+            nested = node.func.id == "reversed"  # reversed(range(...)): the range a loopable one too
+            args = [self._iterable(a) if nested else self.expr(a) for a in node.args]
             return self.call(node.func.id + "_", *args, **{k.arg: self.expr(k.value) for k in node.keywords})
         return self.expr(node)
 

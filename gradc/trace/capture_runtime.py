@@ -181,6 +181,26 @@ def range_(*args):
     return TracedRange(start, stop, int(step))
 
 
+def reversed_(iterable):
+    """``reversed(iterable)`` as a ``for`` loop iterates it: a range reversed is a range (of traced bounds too), a
+    traced array's rows are scanned from the last (a flipped array), others are Python's ``reversed``.
+
+    >>> reversed_(range(1, 8, 3)), list(reversed_([1, 2]))
+    (range(7, -2, -3), [2, 1])
+    """
+    if isinstance(iterable, range):
+        return iterable[::-1]
+    if isinstance(iterable, TracedRange):
+        from gradc.trace.control_trace import traced_trip_count
+        start, step = iterable.start, iterable.step
+        count = traced_trip_count(start, iterable.stop, step)
+        last = start + (count - 1) * step
+        return TracedRange(last, start - step, -step) if not isinstance(count, int) or count else range(0)
+    if (isinstance(iterable, Traced) and _rows(iterable) is not None) or _numeric_rows(iterable):
+        return iterable[::-1]
+    return reversed(iterable)
+
+
 def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
     """Whether a loop runs in functional form: its bounds or items are traced, or (over a range or for a
     ``while``: ``iterable`` is None) a value it reads or carries is; not when it indexes or calls a method of a

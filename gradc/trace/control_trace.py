@@ -322,13 +322,9 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
             return _segmented(int(lower), int(step), trips, segment, body, init_val, names, where)
         start, length, inputs = int(lower), trips, []
     else:
-        if step not in (1, -1):
-            raise TraceError("a loop over range() with traced bounds must have step 1 or -1", where=where,
-                             hint="loop over range(n) and compute the index inside the loop")
         lo = _wrap(builder, _atom_in(builder, lower, I64))
         hi = _wrap(builder, _atom_in(builder, upper, I64))
-        span = ew.sub(hi, lo) if step == 1 else ew.sub(lo, hi)
-        count = ew.maximum(span, np.int64(0))
+        count = traced_trip_count(lo, hi, int(step))
         start, length, inputs = 0, None, [count.atom]
 
     def counted(j, carry):
@@ -356,6 +352,17 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
         params["checkpoint"] = checkpoint
     results = _record(builder, "scan", inputs + consts + init, params, None)
     return rebuild(_kept_in_place(builder, sub, leaves, out_leaves, results, names, where))
+
+
+def traced_trip_count(lo, hi, step: int):
+    """``len(range(lo, hi, step))`` of traced integer bounds (Python's rule: none when the step points away).
+
+    >>> traced_trip_count(2, 11, 3), traced_trip_count(5, 0, -2), traced_trip_count(0, 4, -1)
+    (3, 3, 0)
+    """
+    span = ew.add(ew.sub(hi, lo), np.int64(step - (1 if step > 0 else -1)))
+    count = span // np.int64(step) if isinstance(span, Traced) else np.int64(span // step)
+    return ew.maximum(count, np.int64(0)) if isinstance(count, Traced) else max(int(count), 0)
 
 
 def _kept_in_place(builder, sub, leaves, out_leaves, results, names, where):
