@@ -33,7 +33,7 @@ from gradc.trace.capture_nodes import (  # noqa: F401  (MAX_NAMES, TooLarge: thi
 # builtins the rewrite routes through run-time helpers (when the function does not shadow them): the loop
 # iterables, and the choices that become ``np.where`` on traced scalars
 CHOICE_BUILTINS = ("max", "min")
-REWRITTEN_BUILTINS = ("range", "enumerate", "zip", "reversed") + CHOICE_BUILTINS
+REWRITTEN_BUILTINS = ("range", "enumerate", "zip", "reversed", "sum", "len") + CHOICE_BUILTINS
 
 
 class _Expressions(ast.NodeTransformer):
@@ -96,6 +96,9 @@ class _Expressions(ast.NodeTransformer):
         display): ``rt.max_``/``rt.min_``, which choose with ``np.where`` when a value is a traced scalar."""
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, ast.Name) and f.id == "sum" and f.id in self.conv.builtins and not node.keywords and \
+                len(node.args) in (1, 2) and not any(isinstance(a, ast.Starred) for a in node.args):
+            return ast.copy_location(self.conv.call("sum_", *node.args), node)  # a collected list: one sum
         if not (isinstance(f, ast.Name) and f.id in CHOICE_BUILTINS and f.id in self.conv.builtins) or node.keywords:
             return node
         args = node.args
@@ -121,6 +124,7 @@ class Converter(LoopRewriter):
         self.builtins = set(builtins)  # of REWRITTEN_BUILTINS: those the function does not shadow
         self.count = 0
         self.ret_flags: dict = {}  # id(return statement) -> its flag, in the loop being rewritten
+        self.collected: list = []  # the lists the loop being rewritten appends to (capture_lists)
 
     # ---- small builders
     def fresh(self, base: str) -> str:

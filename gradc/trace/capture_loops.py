@@ -41,6 +41,8 @@ class LoopRewriter:
     def loop(self, s, live, ctx, rest=None, live_out=None):
         """``s`` as a run-time choice between the Python loop and its functional form; with ``rest`` (the statements
         after a loop holding `return`s, in tail position), each version continues with its own copy of them."""
+        s, self.collected = self.collecting(s)
+        collected = self.collected
         is_for = isinstance(s, ast.For)
         head = an.loop_head_live(s, live)
         body_ctx = Ctx(loop=True, brk=frozenset(live), cont=frozenset(head))
@@ -59,21 +61,35 @@ class LoopRewriter:
             concrete = ast.While(test=test, body=self.block(s.body, head, body_ctx),
                                  orelse=self.block(s.orelse, live, after_ctx))
             reads |= an.loads(s.test)
-        containers, tables = (names & self.locals for names in indexed_names(s))
+        containers, tables = (names & self.locals - set(collected) for names in indexed_names(s))
         indexed = sorted(containers - tables)
         decide = self.call("loop_traced", var(it) if it else ast.Constant(None),
                            self.values(sorted(reads & self.locals)), self.values(indexed),
                            self.values(sorted(tables)))
         concrete = [ast.copy_location(concrete, s)]
         if rest is None:
-            functional = self.functional_loop(s, live, ctx, it, head)
+            functional = self.functional_loop(s, live, ctx, it, head, collected=collected)
         else:
             concrete += self.block(rest, live_out, ctx)
-            functional = self.functional_loop(s, live, ctx, it, head, rest=rest, live_out=live_out)
+            functional = self.functional_loop(s, live, ctx, it, head, rest=rest, live_out=live_out,
+                                              collected=collected)
         out.append(ast.If(test=decide, body=functional, orelse=concrete))
         return [ast.copy_location(x, s) for x in out]
 
-    def functional_loop(self, s, live, ctx, it, head, rest=None, live_out=None):
+    def collecting(self, s):
+        """``(s, names)``: the local lists loop ``s`` appends to and otherwise only reads items and the length of
+        (``ys.append(y)``, ``ys.extend([...])``, ``ys += [...]``, ``ys[-1]``, ``len(ys)``), with ``s``'s appends
+        made ``ys = rt.append_(ys, y)`` (``extend_``) and ``len(ys)`` ``rt.len_(ys)``: in the functional form the
+        list's items become the loop's per-step outputs (``gradc.trace.capture_lists``)."""
+        names = [n for n in _appended_names(s.body, self.rt) if n in self.locals and n not in self.declared]
+        names = [n for n in names if _only_collected(s.body, n, self.rt)]
+        if not names:
+            return s, []
+        s = copy.deepcopy(s)
+        _Appends(set(names), self).visit(s)
+        return s, names
+
+    def functional_loop(self, s, live, ctx, it, head, rest=None, live_out=None, collected=()):
         """The functional form of loop ``s``. Its `return`s (only with ``rest``) become a flag each plus a
         `break`; after the loop, ``if flag: return <value>`` (the loop stopped at that `return`, so the carried
         variables hold what the value reads), then ``rest``."""
@@ -133,6 +149,8 @@ class LoopRewriter:
         names = strings(carry + flag_names)
         # read only by a `return`'s value after the loop: may start unset (a `return` runs after it is assigned)
         unset = {"unset": strings([n for n in carry if n not in plain_head])} if returns else {}
+        if [n for n in collected if n in carry]:
+            unset["collected"] = strings([n for n in collected if n in carry])
         if is_for:
             run = self.call("for_stmt", var(it), var(body_fn), init, names, self.where(s),
                             strings([n for n in an.stores(s.target) if n in carry]), **unset)
@@ -238,3 +256,86 @@ def _without_return_values(loop):
         if isinstance(n, ast.Return):
             n.value = None
     return out
+
+
+_APPENDERS = ("append_", "extend_")
+
+
+def _appended_names(body, rt) -> list:
+    """Names ``ys`` of ``ys.append(y)`` / ``ys.extend(...)`` statements, ``ys += [...]`` and the rewritten
+    ``ys = rt.append_(ys, y)`` in ``body`` (nested loops included)."""
+    found: dict = {}
+    for n in an.walk_scope(body):
+        if isinstance(n, ast.Expr) and _append_call(n.value) is not None:
+            found[_append_call(n.value)] = None
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and isinstance(n.op, ast.Add) and \
+                isinstance(n.value, (ast.List, ast.Tuple)):
+            found[n.target.id] = None
+        elif _rewritten_append(n, rt) is not None:
+            found[_rewritten_append(n, rt)] = None
+    return list(found)
+
+
+def _append_call(call):
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("append", "extend") \
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords and \
+            not isinstance(call.args[0], ast.Starred):
+        return call.func.value.id
+    return None
+
+
+def _rewritten_append(n, rt):
+    if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+            isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) and \
+            n.value.func.attr in _APPENDERS and isinstance(n.value.func.value, ast.Name) and \
+            n.value.func.value.id == rt:
+        return n.targets[0].id
+    return None
+
+
+def _only_collected(body, name, rt) -> bool:
+    """Whether ``body`` uses ``name`` only to append to it, read its items (``name[k]``) or its length."""
+    allowed = set()
+    for n in an.walk_scope(body):
+        if isinstance(n, ast.Expr) and _append_call(n.value) == name:
+            allowed.add(id(n.value.func.value))
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name and \
+                isinstance(n.op, ast.Add) and isinstance(n.value, (ast.List, ast.Tuple)):
+            allowed.add(id(n.target))
+        elif _rewritten_append(n, rt) == name:
+            allowed.update((id(n.targets[0]), id(n.value.args[0])))
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name and \
+                isinstance(n.ctx, ast.Load):
+            allowed.add(id(n.value))
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and \
+                len(n.args) == 1 and isinstance(n.args[0], ast.Name) and n.args[0].id == name:
+            allowed.add(id(n.args[0]))
+    uses = [n for n in an.walk_scope(body) if isinstance(n, ast.Name) and n.id == name]
+    nested = [n for n in an.walk_scope(body) if isinstance(n, an.SCOPES) and name in an.loads(n)]
+    return not nested and all(id(n) in allowed for n in uses)
+
+
+class _Appends(ast.NodeTransformer):
+    """``ys.append(y)`` -> ``ys = rt.append_(ys, y)`` (``extend_``), ``len(ys)`` -> ``rt.len_(ys)``, for ``names``."""
+
+    def __init__(self, names, conv):
+        self.names, self.conv = names, conv
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+
+    def visit_Expr(self, node):
+        name = _append_call(node.value)
+        if name not in self.names:
+            return self.generic_visit(node)
+        call = self.conv.call(node.value.func.attr + "_", var(name), self.visit(node.value.args[0]))
+        return ast.copy_location(ast.Assign(targets=[var(name, True)], value=call), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and "len" in self.conv.builtins and \
+                len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.names:
+            return ast.copy_location(self.conv.call("len_", node.args[0]), node)
+        return node

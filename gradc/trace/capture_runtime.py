@@ -19,7 +19,9 @@ from gradc.errors import GradcError, TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
-from gradc.trace import checks, control
+from gradc.trace import capture_lists, checks, control
+from gradc.trace.capture_lists import append_, extend_, len_, sum_  # noqa: F401  (reached by the generated code)
+from gradc.trace.control_trace import fori_scan
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,
@@ -198,6 +200,11 @@ def reversed_(iterable):
         return TracedRange(last, start - step, -step) if not isinstance(count, int) or count else range(0)
     if (isinstance(iterable, Traced) and _rows(iterable) is not None) or _numeric_rows(iterable):
         return iterable[::-1]
+    scanned = capture_lists.scan_form(iterable)  # a list a traced loop collected: its stacked items, flipped
+    if isinstance(scanned, Traced):
+        return scanned[::-1]
+    if scanned is not None:
+        return TracedItems("zip", [a[::-1] for a in scanned])
     return reversed(iterable)
 
 
@@ -210,7 +217,7 @@ def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
     >>> loop_traced(range(3), (1.0, np.ones(2))), loop_traced([1, 2], ())
     (False, False)
     """
-    if isinstance(iterable, TracedRange):
+    if isinstance(iterable, TracedRange) or capture_lists.scan_form(iterable) is not None:
         return True
     if any(isinstance(v, (list, tuple, dict, set)) for v in indexed) or any(
             isinstance(v, (list, tuple, dict, set)) and not _numbers(v) for v in tables):
@@ -268,35 +275,70 @@ def _scalar_predicate(pred, where, what):
                               "np.all(...) or np.any(...)")
 
 
-def for_stmt(iterable, body, init, names, where, targets=(), unset=()):
+def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected=()):
     """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable`` (``targets``: the
-    carried names the ``for`` itself assigns).
+    carried names the ``for`` itself assigns; ``collected``: the lists it appends to, ``gradc.trace.capture_lists``).
 
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
+    scanned = capture_lists.scan_form(iterable)  # a list a traced loop collected: a scan over its stacked items
+    if scanned is not None:
+        iterable = scanned if isinstance(scanned, Traced) else TracedItems("zip", scanned)
     init = _target_from_first_item(iterable, init, names, targets)
     _check_defined(init, names, where, "loop", targets, unset)
     kw = {"names": tuple(names), "where": where}
+    positions = capture_lists.collecting(init, names, collected)
+    if positions:
+        if isinstance(iterable, TracedRange):
+            raise TraceError(f"the loop appends to {', '.join(repr(names[k]) for k in positions)} and its trip count "
+                             "is known only when the code runs (a range with traced bounds), so the list's length is "
+                             "not known", where=where, hint=_COLLECT_HINT)
+        return capture_lists.for_collecting(iterable, body, init, names, where, positions,
+                                            lambda it, step, carry: _run_for(it, step, carry, kw, True))
+    return _run_for(iterable, body, init, kw, False)
+
+
+_COLLECT_HINT = ("loop over a range with a trip count fixed when gradc compiles (range(T), T a Python int) and "
+                 "append once per iteration, or fill an array of the largest size instead (out = np.zeros(T_max), "
+                 "then out[k] = value)")
+
+
+def _run_for(iterable, body, init, kw, outputs):
+    """``body(item, carry)`` over ``iterable`` as a loop primitive; with ``outputs`` the body returns
+    ``(carry, y)`` and the result is ``(carry, stacked ys)``."""
     if isinstance(iterable, Traced) or _numeric_rows(iterable):
         if isinstance(iterable, Traced) and iterable.aval.shape == ():
-            raise TraceError("iteration over a 0-d array", where=where, hint="a 0-d value has no items")
+            raise TraceError("iteration over a 0-d array", where=kw["where"], hint="a 0-d value has no items")
+        if outputs:
+            return control.scan(lambda c, x: body(x, c), init, iterable, **kw)
         return control.scan(lambda c, x: (body(x, c), ()), init, iterable, **kw)[0]  # no per-step outputs
     if isinstance(iterable, TracedItems) and iterable.kind == "zip":
+        if outputs:
+            return control.scan(lambda c, xs: body(tuple(xs), c), init, iterable.arrays, **kw)
         return control.scan(lambda c, xs: (body(tuple(xs), c), ()), init, iterable.arrays, **kw)[0]
     if isinstance(iterable, TracedItems):
         array, start = iterable.arrays[0], iterable.start
+        if outputs:
+            return fori_scan(0, _rows(array), 1, lambda i, c: body((i + start, array[i]), c), init, **kw)
         return control.fori_loop(0, _rows(array), lambda i, c: body((i + start, array[i]), c), init, **kw)
+    if outputs:
+        return fori_scan(iterable.start, iterable.stop, iterable.step, body, init, **kw)
     return control.fori_loop(iterable.start, iterable.stop, body, init, step=iterable.step, **kw)
 
 
-def while_stmt(cond_fn, body_fn, init, names, where, unset=()):
+def while_stmt(cond_fn, body_fn, init, names, where, unset=(), collected=()):
     """Run a captured ``while`` in functional form: ``cond_fn(carry)``, ``body_fn(carry) -> carry``.
 
     >>> while_stmt(lambda c: c[0] < 10, lambda c: (c[0] * 3,), (1,), ("k",), "f.py:1")
     (27,)
     """
     _check_defined(init, names, where, "loop", (), unset)
+    positions = capture_lists.collecting(init, names, collected)
+    if positions:
+        raise TraceError(f"the `while` loop on traced values appends to {', '.join(repr(names[k]) for k in positions)}"
+                         ": its trip count, and so the list's length, is known only when the code runs", where=where,
+                         hint=_COLLECT_HINT)
 
     def test(carry):
         p = cond_fn(carry)
