@@ -21,7 +21,6 @@ from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
 from gradc.trace import capture_lists, checks, control
 from gradc.trace.capture_lists import append_, extend_, len_, sum_  # noqa: F401  (reached by the generated code)
-from gradc.trace.control_trace import fori_scan
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,
@@ -31,6 +30,7 @@ from gradc.trace.capture_values import (  # noqa: F401  (the generated code reac
     setitem_op,
     ufunc_at,
 )
+from gradc.trace.control_trace import fori_scan
 from gradc.trace.tracer import size_operand
 
 
