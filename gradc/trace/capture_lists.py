@@ -37,10 +37,19 @@ class StepList:
     collected), the last item before them (``last``, or an unset value when the list was empty), and how many
     items the list held before the iteration (``count``: traced inside a loop)."""
 
-    def __init__(self, name, where, last, count, chunks=(), empty_at_start=False):
+    def __init__(self, name, where, last, count, chunks=(), empty_at_start=False, buffer=None, probe=False):
         self.name, self.where = name, where
         self.last, self.count, self.chunks = last, count, list(chunks)
         self.empty_at_start = empty_at_start
+        # reads of any earlier item (ys[i - 1]): every item so far in an array of the final length, written as
+        # appended (``buffer``); ``probe``: a first run that only counts the appends (reads give the last item)
+        self.buffer, self.probe = buffer, probe
+
+    def _with(self, **changes) -> StepList:
+        fields = dict(name=self.name, where=self.where, last=self.last, count=self.count, chunks=self.chunks,
+                      empty_at_start=self.empty_at_start, buffer=self.buffer, probe=self.probe)
+        fields.update(changes)
+        return StepList(**fields)
 
     @classmethod
     def empty(cls, name, where, items):
@@ -51,7 +60,9 @@ class StepList:
     # ---- a pytree of the loop's carry (gradc.trace.control_trace.flatten)
     def gc_flatten(self):
         has_last = not _is_unset(self.last)  # an empty list has no last item: no leaf (branches agree on that)
-        parts = ([self.last] if has_last else []) + [self.count] + [c[1] for c in self.chunks]
+        has_buffer = self.buffer is not None
+        parts = ([self.last] if has_last else []) + [self.count] + ([self.buffer] if has_buffer else []) + \
+            [c[1] for c in self.chunks]
         leaves, rebuild_parts = ct.flatten(parts)
         shape = [(c[0], c[2] if c[0] == "block" else None) for c in self.chunks]
         unset = self.last
@@ -59,18 +70,32 @@ class StepList:
         def rebuild(new_leaves):
             values = rebuild_parts(list(new_leaves))
             last = values.pop(0) if has_last else unset
-            count, *values = values
+            count = values.pop(0)
+            buffer = values.pop(0) if has_buffer else None
             chunks = [(kind, v, n) if kind == "block" else (kind, v) for (kind, n), v in zip(shape, values)]
-            return StepList(self.name, self.where, last, count, chunks, self.empty_at_start)
+            return self._with(last=last, count=count, chunks=chunks, buffer=buffer)
         return leaves, rebuild
 
     # ---- what the user's code does with the list inside the loop
     def appended(self, item) -> StepList:
-        return StepList(self.name, self.where, self.last, self.count, self.chunks + [("item", item)],
-                        self.empty_at_start)
+        buffer = self.buffer
+        if buffer is not None:
+            buffer = _write_row(buffer, self.count + self.new_rows(), item)
+        return self._with(chunks=self.chunks + [("item", item)], buffer=buffer)
 
     def append(self, item):  # a helper given the list appends to it: this iteration's items
+        if self.buffer is not None:
+            self.buffer = _write_row(self.buffer, self.count + self.new_rows(), item)
         self.chunks.append(("item", item))
+
+    def with_block(self, rows, n) -> StepList:
+        """This list after a nested loop appended the ``n`` rows ``rows``."""
+        buffer = self.buffer
+        if buffer is not None:
+            start = self.count + self.new_rows()
+            for k in range(n):
+                buffer = _write_row(buffer, start + k, _row(rows, k))
+        return self._with(chunks=self.chunks + [("block", rows, n)], buffer=buffer)
 
     def extend(self, items):
         for item in _items_of(items, self.where):
@@ -96,11 +121,25 @@ class StepList:
         return self.last
 
     def __getitem__(self, key):
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == -1:
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key == -1 and self.buffer is None:
             return self.last_item()
+        if self.buffer is not None and _is_index(key):
+            position = key + self.length() if isinstance(key, (int, np.integer)) and key < 0 else key
+            if isinstance(key, Traced):
+                position = np.where(key < 0, key + self.length(), key)
+            return _row(self.buffer, position)
+        if self.probe:
+            return self.last_item() if self.chunks or not self.empty_at_start else self._empty_read(key)
+        if _is_index(key):
+            raise NeedsBuffer(self.name)
         raise TraceError(f"{self.name}[{key!r}] inside the loop that appends to {self.name}: only the last item "
                          f"({self.name}[-1]) and len({self.name}) can be read while the loop collects the list",
                          where=self.where, hint=_LAST_HINT)
+
+    def _empty_read(self, key):
+        raise TraceError(f"{self.name}[...] is read before anything was appended to it: the list is empty at the "
+                         "loop's first iteration (Python raises IndexError)", where=self.where,
+                         hint=f"append a first item to {self.name} before the loop")
 
     def __len__(self):
         raise TraceError(f"len({self.name}) inside a traced loop that appends to it is a traced number",
@@ -119,8 +158,11 @@ class StepList:
 
     # ---- the end of an iteration
     def step_output(self):
-        """``(state for the next iteration, this iteration's rows)``: one item as it is, several stacked."""
+        """``(state for the next iteration, this iteration's rows)``: one item as it is, several stacked (None with
+        a buffer, which holds them)."""
         rows = self.new_rows()
+        if self.buffer is not None:
+            return self._with(count=self.count + rows, chunks=()), None
         if rows == 0:
             return StepList(self.name, self.where, self.last, self.count, (), self.empty_at_start), None
         last = self.last_item()
@@ -129,6 +171,30 @@ class StepList:
         else:
             out = _concatenate_rows([_as_rows(c) for c in self.chunks])
         return StepList(self.name, self.where, last, self.count + rows, (), False), out
+
+
+class NeedsBuffer(TraceError):
+    """A read of an earlier item than the last (``ys[i - 1]``) inside the loop: the loop is traced again with a
+    buffer of every item (:class:`StepList`)."""
+
+    def __init__(self, name):
+        super().__init__(f"{name}[k] is read inside the loop that appends to {name}", hint=_LAST_HINT)
+
+
+def _is_index(key) -> bool:
+    if isinstance(key, Traced):
+        return key.aval.shape == () and str(key.aval.dtype).startswith(("i", "u"))
+    return isinstance(key, (int, np.integer)) and not isinstance(key, bool)
+
+
+def _write_row(buffer, position, item):
+    from gradc.trace import inplace
+    leaves, rebuild = ct.flatten(buffer)
+    items = ct.flatten(item)[0]
+    if len(items) != len(leaves):
+        raise TraceError("the items appended to a list in a traced loop differ in structure",
+                         hint="append values of the same structure (all arrays, or all tuples of the same length)")
+    return rebuild([inplace.setitem(leaf, position, value) for leaf, value in zip(leaves, items)])
 
 
 def _unset(name):
@@ -185,22 +251,80 @@ def _start_state(value):
     return (value[-1] if value else None), len(value), not value
 
 
-def for_collecting(iterable, body, init, names, where, positions, run):
+def for_collecting(iterable, body, init, names, where, positions, run, first_item, trips):
     """A captured ``for`` in functional form whose body appends to the lists at ``positions`` of the carry:
     ``run(iterable, step, carry)`` runs ``step(item, carry) -> (carry, ys)`` as a loop with per-step outputs
-    and returns ``(carry, ys)``."""
+    and returns ``(carry, ys)``. A list the body reads other than at ``[-1]`` is traced again with a buffer of
+    all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length)."""
+    buffered: dict = {k: None for k in positions if isinstance(init[k], StepList) and init[k].buffer is not None}
+    while True:
+        try:
+            return _collect(iterable, body, init, names, where, positions, run, buffered)
+        except NeedsBuffer as need:
+            k = next((k for k in positions if need.args[0].startswith(names[k] + "[") and k not in buffered), None)
+            if k is None or isinstance(init[k], StepList):
+                raise  # an enclosing loop's list: that loop holds the buffer
+            buffered[k] = _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips)
+
+
+def _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips):
+    """The buffer of list ``k``: its items so far and zeros for the ``trips`` x (appends an iteration) to come."""
+    carry = list(_carry0(init, positions, {}))
+    for j in positions:
+        last, count, empty = _start_state(init[j])
+        carry[j] = StepList(names[j], where, last if not empty else _unset(names[j]), count,
+                            empty_at_start=empty, probe=True)
+    out = body(first_item, tuple(carry))[k]  # a first run that only counts the appends
+    if not isinstance(out, StepList) or not out.chunks:
+        raise TraceError(f"{names[k]!r} is read inside the loop but nothing is appended to it", where=where,
+                         hint=_LAST_HINT)
+    rows = trips * out.new_rows()
+    item = _row(_as_rows(out.chunks[0]), 0)
+    zeros = _zeros_rows(item, rows)
+    before = list(init[k])
+    if not before:
+        return zeros
+    old = ct.flatten(ct.stack_trees(before))[0]
+    leaves, rebuild = ct.flatten(zeros)
+    return rebuild([np.concatenate([_array(a), b]) for a, b in zip(old, leaves)])
+
+
+def _zeros_rows(item, n):
+    leaves, rebuild = ct.flatten(item)
+    out = []
+    for leaf in leaves:
+        dtype = leaf.aval.np_dtype if isinstance(leaf, Traced) else np.asarray(leaf).dtype
+        out.append(np.zeros((n,) + tuple(np.shape(leaf)), dtype=dtype))
+    return rebuild(out)
+
+
+def _carry0(init, positions, buffered):
+    """The loop's initial carry: a list's (last item, length), its (length,) when it starts empty (a read of the last
+    item before an append fails at the first iteration, as in Python), or (buffer, length)."""
+    out = list(init)
+    for k in positions:
+        last, count, empty = _start_state(init[k])
+        if k in buffered:
+            out[k] = (buffered[k] if buffered[k] is not None else init[k].buffer, count)
+        else:
+            out[k] = (count,) if empty else (last, count)
+    return tuple(out)
+
+
+def _collect(iterable, body, init, names, where, positions, run, buffered):
     starts = {k: _start_state(init[k]) for k in positions}
-    # the carry of a list: (its last item, its length), or (its length,) when it starts empty (then a read of the
-    # last item before an append fails at the first iteration, as in Python)
-    carry0 = tuple(((starts[k][1],) if starts[k][2] else (starts[k][0], starts[k][1])) if k in starts else v
-                   for k, v in enumerate(init))
     per_step: dict = {}  # position -> 1 (one item an iteration, as it is) or m (m items, stacked)
 
     def step(item, carry):
         carry = list(carry)
         for k in positions:
-            last, count = carry[k] if not starts[k][2] else (_unset(names[k]), carry[k][0])
-            carry[k] = StepList(names[k], where, last, count, empty_at_start=starts[k][2])
+            empty = starts[k][2]
+            if k in buffered:
+                buffer, count = carry[k]
+                carry[k] = StepList(names[k], where, _unset(names[k]), count, empty_at_start=empty, buffer=buffer)
+                continue
+            last, count = carry[k] if not empty else (_unset(names[k]), carry[k][0])
+            carry[k] = StepList(names[k], where, last, count, empty_at_start=empty)
         out = list(body(item, tuple(carry)))
         ys = []
         for k in positions:
@@ -211,12 +335,25 @@ def for_collecting(iterable, body, init, names, where, positions, run):
             state, rows = collected.step_output()
             per_step[k] = None if rows is None else (1 if len(collected.chunks) == 1 and
                                                      collected.chunks[0][0] == "item" else collected.new_rows())
-            out[k] = (state.count,) if starts[k][2] else (state.last, state.count)
+            if k in buffered:
+                per_step[k] = "buffer" if collected.new_rows() else None
+                out[k] = (state.buffer, state.count)
+            else:
+                out[k] = (state.count,) if starts[k][2] else (state.last, state.count)
             ys.append(rows if rows is not None else ())
         return tuple(out), tuple(ys)
-    carry, ys = run(iterable, step, carry0)
+    carry, ys = run(iterable, step, _carry0(init, positions, buffered))
     out = list(carry)
     for j, k in enumerate(positions):
+        if per_step.get(k) == "buffer":  # the buffer holds every item: the rows are those after the earlier ones
+            leaves, rebuild = ct.flatten(carry[k][0])
+            rows = rebuild([leaf[starts[k][1]:] for leaf in leaves])
+            if isinstance(init[k], StepList):  # an enclosing loop's buffer: already written
+                out[k] = init[k]._with(chunks=init[k].chunks + [("block", rows, _n_rows(rows))],
+                                       buffer=carry[k][0])
+                continue
+            out[k] = _after_loop(init[k], rows)
+            continue
         rows = None if ys is None or per_step.get(k) is None else ys[j]
         if rows is not None and per_step.get(k, 1) != 1:  # (trips, m, ...) -> (trips * m, ...)
             leaves, rebuild = ct.flatten(rows)
@@ -231,8 +368,7 @@ def _after_loop(before, rows):
         return before
     n = _n_rows(rows)
     if isinstance(before, StepList):  # a nested loop: a block of rows in the enclosing iteration
-        return StepList(before.name, before.where, before.last, before.count, before.chunks + [("block", rows, n)],
-                        before.empty_at_start)
+        return before.with_block(rows, n)
     items = [_row_item(rows, k) for k in range(n)]
     after = StackedList(list(before) + items, before, rows)
     before.extend(items)  # another name for the same list sees the items too

@@ -295,13 +295,26 @@ def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected
                              "is known only when the code runs (a range with traced bounds), so the list's length is "
                              "not known", where=where, hint=_COLLECT_HINT)
         return capture_lists.for_collecting(iterable, body, init, names, where, positions,
-                                            lambda it, step, carry: _run_for(it, step, carry, kw, True))
+                                            lambda it, step, carry: _run_for(it, step, carry, kw, True),
+                                            *_first_and_trips(iterable))
     return _run_for(iterable, body, init, kw, False)
 
 
 _COLLECT_HINT = ("loop over a range with a trip count fixed when gradc compiles (range(T), T a Python int) and "
                  "append once per iteration, or fill an array of the largest size instead (out = np.zeros(T_max), "
                  "then out[k] = value)")
+
+
+def _first_and_trips(iterable):
+    """``(first item, number of items)`` of a loop's iterable (range, traced array, its zip or enumerate)."""
+    if isinstance(iterable, TracedItems):
+        n = _rows(iterable.arrays[0])
+        first = tuple(a[0] for a in iterable.arrays) if iterable.kind == "zip" else \
+            (iterable.start, iterable.arrays[0][0])
+        return first, n
+    if isinstance(iterable, range):
+        return (iterable.start if len(iterable) else None), len(iterable)
+    return iterable[0], _rows(iterable)
 
 
 def _run_for(iterable, body, init, kw, outputs):

@@ -595,6 +595,7 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     results = [flatten(s.result) for s in subs]
     (f_leaves, f_rebuild), (t_leaves, _) = results
     if len(f_leaves) != len(t_leaves):
+        _different_appends(subs[1].result, subs[0].result, names, where)
         raise TraceError(f"the two branches give {len(t_leaves)} and {len(f_leaves)} values", where=where,
                          hint="both branches must assign the same variables (or return the same structure)")
     out_types = []
@@ -631,6 +632,21 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     results = _record(builder, "cond", [pred_atom] + consts + operand_atoms, dict(branches=tuple(graphs)), None)
     checks.finish(raised, where)
     return f_rebuild(_branches_in_place(builder, subs, leaves, results, names, where))
+
+
+def _different_appends(true_result, false_result, names, where):
+    """Name the list a traced loop collects that gets a different number of items in the two branches."""
+    if not (isinstance(true_result, tuple) and isinstance(false_result, tuple)):
+        return
+    for k, (a, b) in enumerate(zip(true_result, false_result)):
+        if hasattr(type(a), "new_rows") and hasattr(type(b), "new_rows") and a.new_rows() != b.new_rows():
+            raise TraceError(f"{_label(names, k)} gets {a.new_rows()} item(s) in one branch of this `if` on a traced "
+                             f"value and {b.new_rows()} in the other (a `break` or `continue` before an append skips "
+                             "it too): the loop collecting the list must append the same number of items at every "
+                             "iteration", where=where,
+                             hint="append in every branch (e.g. x * 0.0 where there is nothing to collect, with a "
+                                  "mask to drop it after the loop), or fill an array instead (out = np.zeros(n), "
+                                  "then out[i] = value)")
 
 
 def _zero_like(builder, t: TensorType):
