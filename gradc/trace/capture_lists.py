@@ -387,7 +387,17 @@ def _row_item(rows, k):
 
 class StackedList(list):
     """A list a traced loop collected: its items (the loop's rows, after those it held before), which also knows
-    its stacked form while it holds exactly those items."""
+    its stacked form while it holds exactly those items. NumPy functions given the list itself (``np.mean(ys)``)
+    reach :meth:`__array_function__`, as they would an array's."""
+
+    def __array_function__(self, func, types, args, kwargs):
+        done = _on_stacked(func, self, args[1:], kwargs) if args and args[0] is self else NotImplemented
+        if done is not NotImplemented:
+            return done
+        row = next((v for v in self if isinstance(v, Traced)), None)
+        if row is None:
+            return NotImplemented
+        return type(row).__array_function__(row, func, types, args, kwargs)
 
     def __init__(self, items, prefix, rows):
         super().__init__(items)
@@ -442,7 +452,8 @@ def _as_row(value):
 
 # functions that read a list argument as the array NumPy makes of it
 _COERCING = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.cumsum, np.average,
-             np.transpose, np.ravel, np.diff, np.dot, np.linalg.norm, np.trace, np.asarray, np.array}
+             np.transpose, np.ravel, np.diff, np.dot, np.linalg.norm, np.trace, np.shape, np.ndim, np.size,
+             np.reshape, np.moveaxis, np.swapaxes, np.squeeze, np.expand_dims, np.where, np.clip, np.einsum}
 
 
 def _on_stacked(func, lst, rest, kwargs):
@@ -506,9 +517,8 @@ def extend_(target, items):
     [1, 2, 3]
     """
     if isinstance(target, StepList):
-        target = StepList(target.name, target.where, target.last, target.count, target.chunks,
-                          target.empty_at_start)
-        target.extend(items)
+        for item in _items_of(items, target.where):
+            target = target.appended(item)
         return target
     target.extend(items)
     return target
