@@ -80,7 +80,8 @@ def return_program(rng) -> str:
     outer = rng.choice(["while True:", f"for i in range({rng.randint(2, 4)}):"])
     lines = ["def prog(x, w, c):", "    s = np.sum(x) * 0.1 + 0.2", f"    {outer}"]
     if rng.random() < 0.5:
-        lines += [f"        for j in range({J}):", "            s = s + 0.3 * w + np.sin(s) * 0.05 + 0.1 * j + c[j] * 0.05",
+        lines += [f"        for j in range({J}):",
+                  "            s = s + 0.3 * w + np.sin(s) * 0.05 + 0.1 * j + c[j] * 0.05",
                   f"            if s > {rng.uniform(1.0, 2.0):.3f}:",
                   rng.choice(["                return s * (j + 1.0)", "                return s + np.sum(x) * j"])]
     else:
