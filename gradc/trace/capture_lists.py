@@ -37,17 +37,20 @@ class StepList:
     collected), the last item before them (``last``, or an unset value when the list was empty), and how many
     items the list held before the iteration (``count``: traced inside a loop)."""
 
-    def __init__(self, name, where, last, count, chunks=(), empty_at_start=False, buffer=None, probe=False):
+    def __init__(self, name, where, last, count, chunks=(), empty_at_start=False, buffer=None, probe=False,
+                 rebinds=False):
         self.name, self.where = name, where
         self.last, self.count, self.chunks = last, count, list(chunks)
         self.empty_at_start = empty_at_start
         # reads of any earlier item (ys[i - 1]): every item so far in an array of the final length, written as
         # appended (``buffer``); ``probe``: a first run that only counts the appends (reads give the last item)
         self.buffer, self.probe = buffer, probe
+        self.rebinds = rebinds  # `ys = ys + [y]` made a new list: the list before the loop keeps its items
 
     def _with(self, **changes) -> StepList:
         fields = dict(name=self.name, where=self.where, last=self.last, count=self.count, chunks=self.chunks,
-                      empty_at_start=self.empty_at_start, buffer=self.buffer, probe=self.probe)
+                      empty_at_start=self.empty_at_start, buffer=self.buffer, probe=self.probe,
+                      rebinds=self.rebinds)
         fields.update(changes)
         return StepList(**fields)
 
@@ -314,6 +317,7 @@ def _carry0(init, positions, buffered):
 def _collect(iterable, body, init, names, where, positions, run, buffered):
     starts = {k: _start_state(init[k]) for k in positions}
     per_step: dict = {}  # position -> 1 (one item an iteration, as it is) or m (m items, stacked)
+    rebinds: dict = {}  # position -> whether the body makes a new list (ys = ys + [y])
 
     def step(item, carry):
         carry = list(carry)
@@ -333,6 +337,7 @@ def _collect(iterable, body, init, names, where, positions, run, buffered):
                 raise TraceError(f"{names[k]!r} is appended to and also rebound inside a traced loop", where=where,
                                  hint=f"append to {names[k]} only, or use another name for the new value")
             state, rows = collected.step_output()
+            rebinds[k] = collected.rebinds
             per_step[k] = None if rows is None else (1 if len(collected.chunks) == 1 and
                                                      collected.chunks[0][0] == "item" else collected.new_rows())
             if k in buffered:
@@ -352,18 +357,19 @@ def _collect(iterable, body, init, names, where, positions, run, buffered):
                 out[k] = init[k]._with(chunks=init[k].chunks + [("block", rows, _n_rows(rows))],
                                        buffer=carry[k][0])
                 continue
-            out[k] = _after_loop(init[k], rows)
+            out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
             continue
         rows = None if ys is None or per_step.get(k) is None else ys[j]
         if rows is not None and per_step.get(k, 1) != 1:  # (trips, m, ...) -> (trips * m, ...)
             leaves, rebuild = ct.flatten(rows)
             rows = rebuild([np.reshape(leaf, (-1,) + tuple(leaf.shape[2:])) for leaf in leaves])
-        out[k] = _after_loop(init[k], rows)
+        out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
     return tuple(out)
 
 
-def _after_loop(before, rows):
-    """What the name of a collected list holds after the loop: ``before`` with the rows appended."""
+def _after_loop(before, rows, rebinds=False):
+    """What the name of a collected list holds after the loop: ``before`` with the rows appended (``rebinds``: in a
+    new list, ``before`` left as it was)."""
     if rows is None:
         return before
     n = _n_rows(rows)
@@ -371,7 +377,8 @@ def _after_loop(before, rows):
         return before.with_block(rows, n)
     items = [_row_item(rows, k) for k in range(n)]
     after = StackedList(list(before) + items, before, rows)
-    before.extend(items)  # another name for the same list sees the items too
+    if not rebinds:
+        before.extend(items)  # another name for the same list sees the items too
     return after
 
 
@@ -522,6 +529,17 @@ def extend_(target, items):
         return target
     target.extend(items)
     return target
+
+
+def concat_(target, items):
+    """``target + items`` (a new list, as Python's ``+``); in a collecting loop, the next :class:`StepList`.
+
+    >>> xs = [1]; ys = concat_(xs, [2]); ys, ys is xs
+    ([1, 2], False)
+    """
+    if isinstance(target, StepList):
+        return extend_(target, items)._with(rebinds=True)
+    return target + items
 
 
 def scan_form(value):

@@ -258,7 +258,7 @@ def _without_return_values(loop):
     return out
 
 
-_APPENDERS = ("append_", "extend_")
+_APPENDERS = ("append_", "extend_", "concat_")
 
 
 def _appended_names(body, rt) -> list:
@@ -273,7 +273,19 @@ def _appended_names(body, rt) -> list:
             found[n.target.id] = None
         elif _rewritten_append(n, rt) is not None:
             found[_rewritten_append(n, rt)] = None
+        elif _list_concat(n) is not None:
+            found[_list_concat(n)] = None
     return list(found)
+
+
+def _list_concat(n):
+    """``ys`` of ``ys = ys + [a, ...]`` (a list display added to the list itself)."""
+    if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+            isinstance(n.value, ast.BinOp) and isinstance(n.value.op, ast.Add) and \
+            isinstance(n.value.left, ast.Name) and n.value.left.id == n.targets[0].id and \
+            isinstance(n.value.right, ast.List):
+        return n.targets[0].id
+    return None
 
 
 def _append_call(call):
@@ -304,6 +316,8 @@ def _only_collected(body, name, rt) -> bool:
             allowed.add(id(n.target))
         elif _rewritten_append(n, rt) == name:
             allowed.update((id(n.targets[0]), id(n.value.args[0])))
+        elif _list_concat(n) == name:
+            allowed.update((id(n.targets[0]), id(n.value.left)))
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name and \
                 isinstance(n.ctx, ast.Load):
             allowed.add(id(n.value))
@@ -331,6 +345,13 @@ class _Appends(ast.NodeTransformer):
         if name not in self.names:
             return self.generic_visit(node)
         call = self.conv.call(node.value.func.attr + "_", var(name), self.visit(node.value.args[0]))
+        return ast.copy_location(ast.Assign(targets=[var(name, True)], value=call), node)
+
+    def visit_Assign(self, node):
+        name = _list_concat(node)
+        if name not in self.names:
+            return self.generic_visit(node)
+        call = self.conv.call("concat_", var(name), self.visit(node.value.right))  # a new list, as `+` makes
         return ast.copy_location(ast.Assign(targets=[var(name, True)], value=call), node)
 
     def visit_Call(self, node):

@@ -20,7 +20,7 @@ from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
 from gradc.trace import capture_lists, checks, control
-from gradc.trace.capture_lists import append_, extend_, len_, sum_  # noqa: F401  (reached by the generated code)
+from gradc.trace.capture_lists import append_, concat_, extend_, len_, sum_  # noqa: F401  (reached by the generated code)
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,

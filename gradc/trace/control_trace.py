@@ -105,7 +105,8 @@ def _leaf_type(leaf, names, k, where):
             arr = arr.astype(np.int64) if arr.dtype != np.int32 else arr
         return type_of_array(arr), False
     raise TraceError(f"the loop carries {_label(names, k)}, a {type(leaf).__name__}, which gradc cannot trace",
-                     where=where, hint="carry NumPy arrays and numbers only (lists of them: use np.stack)")
+                     where=where, hint="carry NumPy arrays, numbers, and tuples or lists of them; keep other "
+                          "objects out of the variables the loop changes")
 
 
 def _label(names, k):
@@ -234,9 +235,10 @@ def _structure_changed(before, after, names, where):
         if n_a != n_b:
             raise TraceError(f"{_label(names, k)} holds {n_a} values before the loop and {n_b} after an iteration "
                              "(a list or dict that grows in the loop, or a value that becomes a tuple)", where=where,
-                             hint="a loop variable keeps its structure across iterations: keep growing results in "
-                                  "an array of fixed shape (x = np.zeros(n), then x[k] = ...), or collect them after "
-                                  "the loop")
+                             hint="a loop variable keeps its structure across iterations: append to a list "
+                                  "(ys.append(y), then np.stack(ys) after the loop) in a for loop over a range fixed "
+                                  "when gradc compiles, or fill an array of fixed shape (x = np.zeros(n), then "
+                                  "x[k] = ...)")
 
 
 def _var_name(names, k):
