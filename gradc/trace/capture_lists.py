@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import TraceError
+from gradc.errors import TraceError, user_location
 from gradc.ir.builder import Traced
 from gradc.trace import control_trace as ct
 
@@ -119,7 +119,8 @@ class StepList:
             return value if kind == "item" else _row(value, rest[0] - 1)
         if self.empty_at_start and _is_unset(self.last):
             raise TraceError(f"{self.name}[-1] is read before anything was appended to it: the list is empty at "
-                             "the loop's first iteration (Python raises IndexError)", where=self.where,
+                             "the loop's first iteration (Python raises IndexError)",
+                             where=user_location() or self.where,
                              hint=f"append a first item to {self.name} before the loop")
         return self.last
 
@@ -141,7 +142,7 @@ class StepList:
 
     def _empty_read(self, key):
         raise TraceError(f"{self.name}[...] is read before anything was appended to it: the list is empty at the "
-                         "loop's first iteration (Python raises IndexError)", where=self.where,
+                         "loop's first iteration (Python raises IndexError)", where=user_location() or self.where,
                          hint=f"append a first item to {self.name} before the loop")
 
     def __len__(self):

@@ -35,7 +35,10 @@ class LoopRewriter:
                 all(k.arg == "start" for k in node.keywords) and (not node.keywords or node.func.id == "enumerate"):
             nested = node.func.id == "reversed"  # reversed(range(...)): the range a loopable one too
             args = [self._iterable(a) if nested else self.expr(a) for a in node.args]
-            return self.call(node.func.id + "_", *args, **{k.arg: self.expr(k.value) for k in node.keywords})
+            keywords = {k.arg: self.expr(k.value) for k in node.keywords}
+            if node.func.id == "range":
+                keywords["where"] = self.where(node)
+            return self.call(node.func.id + "_", *args, **keywords)
         return self.expr(node)
 
     def loop(self, s, live, ctx, rest=None, live_out=None):

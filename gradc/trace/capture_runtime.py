@@ -158,7 +158,7 @@ def zip_(*iterables):
     return zip(*iterables)
 
 
-def range_(*args):
+def range_(*args, where=None):
     """``range(*args)``, or a :class:`TracedRange` when a bound is traced.
 
     >>> range_(5, 0, -2)
@@ -172,13 +172,13 @@ def range_(*args):
     if len(args) not in (1, 2, 3):
         raise TraceError(f"range expected 1 to 3 arguments, got {len(args)}")
     if isinstance(step, Traced) or not isinstance(step, (int, np.integer)) or isinstance(step, bool):
-        raise TraceError("the step of a range with traced bounds must be a Python int",
+        raise TraceError("the step of a range with traced bounds must be a Python int", where=where,
                          hint="use a fixed step (range(a, b, 2)), or loop over a fixed range and test a condition")
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")
     for bound in (start, stop):
         if isinstance(bound, Traced) and (bound.aval.shape != () or not str(bound.aval.dtype).startswith("i")):
-            raise TraceError(f"a range bound is a traced {bound.aval}, not an integer scalar",
+            raise TraceError(f"a range bound is a traced {bound.aval}, not an integer scalar", where=where,
                              hint="compute the bound with integer operations, e.g. n // 2")
     return TracedRange(start, stop, int(step))
 

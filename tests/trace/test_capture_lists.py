@@ -14,6 +14,7 @@ from finite_differences import central_gradient as central
 from lists_programs import list_program, return_program
 
 import gradc
+from gradc import TraceError
 from gradc.trace import trace
 
 
@@ -330,3 +331,186 @@ def test_random_return_programs(seed, tmp_path):
     rng = random.Random(1000 + seed)
     source = return_program(rng)
     _check_program(_load(source, tmp_path, f"returns_{seed}"), rng, source, kinks_allowed=True)
+
+
+# ---------------------------------------------------------------- refusals, and the rewrites their hints suggest
+REFUSED = {  # name -> (refused program, words of the message, the rewrite its hint suggests)
+    "append in one branch": ("""
+def prog(x, w, c):
+    ys = []
+    for i in range(4):
+        if np.sum(x) * w > c[i]:  # MARK
+            ys.append(x * w)
+    return np.sum(np.stack(ys))
+""", ["'ys' gets 1 item(s) in one branch", "append in every branch"], """
+def prog(x, w, c):
+    ys = []
+    keep = []
+    for i in range(4):
+        if np.sum(x) * w > c[i]:
+            ys.append(x * w)
+            keep.append(1.0)
+        else:
+            ys.append(x * 0.0)
+            keep.append(0.0)
+    return np.sum(np.stack(ys) * np.array(keep)[:, None])
+"""),
+    "append in one branch, as an array": (None, None, """
+def prog(x, w, c):
+    out = np.zeros((4, 4))
+    for i in range(4):
+        if np.sum(x) * w > c[i]:
+            out[i] = x * w
+    return np.sum(out)
+"""),
+    "append after a break": ("""
+def prog(x, w, c):
+    ys = []
+    for i in range(5):
+        x = x * 1.5
+        if np.sum(x) * w > 1.0:
+            break
+        ys.append(x)  # MARK: the append the break may skip
+    return np.sum(np.stack(ys))
+""", ["'ys' gets", "a `break` or `continue` before an append"], None),
+    "append in a while loop": ("""
+def prog(x, w, c):
+    ys = []
+    while np.sum(x) < 3.0:  # MARK
+        x = x * 1.5 + w
+        ys.append(x)
+    return np.sum(np.stack(ys))
+""", ["`while` loop on traced values appends to 'ys'", "out = np.zeros(T_max)"], """
+def prog(x, w, c):
+    out = np.zeros((20, 4))
+    k = 0
+    while np.sum(x) < 3.0 and k < 20:
+        x = x * 1.5 + w
+        out[k] = x
+        k = k + 1
+    return np.sum(out)
+"""),
+    "append in a loop of traced length": ("""
+def prog(x, w, c):
+    n = np.sum(c > w).astype(np.int64)
+    ys = []
+    for i in range(n):  # MARK
+        ys.append(c[i] * x)
+    return np.sum(np.stack(ys))
+""", ["trip count is known only when the code runs", "range(T), T a Python int"], """
+def prog(x, w, c):
+    ys = []
+    for i in range(8):
+        ys.append(c[i] * x)
+    return np.sum(np.stack(ys))
+"""),
+    "read of an empty list": ("""
+def prog(x, w, c):
+    ys = []
+    for i in range(3):
+        ys.append(ys[-1] * w)  # MARK
+    return np.sum(np.stack(ys))
+""", ["ys[-1] is read before anything was appended", "append a first item to ys before the loop"], """
+def prog(x, w, c):
+    ys = [x]
+    for i in range(3):
+        ys.append(ys[-1] * w)
+    return np.sum(np.stack(ys))
+"""),
+    "a dict that grows": ("""
+def prog(x, w, c):
+    d = {}
+    k = 0
+    while np.sum(x) < 3.0:  # MARK
+        x = x * 1.5 + w
+        d[k] = x
+        k += 1
+    return np.sum(x)
+""", ["'d' holds 0 values before the loop", "append to a list (ys.append(y)"], """
+def prog(x, w, c):
+    d = []
+    for k in range(4):
+        x = x * 1.5 + w
+        d.append(x)
+    return np.sum(np.stack(d))
+"""),
+    "traced condition in a loop over a Python list": ("""
+def prog(x, w, c):
+    total = 0.0
+    for v in [0.5, 1.0, 2.0]:
+        total = total + v * np.sum(x)
+        if total > w:  # MARK
+            break
+    return total
+""", ["loop that runs in Python", "loop over range(...) or a NumPy array"], """
+def prog(x, w, c):
+    total = 0.0
+    for v in np.array([0.5, 1.0, 2.0]):
+        total = total + v * np.sum(x)
+        if total > w:
+            break
+    return total
+"""),
+    "return in a try block of a traced loop": ("""
+def prog(x, w, c):
+    for i in range(4):  # MARK
+        x = x * w
+        try:
+            if np.sum(x) < 0.1:
+                return np.sum(x)
+        finally:
+            pass
+    return np.sum(x)
+""", ["`return`", "leave the loop with `break`"], """
+def prog(x, w, c):
+    found = 0.0
+    done = False
+    for i in range(4):
+        x = x * w
+        if np.sum(x) < 0.1:
+            found = np.sum(x)
+            done = True
+            break
+    if done:
+        return found
+    return np.sum(x)
+"""),
+    "a traced step": ("""
+def prog(x, w, c):
+    s = np.sum(c > w).astype(np.int64) + 1
+    acc = 0.0
+    for i in range(0, 8, s):  # MARK
+        acc = acc + c[i] * np.sum(x)
+    return acc
+""", ["the step of a range with traced bounds must be a Python int", "loop over a fixed range and test a condition"],
+        """
+def prog(x, w, c):
+    s = np.sum(c > w).astype(np.int64) + 1
+    acc = 0.0
+    for i in range(8):
+        if i % s == 0:
+            acc = acc + c[i] * np.sum(x)
+    return acc
+"""),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_refusals_say_where_and_their_rewrites_compile(name, tmp_path):
+    refused, words, rewrite = REFUSED[name]
+    x, w, c = np.array([0.3, -0.2, 0.5, 0.1]), 0.9, np.linspace(-0.5, 0.7, 8)
+    key = re.sub(r"\W", "_", name)
+    if refused is not None:
+        prog = _load(refused, tmp_path, "refused_" + key)
+        with pytest.raises(TraceError) as info:
+            gradc.grad(prog, argnums=0)(x, w, c)
+        message = str(info.value)
+        for word in words:
+            assert word in message, message
+        line = 4 + next(k for k, text in enumerate(refused.splitlines()) if "# MARK" in text)
+        assert f"refused_{key}.py:{line}" in message, message
+    if rewrite is not None:
+        fixed = _load(rewrite, tmp_path, "rewrite_" + key)
+        value, grad = gradc.value_and_grad(fixed, argnums=0)(x, w, c)
+        np.testing.assert_allclose(value, fixed(x, w, c), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(grad, central(lambda v: fixed(v, w, c), x), rtol=1e-5, atol=1e-6)
