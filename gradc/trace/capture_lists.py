@@ -201,9 +201,19 @@ def _write_row(buffer, position, item):
     return rebuild([inplace.setitem(leaf, position, value) for leaf, value in zip(leaves, items)])
 
 
+class _NoItem:
+    """The last item of a list that is empty: never read (``StepList.last_item`` refuses first), and a value a
+    loop may carry unset (``control_trace.is_unset``)."""
+
+    __slots__ = ("name",)
+    is_unset = True
+
+    def __init__(self, name):
+        self.name = name
+
+
 def _unset(name):
-    from gradc.trace.capture_runtime import Undefined
-    return Undefined(name)
+    return _NoItem(name)
 
 
 def _is_unset(value) -> bool:
@@ -239,262 +249,6 @@ def _concatenate_rows(parts):
     _, rebuild = ct.flatten(parts[0])
     return rebuild([np.concatenate([row[j] for row in leaves]) for j in range(len(leaves[0]))])
 
-
-# ---------------------------------------------------------------- a loop that collects lists
-def collecting(init, names, collected) -> list:
-    """Positions of the carried names the loop collects (appends to) that hold a list or an enclosing loop's
-    :class:`StepList`."""
-    return [k for k, n in enumerate(names) if n in collected and isinstance(init[k], (list, StepList))]
-
-
-def _start_state(value):
-    """``(last, count, empty)`` of a list (or an enclosing loop's StepList) when a loop starts appending to it."""
-    if isinstance(value, StepList):
-        last = value.last_item() if value.chunks else value.last
-        return last, value.length(), value.empty_at_start and not value.chunks
-    return (value[-1] if value else None), len(value), not value
-
-
-def for_collecting(iterable, body, init, names, where, positions, run, first_item, trips):
-    """A captured ``for`` in functional form whose body appends to the lists at ``positions`` of the carry:
-    ``run(iterable, step, carry)`` runs ``step(item, carry) -> (carry, ys)`` as a loop with per-step outputs
-    and returns ``(carry, ys)``. A list the body reads other than at ``[-1]`` is traced again with a buffer of
-    all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length)."""
-    buffered: dict = {k: None for k in positions if isinstance(init[k], StepList) and init[k].buffer is not None}
-    while True:
-        try:
-            return _collect(iterable, body, init, names, where, positions, run, buffered)
-        except NeedsBuffer as need:
-            k = next((k for k in positions if need.args[0].startswith(names[k] + "[") and k not in buffered), None)
-            if k is None or isinstance(init[k], StepList):
-                raise  # an enclosing loop's list: that loop holds the buffer
-            buffered[k] = _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips)
-
-
-def _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips):
-    """The buffer of list ``k``: its items so far and zeros for the ``trips`` x (appends an iteration) to come."""
-    carry = list(_carry0(init, positions, {}))
-    for j in positions:
-        last, count, empty = _start_state(init[j])
-        carry[j] = StepList(names[j], where, last if not empty else _unset(names[j]), count,
-                            empty_at_start=empty, probe=True)
-    out = body(first_item, tuple(carry))[k]  # a first run that only counts the appends
-    if not isinstance(out, StepList) or not out.chunks:
-        raise TraceError(f"{names[k]!r} is read inside the loop but nothing is appended to it", where=where,
-                         hint=_LAST_HINT)
-    rows = trips * out.new_rows()
-    item = _row(_as_rows(out.chunks[0]), 0)
-    zeros = _zeros_rows(item, rows)
-    before = list(init[k])
-    if not before:
-        return zeros
-    old = ct.flatten(ct.stack_trees(before))[0]
-    leaves, rebuild = ct.flatten(zeros)
-    return rebuild([np.concatenate([_array(a), b]) for a, b in zip(old, leaves)])
-
-
-def _zeros_rows(item, n):
-    leaves, rebuild = ct.flatten(item)
-    out = []
-    for leaf in leaves:
-        dtype = leaf.aval.np_dtype if isinstance(leaf, Traced) else np.asarray(leaf).dtype
-        out.append(np.zeros((n,) + tuple(np.shape(leaf)), dtype=dtype))
-    return rebuild(out)
-
-
-def _carry0(init, positions, buffered):
-    """The loop's initial carry: a list's (last item, length), its (length,) when it starts empty (a read of the last
-    item before an append fails at the first iteration, as in Python), or (buffer, length)."""
-    out = list(init)
-    for k in positions:
-        last, count, empty = _start_state(init[k])
-        if k in buffered:
-            out[k] = (buffered[k] if buffered[k] is not None else init[k].buffer, count)
-        else:
-            out[k] = (count,) if empty else (last, count)
-    return tuple(out)
-
-
-def _collect(iterable, body, init, names, where, positions, run, buffered):
-    starts = {k: _start_state(init[k]) for k in positions}
-    per_step: dict = {}  # position -> 1 (one item an iteration, as it is) or m (m items, stacked)
-    rebinds: dict = {}  # position -> whether the body makes a new list (ys = ys + [y])
-
-    def step(item, carry):
-        carry = list(carry)
-        for k in positions:
-            empty = starts[k][2]
-            if k in buffered:
-                buffer, count = carry[k]
-                carry[k] = StepList(names[k], where, _unset(names[k]), count, empty_at_start=empty, buffer=buffer)
-                continue
-            last, count = carry[k] if not empty else (_unset(names[k]), carry[k][0])
-            carry[k] = StepList(names[k], where, last, count, empty_at_start=empty)
-        out = list(body(item, tuple(carry)))
-        ys = []
-        for k in positions:
-            collected = out[k]
-            if not isinstance(collected, StepList):
-                raise TraceError(f"{names[k]!r} is appended to and also rebound inside a traced loop", where=where,
-                                 hint=f"append to {names[k]} only, or use another name for the new value")
-            state, rows = collected.step_output()
-            rebinds[k] = collected.rebinds
-            per_step[k] = None if rows is None else (1 if len(collected.chunks) == 1 and
-                                                     collected.chunks[0][0] == "item" else collected.new_rows())
-            if k in buffered:
-                per_step[k] = "buffer" if collected.new_rows() else None
-                out[k] = (state.buffer, state.count)
-            else:
-                out[k] = (state.count,) if starts[k][2] else (state.last, state.count)
-            ys.append(rows if rows is not None else ())
-        return tuple(out), tuple(ys)
-    carry, ys = run(iterable, step, _carry0(init, positions, buffered))
-    out = list(carry)
-    for j, k in enumerate(positions):
-        if per_step.get(k) == "buffer":  # the buffer holds every item: the rows are those after the earlier ones
-            leaves, rebuild = ct.flatten(carry[k][0])
-            rows = rebuild([leaf[starts[k][1]:] for leaf in leaves])
-            if isinstance(init[k], StepList):  # an enclosing loop's buffer: already written
-                out[k] = init[k]._with(chunks=init[k].chunks + [("block", rows, _n_rows(rows))],
-                                       buffer=carry[k][0])
-                continue
-            out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
-            continue
-        rows = None if ys is None or per_step.get(k) is None else ys[j]
-        if rows is not None and per_step.get(k, 1) != 1:  # (trips, m, ...) -> (trips * m, ...)
-            leaves, rebuild = ct.flatten(rows)
-            rows = rebuild([np.reshape(leaf, (-1,) + tuple(leaf.shape[2:])) for leaf in leaves])
-        out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
-    return tuple(out)
-
-
-def _after_loop(before, rows, rebinds=False):
-    """What the name of a collected list holds after the loop: ``before`` with the rows appended (``rebinds``: in a
-    new list, ``before`` left as it was)."""
-    if rows is None:
-        return before
-    n = _n_rows(rows)
-    if isinstance(before, StepList):  # a nested loop: a block of rows in the enclosing iteration
-        return before.with_block(rows, n)
-    items = [_row_item(rows, k) for k in range(n)]
-    after = StackedList(list(before) + items, before, rows)
-    if not rebinds:
-        before.extend(items)  # another name for the same list sees the items too
-    return after
-
-
-def _n_rows(rows) -> int:
-    leaf = ct.flatten(rows)[0][0]
-    return int(leaf.shape[0])
-
-
-def _row_item(rows, k):
-    leaves, rebuild = ct.flatten(rows)
-    return rebuild([_as_row(leaf[k]) if isinstance(leaf, Traced) else leaf[k] for leaf in leaves])
-
-
-class StackedList(list):
-    """A list a traced loop collected: its items (the loop's rows, after those it held before), which also knows
-    its stacked form while it holds exactly those items. NumPy functions given the list itself (``np.mean(ys)``)
-    reach :meth:`__array_function__`, as they would an array's."""
-
-    def __array_function__(self, func, types, args, kwargs):
-        done = _on_stacked(func, self, args[1:], kwargs) if args and args[0] is self else NotImplemented
-        if done is not NotImplemented:
-            return done
-        row = next((v for v in self if isinstance(v, Traced)), None)
-        if row is None:
-            return NotImplemented
-        return type(row).__array_function__(row, func, types, args, kwargs)
-
-    def __init__(self, items, prefix, rows):
-        super().__init__(items)
-        self._items, self._prefix, self._rows = tuple(items), list(prefix), rows
-
-    def stacked(self):
-        """All items stacked along a new first axis (a pytree like one item), or None when the list changed since
-        the loop or its earlier items do not stack with the rows."""
-        if len(self) != len(self._items) or any(a is not b for a, b in zip(self, self._items)):
-            return None
-        if not self._prefix:
-            return self._rows
-        before = self._prefix.stacked() if isinstance(self._prefix, StackedList) else None
-        leaves, rebuild = ct.flatten(self._rows)
-        try:
-            if before is None:
-                before = ct.stack_trees(self._prefix)
-            old = ct.flatten(before)[0]
-            if len(old) != len(leaves):
-                return None
-            return rebuild([np.concatenate([a, b]) for a, b in zip(old, leaves)])
-        except (TraceError, ValueError, TypeError):
-            return None
-
-    def stacked_array(self):
-        """:meth:`stacked` when the items are arrays (not tuples), else None."""
-        out = self.stacked()
-        return out if isinstance(out, Traced) else None
-
-
-_ROW_CLASS: list = []
-
-
-def _as_row(value):
-    """A traced item of a :class:`StackedList`: NumPy functions given the list (``np.stack(ys)``) take its stacked
-    form directly."""
-    if not _ROW_CLASS:
-        from gradc.trace.tracer import Tracer
-
-        class Row(Tracer):
-            __slots__ = ()
-
-            def __array_function__(self, func, types, args, kwargs):
-                if args and isinstance(args[0], StackedList):
-                    done = _on_stacked(func, args[0], args[1:], kwargs)
-                    if done is not NotImplemented:
-                        return done
-                return super().__array_function__(func, types, args, kwargs)
-        _ROW_CLASS.append(Row)
-    return _ROW_CLASS[0](value.builder, value.atom)
-
-
-# functions that read a list argument as the array NumPy makes of it
-_COERCING = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.cumsum, np.average,
-             np.transpose, np.ravel, np.diff, np.dot, np.linalg.norm, np.trace, np.shape, np.ndim, np.size,
-             np.reshape, np.moveaxis, np.swapaxes, np.squeeze, np.expand_dims, np.where, np.clip, np.einsum}
-
-
-def _on_stacked(func, lst, rest, kwargs):
-    stacked = lst.stacked_array()
-    if stacked is None:
-        return NotImplemented
-    if func in _COERCING:
-        return func(stacked, *rest, **kwargs)
-    axis = rest[0] if rest else kwargs.get("axis", 0)
-    if set(kwargs) - {"axis"} or len(rest) > 1 or axis != 0:
-        return NotImplemented
-    ndim = stacked.ndim - 1  # of one item
-    if func is np.stack or (func is np.vstack and ndim == 1):
-        return stacked
-    if (func is np.concatenate and ndim >= 1) or (func is np.vstack and ndim >= 2) or (func is np.hstack and
-                                                                                        ndim == 1):
-        return np.reshape(stacked, (-1,) + tuple(stacked.shape[2:]))
-    if func is np.hstack and ndim == 0:
-        return stacked
-    return NotImplemented
-
-
-def sum_(iterable, start=0):
-    """Python's ``sum(iterable, start)``; of a list a traced loop collected, one sum over its stacked items.
-
-    >>> sum_([1, 2], 3)
-    6
-    """
-    if isinstance(iterable, StackedList):
-        stacked = iterable.stacked_array()
-        if stacked is not None and len(iterable):
-            return start + np.sum(stacked, axis=0)
-    return sum(iterable, start)
 
 
 def len_(value):
@@ -541,14 +295,3 @@ def concat_(target, items):
     if isinstance(target, StepList):
         return extend_(target, items)._with(rebinds=True)
     return target + items
-
-
-def scan_form(value):
-    """The array (or tuple of arrays) a ``for`` over ``value`` may scan: a collected list's stacked items."""
-    if isinstance(value, StackedList):
-        stacked = value.stacked()
-        if isinstance(stacked, Traced):
-            return stacked
-        if isinstance(stacked, tuple) and stacked and all(isinstance(s, Traced) for s in stacked):
-            return stacked
-    return None

@@ -19,8 +19,8 @@ from gradc.errors import GradcError, TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
-from gradc.trace import capture_lists, checks, control
-from gradc.trace.capture_lists import append_, concat_, extend_, len_, sum_  # noqa: F401  (reached by the generated code)
+from gradc.trace import checks, collecting_loop, control
+from gradc.trace.capture_lists import append_, concat_, extend_, len_  # noqa: F401  (reached by the generated code)
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,
@@ -30,7 +30,8 @@ from gradc.trace.capture_values import (  # noqa: F401  (the generated code reac
     setitem_op,
     ufunc_at,
 )
-from gradc.trace.control_trace import fori_scan
+from gradc.trace.collected_list import scan_form, sum_  # noqa: F401  (sum_: reached by the generated code)
+from gradc.trace.loop_outputs import fori_scan
 from gradc.trace.tracer import size_operand
 
 
@@ -200,7 +201,7 @@ def reversed_(iterable):
         return TracedRange(last, start - step, -step) if not isinstance(count, int) or count else range(0)
     if (isinstance(iterable, Traced) and _rows(iterable) is not None) or _numeric_rows(iterable):
         return iterable[::-1]
-    scanned = capture_lists.scan_form(iterable)  # a list a traced loop collected: its stacked items, flipped
+    scanned = scan_form(iterable)  # a list a traced loop collected: its stacked items, flipped
     if isinstance(scanned, Traced):
         return scanned[::-1]
     if scanned is not None:
@@ -217,7 +218,7 @@ def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
     >>> loop_traced(range(3), (1.0, np.ones(2))), loop_traced([1, 2], ())
     (False, False)
     """
-    if isinstance(iterable, TracedRange) or capture_lists.scan_form(iterable) is not None:
+    if isinstance(iterable, TracedRange) or scan_form(iterable) is not None:
         return True
     if any(isinstance(v, (list, tuple, dict, set)) for v in indexed) or any(
             isinstance(v, (list, tuple, dict, set)) and not _numbers(v) for v in tables):
@@ -282,19 +283,19 @@ def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
-    scanned = capture_lists.scan_form(iterable)  # a list a traced loop collected: a scan over its stacked items
+    scanned = scan_form(iterable)  # a list a traced loop collected: a scan over its stacked items
     if scanned is not None:
         iterable = scanned if isinstance(scanned, Traced) else TracedItems("zip", scanned)
     init = _target_from_first_item(iterable, init, names, targets)
     _check_defined(init, names, where, "loop", targets, unset)
     kw = {"names": tuple(names), "where": where}
-    positions = capture_lists.collecting(init, names, collected)
+    positions = collecting_loop.collecting(init, names, collected)
     if positions:
         if isinstance(iterable, TracedRange):
             raise TraceError(f"the loop appends to {', '.join(repr(names[k]) for k in positions)} and its trip count "
                              "is known only when the code runs (a range with traced bounds), so the list's length is "
                              "not known", where=where, hint=_COLLECT_HINT)
-        return capture_lists.for_collecting(iterable, body, init, names, where, positions,
+        return collecting_loop.for_collecting(iterable, body, init, names, where, positions,
                                             lambda it, step, carry: _run_for(it, step, carry, kw, True),
                                             *_first_and_trips(iterable))
     return _run_for(iterable, body, init, kw, False)
@@ -347,7 +348,7 @@ def while_stmt(cond_fn, body_fn, init, names, where, unset=(), collected=()):
     (27,)
     """
     _check_defined(init, names, where, "loop", (), unset)
-    positions = capture_lists.collecting(init, names, collected)
+    positions = collecting_loop.collecting(init, names, collected)
     if positions:
         raise TraceError(f"the `while` loop on traced values appends to {', '.join(repr(names[k]) for k in positions)}"
                          ": its trip count, and so the list's length, is known only when the code runs", where=where,
