@@ -80,19 +80,37 @@ class StepList:
         return leaves, rebuild
 
     # ---- what the user's code does with the list inside the loop
+    def _check_like(self, item, leading=0):
+        """Raise :class:`Heterogeneous` unless ``item`` (after ``leading`` axes) is like the list's other items, and
+        traced (Python values, ``n.append(len(xs))``, stay Python values: the loop runs in Python)."""
+        if not all(isinstance(leaf, Traced) for leaf in ct.flatten(item)[0]):
+            raise Heterogeneous(self.name)
+        reference = self.chunks[0] if self.chunks else None
+        if reference is not None:
+            want = _signature(reference[1], 1 if reference[0] == "block" else 0)
+        elif not _is_unset(self.last):
+            want = _signature(self.last, 0)
+        else:
+            return
+        if _signature(item, leading) != want:
+            raise Heterogeneous(self.name)
+
     def appended(self, item) -> StepList:
+        self._check_like(item)
         buffer = self.buffer
         if buffer is not None:
             buffer = _write_row(buffer, self.count + self.new_rows(), item)
         return self._with(chunks=self.chunks + [("item", item)], buffer=buffer)
 
     def append(self, item):  # a helper given the list appends to it: this iteration's items
+        self._check_like(item)
         if self.buffer is not None:
             self.buffer = _write_row(self.buffer, self.count + self.new_rows(), item)
         self.chunks.append(("item", item))
 
     def with_block(self, rows, n) -> StepList:
         """This list after a nested loop appended the ``n`` rows ``rows``."""
+        self._check_like(rows, 1)
         buffer = self.buffer
         if buffer is not None:
             start = self.count + self.new_rows()
@@ -175,6 +193,20 @@ class StepList:
         else:
             out = _concatenate_rows([_as_rows(c) for c in self.chunks])
         return StepList(self.name, self.where, last, self.count + rows, (), False), out
+
+
+class Heterogeneous(TraceError):
+    """Items of different shapes or structures appended to one list, or Python values: they cannot be one stacked
+    array, so the loop runs in Python (unrolled), as Python runs it (``gradc.trace.collecting_loop``)."""
+
+    def __init__(self, name):
+        super().__init__(f"{name} gets items of different shapes in a traced loop", hint="append arrays of one shape")
+
+
+def _signature(item, leading):
+    """The shapes (without ``leading`` axes) and structure of an item: items that stack have the same."""
+    leaves, _ = ct.flatten(item)
+    return type(item).__name__, tuple(tuple(np.shape(leaf))[leading:] for leaf in leaves)
 
 
 class NeedsBuffer(TraceError):

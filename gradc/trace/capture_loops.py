@@ -44,6 +44,7 @@ class LoopRewriter:
     def loop(self, s, live, ctx, rest=None, live_out=None):
         """``s`` as a run-time choice between the Python loop and its functional form; with ``rest`` (the statements
         after a loop holding `return`s, in tail position), each version continues with its own copy of them."""
+        original = s
         s, self.collected = self.collecting(s)
         collected = self.collected
         is_for = isinstance(s, ast.For)
@@ -64,7 +65,10 @@ class LoopRewriter:
             concrete = ast.While(test=test, body=self.block(s.body, head, body_ctx),
                                  orelse=self.block(s.orelse, live, after_ctx))
             reads |= an.loads(s.test)
-        containers, tables = (names & self.locals - set(collected) for names in indexed_names(s))
+        # a `for` collecting lists may run in functional form; a `while` appending to a Python list stays Python's
+        # (its trip count, so the list's length, is known only when it runs)
+        kept_lists = set(collected) if isinstance(s, ast.For) else set()
+        containers, tables = (names & self.locals - kept_lists for names in indexed_names(original))
         indexed = sorted(containers - tables)
         decide = self.call("loop_traced", var(it) if it else ast.Constant(None),
                            self.values(sorted(reads & self.locals)), self.values(indexed),

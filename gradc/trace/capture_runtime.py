@@ -297,7 +297,7 @@ def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected
                              "not known", where=where, hint=_COLLECT_HINT)
         return collecting_loop.for_collecting(iterable, body, init, names, where, positions,
                                             lambda it, step, carry: _run_for(it, step, carry, kw, True),
-                                            *_first_and_trips(iterable))
+                                            *_first_and_trips(iterable), lambda: _python_items(iterable))
     return _run_for(iterable, body, init, kw, False)
 
 
@@ -316,6 +316,18 @@ def _first_and_trips(iterable):
     if isinstance(iterable, range):
         return (iterable.start if len(iterable) else None), len(iterable)
     return iterable[0], _rows(iterable)
+
+
+def _python_items(iterable) -> list:
+    """The items of a loop's iterable, one by one (the loop run in Python)."""
+    if isinstance(iterable, TracedItems):
+        n = _rows(iterable.arrays[0])
+        if iterable.kind == "zip":
+            return [tuple(a[k] for a in iterable.arrays) for k in range(n)]
+        return [(iterable.start + k, iterable.arrays[0][k]) for k in range(n)]
+    if isinstance(iterable, range):
+        return list(iterable)
+    return [iterable[k] for k in range(_rows(iterable))]
 
 
 def _run_for(iterable, body, init, kw, outputs):
@@ -551,7 +563,9 @@ _STATIC_ONLY = {
              "loop over range(...) or a NumPy array and keep the values in arrays, so the loop itself is traced"),
     "while": ("the condition of this `while` is a traced value, in a loop that runs in Python (it indexes or "
               "appends to a Python list, tuple or dict, whose changes a traced loop would lose)",
-              "keep the values in an array (np.zeros, then x[k] = ...) or bound the loop with range(...)"),
+              "bound the loop (for k in range(T), T a Python int; a list appended there becomes the loop's "
+              "stacked outputs), or keep the values in an array (out = np.zeros(n), then out[k] = ... with a "
+              "counter k)"),
     "return": ("a `return` under a condition on a traced value, inside a loop or a `try`/`with` block",
                "assign the result to a variable (initialised before), leave with `break`, and return it at the end"),
 }

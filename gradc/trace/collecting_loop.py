@@ -12,7 +12,7 @@ import numpy as np
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import control_trace as ct
-from gradc.trace.capture_lists import _LAST_HINT, NeedsBuffer, StepList, _array, _as_rows, _row, _unset
+from gradc.trace.capture_lists import _LAST_HINT, Heterogeneous, NeedsBuffer, StepList, _array, _as_rows, _row, _unset
 from gradc.trace.collected_list import StackedList, row_item
 from gradc.trace.loop_outputs import stack_trees
 
@@ -31,15 +31,23 @@ def _start_state(value):
     return (value[-1] if value else None), len(value), not value
 
 
-def for_collecting(iterable, body, init, names, where, positions, run, first_item, trips):
+def for_collecting(iterable, body, init, names, where, positions, run, first_item, trips, python_items):
     """A captured ``for`` in functional form whose body appends to the lists at ``positions`` of the carry:
     ``run(iterable, step, carry)`` runs ``step(item, carry) -> (carry, ys)`` as a loop with per-step outputs
     and returns ``(carry, ys)``. A list the body reads other than at ``[-1]`` is traced again with a buffer of
-    all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length)."""
+    all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length). A list
+    that gets items of different shapes cannot be stacked: the loop runs in Python over ``python_items()``."""
     buffered: dict = {k: None for k in positions if isinstance(init[k], StepList) and init[k].buffer is not None}
     while True:
         try:
             return _collect(iterable, body, init, names, where, positions, run, buffered)
+        except Heterogeneous as mixed:
+            if any(isinstance(init[k], StepList) and mixed.args[0].startswith(names[k] + " ") for k in positions):
+                raise  # an enclosing loop's list: that loop runs in Python
+            carry = tuple(init)
+            for item in python_items():
+                carry = body(item, carry)
+            return carry
         except NeedsBuffer as need:
             k = next((k for k in positions if need.args[0].startswith(names[k] + "[") and k not in buffered), None)
             if k is None or isinstance(init[k], StepList):

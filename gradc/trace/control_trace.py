@@ -365,6 +365,9 @@ def traced_trip_count(lo, hi, step: int):
     >>> traced_trip_count(2, 11, 3), traced_trip_count(5, 0, -2), traced_trip_count(0, 4, -1)
     (3, 3, 0)
     """
+    if step in (1, -1):  # no division: hi - lo, or lo - hi
+        span = ew.sub(hi, lo) if step == 1 else ew.sub(lo, hi)
+        return ew.maximum(span, np.int64(0)) if isinstance(span, Traced) else max(int(span), 0)
     span = ew.add(ew.sub(hi, lo), np.int64(step - (1 if step > 0 else -1)))
     count = span // np.int64(step) if isinstance(span, Traced) else np.int64(span // step)
     return ew.maximum(count, np.int64(0)) if isinstance(count, Traced) else max(int(count), 0)

@@ -380,7 +380,7 @@ def prog(x, w, c):
         x = x * 1.5 + w
         ys.append(x)
     return np.sum(np.stack(ys))
-""", ["`while` loop on traced values appends to 'ys'", "out = np.zeros(T_max)"], """
+""", ["the condition of this `while` is a traced value", "out = np.zeros(n), then out[k]"], """
 def prog(x, w, c):
     out = np.zeros((20, 4))
     k = 0
@@ -390,6 +390,24 @@ def prog(x, w, c):
         k = k + 1
     return np.sum(out)
 """),
+    "append in a while loop, bounded": (None, None, """
+def prog(x, w, c):
+    ys = []
+    for k in range(4):
+        x = x * 1.5 + w
+        ys.append(x)
+    return np.sum(np.stack(ys))
+"""),
+    "append in a while loop inside a collecting loop": ("""
+def prog(x, w, c):
+    ys = []
+    for i in range(3):
+        ys.append(x)
+        while np.sum(x) < 3.0:  # MARK
+            x = x * 1.5 + w
+            ys.append(x)
+    return np.sum(np.stack(ys))
+""", ["`while` loop on traced values appends to 'ys'", "range(T), T a Python int"], None),
     "append in a loop of traced length": ("""
 def prog(x, w, c):
     n = np.sum(c > w).astype(np.int64)
