@@ -138,6 +138,20 @@ def concatenated(x):
     return np.sum(np.stack(ys)) + len(before)
 
 
+def two_loops(x):
+    """A list collected by one loop, appended to by a second, then scanned by a third."""
+    ys = []
+    for i in range(3):
+        x = np.sin(x) + 0.5 * i
+        ys.append(x)
+    for i in range(2):
+        ys.append(ys[-1] * x + i)
+    zs = []
+    for y in ys:
+        zs.append(np.cos(y) * x)
+    return np.sum(np.stack(ys)) + np.sum(np.array(zs)) + len(zs)
+
+
 def horner_reversed(c, x):
     acc = 0.0
     for i in reversed(range(c.shape[0])):
@@ -224,6 +238,7 @@ CASES = [  # (function, arguments, the argument differentiated, the loop op the 
     (appends_under_if, (1.5,), 0, "scan"),
     (iterate_reversed, (0.3,), 0, "scan"),
     (concatenated, (0.3,), 0, "scan"),
+    (two_loops, (0.4,), 0, "scan"),
     (horner_reversed, (C, 0.5), 1, "scan"),
     (horner_negative_step, (C, 0.5), 0, "scan"),
     (reversed_rows, (X3, 0.3), 0, "scan"),
