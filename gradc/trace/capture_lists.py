@@ -64,7 +64,9 @@ class StepList:
     def gc_flatten(self):
         has_last = not _is_unset(self.last)  # an empty list has no last item: no leaf (branches agree on that)
         has_buffer = self.buffer is not None
-        parts = ([self.last] if has_last else []) + [self.count] + ([self.buffer] if has_buffer else []) + \
+        has_count = self.count is not None  # counted only where the loop reads the length (NeedsCount)
+        parts = ([self.last] if has_last else []) + ([self.count] if has_count else []) + \
+            ([self.buffer] if has_buffer else []) + \
             [c[1] for c in self.chunks]
         leaves, rebuild_parts = ct.flatten(parts)
         shape = [(c[0], c[2] if c[0] == "block" else None) for c in self.chunks]
@@ -73,7 +75,7 @@ class StepList:
         def rebuild(new_leaves):
             values = rebuild_parts(list(new_leaves))
             last = values.pop(0) if has_last else unset
-            count = values.pop(0)
+            count = values.pop(0) if has_count else None
             buffer = values.pop(0) if has_buffer else None
             chunks = [(kind, v, n) if kind == "block" else (kind, v) for (kind, n), v in zip(shape, values)]
             return self._with(last=last, count=count, chunks=chunks, buffer=buffer)
@@ -169,6 +171,8 @@ class StepList:
 
     def length(self):
         """``len(list)`` as a value (traced inside a functional loop)."""
+        if self.count is None:
+            raise NeedsCount(self.name)
         return self.count + self.new_rows()
 
     def __iter__(self):
@@ -184,7 +188,7 @@ class StepList:
         a buffer, which holds them)."""
         rows = self.new_rows()
         if self.buffer is not None:
-            return self._with(count=self.count + rows, chunks=()), None
+            return self._with(count=self.length(), chunks=()), None
         if rows == 0:
             return StepList(self.name, self.where, self.last, self.count, (), self.empty_at_start), None
         last = self.last_item()
@@ -192,7 +196,8 @@ class StepList:
             out = self.chunks[0][1]
         else:
             out = _concatenate_rows([_as_rows(c) for c in self.chunks])
-        return StepList(self.name, self.where, last, self.count + rows, (), False), out
+        count = None if self.count is None else self.count + rows
+        return StepList(self.name, self.where, last, count, (), False), out
 
 
 class Heterogeneous(TraceError):
@@ -207,6 +212,14 @@ def _signature(item, leading):
     """The shapes (without ``leading`` axes) and structure of an item: items that stack have the same."""
     leaves, _ = ct.flatten(item)
     return type(item).__name__, tuple(tuple(np.shape(leaf))[leading:] for leaf in leaves)
+
+
+class NeedsCount(TraceError):
+    """The loop reads the length of a list it appends to (``len(ys)``): it is traced again carrying the length."""
+
+    def __init__(self, name):
+        super().__init__(f"{name} has a length read inside the loop that appends to it",
+                         hint="use the loop counter, or len(...) after the loop")
 
 
 class NeedsBuffer(TraceError):

@@ -12,7 +12,17 @@ import numpy as np
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import control_trace as ct
-from gradc.trace.capture_lists import _LAST_HINT, Heterogeneous, NeedsBuffer, StepList, _array, _as_rows, _row, _unset
+from gradc.trace.capture_lists import (
+    _LAST_HINT,
+    Heterogeneous,
+    NeedsBuffer,
+    NeedsCount,
+    StepList,
+    _array,
+    _as_rows,
+    _row,
+    _unset,
+)
 from gradc.trace.collected_list import StackedList, row_item
 from gradc.trace.loop_outputs import stack_trees
 
@@ -27,7 +37,8 @@ def _start_state(value):
     """``(last, count, empty)`` of a list (or an enclosing loop's StepList) when a loop starts appending to it."""
     if isinstance(value, StepList):
         last = value.last_item() if value.chunks else value.last
-        return last, value.length(), value.empty_at_start and not value.chunks
+        count = value.length() if value.count is not None else None
+        return last, count, value.empty_at_start and not value.chunks
     return (value[-1] if value else None), len(value), not value
 
 
@@ -38,9 +49,15 @@ def for_collecting(iterable, body, init, names, where, positions, run, first_ite
     all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length). A list
     that gets items of different shapes cannot be stacked: the loop runs in Python over ``python_items()``."""
     buffered: dict = {k: None for k in positions if isinstance(init[k], StepList) and init[k].buffer is not None}
+    counted: set = set()  # the lists whose length the loop carries (it reads it)
     while True:
         try:
-            return _collect(iterable, body, init, names, where, positions, run, buffered)
+            return _collect(iterable, body, init, names, where, positions, run, buffered, counted)
+        except NeedsCount as need:
+            k = next((k for k in positions if need.args[0].startswith(names[k] + " ") and k not in counted), None)
+            if k is None or (isinstance(init[k], StepList) and init[k].count is None):
+                raise  # an enclosing loop's list: that loop counts it first
+            counted.add(k)
         except Heterogeneous as mixed:
             if any(isinstance(init[k], StepList) and mixed.args[0].startswith(names[k] + " ") for k in positions):
                 raise  # an enclosing loop's list: that loop runs in Python
@@ -57,7 +74,7 @@ def for_collecting(iterable, body, init, names, where, positions, run, first_ite
 
 def _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips):
     """The buffer of list ``k``: its items so far and zeros for the ``trips`` x (appends an iteration) to come."""
-    carry = list(_carry0(init, positions, {}))
+    carry = list(init)
     for j in positions:
         last, count, empty = _start_state(init[j])
         carry[j] = StepList(names[j], where, last if not empty else _unset(names[j]), count,
@@ -86,20 +103,20 @@ def _zeros_rows(item, n):
     return rebuild(out)
 
 
-def _carry0(init, positions, buffered):
-    """The loop's initial carry: a list's (last item, length), its (length,) when it starts empty (a read of the last
-    item before an append fails at the first iteration, as in Python), or (buffer, length)."""
+def _carry0(init, positions, buffered, counted):
+    """The loop's initial carry: a list's last item (none when it starts empty: a read of it before an append fails
+    at the first iteration, as in Python) and, when the loop reads it, its length; or (buffer, length)."""
     out = list(init)
     for k in positions:
         last, count, empty = _start_state(init[k])
         if k in buffered:
             out[k] = (buffered[k] if buffered[k] is not None else init[k].buffer, count)
         else:
-            out[k] = (count,) if empty else (last, count)
+            out[k] = (() if empty else (last,)) + ((count,) if k in counted else ())
     return tuple(out)
 
 
-def _collect(iterable, body, init, names, where, positions, run, buffered):
+def _collect(iterable, body, init, names, where, positions, run, buffered, counted):
     starts = {k: _start_state(init[k]) for k in positions}
     per_step: dict = {}  # position -> 1 (one item an iteration, as it is) or m (m items, stacked)
     rebinds: dict = {}  # position -> whether the body makes a new list (ys = ys + [y])
@@ -112,7 +129,9 @@ def _collect(iterable, body, init, names, where, positions, run, buffered):
                 buffer, count = carry[k]
                 carry[k] = StepList(names[k], where, _unset(names[k]), count, empty_at_start=empty, buffer=buffer)
                 continue
-            last, count = carry[k] if not empty else (_unset(names[k]), carry[k][0])
+            state = list(carry[k])
+            last = state.pop(0) if not empty else _unset(names[k])
+            count = state.pop(0) if k in counted else None
             carry[k] = StepList(names[k], where, last, count, empty_at_start=empty)
         out = list(body(item, tuple(carry)))
         ys = []
@@ -129,10 +148,10 @@ def _collect(iterable, body, init, names, where, positions, run, buffered):
                 per_step[k] = "buffer" if collected.new_rows() else None
                 out[k] = (state.buffer, state.count)
             else:
-                out[k] = (state.count,) if starts[k][2] else (state.last, state.count)
+                out[k] = (() if starts[k][2] else (state.last,)) + ((state.count,) if k in counted else ())
             ys.append(rows if rows is not None else ())
         return tuple(out), tuple(ys)
-    carry, ys = run(iterable, step, _carry0(init, positions, buffered))
+    carry, ys = run(iterable, step, _carry0(init, positions, buffered, counted))
     out = list(carry)
     for j, k in enumerate(positions):
         if per_step.get(k) == "buffer":  # the buffer holds every item: the rows are those after the earlier ones
