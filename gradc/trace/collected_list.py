@@ -134,3 +134,12 @@ def scan_form(value):
         if isinstance(stacked, tuple) and stacked and all(isinstance(s, Traced) for s in stacked):
             return stacked
     return None
+
+
+def _register():
+    """A collected list is a list to pytree code (a function may return it): its items, rebuilt as a list."""
+    from gradc.tree_util import register_pytree_node
+    register_pytree_node(StackedList, lambda t: (list(t), None), lambda aux, children: list(children))
+
+
+_register()

@@ -547,3 +547,20 @@ def test_refusals_say_where_and_their_rewrites_compile(name, tmp_path):
         value, grad = gradc.value_and_grad(fixed, argnums=0)(x, w, c)
         np.testing.assert_allclose(value, fixed(x, w, c), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(grad, central(lambda v: fixed(v, w, c), x), rtol=1e-5, atol=1e-6)
+
+
+def returns_the_list(x):
+    ys = []
+    for i in range(3):
+        x = np.sin(x) + i
+        ys.append(x)
+    return ys
+
+
+def test_a_collected_list_is_returned_as_a_list():
+    got = gradc.jit(returns_the_list)(0.3)
+    assert type(got) is list and len(got) == 3
+    np.testing.assert_allclose(got, returns_the_list(0.3), rtol=1e-14)
+    jac = gradc.jacobian(returns_the_list)(0.3)
+    for k in range(3):
+        np.testing.assert_allclose(jac[k], central(lambda v, k=k: returns_the_list(float(v))[k], 0.3), rtol=1e-6)
