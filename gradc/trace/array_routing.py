@@ -54,6 +54,9 @@ def _build(obj):
     """A nested list or tuple of traced and concrete values as one traced array (NumPy's coercion)."""
     if isinstance(obj, Traced):
         return obj
+    stacked = obj.stacked_array() if hasattr(type(obj), "stacked_array") else None  # a list a traced loop collected
+    if stacked is not None:
+        return stacked
     if not isinstance(obj, (list, tuple)) or not _has_tracer(obj):
         return np.asarray(obj)  # Python floats count as float64 here, as np.array makes them
     parts = [_build(v) for v in obj]

@@ -12,13 +12,14 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
   a float NumPy array when the body reads traced values) becomes ``scan``, ``enumerate``
   of a traced array a ``fori_loop``; ``while`` on traced values
   becomes ``while_loop``. A loop that indexes or calls a method of a Python list, tuple
-  or dict (``ws[i]``, ``ys.append(y)``) stays a Python loop: a traced index cannot pick
-  from a list, and an append inside a traced body would be lost.
+  or dict (``ws[i]``, ``d.update(...)``) stays a Python loop: a traced index cannot pick
+  from a list. A list a ``for`` loop appends to (``ys.append(y)``) becomes the stacked
+  per-step outputs of its scan (``gradc.trace.capture_lists``).
 * ``break``/``continue`` become flags in the carry; the statements after a possible jump
-  run under ``if not flag``. A ``return`` inside a loop (in the function's own
-  statements, not in a nested loop) becomes a flag and a ``break``; after the loop,
-  ``if flag: return <its value>`` reads the carried variables, which hold what they held
-  at the ``return``.
+  run under ``if not flag``. A ``return`` inside a loop becomes a flag and a ``break``;
+  after the loop, ``if flag: return <its value>`` reads the carried variables, which hold
+  what they held at the ``return`` (a ``return`` in a nested loop first becomes a flag and
+  a ``break`` of that loop, then a ``return`` after it).
 * The carry of a loop, and the results of an ``if``, are the variables the statement
   assigns that are live afterwards (liveness on the AST), passed with ``names=`` (the
   user's names) and ``where=`` (the statement's ``file:line``).
@@ -40,7 +41,7 @@ method using private names (``self.__x``, which only the class body mangles) or
 ``super()``; a function so deeply nested that its rewrite would pass ``MAX_NAMES``
 generated names (each level holds two versions of what it contains). Refused with a
 TraceError at the user's line, and only when traced values reach them: a ``return``
-inside a nested traced loop; a variable assigned in only one branch of a traced ``if``
+inside a ``try``/``with`` block of a traced loop; a variable assigned in only one branch of a traced ``if``
 (or first inside a traced loop) and used after it; ``global``/``nonlocal`` assignments
 inside traced control flow; ``break``/``continue``/``return`` under a traced condition
 in a loop that stays a Python loop; an ``if``, ``while`` or conditional expression on a
@@ -241,7 +242,7 @@ def _convert(fn):
     conv = Converter(prefix, path, local_names, declared, kept)
     an.clear_cache()
     try:
-        node.body = conv.block(node.body, set(), Ctx(tail=True))
+        node.body = conv.block(conv.lift_nested_returns(node.body), set(), Ctx(tail=True))
     except TooLarge:  # deeply nested: traced as written (Python loops unroll; traced conditions are errors)
         warnings.warn_explicit(f"the loops and branches of {fn.__name__} are not captured: its rewrite would "
                                f"take more than {MAX_NAMES} generated names (each nested level holds two versions "

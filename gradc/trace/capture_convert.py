@@ -33,7 +33,7 @@ from gradc.trace.capture_nodes import (  # noqa: F401  (MAX_NAMES, TooLarge: thi
 # builtins the rewrite routes through run-time helpers (when the function does not shadow them): the loop
 # iterables, and the choices that become ``np.where`` on traced scalars
 CHOICE_BUILTINS = ("max", "min")
-REWRITTEN_BUILTINS = ("range", "enumerate", "zip") + CHOICE_BUILTINS
+REWRITTEN_BUILTINS = ("range", "enumerate", "zip", "reversed", "sum", "len") + CHOICE_BUILTINS
 
 
 class _Expressions(ast.NodeTransformer):
@@ -96,6 +96,9 @@ class _Expressions(ast.NodeTransformer):
         display): ``rt.max_``/``rt.min_``, which choose with ``np.where`` when a value is a traced scalar."""
         self.generic_visit(node)
         f = node.func
+        if isinstance(f, ast.Name) and f.id == "sum" and f.id in self.conv.builtins and not node.keywords and \
+                len(node.args) in (1, 2) and not any(isinstance(a, ast.Starred) for a in node.args):
+            return ast.copy_location(self.conv.call("sum_", *node.args), node)  # a collected list: one sum
         if not (isinstance(f, ast.Name) and f.id in CHOICE_BUILTINS and f.id in self.conv.builtins) or node.keywords:
             return node
         args = node.args
@@ -121,6 +124,7 @@ class Converter(LoopRewriter):
         self.builtins = set(builtins)  # of REWRITTEN_BUILTINS: those the function does not shadow
         self.count = 0
         self.ret_flags: dict = {}  # id(return statement) -> its flag, in the loop being rewritten
+        self.collected: list = []  # the lists the loop being rewritten appends to (capture_lists)
 
     # ---- small builders
     def fresh(self, base: str) -> str:
@@ -169,8 +173,8 @@ class Converter(LoopRewriter):
     def block(self, stmts, live_out, ctx: Ctx) -> list:
         """``stmts`` rewritten, given the names live after them."""
         if ctx.tail:  # an `if` or a loop holding `return`s takes the statements after it
-            for k, s in enumerate(stmts[:-1]):
-                is_if = isinstance(s, ast.If) and an.contains(s, ast.Return)
+            for k, s in enumerate(stmts):
+                is_if = isinstance(s, ast.If) and an.contains(s, ast.Return) and k < len(stmts) - 1
                 if is_if or (isinstance(s, (ast.For, ast.While)) and returns_to_flags(s)):
                     return self.ended_by(stmts[:k], s, stmts[k + 1:], live_out, ctx)
         live = set(live_out)
@@ -250,7 +254,7 @@ class Converter(LoopRewriter):
         p = self.fresh("p")
         if getattr(s, "gc_guard", False):  # a flag test of the functional form: control.cond runs it either way
             out = [ast.Assign(targets=[var(p, True)], value=self.expr(s.test)),
-                   *self.functional_if(s, live, p, has_return)]
+                   *self.functional_if(s, live, p, has_return, guard=True)]
             return [ast.copy_location(x, s) for x in out]
         concrete = ast.If(test=var(p), body=self.block(s.body, live, ctx) or [ast.Pass()],
                           orelse=self.block(s.orelse, live, ctx))
@@ -259,7 +263,7 @@ class Converter(LoopRewriter):
                       orelse=[ast.copy_location(concrete, s)])]
         return [ast.copy_location(x, s) for x in out]
 
-    def functional_if(self, s, live, p, has_return):
+    def functional_if(self, s, live, p, has_return, guard=False):
         assigned = an.stores(s.body + s.orelse)
         if set(assigned) & self.declared:
             return self.refuse(s, "an `if` on a traced value assigns a global or nonlocal variable",
@@ -284,7 +288,8 @@ class Converter(LoopRewriter):
             bodies = [self.block(branch, set(outs), fctx) + [ret] for branch in (s.body, s.orelse)]
             run = self.call("if_stmt", var(p), var(t_name), var(f_name), self.values(assigned),
                             strings(assigned), strings(outs), self.where(s),
-                            in_place=strings([n for n in outs if n not in live]))
+                            in_place=strings([n for n in outs if n not in live]),
+                            **({"guard": ast.Constant(True)} if guard else {}))
             last = ast.Assign(targets=[names_tuple(outs, True)], value=run) if outs else ast.Expr(value=run)
         return [make_def(t_name, assigned, bodies[0], s), make_def(f_name, assigned, bodies[1], s),
                 ast.copy_location(last, s)]

@@ -19,7 +19,8 @@ from gradc.errors import GradcError, TraceError
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
-from gradc.trace import checks, control
+from gradc.trace import checks, collecting_loop, control
+from gradc.trace.capture_lists import append_, concat_, extend_, len_  # noqa: F401  (reached by the generated code)
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,
@@ -29,6 +30,8 @@ from gradc.trace.capture_values import (  # noqa: F401  (the generated code reac
     setitem_op,
     ufunc_at,
 )
+from gradc.trace.collected_list import scan_form, sum_  # noqa: F401  (sum_: reached by the generated code)
+from gradc.trace.loop_outputs import fori_scan
 from gradc.trace.tracer import size_operand
 
 
@@ -40,6 +43,7 @@ class Undefined:
     """
 
     __slots__ = ("name",)
+    is_unset = True  # read on the type (an instance's attributes raise): gradc.trace.control_trace.is_unset
 
     def __init__(self, name):
         self.name = name
@@ -155,7 +159,7 @@ def zip_(*iterables):
     return zip(*iterables)
 
 
-def range_(*args):
+def range_(*args, where=None):
     """``range(*args)``, or a :class:`TracedRange` when a bound is traced.
 
     >>> range_(5, 0, -2)
@@ -169,15 +173,40 @@ def range_(*args):
     if len(args) not in (1, 2, 3):
         raise TraceError(f"range expected 1 to 3 arguments, got {len(args)}")
     if isinstance(step, Traced) or not isinstance(step, (int, np.integer)) or isinstance(step, bool):
-        raise TraceError("the step of a range with traced bounds must be a Python int",
+        raise TraceError("the step of a range with traced bounds must be a Python int", where=where,
                          hint="use a fixed step (range(a, b, 2)), or loop over a fixed range and test a condition")
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")
     for bound in (start, stop):
         if isinstance(bound, Traced) and (bound.aval.shape != () or not str(bound.aval.dtype).startswith("i")):
-            raise TraceError(f"a range bound is a traced {bound.aval}, not an integer scalar",
+            raise TraceError(f"a range bound is a traced {bound.aval}, not an integer scalar", where=where,
                              hint="compute the bound with integer operations, e.g. n // 2")
     return TracedRange(start, stop, int(step))
+
+
+def reversed_(iterable):
+    """``reversed(iterable)`` as a ``for`` loop iterates it: a range reversed is a range (of traced bounds too), a
+    traced array's rows are scanned from the last (a flipped array), others are Python's ``reversed``.
+
+    >>> reversed_(range(1, 8, 3)), list(reversed_([1, 2]))
+    (range(7, -2, -3), [2, 1])
+    """
+    if isinstance(iterable, range):
+        return iterable[::-1]
+    if isinstance(iterable, TracedRange):
+        from gradc.trace.control_trace import traced_trip_count
+        start, step = iterable.start, iterable.step
+        count = traced_trip_count(start, iterable.stop, step)
+        last = start + (count - 1) * step
+        return TracedRange(last, start - step, -step) if not isinstance(count, int) or count else range(0)
+    if (isinstance(iterable, Traced) and _rows(iterable) is not None) or _numeric_rows(iterable):
+        return iterable[::-1]
+    scanned = scan_form(iterable)  # a list a traced loop collected: its stacked items, flipped
+    if isinstance(scanned, Traced):
+        return scanned[::-1]
+    if scanned is not None:
+        return TracedItems("zip", [a[::-1] for a in scanned])
+    return reversed(iterable)
 
 
 def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
@@ -189,7 +218,7 @@ def loop_traced(iterable, current, indexed=(), tables=()) -> bool:
     >>> loop_traced(range(3), (1.0, np.ones(2))), loop_traced([1, 2], ())
     (False, False)
     """
-    if isinstance(iterable, TracedRange):
+    if isinstance(iterable, TracedRange) or scan_form(iterable) is not None:
         return True
     if any(isinstance(v, (list, tuple, dict, set)) for v in indexed) or any(
             isinstance(v, (list, tuple, dict, set)) and not _numbers(v) for v in tables):
@@ -207,8 +236,10 @@ def _numeric_rows(iterable) -> bool:
     return isinstance(iterable, np.ndarray) and iterable.ndim >= 1 and iterable.dtype.kind == "f"
 
 
-def _check_defined(init, names, where, what, targets=()):
+def _check_defined(init, names, where, what, targets=(), unset=()):
     for value, name in zip(init, names):
+        if name in unset and isinstance(value, Undefined):
+            continue  # read only by a `return` after the loop: the loop gives it its type (control_trace)
         if isinstance(value, Undefined) and name in targets:
             raise TraceError(f"the loop variable {name!r} is read after the traced loop (a `return` inside the loop "
                              "takes effect after it, with the loop's variables as they are then)", where=where,
@@ -245,35 +276,95 @@ def _scalar_predicate(pred, where, what):
                               "np.all(...) or np.any(...)")
 
 
-def for_stmt(iterable, body, init, names, where, targets=()):
+def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected=()):
     """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable`` (``targets``: the
-    carried names the ``for`` itself assigns).
+    carried names the ``for`` itself assigns; ``collected``: the lists it appends to, ``gradc.trace.capture_lists``).
 
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
+    scanned = scan_form(iterable)  # a list a traced loop collected: a scan over its stacked items
+    if scanned is not None:
+        iterable = scanned if isinstance(scanned, Traced) else TracedItems("zip", scanned)
     init = _target_from_first_item(iterable, init, names, targets)
-    _check_defined(init, names, where, "loop", targets)
+    _check_defined(init, names, where, "loop", targets, unset)
     kw = {"names": tuple(names), "where": where}
+    positions = collecting_loop.collecting(init, names, collected)
+    if positions:
+        if isinstance(iterable, TracedRange):
+            raise TraceError(f"the loop appends to {', '.join(repr(names[k]) for k in positions)} and its trip count "
+                             "is known only when the code runs (a range with traced bounds), so the list's length is "
+                             "not known", where=where, hint=_COLLECT_HINT)
+        return collecting_loop.for_collecting(iterable, body, init, names, where, positions,
+                                            lambda it, step, carry: _run_for(it, step, carry, kw, True),
+                                            *_first_and_trips(iterable), lambda: _python_items(iterable))
+    return _run_for(iterable, body, init, kw, False)
+
+
+_COLLECT_HINT = ("loop over a range with a trip count fixed when gradc compiles (range(T), T a Python int) and "
+                 "append once per iteration, or fill an array of the largest size instead (out = np.zeros(T_max), "
+                 "then out[k] = value)")
+
+
+def _first_and_trips(iterable):
+    """``(first item, number of items)`` of a loop's iterable (range, traced array, its zip or enumerate)."""
+    if isinstance(iterable, TracedItems):
+        n = _rows(iterable.arrays[0])
+        first = tuple(a[0] for a in iterable.arrays) if iterable.kind == "zip" else \
+            (iterable.start, iterable.arrays[0][0])
+        return first, n
+    if isinstance(iterable, range):
+        return (iterable.start if len(iterable) else None), len(iterable)
+    return iterable[0], _rows(iterable)
+
+
+def _python_items(iterable) -> list:
+    """The items of a loop's iterable, one by one (the loop run in Python)."""
+    if isinstance(iterable, TracedItems):
+        n = _rows(iterable.arrays[0])
+        if iterable.kind == "zip":
+            return [tuple(a[k] for a in iterable.arrays) for k in range(n)]
+        return [(iterable.start + k, iterable.arrays[0][k]) for k in range(n)]
+    if isinstance(iterable, range):
+        return list(iterable)
+    return [iterable[k] for k in range(_rows(iterable))]
+
+
+def _run_for(iterable, body, init, kw, outputs):
+    """``body(item, carry)`` over ``iterable`` as a loop primitive; with ``outputs`` the body returns
+    ``(carry, y)`` and the result is ``(carry, stacked ys)``."""
     if isinstance(iterable, Traced) or _numeric_rows(iterable):
         if isinstance(iterable, Traced) and iterable.aval.shape == ():
-            raise TraceError("iteration over a 0-d array", where=where, hint="a 0-d value has no items")
+            raise TraceError("iteration over a 0-d array", where=kw["where"], hint="a 0-d value has no items")
+        if outputs:
+            return control.scan(lambda c, x: body(x, c), init, iterable, **kw)
         return control.scan(lambda c, x: (body(x, c), ()), init, iterable, **kw)[0]  # no per-step outputs
     if isinstance(iterable, TracedItems) and iterable.kind == "zip":
+        if outputs:
+            return control.scan(lambda c, xs: body(tuple(xs), c), init, iterable.arrays, **kw)
         return control.scan(lambda c, xs: (body(tuple(xs), c), ()), init, iterable.arrays, **kw)[0]
     if isinstance(iterable, TracedItems):
         array, start = iterable.arrays[0], iterable.start
+        if outputs:
+            return fori_scan(0, _rows(array), 1, lambda i, c: body((i + start, array[i]), c), init, **kw)
         return control.fori_loop(0, _rows(array), lambda i, c: body((i + start, array[i]), c), init, **kw)
+    if outputs:
+        return fori_scan(iterable.start, iterable.stop, iterable.step, body, init, **kw)
     return control.fori_loop(iterable.start, iterable.stop, body, init, step=iterable.step, **kw)
 
 
-def while_stmt(cond_fn, body_fn, init, names, where):
+def while_stmt(cond_fn, body_fn, init, names, where, unset=(), collected=()):
     """Run a captured ``while`` in functional form: ``cond_fn(carry)``, ``body_fn(carry) -> carry``.
 
     >>> while_stmt(lambda c: c[0] < 10, lambda c: (c[0] * 3,), (1,), ("k",), "f.py:1")
     (27,)
     """
-    _check_defined(init, names, where, "loop")
+    _check_defined(init, names, where, "loop", (), unset)
+    positions = collecting_loop.collecting(init, names, collected)
+    if positions:
+        raise TraceError(f"the `while` loop on traced values appends to {', '.join(repr(names[k]) for k in positions)}"
+                         ": its trip count, and so the list's length, is known only when the code runs", where=where,
+                         hint=_COLLECT_HINT)
 
     def test(carry):
         p = cond_fn(carry)
@@ -282,7 +373,7 @@ def while_stmt(cond_fn, body_fn, init, names, where):
     return control.while_loop(test, body_fn, init, names=tuple(names), where=where)
 
 
-def _branches(true_fn, false_fn, ops, outs, where):
+def _branches(true_fn, false_fn, ops, outs, where, guard=False):
     """Branch functions taking only the defined operands, refusing an output left undefined."""
     defined = [k for k, v in enumerate(ops) if not isinstance(v, Undefined)]
 
@@ -305,7 +396,7 @@ def _branches(true_fn, false_fn, ops, outs, where):
                                      "function returns one", where=where, hint="return a value on every path")
                 return result
             for value, name in zip(result, outs):
-                if isinstance(value, Undefined):
+                if isinstance(value, Undefined) and not guard:
                     raise TraceError(f"{name!r} is assigned in only one branch of an `if` on a traced value and used "
                                      "after it", where=where, hint=f"initialise {name} before the `if`")
             return result
@@ -358,9 +449,12 @@ def assert_(test, message, source: str, where):
         raise AssertionError(text) if text is not None else AssertionError
 
 
-def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
+def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=(), guard=False):
     """Run a captured ``if`` in functional form: each branch takes ``ops`` (the values of ``names``) and returns
     the values of ``outs`` (``outs=None``: the branches return the function's result).
+
+    ``guard``: the ``if not flag:`` of a loop's functional form, around the statements after a possible jump; a
+    variable of the loop's carry it leaves unset (one only a `return` reads) takes the other branch's type.
 
     ``in_place``: the names among ``outs`` kept only because a branch changes their array in place (another
     name may see it, ``gradc.trace.carried_writes``); one that holds no traced array before the ``if`` is
@@ -380,7 +474,7 @@ def if_stmt(pred, true_fn, false_fn, ops, names, outs, where, in_place=()):
         for k, v in zip(kept, result):
             full[k] = v
         return tuple(full)
-    t, f, operands = _branches(true_fn, false_fn, ops, outs, where)
+    t, f, operands = _branches(true_fn, false_fn, ops, outs, where, guard)
     op_names = tuple(n for n, v in zip(names, ops) if not isinstance(v, Undefined))
     return control.cond(pred, t, f, *operands, names=op_names, where=where)
 
@@ -474,7 +568,9 @@ _STATIC_ONLY = {
              "loop over range(...) or a NumPy array and keep the values in arrays, so the loop itself is traced"),
     "while": ("the condition of this `while` is a traced value, in a loop that runs in Python (it indexes or "
               "appends to a Python list, tuple or dict, whose changes a traced loop would lose)",
-              "keep the values in an array (np.zeros, then x[k] = ...) or bound the loop with range(...)"),
+              "bound the loop (for k in range(T), T a Python int; a list appended there becomes the loop's "
+              "stacked outputs), or keep the values in an array (out = np.zeros(n), then out[k] = ... with a "
+              "counter k)"),
     "return": ("a `return` under a condition on a traced value, inside a loop or a `try`/`with` block",
                "assign the result to a variable (initialised before), leave with `break`, and return it at the end"),
 }

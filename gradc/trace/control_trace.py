@@ -57,7 +57,10 @@ BOOL = TensorType((), "bool")
 
 # ---------------------------------------------------------------- pytrees of carried values
 def flatten(tree):
-    """``(leaves, rebuild)`` for nested tuples, lists and dicts (anything else is a leaf)."""
+    """``(leaves, rebuild)`` for nested tuples, lists and dicts, and objects with a ``gc_flatten()`` method giving
+    theirs (anything else is a leaf)."""
+    if hasattr(type(tree), "gc_flatten"):
+        return tree.gc_flatten()
     if isinstance(tree, (tuple, list)):
         parts = [flatten(t) for t in tree]
         kind = type(tree)
@@ -76,8 +79,16 @@ def flatten(tree):
     return [tree], lambda leaves: leaves[0]
 
 
+def is_unset(leaf) -> bool:
+    """A variable not assigned yet (``capture_runtime.Undefined``) that a loop may carry: the body assigns it
+    before any read, and its first traced result gives its type."""
+    return bool(getattr(type(leaf), "is_unset", False))
+
+
 def _leaf_type(leaf, names, k, where):
     """The IR type of a carried leaf and whether it is weak (a Python number: it may widen)."""
+    if is_unset(leaf):
+        return None, False
     if isinstance(leaf, Traced):
         return leaf.aval, False
     if isinstance(leaf, bool):
@@ -94,7 +105,8 @@ def _leaf_type(leaf, names, k, where):
             arr = arr.astype(np.int64) if arr.dtype != np.int32 else arr
         return type_of_array(arr), False
     raise TraceError(f"the loop carries {_label(names, k)}, a {type(leaf).__name__}, which gradc cannot trace",
-                     where=where, hint="carry NumPy arrays and numbers only (lists of them: use np.stack)")
+                     where=where, hint="carry NumPy arrays, numbers, and tuples or lists of them; keep other "
+                          "objects out of the variables the loop changes")
 
 
 def _label(names, k):
@@ -121,6 +133,8 @@ def _atom_in(builder: Builder, value, t: TensorType):
         if value.aval.shape != t.shape:
             value = sh.broadcast_to(value, t.shape)
         return value.atom
+    if is_unset(value):  # never read before the loop assigns it (see is_unset)
+        value = 0
     return Const(np.broadcast_to(np.asarray(value, dtype=t.np_dtype), t.shape))
 
 
@@ -184,13 +198,15 @@ class _Sub:
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
-        carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) for k, t in enumerate(carry_types)]
+        carry_vars = [b.input(b.fresh_name(_var_name(names, k)), t) if t is not None else None
+                      for k, t in enumerate(carry_types)]
         # where each carried value starts (for the in-place rules: `x += ...` on a loop over an input x)
         b.carry_origins = {id(v): leaf.atom for v, leaf in zip(carry_vars, origins)
                            if isinstance(leaf, Traced) and leaf.builder is parent and not _owned_copy(leaf)}
         args = [_wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
-        self.carry_leaves = [_wrap_weak(b, v) if w else _wrap(b, v) for v, w in zip(carry_vars, weak)]
+        self.carry_leaves = [origins[k] if v is None else _wrap_weak(b, v) if w else _wrap(b, v)
+                             for k, (v, w) in enumerate(zip(carry_vars, weak))]
         carry = rebuild(self.carry_leaves)
         _ACTIVE.append(b)
         if branch:
@@ -219,9 +235,10 @@ def _structure_changed(before, after, names, where):
         if n_a != n_b:
             raise TraceError(f"{_label(names, k)} holds {n_a} values before the loop and {n_b} after an iteration "
                              "(a list or dict that grows in the loop, or a value that becomes a tuple)", where=where,
-                             hint="a loop variable keeps its structure across iterations: keep growing results in "
-                                  "an array of fixed shape (x = np.zeros(n), then x[k] = ...), or collect them after "
-                                  "the loop")
+                             hint="a loop variable keeps its structure across iterations: append to a list "
+                                  "(ys.append(y), then np.stack(ys) after the loop) in a for loop over a range fixed "
+                                  "when gradc compiles, or fill an array of fixed shape (x = np.zeros(n), then "
+                                  "x[k] = ...)")
 
 
 def _var_name(names, k):
@@ -251,6 +268,12 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
         changed = False
         for k, (t, leaf) in enumerate(zip(types, out_leaves)):
             got = _leaf_type(leaf, names, k, where)[0]
+            if t is None or got is None:
+                if got is None:  # the body never assigns it: a value read after the loop that Python leaves unbound
+                    raise TraceError(f"{_label(names, k)} is read after the loop but the loop never assigns it",
+                                     where=where, hint=f"assign {_label(names, k)} before the loop")
+                types[k], changed = got, True
+                continue
             if got == t or (not isinstance(leaf, Traced) and got.shape == () and
                             np.can_cast(got.np_dtype, t.np_dtype, "same_kind")):
                 continue
@@ -304,13 +327,9 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
             return _segmented(int(lower), int(step), trips, segment, body, init_val, names, where)
         start, length, inputs = int(lower), trips, []
     else:
-        if step not in (1, -1):
-            raise TraceError("a loop over range() with traced bounds must have step 1 or -1", where=where,
-                             hint="loop over range(n) and compute the index inside the loop")
         lo = _wrap(builder, _atom_in(builder, lower, I64))
         hi = _wrap(builder, _atom_in(builder, upper, I64))
-        span = ew.sub(hi, lo) if step == 1 else ew.sub(lo, hi)
-        count = ew.maximum(span, np.int64(0))
+        count = traced_trip_count(lo, hi, int(step))
         start, length, inputs = 0, None, [count.atom]
 
     def counted(j, carry):
@@ -338,6 +357,20 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
         params["checkpoint"] = checkpoint
     results = _record(builder, "scan", inputs + consts + init, params, None)
     return rebuild(_kept_in_place(builder, sub, leaves, out_leaves, results, names, where))
+
+
+def traced_trip_count(lo, hi, step: int):
+    """``len(range(lo, hi, step))`` of traced integer bounds (Python's rule: none when the step points away).
+
+    >>> traced_trip_count(2, 11, 3), traced_trip_count(5, 0, -2), traced_trip_count(0, 4, -1)
+    (3, 3, 0)
+    """
+    if step in (1, -1):  # no division: hi - lo, or lo - hi
+        span = ew.sub(hi, lo) if step == 1 else ew.sub(lo, hi)
+        return ew.maximum(span, np.int64(0)) if isinstance(span, Traced) else max(int(span), 0)
+    span = ew.add(ew.sub(hi, lo), np.int64(step - (1 if step > 0 else -1)))
+    count = span // np.int64(step) if isinstance(span, Traced) else np.int64(span // step)
+    return ew.maximum(count, np.int64(0)) if isinstance(count, Traced) else max(int(count), 0)
 
 
 def _kept_in_place(builder, sub, leaves, out_leaves, results, names, where):
@@ -508,11 +541,17 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     results = [flatten(s.result) for s in subs]
     (f_leaves, f_rebuild), (t_leaves, _) = results
     if len(f_leaves) != len(t_leaves):
+        _different_appends(subs[1].result, subs[0].result, names, where)
         raise TraceError(f"the two branches give {len(t_leaves)} and {len(f_leaves)} values", where=where,
                          hint="both branches must assign the same variables (or return the same structure)")
     out_types = []
     for k, (a, b) in enumerate(zip(t_leaves, f_leaves)):
         ta, tb = _leaf_type(a, names, k, where)[0], _leaf_type(b, names, k, where)[0]
+        if ta is None or tb is None:  # unset in one branch (a loop variable only a `return` reads): the other's
+            if ta is None and tb is None:
+                raise TraceError(f"{_label(names, k)} is not assigned in either branch", where=where,
+                                 hint="assign it before the `if`")
+            ta = tb = ta or tb
         try:
             shape = tuple(dims.broadcast(ta.shape, tb.shape))
         except ValueError:
@@ -539,6 +578,21 @@ def cond(pred, true_fun, false_fun, *operands, names=None, where=None):
     results = _record(builder, "cond", [pred_atom] + consts + operand_atoms, dict(branches=tuple(graphs)), None)
     checks.finish(raised, where)
     return f_rebuild(_branches_in_place(builder, subs, leaves, results, names, where))
+
+
+def _different_appends(true_result, false_result, names, where):
+    """Name the list a traced loop collects that gets a different number of items in the two branches."""
+    if not (isinstance(true_result, tuple) and isinstance(false_result, tuple)):
+        return
+    for k, (a, b) in enumerate(zip(true_result, false_result)):
+        if hasattr(type(a), "new_rows") and hasattr(type(b), "new_rows") and a.new_rows() != b.new_rows():
+            raise TraceError(f"{_label(names, k)} gets {a.new_rows()} item(s) in one branch of this `if` on a traced "
+                             f"value and {b.new_rows()} in the other (a `break` or `continue` before an append skips "
+                             "it too): the loop collecting the list must append the same number of items at every "
+                             "iteration", where=where,
+                             hint="append in every branch (e.g. x * 0.0 where there is nothing to collect, with a "
+                                  "mask to drop it after the loop), or fill an array instead (out = np.zeros(n), "
+                                  "then out[i] = value)")
 
 
 def _zero_like(builder, t: TensorType):

@@ -573,7 +573,7 @@ CASES = [
     (zipped_rnn, (np.array([0.5, -1.0, 2.0]), np.array([0.9, 0.4, 0.1]), 0.7), ("xs", "gates", "w"), "scan"),
     (enumerated, (np.array([0.3, -1.2, 0.7, 2.0]), 1.5), ("v", "w"), "scan"),
     (time_grid, (1.0, 0.7), ("x0", "k"), "scan"),  # rows of a NumPy array scanned as constants
-    (collect_in_list, (0.5,), ("x",), None),  # a Python list: the loop runs in Python (unrolled)
+    (collect_in_list, (0.5,), ("x",), "scan"),  # a list appended in the loop: the stacked outputs of a scan
     (list_of_weights, (np.array([0.5, -0.2]), np.eye(2) * 0.9, np.ones((2, 2)) * 0.3), ("x", "w1", "w2"), None),
 ]
 

@@ -1,0 +1,191 @@
+"""A captured ``for`` whose body appends to lists (``gradc.trace.capture_lists``): the appended items become the
+loop's per-step outputs (``gradc.trace.loop_outputs.fori_scan`` or ``scan``), or, when the body reads earlier
+items, a buffer of every item the loop carries and writes as it appends.
+
+>>> collecting((1.0, []), ("s", "ys"), ("ys",))
+[1]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.errors import TraceError
+from gradc.ir.builder import Traced
+from gradc.trace import control_trace as ct
+from gradc.trace.capture_lists import (
+    _LAST_HINT,
+    Heterogeneous,
+    NeedsBuffer,
+    NeedsCount,
+    StepList,
+    _array,
+    _as_rows,
+    _row,
+    _unset,
+)
+from gradc.trace.collected_list import StackedList, row_item
+from gradc.trace.loop_outputs import stack_trees
+
+
+def collecting(init, names, collected) -> list:
+    """Positions of the carried names the loop collects (appends to) that hold a list or an enclosing loop's
+    :class:`StepList`."""
+    return [k for k, n in enumerate(names) if n in collected and isinstance(init[k], (list, StepList))]
+
+
+def _start_state(value):
+    """``(last, count, empty)`` of a list (or an enclosing loop's StepList) when a loop starts appending to it."""
+    if isinstance(value, StepList):
+        last = value.last_item() if value.chunks else value.last
+        count = value.length() if value.count is not None else None
+        return last, count, value.empty_at_start and not value.chunks
+    return (value[-1] if value else None), len(value), not value
+
+
+def for_collecting(iterable, body, init, names, where, positions, run, first_item, trips, python_items):
+    """A captured ``for`` in functional form whose body appends to the lists at ``positions`` of the carry:
+    ``run(iterable, step, carry)`` runs ``step(item, carry) -> (carry, ys)`` as a loop with per-step outputs
+    and returns ``(carry, ys)``. A list the body reads other than at ``[-1]`` is traced again with a buffer of
+    all its items (``first_item``: the loop's first item, for counting the appends; ``trips``: its length). A list
+    that gets items of different shapes cannot be stacked: the loop runs in Python over ``python_items()``."""
+    buffered: dict = {k: None for k in positions if isinstance(init[k], StepList) and init[k].buffer is not None}
+    counted: set = set()  # the lists whose length the loop carries (it reads it)
+    while True:
+        try:
+            return _collect(iterable, body, init, names, where, positions, run, buffered, counted)
+        except NeedsCount as need:
+            k = next((k for k in positions if need.args[0].startswith(names[k] + " ") and k not in counted), None)
+            if k is None or (isinstance(init[k], StepList) and init[k].count is None):
+                raise  # an enclosing loop's list: that loop counts it first
+            counted.add(k)
+        except Heterogeneous as mixed:
+            if any(isinstance(init[k], StepList) and mixed.args[0].startswith(names[k] + " ") for k in positions):
+                raise  # an enclosing loop's list: that loop runs in Python
+            carry = tuple(init)
+            for item in python_items():
+                carry = body(item, carry)
+            return carry
+        except NeedsBuffer as need:
+            k = next((k for k in positions if need.args[0].startswith(names[k] + "[") and k not in buffered), None)
+            if k is None or isinstance(init[k], StepList):
+                raise  # an enclosing loop's list: that loop holds the buffer
+            buffered[k] = _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips)
+
+
+def _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips):
+    """The buffer of list ``k``: its items so far and zeros for the ``trips`` x (appends an iteration) to come."""
+    carry = list(init)
+    for j in positions:
+        last, count, empty = _start_state(init[j])
+        carry[j] = StepList(names[j], where, last if not empty else _unset(names[j]), count,
+                            empty_at_start=empty, probe=True)
+    out = body(first_item, tuple(carry))[k]  # a first run that only counts the appends
+    if not isinstance(out, StepList) or not out.chunks:
+        raise TraceError(f"{names[k]!r} is read inside the loop but nothing is appended to it", where=where,
+                         hint=_LAST_HINT)
+    rows = trips * out.new_rows()
+    item = _row(_as_rows(out.chunks[0]), 0)
+    zeros = _zeros_rows(item, rows)
+    before = list(init[k])
+    if not before:
+        return zeros
+    old = ct.flatten(stack_trees(before))[0]
+    leaves, rebuild = ct.flatten(zeros)
+    return rebuild([np.concatenate([_array(a), b]) for a, b in zip(old, leaves)])
+
+
+def _zeros_rows(item, n):
+    leaves, rebuild = ct.flatten(item)
+    out = []
+    for leaf in leaves:
+        dtype = leaf.aval.np_dtype if isinstance(leaf, Traced) else np.asarray(leaf).dtype
+        out.append(np.zeros((n,) + tuple(np.shape(leaf)), dtype=dtype))
+    return rebuild(out)
+
+
+def _carry0(init, positions, buffered, counted):
+    """The loop's initial carry: a list's last item (none when it starts empty: a read of it before an append fails
+    at the first iteration, as in Python) and, when the loop reads it, its length; or (buffer, length)."""
+    out = list(init)
+    for k in positions:
+        last, count, empty = _start_state(init[k])
+        if k in buffered:
+            out[k] = (buffered[k] if buffered[k] is not None else init[k].buffer, count)
+        else:
+            out[k] = (() if empty else (last,)) + ((count,) if k in counted else ())
+    return tuple(out)
+
+
+def _collect(iterable, body, init, names, where, positions, run, buffered, counted):
+    starts = {k: _start_state(init[k]) for k in positions}
+    per_step: dict = {}  # position -> 1 (one item an iteration, as it is) or m (m items, stacked)
+    rebinds: dict = {}  # position -> whether the body makes a new list (ys = ys + [y])
+
+    def step(item, carry):
+        carry = list(carry)
+        for k in positions:
+            empty = starts[k][2]
+            if k in buffered:
+                buffer, count = carry[k]
+                carry[k] = StepList(names[k], where, _unset(names[k]), count, empty_at_start=empty, buffer=buffer)
+                continue
+            state = list(carry[k])
+            last = state.pop(0) if not empty else _unset(names[k])
+            count = state.pop(0) if k in counted else None
+            carry[k] = StepList(names[k], where, last, count, empty_at_start=empty)
+        out = list(body(item, tuple(carry)))
+        ys = []
+        for k in positions:
+            collected = out[k]
+            if not isinstance(collected, StepList):
+                raise TraceError(f"{names[k]!r} is appended to and also rebound inside a traced loop", where=where,
+                                 hint=f"append to {names[k]} only, or use another name for the new value")
+            state, rows = collected.step_output()
+            rebinds[k] = collected.rebinds
+            per_step[k] = None if rows is None else (1 if len(collected.chunks) == 1 and
+                                                     collected.chunks[0][0] == "item" else collected.new_rows())
+            if k in buffered:
+                per_step[k] = "buffer" if collected.new_rows() else None
+                out[k] = (state.buffer, state.count)
+            else:
+                out[k] = (() if starts[k][2] else (state.last,)) + ((state.count,) if k in counted else ())
+            ys.append(rows if rows is not None else ())
+        return tuple(out), tuple(ys)
+    carry, ys = run(iterable, step, _carry0(init, positions, buffered, counted))
+    out = list(carry)
+    for j, k in enumerate(positions):
+        if per_step.get(k) == "buffer":  # the buffer holds every item: the rows are those after the earlier ones
+            leaves, rebuild = ct.flatten(carry[k][0])
+            rows = rebuild([leaf[starts[k][1]:] for leaf in leaves])
+            if isinstance(init[k], StepList):  # an enclosing loop's buffer: already written
+                out[k] = init[k]._with(chunks=init[k].chunks + [("block", rows, _n_rows(rows))],
+                                       buffer=carry[k][0])
+                continue
+            out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
+            continue
+        rows = None if ys is None or per_step.get(k) is None else ys[j]
+        if rows is not None and per_step.get(k, 1) != 1:  # (trips, m, ...) -> (trips * m, ...)
+            leaves, rebuild = ct.flatten(rows)
+            rows = rebuild([np.reshape(leaf, (-1,) + tuple(leaf.shape[2:])) for leaf in leaves])
+        out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
+    return tuple(out)
+
+
+def _after_loop(before, rows, rebinds=False):
+    """What the name of a collected list holds after the loop: ``before`` with the rows appended (``rebinds``: in a
+    new list, ``before`` left as it was)."""
+    if rows is None:
+        return before
+    n = _n_rows(rows)
+    if isinstance(before, StepList):  # a nested loop: a block of rows in the enclosing iteration
+        return before.with_block(rows, n)
+    items = [row_item(rows, k) for k in range(n)]
+    after = StackedList(list(before) + items, before, rows)
+    if not rebinds:
+        before.extend(items)  # another name for the same list sees the items too
+    return after
+
+
+def _n_rows(rows) -> int:
+    leaf = ct.flatten(rows)[0][0]
+    return int(leaf.shape[0])
