@@ -180,6 +180,8 @@ def routed(real):
     dispatched = hasattr(real, "_implementation")
 
     def call(*args, **kwargs):
+        if any(_dispatches_itself(a) for a in list(args) + list(kwargs.values())):
+            return real(*args, **kwargs)  # a collected list: NumPy's protocol gives its stacked rows (collected_list)
         if real in NESTED_LISTS and has_traced(list(args) + list(kwargs.values())):
             return DISPATCH[0](real, args, kwargs)
         if needs_wrapping(args, kwargs):
@@ -195,6 +197,11 @@ def routed(real):
     call.__wrapped__ = real
     call.gradc_routes = real
     return call
+
+
+def _dispatches_itself(value) -> bool:
+    """A list that answers NumPy's ``__array_function__`` itself (a loop's collected list)."""
+    return isinstance(value, list) and hasattr(type(value), "__array_function__")
 
 
 class RoutedUfunc:

@@ -59,17 +59,25 @@ def for_collecting(iterable, body, init, names, where, positions, run, first_ite
                 raise  # an enclosing loop's list: that loop counts it first
             counted.add(k)
         except Heterogeneous as mixed:
-            if any(isinstance(init[k], StepList) and mixed.args[0].startswith(names[k] + " ") for k in positions):
-                raise  # an enclosing loop's list: that loop runs in Python
-            carry = tuple(init)
-            for item in python_items():
-                carry = body(item, carry)
-            return carry
+            return _in_python(mixed, body, init, names, positions, python_items)
         except NeedsBuffer as need:
             k = next((k for k in positions if need.args[0].startswith(names[k] + "[") and k not in buffered), None)
             if k is None or isinstance(init[k], StepList):
                 raise  # an enclosing loop's list: that loop holds the buffer
-            buffered[k] = _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips)
+            try:  # the first run that counts the appends may meet items that cannot stack too
+                buffered[k] = _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips)
+            except Heterogeneous as mixed:
+                return _in_python(mixed, body, init, names, positions, python_items)
+
+
+def _in_python(mixed, body, init, names, positions, python_items):
+    """The loop run in Python (unrolled) because the items appended cannot be one stacked array."""
+    if any(isinstance(init[k], StepList) and mixed.args[0].startswith(names[k] + " ") for k in positions):
+        raise mixed  # an enclosing loop's list: that loop runs in Python
+    carry = tuple(init)
+    for item in python_items():
+        carry = body(item, carry)
+    return carry
 
 
 def _buffer_for(iterable, body, init, names, where, positions, k, first_item, trips):

@@ -52,6 +52,9 @@ def fori_scan(lower: int, upper: int, step: int, body, init_val, *, names=None, 
         for i in range(int(lower), int(upper), int(step)):
             val, y = body(i, val)
             ys.append(y)
+        if len({_shapes(y) for y in ys}) > 1:  # x[i:] appended: the unrolled items differ (as no loop's could)
+            from gradc.trace.capture_lists import Heterogeneous
+            raise Heterogeneous("<the loop's items>")  # the collecting loop then runs in Python (collecting_loop)
         return val, stack_trees(ys)
     if trips <= UNROLL_MAX_TRIPS or UNROLL_STATIC.get():
         return in_python()
@@ -73,6 +76,11 @@ def fori_scan(lower: int, upper: int, step: int, body, init_val, *, names=None, 
     results = _record(builder, "scan", consts + init, params, None)
     carry = rebuild(_kept_in_place(builder, sub, leaves, carry_leaves, results[:len(init)], names, where))
     return carry, y_rebuild(results[len(init):])
+
+
+def _shapes(tree) -> tuple:
+    leaves, _ = flatten(tree)
+    return tuple(tuple(np.shape(leaf)) for leaf in leaves)
 
 
 def stack_trees(trees):
