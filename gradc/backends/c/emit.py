@@ -49,6 +49,7 @@ from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fused import FusedRun
+from gradc.backends.c.in_place import InPlaceStorage, sink_reads
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
@@ -88,7 +89,7 @@ from gradc.ir.types import TensorType
 MAX_TREE = 48
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
@@ -116,6 +117,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.lent: list = []  # arrays those nested graphs added: free for this emitter after the equation
         self.max_trips = max_trips  # the default bound of tapes of unknown length (see control.loop_limits)
         self.limits: list = []
+        self.bound: dict = {}  # arrays of the enclosing code this nested graph may write (see in_place)
 
     # ---------------------------------------------------------------- helpers
     def emit(self, line):
@@ -210,7 +212,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         segments, group = [], None
         group_ids: set = set()
         tree: dict = {}  # id(value) -> the size of its expression written out as a tree, in its group
-        for e in g.eqns:
+        for e in sink_reads(g.eqns):
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
                 fits = group is not None and group[0].out.type.shape == e.out.type.shape
@@ -276,17 +278,19 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
                 self.pool.add(slot)
             self.busy, self.lent = set(), []
 
-    def nested(self, graph, bindings, depth):
+    def nested(self, graph, bindings, depth, writable=()):
         """Emit ``graph`` (a loop body or branch) here, its inputs at ``bindings``; returns its outputs' locations.
 
         The nested emitter writes into this function's lines, arrays and names; arrays dead here are lent
-        to it, and the arrays it used are free again once the equation is done (``run_segments``).
+        to it, and the arrays it used are free again once the equation is done (``run_segments``). It may
+        also overwrite the arrays bound to the inputs at the positions ``writable`` once it has read them.
         """
         sub = FunctionEmitter(graph, self.fname, [], self.module, check=False, sizes=self.size_cnames)
         sub.lines, sub.indent, sub.arrays, sub.taken = self.lines, self.indent, self.arrays, self.taken
         sub.temps, sub.copy_holders, sub.depth = self.temps, self.copy_holders, depth
         sub.limits, sub.max_trips = self.limits, self.max_trips
         sub.plan(bindings)
+        self.lend_for_writing(sub, [graph.inputs[n] for n in writable], [bindings[n] for n in writable])
         lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)
         for slot in lent:
             sub.pool.add(slot)

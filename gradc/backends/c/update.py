@@ -36,10 +36,9 @@ void f(const double *restrict x, const double *restrict v, double *restrict valu
 """
 from __future__ import annotations
 
-from gradc.backends.c.lowering import C_LOWERING
 from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops
 from gradc.errors import EmitError
-from gradc.ir.graph import Const, Var
+from gradc.ir.graph import Const
 from gradc.ops.shape_extra import indexed_shape
 
 
@@ -131,27 +130,18 @@ class UpdateLowerings:
         self.close(1)
 
     def in_place(self, e, x: Loc, reads) -> Loc | None:
-        """``x``'s own array for the result, when this graph computed ``x`` into a work array of its own that
-        nothing reads after this equation (and neither ``v`` nor an index reads it); else None (copy).
+        """``x``'s own array for the result, when this emitter may write that array and nothing reads it after
+        this equation (and neither ``v`` nor an index reads it): see ``in_place.InPlaceStorage``; else None (copy).
 
-        A value held elsewhere (an input, an output parameter, a loop's carried value, a view of another
-        value) is never written: only a work array whose values are all known to be dead here.
+        A value held elsewhere (an input, an output parameter, a constant, a view into part of another
+        value) is never written: only an array whose values are all known to be dead here.
         """
-        src = e.inputs[0]
-        if not isinstance(src, Var) or id(e.out) in self.direct_out or not x.standard or x.offset != 0:
+        if id(e.out) in self.direct_out:
             return None
-        producer = self.producers.get(id(src))
-        if producer is None or C_LOWERING[producer.op][0] in ("view", "reshape", "element"):
+        slot = self.writable_slot(x, e.inputs[0], reads)
+        if slot is None:
             return None
-        if self.last.get(id(src), -1) != self.segment:  # read later (or an output of the graph)
-            return None
-        slot = self.pool.find(x.name)  # the work array holding src (src is its newest value, but after updates)
-        if slot is not None and id(src) not in reversed(slot[3]):
-            slot = None
-        if slot is None or any(r.value is None and r.name == x.name for r in reads):
-            return None
-        slot[3].append(id(e.out))  # the array now holds the result: not free while the result is alive
-        loc = Loc(x.name, x.shape, dtype=x.dtype)
+        loc = self.reuse(slot, x, id(e.out), x.shape, x.dtype)  # not free while the result is alive
         self.loc[id(e.out)] = loc
         return loc
 
