@@ -27,11 +27,12 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c.update import UPDATE_OPS
 from gradc.backends.c.values import C_TYPES, Loc, size
 from gradc.ir.graph import Var, subgraphs
 
 # ops whose run may end the function early with a status (their order among themselves is the user's)
-_STATUS_OPS = frozenset({"check_raise", "index_update", "scan", "while_loop", "cond"})
+_STATUS_OPS = frozenset({"check_raise", "index_update", "index_add", "scan", "while_loop", "cond"})
 
 
 def _may_stop(eqn) -> bool:
@@ -56,7 +57,7 @@ def sink_reads(eqns) -> list:
     i = 0
     while i < len(order):
         e = order[i]
-        if e.op != "index_update" or id(e) in done or not isinstance(e.inputs[0], Var):
+        if e.op not in UPDATE_OPS or id(e) in done or not isinstance(e.inputs[0], Var):
             i += 1
             continue
         done.add(id(e))
@@ -79,7 +80,7 @@ def _readers_first(order, at) -> list:
     readers = [p for p in range(at + 1, len(order)) if any(id(a) == x for a in order[p].inputs)]
     if not readers:
         return []
-    if any(order[p].op == "index_update" and id(order[p].inputs[0]) == x for p in readers):
+    if any(order[p].op in UPDATE_OPS and id(order[p].inputs[0]) == x for p in readers):
         return []
     end = readers[-1]
     after = {id(e.out)}  # values computed from the update's result
@@ -120,7 +121,7 @@ def update_root(graph, out) -> int | None:
         e = produced.get(id(value))
         if e is None:
             return next((n for n, v in enumerate(graph.inputs) if v is value), None)
-        if e.op == "index_update":
+        if e.op in UPDATE_OPS:
             value = e.inputs[0]
             continue
         if e.op == "element" and _producer_op(produced, e.inputs[0]) in ("scan", "while_loop"):

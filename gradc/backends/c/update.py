@@ -68,6 +68,7 @@ def _check_constant_indices(e, x_shape):
             axis += 1
 
 
+UPDATE_OPS = ("index_update", "index_add")  # ops writing (``=``) or adding (``+=``) a value at an index of a copy
 _INDEX_HINT = "NumPy raises IndexError here: each index must be in [-n, n) for an axis of length n"
 
 
@@ -81,15 +82,23 @@ def index_check(eqn):
     >>> index_check(g.eqns[-1])[0]
     'the index of index_update t0'
     """
-    if eqn.op != "index_update" or all(isinstance(a, Const) for a in eqn.inputs[2:]):
+    if eqn.op not in UPDATE_OPS or all(isinstance(a, Const) for a in eqn.inputs[2:]):
         return None
-    return f"the index of index_update {eqn.out.name}", _INDEX_HINT
+    return f"the index of {eqn.op} {eqn.out.name}", _INDEX_HINT
 
 
 class UpdateLowerings:
     """``op_index_update``, mixed into ``FunctionEmitter`` (through ``LoopLowerings``)."""
 
     def op_index_update(self, e):
+        self.write_at(e, "=")
+
+    def op_index_add(self, e):
+        """``index_add`` (``x`` with ``v`` added at the index; repeated positions accumulate, as ``np.add.at``)."""
+        self.write_at(e, "+=")
+
+    def write_at(self, e, assign: str):
+        """``out = x`` (in place when ``x`` is dead, else a copy), then ``out[index] assign v`` element by element."""
         x = self.atom_loc(e.inputs[0])
         v = self.atom_loc(e.inputs[1])
         arrays = [self.atom_loc(a) for a in e.inputs[2:]]
@@ -101,20 +110,22 @@ class UpdateLowerings:
             out = self.storage(e.out)
             self.emit(f"/* {eqn_text(e)} */")
             where = f"const {C_TYPES[out.dtype]} {out.name}" if out.local else out.at(())
-            self.emit(f"{where} = {vb.at(['0'] * len(target))};")
+            value = vb.at(["0"] * len(target))
+            self.emit(f"{where} = {value if assign == '=' else f'{x.at(())} + {value}'};")
             return
         out = self.in_place(e, x, [v] + arrays)
         what = f"{vb.name or 'a constant'} broadcast to {target}" if vb.shape != v.shape else vb.name or "a constant"
+        verb = "written" if assign == "=" else "added"
         if out is None:
             out = self.storage(e.out)
-            self.copy(out, x, f"{eqn_text(e)}: a copy of {x.name or 'a constant'}, then {what} written at the index")
+            self.copy(out, x, f"{eqn_text(e)}: a copy of {x.name or 'a constant'}, then {what} {verb} at the index")
         else:
-            self.emit(f"/* {eqn_text(e)}: {what}, written at the index */")
+            self.emit(f"/* {eqn_text(e)}: {what}, {verb} at the index in place */")
         if not arrays:
             view = index_view(out, spec, target)
             lines, idx = loops(target)
             self.open(lines)
-            self.emit(f"{view.at(idx)} = {vb.at(idx)};")
+            self.emit(f"{view.at(idx)} {assign} {vb.at(idx)};")
             self.close(len(lines))
             return
         limit = self.limit_of(e)
@@ -126,7 +137,7 @@ class UpdateLowerings:
         self.open([f"for (long k = 0; k < {n}; ++k) {{"])
         for line in body:
             self.emit(line)
-        self.emit(f"{dst} = {src};")  # in order: of repeated positions the last write stays
+        self.emit(f"{dst} {assign} {src};")  # in order: of repeated positions the last write stays (or all add up)
         self.close(1)
 
     def in_place(self, e, x: Loc, reads) -> Loc | None:
@@ -144,10 +155,3 @@ class UpdateLowerings:
         loc = self.reuse(slot, x, id(e.out), x.shape, x.dtype)  # not free while the result is alive
         self.loc[id(e.out)] = loc
         return loc
-
-    @property
-    def producers(self) -> dict:
-        """``{id(value): equation}`` of this graph's equations (built once)."""
-        if "_producers" not in self.__dict__:
-            self._producers = {id(q.out): q for q in self.graph.eqns}
-        return self._producers
