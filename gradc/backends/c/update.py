@@ -24,7 +24,7 @@ void f(const double *restrict x, const double *restrict v, double *restrict valu
     for (long k = 0; k < 4; ++k) {
         t1[k] = 2.0*x[k];
     }
-    /* t2 = index_update t1 v: v broadcast to (2,), written at the index */
+    /* t2 = index_update t1 v: v broadcast to (2,), written at the index in place */
     for (long i0 = 0; i0 < 2; ++i0) {
         t1[2*i0] = v[0];
     }
