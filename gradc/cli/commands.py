@@ -199,7 +199,8 @@ def stage_graphs(job, stage):
         if stage in (None, "grad"):
             out.append(("grad", vg))
         if stage in (None, "opt"):
-            out.append(("opt", optimize(vg)))
+            from gradc.passes.in_place import mark_in_place  # as the emitters see it: updates marked in place
+            out.append(("opt", mark_in_place(optimize(vg))))
     return out
 
 

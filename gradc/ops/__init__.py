@@ -22,6 +22,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     contract,
     control,
     elementwise,
+    index_add,
     linalg,
     linalg_api,
     linalg_cholesky,

@@ -76,7 +76,7 @@ def _update_infer(types, params):
     return x
 
 
-def _update_impl(x, v, *arrays, spec):
+def _update_impl(x, v, *arrays, spec, in_place=False):
     out = np.array(x, copy=True)
     out[spec_to_numpy(spec, arrays)] = v
     return out
@@ -86,7 +86,7 @@ def _read(x, arrays, spec):
     return gather(x, arrays, spec) if arrays else index(x, spec)
 
 
-def _update_vjp(ct, out, x, v, *arrays, needs, spec):
+def _update_vjp(ct, out, x, v, *arrays, needs, spec, in_place=False):
     x_bar = v_bar = None
     if needs[0]:
         x_bar = index_update(ct, np.zeros((), aval(ct).np_dtype), arrays, spec)
@@ -95,7 +95,7 @@ def _update_vjp(ct, out, x, v, *arrays, needs, spec):
     return (x_bar, v_bar) + (None,) * len(arrays)
 
 
-def _update_batch(x, v, *arrays, batched, spec):
+def _update_batch(x, v, *arrays, batched, spec, in_place=False):
     n = batch_size((x, v) + arrays, batched)
     x = with_batch(x, batched[0], n)
     unbatched = [aval(a).shape[1:] if b else aval(a).shape for a, b in zip(arrays, batched[2:])]
@@ -114,10 +114,12 @@ def _update_batch(x, v, *arrays, batched, spec):
 def _update_spell(args, params, out, target):
     if out.ndim == 0:  # the whole of a 0-d value, which emitted code may hold as a Python or NumPy scalar
         return spell.typed(args[1], out.np_dtype)
-    copy = spell.method_call(args[0], "copy")
+    # in_place (gradc.passes.in_place): the operand is dead afterwards and the emitted code's own: written into
+    first = spell.assign(target, args[0] if params.get("in_place") else spell.method_call(args[0], "copy"))
     where = _spec_ast(params["spec"], args[2:])
     store = ast.Subscript(ast.Name(target, ast.Load()), where, ast.Store())
-    return [spell.assign(target, copy), ast.Assign([store], spell.typed(args[1], out.np_dtype), lineno=0)]
+    write = ast.Assign([store], spell.typed(args[1], out.np_dtype), lineno=0)
+    return [write] if isinstance(args[0], ast.Name) and args[0].id == target else [first, write]
 
 
 defop("index_update", infer=_update_infer, impl=_update_impl, vjp=_update_vjp, linear=True,

@@ -163,7 +163,7 @@ def _scan(em, eqn) -> list:
     sub = em.sub(body)
     _bind_inputs(sub, b_consts, e_consts)
     carry_names = [sub.name_of(v) for v in b_carry]
-    stmts += _init_carry(em, carry, carry_names)
+    stmts += _init_carry(em, carry, carry_names, p.get("copied", ()))
     _branch_assigns_carry(em, body, b_carry)
     outs = _element_names(em, eqn)
     start, step = p.get("start", 0), p.get("step", 1)
@@ -248,17 +248,21 @@ def _schedule_call(em, steps: int, snapshots: int) -> tuple:
     return notes + [fn], call
 
 
-def _init_carry(em, atoms, names) -> list:
+def _init_carry(em, atoms, names, copied=()) -> list:
     """``x = x0`` before the loop, a line per carried value; a value computed only to start the loop is computed
     into it (``x_bar = 2.0 * x``, not ``t20 = 2.0 * x`` and ``x_bar = t20``). The names are the loop's own, read
-    by no start value, so one line after another is the same as one simultaneous assignment."""
+    by no start value, so one line after another is the same as one simultaneous assignment. The positions
+    ``copied`` (the in-place pass's mark: the body writes into them, the start value is not the loop's) start
+    from a copy: ``x = x0.copy()``."""
     stmts = []
-    for name, a in zip(names, atoms):
+    for k, (name, a) in enumerate(zip(names, atoms)):
         pending = em.sources.get(id(a))
         if pending is not None and id(a) not in em.elided and not isinstance(pending, (ast.Name, ast.Constant)):
             expr = em.sources.pop(id(a))
         else:
             expr = em.atom(a)
+        if k in copied:
+            expr = spell.method_call(expr, "copy")
         if not (isinstance(expr, ast.Name) and expr.id == name):
             stmts.append(spell.assign(name, expr))
     return stmts

@@ -68,9 +68,11 @@ from gradc.ir.registry import OPS
 from gradc.ops import shape as shape_ops
 from gradc.ops import spell
 from gradc.ops.spell import USER_MARK
+from gradc.passes.in_place import mark_in_place
 
 _COMMENT = "__gradc_comment__"
 _VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
+_TEMPORARY = re.compile(r"t\d+(_\d+)?$")  # a name gradc made up (a user's name or ``x_bar`` stays)
 
 
 @dataclass
@@ -154,6 +156,7 @@ class _FunctionEmitter(ArgumentChecks):
                                               self.numpy_scalars)
         self.elided = elided_broadcasts(self.graph, self.narrowed)
         self.sources: dict = {}  # elided broadcast id -> expression of its source
+        self._pending_vars: dict = {}  # id -> the value whose expression ``sources`` holds (written inline)
         self.chains, self.absorbed = accumulations(self.graph)
         self.inlined = single_use_values(self.graph)
         # an elided broadcast hands its source to each of its readers: an expression there would be repeated
@@ -196,6 +199,7 @@ class _FunctionEmitter(ArgumentChecks):
                 return scalar_literal(const_value_for_literal(atom), self.state.math_mode)
             return ast.Name(self.state.constant_name(atom), ast.Load())
         if id(atom) in self.sources:
+            self._pending_vars.pop(id(atom), None)  # read by its one consumer: no longer pending
             return self.sources[id(atom)]
         return ast.Name(self.name_of(atom), ast.Load())
 
@@ -219,9 +223,9 @@ class _FunctionEmitter(ArgumentChecks):
             spelling = op.math
         if spelling is None:
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
+        before = self.before_in_place(eqn) if eqn.params.get("in_place") else []
         args = [self.atom(a) for a in eqn.inputs]
         result = spelling(args, eqn.params, eqn.out.type, self.name_of(eqn.out))
-        before = []
         for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
             if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1 and not \
                     isinstance(self.sources[id(a)], (ast.Name, ast.Constant)):
@@ -235,8 +239,27 @@ class _FunctionEmitter(ArgumentChecks):
         limit = MAX_INLINE_SCALAR_OPS if self.state.math_mode else MAX_INLINE_OPS
         if id(eqn.out) in self.inlined and operation_count(result) <= limit:
             self.sources[id(eqn.out)] = result
+            self._pending_vars[id(eqn.out)] = eqn.out
             return before
         return before + [spell.assign(self.name_of(eqn.out), result)]
+
+    def before_in_place(self, eqn) -> list:
+        """Before an update written into its operand: the expressions pending inline (read once, written where
+        read) computed now, since they may read the array about to change; the result takes the operand's name
+        (``out[i] = v``, no ``t10 = out``) when the operand is a variable nothing else names."""
+        keep = {id(a) for a in eqn.inputs}
+        stmts = []
+        for key, var in list(self._pending_vars.items()):
+            if key not in keep and key in self.sources:
+                del self._pending_vars[key]
+                stmts.append(spell.assign(self.name_of(var), self.sources.pop(key)))
+        target = eqn.inputs[0]
+        current = self.scope.names.get(id(eqn.out))
+        if isinstance(target, Var) and id(target) not in self.sources and (
+                current is None or _TEMPORARY.match(current)):
+            self.scope.names[id(eqn.out)] = self.scope.name(target)
+            self.scope.keep.append(eqn.out)
+        return stmts
 
     def body(self) -> list:
         stmts = self.checks()
@@ -389,6 +412,8 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
                             hint="give the function a name that is a Python identifier (its __name__)")
+    # index updates whose operand is dead afterwards write into it (gradc.passes.in_place)
+    functions = [dataclasses.replace(f, graph=mark_in_place(f.graph)) for f in functions]
     state = _ModuleState(uses_math_only([f.graph for f in functions]))
     emitters = [_FunctionEmitter(f, state) for f in functions]
     twins = []  # (name, emitter) of the NumPy twins (see fallback.py)
