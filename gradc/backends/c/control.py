@@ -50,6 +50,7 @@ from gradc.ir.graph import Const, Graph, subgraphs
 from gradc.ir.types import TensorType
 from gradc.ops.checks import exception_class, is_always
 from gradc.ops.control import scan_parts, while_parts
+from gradc.passes.in_place import mark_in_place
 
 DEFAULT_MAX_TRIPS = 10_000  # rows of a tape whose length is known only at run time (8 bytes each per element)
 
@@ -122,8 +123,11 @@ def _bound(eqn, reads: set, default: int):
     return None
 
 
-def loop_limits(graph, max_trips=None) -> list:
+def loop_limits(graph, max_trips=None, *, marked=False) -> list:
     """The loops of ``graph`` (and its sub-graphs) whose runs are bounded in C, numbered in program order.
+
+    Numbered in the graph the C is emitted from: ``graph`` with the in-place pass's marks and order
+    (``gradc.passes.in_place``, which ``emit.emit_c`` applies), unless ``marked`` says it has them.
 
     A ``while_loop`` is bounded when its tape is read (reverse mode) or it has its own
     ``max_trips``; a ``scan`` of run-time length when its per-iteration outputs are read.
@@ -138,6 +142,8 @@ def loop_limits(graph, max_trips=None) -> list:
     >>> [lim.trips for lim in loop_limits(g)], [lim.trips for lim in loop_limits(value_and_grad_graph(g, ["a"]), 50)]
     ([], [50])
     """
+    if not marked:
+        graph = mark_in_place(graph)
     default = DEFAULT_MAX_TRIPS if max_trips is None else int(max_trips)
     where = f" of {graph.name}" + (f" ({graph.origin})" if graph.origin else "")
     found: list = []
@@ -167,12 +173,13 @@ def loop_limits(graph, max_trips=None) -> list:
 
 
 def limits_doc(functions, max_trips=None) -> list:
-    """Header lines for the bounded loops of ``functions`` (``(graph, c_name)`` pairs); empty when none.
+    """Header lines for the bounded loops of ``functions`` (``(graph, c_name)`` pairs, graphs marked by the in-place
+    pass); empty when none.
 
     >>> limits_doc([(Graph("f", [], [], []), "f")])
     []
     """
-    found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips)]
+    found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips, marked=True)]
     checks = [(fname, lim) for fname, lim in found if lim.kind == "check"]
     found = [(fname, lim) for fname, lim in found if lim.kind != "check"]
     return _bounds_doc(found) + ([""] + _CHECKS_DOC + [lim.doc(fname) for fname, lim in checks] if checks else [])

@@ -82,6 +82,7 @@ from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
+from gradc.passes.in_place import mark_in_place
 
 # a run whose expression written out as a tree (a value read twice counted twice) would grow past this many nodes
 # starts a new fused loop, reading the values before it from memory: it bounds a loop's body and the arguments of
@@ -254,7 +255,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
 
     # ---------------------------------------------------------------- lowering
     def body(self) -> list:
-        self.limits = loop_limits(self.graph, self.max_trips)
+        self.limits = loop_limits(self.graph, self.max_trips, marked=True)
         self.plan()
         self.run_segments()
         loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
@@ -526,6 +527,9 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     """
     module = Module()
     defs, protos = [], []
+    # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the
+    # emitter writes in place only where its own lifetimes allow: see in_place.py)
+    functions = [(mark_in_place(g), name, outs, doc) for g, name, outs, doc in functions]
     sizes = size_params([g for g, *_ in functions], [p for _, _, outs, _ in functions for p in outs])
     header_lines = list(header_lines) + sizes_doc(sizes)
     header_lines += limits_doc([(g, name) for g, name, _, _ in functions], max_trips)
