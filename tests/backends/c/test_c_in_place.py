@@ -87,7 +87,6 @@ def test_fill_loop_and_its_adjoint_have_no_whole_array_loop(tmp_path):
     assert len(bodies) >= 3, "the forward loops and the adjoint loop stay loops"
     for body in bodies:
         assert not re.search(rf"for \(.*<\s*({n}|{n - 1})\b", body), f"a whole-array loop per iteration:\n{body}"
-        assert "+= " in body or "= " in body
     np.testing.assert_allclose(c.grad(np.linspace(0.0, 1.0, n)),
                                np.sin(np.linspace(0.0, 1.0, n)) + np.linspace(0.0, 1.0, n)
                                * np.cos(np.linspace(0.0, 1.0, n)), rtol=1e-12)
