@@ -258,14 +258,15 @@ class ControlLowerings:
         self.place(holder, loc)
         return loc
 
-    def carried_places(self, e, b_carry, carry) -> list:
+    def carried_places(self, e, b_carry, carry, first) -> list:
         """The storage of a loop's carried values, set to their initial values: the initial value's own array
-        where nothing reads it after the loop (and no other operand of the loop reads that array), else new."""
+        where nothing reads it after the loop (and no other operand of the loop, ``e.inputs[first + k]`` being
+        carried value ``k``'s, reads that array: the same value passed as a constant too), else new."""
         others = [self.atom_loc(a) for a in e.inputs]
         places, claimed = [], set()
         for k, (v, init) in enumerate(zip(b_carry, carry)):
             loc = self.atom_loc(init)
-            rest = [o for n, o in enumerate(others) if e.inputs[n] is not init]
+            rest = [o for n, o in enumerate(others) if n != first + k]
             slot = None if v.type.shape == () or loc.name in claimed else self.writable_slot(loc, init, rest)
             if slot is not None:
                 claimed.add(loc.name)
@@ -399,7 +400,7 @@ class ControlLowerings:
         self.emit(f"/* {_text(e)}:")
         self.emit(" * " + c_comment(f"for loop of {count}{' backwards' if p.get('reverse') else ''}, carrying "
                                     f"{', '.join(v.name for v in b_carry) or 'nothing'}") + " */")
-        places = self.carried_places(e, b_carry, carry)
+        places = self.carried_places(e, b_carry, carry, (length_in is not None) + n_k)
         reads = set(self.elements.get(id(e.out), {}))
         for k, out in enumerate(body.outputs[n_c:], n_c):
             t = out.type
@@ -443,7 +444,7 @@ class ControlLowerings:
         bound = f", at most {limit.trips} trips (else return {limit.code})" if limit else ""
         self.emit(" * " + c_comment(f"while loop carrying {', '.join(v.name for v in b_carry) or 'nothing'}{bound}")
                   + " */")
-        places = self.carried_places(e, b_carry, carry)
+        places = self.carried_places(e, b_carry, carry, len(cond_consts) + len(body_consts))
         counter = None
         if limit is not None or n_c in reads:
             counter = self.place_of(e, n_c, TensorType((), "i64"), "trips")

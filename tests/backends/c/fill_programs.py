@@ -55,21 +55,22 @@ def fill_program(seed: int) -> str:
     rng = np.random.default_rng(seed)
     if seed % 5 == 4:
         return _nested_program(rng)
-    start = str(rng.choice(["np.zeros(n)", "x.copy()", "x * 0.5", "np.ones(n) * 0.1"]))
-    lines = ["def f(x):", "    n = x.shape[0]", f"    out = {start}"]
+    start = str(rng.choice(["np.zeros(n)", "x.copy()", "x * 0.5", "np.ones(n) * 0.1", "base.copy()", "base * 1.0"]))
+    # base: a value read in the loop that the array starts as (a copy the optimiser may remove)
+    lines = ["def f(x):", "    n = x.shape[0]", "    base = np.tanh(x) * 2.0", f"    out = {start}"]
     snapshot = rng.random() < 0.5
     first = int(rng.integers(1, 3))
     lines.append(f"    for i in range({first}, n):")
-    reads = ["out[i - 1]", f"out[(i + 1) % {N}]", "out[i]"]
+    reads = ["out[i - 1]", f"out[(i + 1) % {N}]", "out[i]", f"base[(i + 2) % {N}]"]
     for _ in range(int(rng.integers(1, 4))):
         lines += ["        " + s for s in _statement(rng, reads)]
     if snapshot:  # a copy read after the array is written again: an aliasing bug shows in the value
         lines.append("    before = out * 1.0")
         lines.append("    for i in range(n):")
         lines.append(f"        out[i] = out[i] * {rng.uniform(0.5, 1.5):.2f} + x[i]")
-        lines.append("    return np.sum(out * out) + np.sum(before * x)")
+        lines.append("    return np.sum(out * out) + np.sum(before * x) + np.sum(base)")
     else:
-        lines.append(f"    return np.sum(out * x) + {rng.uniform(0, 1):.2f} * np.sum(np.sin(out))")
+        lines.append(f"    return np.sum(out * x) + {rng.uniform(0, 1):.2f} * np.sum(np.sin(out) * base)")
     return "\n".join(lines) + "\n"
 
 

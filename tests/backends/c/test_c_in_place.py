@@ -176,8 +176,18 @@ def _old_and_new(x):
     return np.sum(b * a)  # the old and the new array in one expression
 
 
-ALIASING = [_twice, _old_and_new, _carry_read_after_loop, _read_after_in_body, _swap_carries, _cond_operand_read_after,
-            _cond_same_operand_twice, _cond_in_loop, _while_fill]
+def _start_also_a_constant(x):
+    a = x * 2.0
+
+    def body(i, c):
+        return index_update(c, c[i] * a[(i + 1) % 6], [i], [("array", 0)])  # a: the start value, read each trip
+
+    return np.sum(gradc.fori_loop(0, 6, body, a) * x)
+
+
+ALIASING = [_twice, _old_and_new, _start_also_a_constant, _carry_read_after_loop,
+            _read_after_in_body, _swap_carries, _cond_operand_read_after, _cond_same_operand_twice,
+            _cond_in_loop, _while_fill]
 
 
 @pytest.mark.parametrize("f", ALIASING, ids=[f.__name__ for f in ALIASING])
