@@ -4,7 +4,11 @@ A loop's carried values live in storage of the enclosing code (a scalar local, o
 initialised before the loop; the body is emitted inside the loop by a nested emitter
 (``FunctionEmitter.nested``) that reads them and computes the new values into its own
 places; at the end of each iteration the new values are copied back, through temporaries
-where one reads a carried value another has just overwritten (``x, y = y, x``). Per-iteration
+where one reads a carried value another has just overwritten (``x, y = y, x``); a carried array the
+body updates in place (``out[i] = v``) is already there, and one whose initial value nothing reads
+after the loop is carried in that value's own array (``in_place``: no copy in, none per iteration).
+A branch computes a result by index assignments into an operand nothing reads after it in that
+operand's array. Per-iteration
 outputs (reverse mode's tape among them) are rows of a ``(trips, *shape)`` array, written
 before the carried values change. A branch assigns the same places in both arms.
 

@@ -1,7 +1,9 @@
 """The C lowering of ``index_update``: ``out = x.copy(); out[index] = v``, as NumPy assigns.
 
-``x`` is copied into the result's storage, unless ``x`` is a work array of this function that
-nothing reads afterwards (then the result takes its array and is written in place). ``v``
+``x`` is copied into the result's storage, unless ``x``'s array is the emitter's to write and
+nothing reads it afterwards (a work array, or a loop's carried array: ``in_place``); then the
+result takes its array and is written in place. ``index_add`` (``v`` added, as ``np.add.at``)
+is lowered the same way with ``+=``. ``v``
 is broadcast to the indexed shape and written element by element in row-major order, so of
 repeated positions the last write stays, as in NumPy. Slices, ints and ``None`` are a strided
 view of the result (``values.index_view``); index arrays (a loop counter among them) go
