@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from fill_programs import argument, fill_program, load
+from c_fill_programs import argument, fill_program, load
 from finite_differences import central_gradient
 
 import gradc
