@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from op_cases import Case, const, distinct, labels, normal
 
-from gradc.ops import shape_extra
+from gradc.ops import index_add, shape_extra
 
 
 def set_row_then_entries(a, v):
@@ -38,6 +38,14 @@ def view_writes_through(a):
     row[1:] = a[0, :2] * 5.0  # a view: y changes too
     y[1, 0] -= row[2]
     return y * row
+
+
+def index_add_direct(a, v):
+    return index_add.index_add(a, v, [np.array([0, 3, 0])], (("array", 0),))
+
+
+def index_add_traced_index(a, v, i):
+    return index_add.index_add(a, v, [i], (("slice", None, None, None), ("array", 0)))
 
 
 def index_update_direct(a, v):
@@ -104,7 +112,14 @@ DIFF_CASES = [
     Case("index_update_traced_index", index_update_traced_index, [normal(2, 4), normal(2), const(np.int64(2))],
          ("index_update",)),
     Case("add_at_repeats", lambda a, v: add_at(a, v), [normal(4), distinct(5)], ("gather_grad",)),
+    # ---- index_add (the in-place pass writes acc + scatter as it: gradc/passes/in_place.py)
+    Case("index_add_repeats", index_add_direct, [normal(4, 2), normal(3, 2)], ("index_add",)),
+    Case("index_add_slice", lambda a, v: index_add.index_add(a, v, [], (("int", 1), ("slice", 1, None, None))),
+         [normal(3, 4), normal(3)], ("index_add",)),
+    Case("index_add_traced_index", index_add_traced_index, [normal(2, 4), normal(2), const(np.int64(2))],
+         ("index_add",)),
 ]
+
 
 
 def add_at(a, v):

@@ -27,8 +27,8 @@ from gradc.errors import ShapeError
 from gradc.ir import dims
 from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
-from gradc.ops.shape import _slice_calls, _spec_ast, gather, index, spec_to_numpy, sum_to
-from gradc.ops.values import aval
+from gradc.ops.shape import _slice_calls, _spec_ast, broadcast_to, gather, index, reshape, spec_to_numpy, sum_to
+from gradc.ops.values import aval, batch_size, with_batch
 
 
 def _infer(types, params):
@@ -78,7 +78,33 @@ def _spell(args, params, out, target):
     return [s for s in (first, add) if s is not None]
 
 
+def _batch(x, v, *arrays, batched, spec, unique=False, in_place=False):
+    """``x + scatter(v)`` batched: the scatter's own batching rule, added to ``x`` with its batch axis."""
+    from gradc.ir.registry import OPS
+    from gradc.ops import elementwise as ew
+    from gradc.ops.shape_extra import indexed_shape
+    n = batch_size((x, v) + arrays, batched)
+    shape = aval(x).shape[1:] if batched[0] else aval(x).shape
+    unbatched = [aval(a).shape[1:] if b else aval(a).shape for a, b in zip(arrays, batched[2:])]
+    target = indexed_shape(shape, spec, unbatched)
+    from gradc.ops.shape import gather_grad, index_grad
+    if not any(batched[1:]):  # only the array is batched: one scatter, added to every row
+        v = broadcast_to(v, tuple(target))
+        added = gather_grad(v, list(arrays), spec, shape) if arrays else index_grad(v, tuple(spec), shape)
+        return ew.add(x, broadcast_to(added, (n,) + tuple(shape)))
+    if batched[1]:  # v's own axes align with the target's trailing ones, after the batch axis
+        vt = aval(v)
+        v = reshape(v, (n,) + (1,) * (len(target) - vt.ndim + 1) + vt.shape[1:])
+    v = broadcast_to(v, (n,) + tuple(target))
+    if arrays:
+        added = OPS["gather_grad"].batch(v, *arrays, batched=(True,) + tuple(batched[2:]), spec=spec, shape=shape)
+    else:
+        added = OPS["index_grad"].batch(v, batched=(True,), spec=spec, shape=shape)
+    return ew.add(with_batch(x, batched[0], n), added)
+
+
 defop("index_add", infer=_infer, impl=_impl, vjp=_vjp, linear=True, np=_spell, c=c_spell.loop("index_add"),
+      batch=_batch,
       doc="x_bar = ct; v_bar = sum_to(ct[index], v.shape) (repeated positions accumulate)")
 
 

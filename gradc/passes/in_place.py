@@ -25,9 +25,11 @@ Marks (params, read by every emitter):
   own array), not shared with another carried value or, in a ``while_loop``, with a row
   of its stacked outputs (kept by reference).
 
-Before marking, an update is moved down past later reads of its operand that do not
-depend on it (a reverse sweep reads ``ct[i]`` after zeroing it in the IR order), so
-that it comes after the operand's last read. With ``accumulate=True`` (the default), in
+Before marking, updates and reads are reordered so that each update comes after its
+operand's last read (``gradc.passes.update_order``: a reverse sweep reads ``ct[i]`` after
+zeroing it in the IR order), and a part of an array read after the array is updated, or
+carried beside it by a loop (``x2 = s2[i]``), becomes a copy of the part (an ``astype`` to
+its own dtype): a row is copied per iteration rather than the array. With ``accumulate=True`` (the default), in
 loop bodies (and the branches inside them), ``acc + s`` where ``s`` is a scatter into
 zeros (``index_grad``, ``gather_grad``) or a sum of such scatters, each read only there,
 becomes a chain of ``index_add`` on ``acc``: O(size of the scattered values) instead of
@@ -54,17 +56,12 @@ Deterministic: the same graph gives the same marks and order.
 from __future__ import annotations
 
 from gradc.ir.graph import Const, Eqn, Graph, Var
-from gradc.ir.registry import OPS
 from gradc.ops.control import scan_parts, while_parts
+from gradc.passes.accumulate import accumulations, into_branches, into_loops
+from gradc.passes.update_order import UPDATE_OPS, read_positions
+from gradc.passes.update_order import fresh as _fresh
+from gradc.passes.update_order import sink_updates as _sink_updates
 
-UPDATE_OPS = frozenset({"index_update", "index_add"})
-SCATTER_OPS = frozenset({"index_grad", "gather_grad"})
-# ops whose NumPy (and C) result is a new array; any other op may return a view of, or its very, operand
-# (``gather`` with 0-d index arrays is spelled as a basic index, ``Y[:, i]``: a view)
-_NOT_FRESH_ELEMENTWISE = frozenset({"astype", "stop_gradient", "recompute"})
-_FRESH = frozenset({"index_update", "index_add", "index_grad", "gather_grad", "matmul", "dot",
-                    "concatenate", "stack", "sum", "prod", "mean", "max", "min", "cumsum", "cumprod", "outer",
-                    "tensordot", "einsum", "contract", "where", "zeros", "ones", "full", "arange"})
 _GRAPH_PARAMS = ("body", "cond", "branches")
 
 
@@ -81,11 +78,6 @@ def mark_in_place(graph: Graph, *, accumulate: bool = True) -> Graph:
 _MEMO: dict = {}  # (id(graph), owned inputs, accumulate) -> (graph, its marked copy), during one mark_in_place
 
 
-def _fresh(op: str) -> bool:
-    o = OPS.get(op)
-    return op in _FRESH or (o is not None and o.elementwise and op not in _NOT_FRESH_ELEMENTWISE)
-
-
 # ---------------------------------------------------------------- one graph
 def _mark(graph: Graph, owned_inputs: frozenset, accumulate: bool) -> Graph:
     key = (id(graph), owned_inputs, accumulate)
@@ -97,7 +89,7 @@ def _mark(graph: Graph, owned_inputs: frozenset, accumulate: bool) -> Graph:
 def _mark_graph(graph: Graph, owned_inputs: frozenset, accumulate: bool) -> Graph:
     eqns = [Eqn(e.op, e.inputs, _without_marks(e.params), e.out) for e in graph.eqns]
     if accumulate is True:
-        eqns = _accumulations(eqns, graph.outputs)
+        eqns = accumulations(into_loops(into_branches(eqns, graph.outputs), graph.outputs), graph.outputs)
     eqns = _sink_updates(eqns, graph.outputs)
     loops = {id(e.out): _loop_body(e, accumulate) for e in eqns if e.op in ("scan", "while_loop")}
     analysis = _Aliases(graph, eqns, owned_inputs, loops)
@@ -136,6 +128,7 @@ class _Aliases:
         self.loop_owned: dict = {}  # id(loop result) -> carried positions whose results the code owns
         self.loops, self.control_fresh = loops, control_fresh
         self.loop_eqns: dict = {}
+        self.conds: dict = {}
         for k, v in enumerate(graph.inputs):
             self.roots[id(v)] = frozenset({id(v)})
             if k in owned_inputs:
@@ -158,20 +151,36 @@ class _Aliases:
         mine = frozenset({id(e.out)})
         if e.op in ("scan", "while_loop"):
             self.loop_eqns[id(e.out)] = e
-        if _fresh(e.op) or (self.control_fresh and e.op in ("scan", "while_loop", "cond", "element")):
+        if _fresh(e.op, e.out) or (self.control_fresh and e.op in ("scan", "while_loop", "cond", "element")):
             self.roots[id(e.out)] = mine
             self.owned.add(id(e.out))
             return
+        if e.op == "cond":
+            self.conds[id(e.out)] = e
+        branch = self.conds.get(id(e.inputs[0])) if e.op == "element" else None
+        if branch is not None:  # the operands some branch may return (or a view of) for this result
+            k = e.params["index"]
+            sources = _branch_sources(branch)
+            aliased = set().union(*(s[k][0] for s in sources))
+            operands = branch.inputs[1:]
+            self.roots[id(e.out)] = mine.union(*(self.roots_of(operands[j]) for j in aliased))
+            if all(fresh or all(id(operands[j]) in self.owned for j in held) for held, fresh in
+                   (s[k] for s in sources)):
+                self.owned.add(id(e.out))
+            return
         loop = self.loop_eqns.get(id(e.inputs[0])) if e.op == "element" else None
-        if loop is not None:
+        if loop is not None and id(loop.out) in self.loops:  # (a branch's own analysis knows no loop bodies)
             _, owned, _, offset, n_carry = self.loops[id(loop.out)]
             k = e.params["index"]
             if k >= n_carry:  # a stacked output: rows written into a new array
                 self.roots[id(e.out)] = mine
                 self.owned.add(id(e.out))
                 return
-            if k in owned:  # the start value's storage, or arrays the body made
-                self.roots[id(e.out)] = mine | self.roots_of(loop.inputs[offset + k])
+            if k in owned:  # the start value's storage (or its copy), or arrays the body made
+                start = loop.inputs[offset + k]
+                self.roots[id(e.out)] = mine | self.roots_of(start)
+                if id(start) in self.owned or k in loop.params.get("copied", ()):
+                    self.owned.add(id(e.out))
                 return
         arrays = [a for a in e.inputs if isinstance(a, (Var, Const))]
         self.roots[id(e.out)] = mine.union(*(self.roots_of(a) for a in arrays))
@@ -184,9 +193,32 @@ class _Aliases:
     def writable(self, e: Eqn, p: int) -> bool:
         target = e.inputs[0]
         roots = self.roots_of(target)
-        if any(roots & self.roots_of(a) for a in e.inputs[1:]):
-            return False  # the value or an index reads the array being written
+        if any(roots & self.roots_of(a) for a in e.inputs[2:]):
+            return False  # an index array read from the array being written
+        if roots & self.roots_of(e.inputs[1]) and not (e.op == "index_update" or e.params.get("unique")):
+            return False  # np.add.at with a view of its target (NumPy's assignment and += handle the overlap)
         return self.dead_after(target, p)
+
+
+def _branch_sources(e: Eqn) -> list:
+    """Per branch of ``cond`` equation ``e``, per result: ``(positions of the operands it may share storage with,
+    whether it is a new array)`` (an update inside the branch counts as new: it runs in place only on an operand
+    that is dead after the branch, see ``_mark_cond``)."""
+    key = ("branch sources", id(e))
+    if key in _MEMO:  # each result of the branch asks (and nested branches ask again): computed once
+        return _MEMO[key][1]
+    found: list = []
+    _MEMO[key] = (e, found)
+    for b in e.params["branches"]:
+        analysis = _Aliases(b, b.eqns, frozenset(), {})
+        position = {id(v): j for j, v in enumerate(b.inputs)}
+        per_output = []
+        for o in b.outputs:
+            roots = analysis.roots_of(o)
+            held = frozenset(position[r] for r in roots if r in position)
+            per_output.append((held, not held and id(o) in analysis.owned))
+        found.append(per_output)
+    return found
 
 
 def _loop_body(e: Eqn, accumulate: bool) -> tuple:
@@ -211,7 +243,8 @@ def _mark_loop(e: Eqn, p: int, loop: tuple, analysis: _Aliases, direct: _Aliases
     params["body"] = body
     if e.op == "while_loop":
         params["cond"] = _mark(params["cond"], frozenset(), False)
-    written = {k for k in owned if _writes_into(body, body.inputs[first + k])}
+    written = {k for k in owned if body.inputs[first + k].type.shape != () and  # a 0-d value: a scalar
+               _writes_into(body, body.inputs[first + k])}
     mine = {k for k in owned if _operand_dead(e, offset + k, p, direct)}
     copied = tuple(sorted(written - mine))
     if copied:
@@ -239,6 +272,7 @@ def _mark_loop_body(body: Graph, first: int, n_carry: int, accumulate: bool, tap
     """The body marked, with its carried inputs owned where the body's new value for each is an array of its own
     (not an input, a constant, a view, another carried value or, when rows are kept by reference, a stacked row):
     the owned set shrinks until consistent. Returns ``(body, owned carried positions)``."""
+    body = _materialized_views(body, first, n_carry)
     owned = set(range(n_carry))
     while True:
         inputs = frozenset(first + k for k in owned)
@@ -261,9 +295,39 @@ def _mark_loop_body(body: Graph, first: int, n_carry: int, accumulate: bool, tap
         owned -= bad
 
 
+def _materialized_views(body: Graph, first: int, n_carry: int) -> Graph:
+    """The body with each carried value that is a part read from another carried array (``x2 = s2[i]`` carried
+    beside ``s2``) copied (an ``astype`` to its own dtype): a copy of the part per iteration, rather than the
+    whole array copied because a carried view of it would see the next iteration's writes."""
+    producer = {id(e.out): e for e in body.eqns}
+    carried = {id(v) for v in body.inputs[first:first + n_carry]}
+    made = {id(e.out) for e in body.eqns if e.op in UPDATE_OPS}
+    outputs, extra = list(body.outputs), []
+    for k in range(n_carry):
+        e = producer.get(id(outputs[k]))
+        if e is None or e.op not in ("index", "gather") or e.out.type.shape == ():
+            continue
+        source = e.inputs[0]
+        if id(source) not in carried and id(source) not in made:
+            continue
+        copy = Var(f"{e.out.name}_copy", e.out.type)
+        extra.append(Eqn("astype", (e.out,), {"dtype": e.out.type.dtype}, copy))
+        outputs[k] = copy
+    if not extra:
+        return body
+    return body.replace(eqns=list(body.eqns) + extra, outputs=outputs)
+
+
 def _writes_into(graph: Graph, v) -> bool:
     """Whether an in-place update in ``graph`` (or a nested graph it hands the array to) may write into ``v``'s
     array: storage is followed through updates marked in place and through views."""
+    key = ("writes into", id(graph), id(v))
+    if key not in _MEMO:
+        _MEMO[key] = ((graph, v), _writes_into_uncached(graph, v))
+    return _MEMO[key][1]
+
+
+def _writes_into_uncached(graph: Graph, v) -> bool:
     storage = {id(v): True}
 
     def shares(a):
@@ -279,7 +343,7 @@ def _writes_into(graph: Graph, v) -> bool:
         elif e.op in ("scan", "while_loop"):
             if any(shares(a) for a in e.inputs) and _loop_writes_start(e, shares):
                 return True
-        if (e.op in UPDATE_OPS and e.params.get("in_place")) or not _fresh(e.op):
+        if (e.op in UPDATE_OPS and e.params.get("in_place")) or not _fresh(e.op, e.out):
             if any(shares(a) for a in e.inputs):
                 storage[id(e.out)] = True
     return False
@@ -298,117 +362,3 @@ def _loop_writes_start(e: Eqn, shares) -> bool:
     body = p["body"]
     return any(shares(a) and k not in copied and _writes_into(body, body.inputs[first + k])
                for k, a in enumerate(carry))
-
-
-# ---------------------------------------------------------------- moving updates after their operand's reads
-def _sink_updates(eqns: list, outputs) -> list:
-    """Each update moved to just after the last later read of its operand (or of a view of it) when nothing in
-    between depends on the update's result (a reverse sweep zeroes ``ct[i]`` before reading ``ct[i]``)."""
-    eqns = list(eqns)
-    p = 0
-    while p < len(eqns):
-        e = eqns[p]
-        if e.op in UPDATE_OPS and isinstance(e.inputs[0], Var):
-            q = _last_read_of(eqns, p, e.inputs[0], read_positions(eqns, outputs))
-            if q > p and not _depends_between(eqns, p, q, e.out):
-                eqns.insert(q, eqns.pop(p))
-                continue  # the equation now at p is a new one
-        p += 1
-    return eqns
-
-
-def read_positions(eqns: list, outputs) -> list:
-    """Where each equation's operands are read in the emitted code: its own position, except for the scatters
-    into zeros that the NumPy emitter writes into one buffer at the sum that adds them (``x_bar[s1] = a``,
-    ``x_bar[s2] += b``, see ``gradc.backends.numpy.analysis.accumulations``): that sum's position."""
-    uses: dict = {}
-    for atom in [a for e in eqns for a in e.inputs] + list(outputs):
-        uses[id(atom)] = uses.get(id(atom), 0) + 1
-    pieces: dict = {}  # id(value) -> positions of the scatters it sums
-    inner: set = set()
-    for p, e in enumerate(eqns):
-        if e.op == "index_grad":
-            pieces[id(e.out)] = [p]
-        elif e.op == "add" and e.inputs[0] is not e.inputs[1] and all(
-                isinstance(a, Var) and id(a) in pieces and uses[id(a)] == 1 for a in e.inputs):
-            pieces[id(e.out)] = pieces[id(e.inputs[0])] + pieces[id(e.inputs[1])]
-            inner.update(id(a) for a in e.inputs)
-    at = list(range(len(eqns)))
-    for p, e in enumerate(eqns):
-        if id(e.out) in pieces and id(e.out) not in inner and len(pieces[id(e.out)]) > 1:
-            for q in pieces[id(e.out)]:
-                at[q] = p
-    return at
-
-
-def _last_read_of(eqns: list, p: int, target, at: list) -> int:
-    """The last position after ``p`` of an equation reading ``target`` or a value viewing it (program order;
-    a read the emitter defers counts where it happens)."""
-    family = {id(target)}
-    last = p
-    for q in range(p + 1, len(eqns)):
-        e = eqns[q]
-        if any(id(a) in family for a in e.inputs):
-            last = max(last, at[q])
-            if not _fresh(e.op):
-                family.add(id(e.out))  # a view (or a loop result that may be it): its reads count too
-    return last
-
-
-def _depends_between(eqns: list, p: int, q: int, value) -> bool:
-    seen = {id(value)}
-    for e in eqns[p + 1:q + 1]:
-        if any(id(a) in seen for a in e.inputs):
-            return True
-    return False
-
-
-# ---------------------------------------------------------------- acc + scatter -> index_add
-def _accumulations(eqns: list, outputs) -> list:
-    """``add(acc, s)`` with ``s`` a scatter into zeros or a sum of them (each read once) as ``index_add`` chains."""
-    from gradc.ops.index_add import index_add_eqn
-    uses: dict = {}
-    for e in eqns:
-        for a in e.inputs:
-            uses[id(a)] = uses.get(id(a), 0) + 1
-    for o in outputs:
-        uses[id(o)] = uses.get(id(o), 0) + 2
-    # id(value) -> the scatters it is the sum of, for values read once (built forwards: long chains are cheap)
-    sums: dict = {}
-    members: dict = {}  # id(value) -> ids of the values of its sum tree
-    for e in eqns:
-        if uses.get(id(e.out), 0) != 1 or e.out.type.shape == ():
-            continue
-        if e.op in SCATTER_OPS:
-            sums[id(e.out)], members[id(e.out)] = [e], {id(e.out)}
-        elif e.op == "add" and e.inputs[0] is not e.inputs[1] and all(
-                id(a) in sums and a.type == e.out.type for a in e.inputs):
-            sums[id(e.out)] = sums[id(e.inputs[0])] + sums[id(e.inputs[1])]
-            members[id(e.out)] = {id(e.out)} | members[id(e.inputs[0])] | members[id(e.inputs[1])]
-
-    replaced: dict = {}  # id(add equation) -> the equations standing for it
-    dropped: set = set()
-    for e in eqns:
-        if e.op != "add" or e.out.type.shape == () or id(e.out) in sums or not all(
-                isinstance(a, (Var, Const)) and a.type == e.out.type for a in e.inputs):
-            continue
-        for acc_side in (0, 1):
-            acc, other = e.inputs[acc_side], e.inputs[1 - acc_side]
-            if id(other) not in sums or id(acc) in sums or not isinstance(acc, Var):
-                continue
-            found = sums[id(other)]
-            chain, current = [], acc
-            for k, piece in enumerate(found):
-                chain.append(index_add_eqn(current, piece, e.out if k == len(found) - 1 else None))
-                current = chain[-1].out
-            replaced[id(e)] = chain
-            dropped |= members[id(other)]
-            break
-    if not replaced:
-        return eqns
-    out = []
-    for e in eqns:
-        if id(e.out) in dropped:
-            continue
-        out.extend(replaced.get(id(e), [e]))
-    return out

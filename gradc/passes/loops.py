@@ -192,6 +192,20 @@ def _pruned(eqn: Eqn) -> Eqn:
                   + tuple(eqn.inputs[a + b:]))
         return Eqn("while_loop", inputs, dict(p, cond=new_cond, body=new_body, n_cond_consts=len(keep_a),
                                               n_body_consts=len(keep_b)), eqn.out)
+    if eqn.op == "cond":  # a reverse sweep's branches are given every forward operand; most read a few
+        branches = p["branches"]
+        reads = [_reads(b) for b in branches]
+        n = len(eqn.inputs) - 1
+        keep = [j for j in range(n) if any(id(b.inputs[j]) in r for b, r in zip(branches, reads))]
+        if len(keep) == n:
+            return eqn
+        new_branches = []
+        for b in branches:
+            nb = b.replace(inputs=[b.inputs[j] for j in keep])
+            nb.params = [v.name for v in nb.inputs]
+            new_branches.append(nb)
+        return Eqn("cond", (eqn.inputs[0],) + tuple(eqn.inputs[1 + j] for j in keep),
+                   dict(p, branches=tuple(new_branches)), eqn.out)
     return eqn
 
 

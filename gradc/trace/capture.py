@@ -27,9 +27,10 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
   ``cond`` / ``np.logical_and`` / ... on traced scalars.
 * ``assert test, message`` on a traced ``test``, and a ``raise`` in a branch of an ``if`` on a
   traced value, become run-time checks of the compiled code (``gradc.trace.checks``).
-* ``x[k] = v``, ``x[k] += v`` and ``np.add.at(x, k, v)`` on a local name ``x`` rebind
-  ``x`` through ``gradc.trace.inplace`` (when it provides ``setitem``, ``setitem_op`` and
-  ``ufunc_at``), so an updated array is carried like any other variable.
+* ``x[k] = v``, ``x[k] += v``, ``x[k1][k2] = v`` and ``np.add.at(x, k, v)`` on a local name
+  ``x``, and such targets among others (``s[i], s[i + 1] = a, b``, ``a[0] = b[0] = v``),
+  rebind ``x`` through ``gradc.trace.inplace`` (when it provides ``setitem``, ``setitem_op``
+  and ``ufunc_at``), so an updated array is carried like any other variable.
 
 The rewritten code keeps the user's file and line numbers (tracebacks and errors point
 at the user's lines); generated names start with a prefix no name of the function starts
@@ -224,9 +225,14 @@ def _convert(fn):
     local_names = (set(params) | set(an.stores(node.body))) - declared
     path = _display_path(code.co_filename)
     prefix = _prefix(idents)
-    items = _ItemAssignments(prefix + "rt", path, local_names)
+    # a parameter the function returns may be written (the caller assigns the result); one it never returns is
+    # written for the caller to see
+    returned = {n.id for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
+                for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+    items = _ItemAssignments(prefix + "rt", path, local_names, set(params) - returned)
     if items.available:
-        node.body = [items.visit(s) for s in node.body]
+        node.body = [out for s in node.body for out in _as_list(items.visit(s))]
+        local_names |= items.generated
     if not items.count and not _needs_capture(node.body):
         return None
     kept = [n for n in REWRITTEN_BUILTINS
@@ -270,14 +276,25 @@ def _compile(node, code, rt_name):
 
 
 class _ItemAssignments(ast.NodeTransformer):
-    """``x[k] = v`` -> ``x = rt.setitem(v, x, k, where)``, ``x[k] op= v`` -> ``x = rt.setitem_op(x, k, "op", v,
-    where)``, ``E.at(x, k[, v])`` -> ``x = rt.ufunc_at(E, x, k[, v], where=...)``, for a local name ``x``."""
+    """Item assignments to a local array ``x`` rebind ``x``, so that a traced loop or branch carries it:
 
-    def __init__(self, rt_name, path, local_names):
+    * ``x[k] = v`` -> ``x = rt.setitem(v, x, k, where)``; ``x[k1][k2] = v`` (a write through the view ``x[k1]``)
+      -> ``x = rt.setitem(v, x, k2, where, through=(k1,))``;
+    * ``x[k] op= v`` -> ``x = rt.setitem_op(x, k, "op", v, where)`` (``through=`` likewise);
+    * ``E.at(x, k[, v])`` -> ``x = rt.ufunc_at(E, x, k[, v], where=...)``;
+    * targets holding item assignments among others (``s[i], s[i + 1] = a, b``, ``a[0] = b[0] = v``,
+      ``(x[0], y), z = ...``, starred) -> the value into a generated name, unpacked into generated names as
+      Python unpacks it, then each target assigned in order (its index evaluated then, as Python does);
+    * ``x[k]: T = v`` as ``x[k] = v``."""
+
+    def __init__(self, rt_name, path, local_names, params=()):
         from gradc.trace import inplace
         self.available = all(hasattr(inplace, n) for n in ("setitem", "setitem_op", "ufunc_at"))
         self.rt_name, self.path, self.locals = rt_name, path, local_names
+        self.params = set(params)  # a write into a parameter's array must reach the caller's
         self.count = 0
+        self.temporaries = 0
+        self.generated: set = set()  # the names of the generated temporaries
 
     def _skip(self, node):
         return node
@@ -290,28 +307,92 @@ class _ItemAssignments(ast.NodeTransformer):
         where = ast.Constant(f"{self.path}:{node.lineno}")
         return ast.Call(func=func, args=args, keywords=[*keywords, ast.keyword(arg="where", value=where)])
 
-    def _target(self, t):
-        return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in self.locals
+    def _chain(self, t):
+        """``(name, [outer keys], last key)`` of a target ``name[k1]...[kn]`` on a local name, else None."""
+        keys = []
+        while isinstance(t, ast.Subscript):
+            keys.append(t.slice)
+            t = t.value
+        if not keys or not isinstance(t, ast.Name) or t.id not in self.locals:
+            return None
+        keys.reverse()
+        return t.id, keys[:-1], keys[-1]
+
+    def _through(self, outer):
+        if not outer:
+            return []
+        return [ast.keyword(arg="through", value=ast.Tuple(elts=list(outer), ctx=ast.Load()))]
+
+    def _param(self, name):
+        return [ast.keyword(arg="param", value=ast.Constant(name))] if name in self.params else []
 
     def _assign(self, name, value, node):
         return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), node)
 
+    def _temporary(self):
+        self.temporaries += 1
+        name = f"{self.rt_name[:-2]}unpacked{self.temporaries}"
+        self.generated.add(name)
+        return name
+
+    def _has_item_target(self, t) -> bool:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return any(self._has_item_target(e) for e in t.elts)
+        if isinstance(t, ast.Starred):
+            return self._has_item_target(t.value)
+        return self._chain(t) is not None
+
+    def _store(self, target, value, node) -> list:
+        """Statements assigning the expression ``value`` (a name read once, or the user's value) to ``target``."""
+        found = self._chain(target)
+        if found is not None:
+            name, outer, last = found
+            call = self._call("setitem", node, [value, ast.Name(id=name, ctx=ast.Load()), last],
+                              self._through(outer) + self._param(name))
+            return [self._assign(name, call, node)]
+        if isinstance(target, (ast.Tuple, ast.List)) and self._has_item_target(target):
+            parts, names = [], []
+            for e in target.elts:
+                n = self._temporary()
+                names.append(n)
+                inner = ast.Name(id=n, ctx=ast.Store())
+                parts.append(ast.Starred(value=inner, ctx=ast.Store()) if isinstance(e, ast.Starred) else inner)
+            unpack = ast.copy_location(ast.Assign(targets=[ast.Tuple(elts=parts, ctx=ast.Store())], value=value),
+                                       node)
+            out = [unpack]
+            for e, n in zip(target.elts, names):
+                inner_target = e.value if isinstance(e, ast.Starred) else e
+                out += self._store(inner_target, ast.Name(id=n, ctx=ast.Load()), node)
+            return out
+        return [ast.copy_location(ast.Assign(targets=[target], value=value), node)]
+
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and self._target(node.targets[0]):
-            t = node.targets[0]
-            call = self._call("setitem", node, [node.value, ast.Name(id=t.value.id, ctx=ast.Load()), t.slice])
-            return self._assign(t.value.id, call, node)
+        if not any(self._has_item_target(t) for t in node.targets):
+            return node
+        if len(node.targets) == 1 and self._chain(node.targets[0]) is not None:
+            return self._store(node.targets[0], node.value, node)[0]
+        held = self._temporary()  # the value, evaluated once before any target is assigned
+        out = [self._assign(held, node.value, node)]
+        for t in node.targets:
+            out += self._store(t, ast.Name(id=held, ctx=ast.Load()), node)
+        return out
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None and self._chain(node.target) is not None:
+            return self._store(node.target, node.value, node)[0]
         return node
 
     def visit_AugAssign(self, node):
-        if self._target(node.target):
-            t = node.target
-            symbol = _SYMBOLS.get(type(node.op))
-            if symbol is None:
-                return node
-            args = [ast.Name(id=t.value.id, ctx=ast.Load()), t.slice, ast.Constant(symbol), node.value]
-            return self._assign(t.value.id, self._call("setitem_op", node, args), node)
-        return node
+        found = self._chain(node.target)
+        if found is None:
+            return node
+        symbol = _SYMBOLS.get(type(node.op))
+        if symbol is None:
+            return node
+        name, outer, last = found
+        args = [ast.Name(id=name, ctx=ast.Load()), last, ast.Constant(symbol), node.value]
+        return self._assign(name, self._call("setitem_op", node, args, self._through(outer) + self._param(name)),
+                            node)
 
     def visit_Expr(self, node):
         call = node.value
@@ -322,6 +403,10 @@ class _ItemAssignments(ast.NodeTransformer):
             name = call.args[0].id
             return self._assign(name, self._call("ufunc_at", node, [call.func.value, *call.args]), node)
         return node
+
+
+def _as_list(node) -> list:
+    return node if isinstance(node, list) else [node]
 
 
 _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",

@@ -103,24 +103,27 @@ def not_(value):
 
 
 # ---------------------------------------------------------------- item assignment (gradc.trace.inplace)
-def setitem(value, target, key, where=None):
+def setitem(value, target, key, where=None, through=(), param=None):
     """``target[key] = value`` (arguments in Python's evaluation order); returns what ``target`` becomes.
+    ``through=(k1, ...)``: ``target[k1]...[key] = value``.
 
     >>> setitem(5.0, np.zeros(2), 1)
     array([0., 5.])
     """
     from gradc.trace import inplace
-    return inplace.setitem(target, key, value, where=where)
+    inplace.check_reaches_caller(target, [value, key, *through], param, where)
+    return inplace.setitem(target, key, value, where=where, through=through)
 
 
-def setitem_op(target, key, symbol, value, where=None):
+def setitem_op(target, key, symbol, value, where=None, through=(), param=None):
     """``target[key] <symbol>= value``; returns what ``target`` becomes.
 
     >>> setitem_op(np.ones(2), 0, "+", 2.0)
     array([3., 1.])
     """
     from gradc.trace import inplace
-    return inplace.setitem_op(target, key, symbol, value, where=where)
+    inplace.check_reaches_caller(target, [value, key, *through], param, where)
+    return inplace.setitem_op(target, key, symbol, value, where=where, through=through)
 
 
 def ufunc_at(method_owner, target, indices, *vals, where=None):

@@ -216,14 +216,23 @@ def _cast_into(value, t, what, where, cast=ew.astype):
 
 
 # ---------------------------------------------------------------- the runtime functions
-def setitem(target, key, value, where=None):
+def setitem(target, key, value, where=None, through=()):
     """``target[key] = value``; returns what the name ``target`` holds afterwards (see the module docstring).
+    ``through=(k1, ...)``: ``target[k1]...[key] = value``, a write into the view ``target[k1]...`` (into
+    ``target`` where NumPy's index makes a view, nowhere where it makes a copy, as in NumPy).
 
     >>> import numpy as np
     >>> m = setitem(np.zeros((2, 2)), (slice(None), 0), [1.0, 2.0]); m
     array([[1., 0.],
            [2., 0.]])
+    >>> setitem(np.zeros((2, 2)), 1, 3.0, through=(0,))
+    array([[0., 3.],
+           [0., 0.]])
     """
+    if through:
+        return _write_through(target, through, lambda sub: setitem(sub, key, value, where),
+                              lambda outer: setitem(target, outer + tuple(_key_items(key)), value, where),
+                              [value, key], where)
     traced = first_traced([target, value, *_key_items(key)])
     if traced is None or not isinstance(target, (np.ndarray, Traced)):
         target[key] = value
@@ -280,7 +289,77 @@ def _masked_update(target, mask, value, traced, what, where):
     return new
 
 
-def setitem_op(target, key, op_symbol: str, value, where=None):
+def check_reaches_caller(target, operands, param, where) -> None:
+    """Refuse a traced write into a NumPy array the function was given (``param``: its parameter's name): the
+    write makes a new traced array, and the caller's array, which NumPy would change, would not see it."""
+    if param is None or not isinstance(target, np.ndarray):
+        return
+    if first_traced([x for o in operands for x in _key_items(o)]) is None:
+        return
+    raise TraceError(f"item assignment writes a traced value into the NumPy array passed in as {param!r}; the "
+                     "caller's array would not see the change (it holds numbers, the write makes a new traced "
+                     "array)", where=where, hint=f"return the array and assign it where the function is called: "
+                     f"`{param}[...] = ...; return {param}`, then `{param} = helper({param}, ...)`")
+
+
+def _forwarded(target, spec, arrays):
+    """``target[index]`` when ``target`` was just made by writing ``v`` at that very index (``out[i] += a`` then
+    ``out[i] *= b``): ``v`` itself, so that the second update reads no earlier array (and a loop's adjoint needs
+    only the slot, not the array as it was between the writes). None otherwise."""
+    if getattr(target, "_base", None) is not None:
+        return None
+    eqn = _index(target.builder).producers.get(id(target.atom))
+    if eqn is None or eqn.op != "index_update" or tuple(eqn.params["spec"]) != tuple(spec):
+        return None
+    atoms = [getattr(a, "atom", None) for a in arrays]
+    if len(atoms) != len(eqn.inputs) - 2 or any(a is None or a is not b for a, b in zip(atoms, eqn.inputs[2:])):
+        return None
+    value = target.wrap(eqn.inputs[1])
+    shape = indexed_shape(aval(target).shape, spec, [aval(a).shape for a in arrays])
+    return sh.broadcast_to(value, shape) if aval(value).shape != tuple(shape) else value
+
+
+def _write_through(target, through, write, combined, operands, where):
+    """``write`` applied to ``target[k1]...[kn]`` (``through``), as NumPy does: into ``target`` when each index is
+    basic (the part is a view), into a temporary copy (no effect) otherwise. Traced: read the part, write it,
+    write it back."""
+    if first_traced([x for o in [*operands, target, *through] for x in _key_items(o)]) is None:
+        part = target
+        for k in through:
+            part = part[k]
+        write(part)
+        return target
+    if not all(_basic(k) for k in through):
+        return target  # NumPy writes into a copy that is then dropped
+    if combined is not None and all(_integer(k) for k in through) and _basic(operands[1]):
+        # ``Y[i][j] = v`` with whole-number outer indices is ``Y[i, j] = v``: one write, no copy of the row
+        return combined(tuple(k for t in through for k in _key_items(t)))
+    part = target[through[0]]
+    part = part.copy() if hasattr(part, "copy") else part
+    part = write(part) if len(through) == 1 else _write_through(part, through[1:], write, None, operands, where)
+    return setitem(target, through[0], part, where)
+
+
+def _integer(key) -> bool:
+    """Whether every item of ``key`` is a whole number (a Python int or a 0-d integer value)."""
+    return all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) or
+               isinstance(k, Traced) and aval(k).shape == () and not aval(k).is_float and aval(k).dtype != "bool"
+               for k in _key_items(key))
+
+
+def _basic(key) -> bool:
+    """Whether ``key`` is a basic index (NumPy returns a view): ints, slices, None, Ellipsis, integer scalars."""
+    for k in _key_items(key):
+        if k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)) and not isinstance(k, bool):
+            continue
+        if isinstance(k, Traced) and aval(k).shape == () and aval(k).dtype not in ("bool",) and \
+                not aval(k).is_float:
+            continue
+        return False
+    return True
+
+
+def setitem_op(target, key, op_symbol: str, value, where=None, through=()):
     """``target[key] op= value`` as Python runs it: read, apply the operator, write back (so repeated indices
     keep only their last write, NumPy's buffered semantics); returns what ``target`` holds afterwards.
 
@@ -288,6 +367,11 @@ def setitem_op(target, key, op_symbol: str, value, where=None):
     >>> setitem_op(np.zeros(3), [0, 0, 2], "+", 1.0)
     array([1., 0., 1.])
     """
+    if through:
+        return _write_through(target, through, lambda sub: setitem_op(sub, key, op_symbol, value, where),
+                              lambda outer: setitem_op(target, outer + tuple(_key_items(key)), op_symbol, value,
+                                                       where),
+                              [value, key], where)
     traced = first_traced([target, value, *_key_items(key)])
     if traced is None or not isinstance(target, (np.ndarray, Traced)):
         item = target[key]
@@ -301,7 +385,9 @@ def setitem_op(target, key, op_symbol: str, value, where=None):
     if _traced_mask(key):  # `y[mask] += v`: y + v where the mask holds
         return _masked_update(target, key, op(target, _operand(value)), traced, f"`{op_symbol}=`", where)
     spec, arrays = parse_index(aval(target), key)
-    current = read_index(target, spec, arrays) if isinstance(target, Traced) else np.asarray(target)[key]
+    current = _forwarded(target, spec, arrays) if isinstance(target, Traced) else None
+    if current is None:
+        current = read_index(target, spec, arrays) if isinstance(target, Traced) else np.asarray(target)[key]
     if isinstance(current, Traced) and current is not target:
         track_copy(current)  # a temporary read, not a view the user holds
     result = op(current, _operand(value))
@@ -363,9 +449,11 @@ def _check_same_level(target, operands, what, where):
         return
     depth = getattr(target.builder, "depth", 0)
     if any(isinstance(o, Traced) and getattr(o.builder, "depth", 0) > depth for o in operands):
-        raise TraceError(f"{what} inside a traced loop body or branch writes into an array from outside it",
-                         where=where, hint="carry the array through the loop: pass it in and return it from "
-                         "the body")
+        raise TraceError(f"{what} inside a traced loop body or branch writes into an array from outside it, "
+                         "through a name the loop or branch does not assign (a helper's parameter, or a second "
+                         "name for the array)", where=where, hint="carry the array through the loop: pass it in "
+                         "and return it from the body; a helper that writes into it returns it, and the loop "
+                         "assigns it (`out = helper(out, ...)`); or write through the array's own name")
 
 
 def _key_items(key):

@@ -107,6 +107,7 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
            + [v for v, n in zip(b_xs, x_need) if n])
     adj, _ = body_vjp(body, wrt)
     residuals = _costly_residuals(body, adj, [lead] if lead is not None else [], b_carry, b_xs)
+    residuals += _slot_reads(body, adj, residuals, b_carry)
     used = _reads_given(adj, residuals)
     taped = [k for k, v in enumerate(b_carry) if id(v) in used]
     read_consts = [k for k, v in enumerate(b_consts) if id(v) in used]
@@ -190,14 +191,85 @@ def _costly_residuals(body: Graph, adj: Graph, lead, b_carry, b_xs) -> list:
             and e.out.type.shape is not None]
 
 
+_SLOT_READS = frozenset({"index", "gather"})
+
+
+def _slot_reads(body: Graph, adj: Graph, given: list, b_carry) -> list:
+    """The body's reads of parts of a carried array (``out[i - 1]``, ``X[:, j]``) that the adjoint needs, for each
+    carried array the adjoint reads only so: those parts are taped (a number or a row per iteration), not the
+    whole array (which would make the tape trips x the array: quadratic for a loop filling it). The array as
+    the body updated it (``out[j] = a`` then ``out[i] *= b``) counts too: the reads of its slots are taped."""
+    primal = {id(e) for e in body.eqns}
+    live = _reads_given(adj, given)
+    cut = {id(g) for g in given}
+    readers: dict = {}  # id(value) -> the live adjoint equations reading it
+    for e in adj.eqns:
+        if id(e.out) in live and id(e.out) not in cut:
+            for a in _read_inputs(e):
+                readers.setdefault(id(a), []).append(e)
+    outputs = {id(o) for o in adj.outputs}
+
+    def parts(value, seen) -> list | None:
+        """The slot reads to tape instead of ``value`` (and of the arrays updated from it), or None."""
+        if id(value) in outputs or id(value) in seen:
+            return None
+        seen.add(id(value))
+        found = []
+        for e in readers.get(id(value), []):
+            if id(e) not in primal or any(a is value for a in e.inputs[1:]) or e.inputs[0] is not value:
+                return None
+            if e.op in _SLOT_READS and _smaller(e.out.type.shape, value.type.shape):
+                deeper = parts(e.out, seen)  # a row read only at its entries: the entries
+                found += deeper if deeper else [e.out]
+            elif e.op in ("index_update", "index_add"):
+                more = parts(e.out, seen)
+                if more is None:
+                    return None
+                found += more
+            else:
+                return None
+        return found
+
+    taped = []
+    for v in b_carry:
+        if id(v) not in live or v.type.shape in ((), None):
+            continue
+        found = parts(v, set())
+        if found:
+            taped += [o for o in found if all(o is not t for t in taped)]
+    return taped
+
+
+def _smaller(part, whole) -> bool:
+    """Whether a part of shape ``part`` has fewer entries than ``whole`` (fewer axes, or known smaller sizes)."""
+    if part is None or whole is None:
+        return False
+    if len(part) < len(whole):
+        return True
+    if all(isinstance(d, int) for d in (*part, *whole)):
+        return int(np.prod(part, dtype=np.int64)) < int(np.prod(whole, dtype=np.int64))
+    return False
+
+
 def _reads_given(graph: Graph, given: list) -> set:
     """Ids of the values ``graph`` reads to compute its outputs when the values in ``given`` are supplied."""
     cut = {id(v) for v in given}
     live = {id(o) for o in graph.outputs}
     for e in reversed(graph.eqns):
         if id(e.out) in live and id(e.out) not in cut:
-            live.update(id(a) for a in e.inputs)
+            live.update(id(a) for a in _read_inputs(e))
     return live
+
+
+def _read_inputs(e) -> list:
+    """The operands ``e`` reads: a branch's operands that no branch reads (a VJP branch is given every forward
+    operand) are not read."""
+    if e.op != "cond":
+        return list(e.inputs)
+    branches = e.params["branches"]
+    reads = [{id(a) for q in b.eqns for a in q.inputs} | {id(o) for o in b.outputs} for b in branches]
+    return [e.inputs[0]] + [a for j, a in enumerate(e.inputs[1:])
+                            if any(id(b.inputs[j]) in r for b, r in zip(branches, reads))]
 
 
 def _outer_name(value, inner: Var) -> str:
