@@ -266,3 +266,30 @@ def test_while_and_branch_fills_write_in_place(f, both, tmp_path):
     assert bodies
     for body in bodies:
         assert not re.search(rf"for \(.*<\s*{n}\b|a copy of", body), f"a whole-array loop per iteration:\n{body}"
+
+
+def _numpy_targets_generator():
+    """The fill-program generator of the NumPy target's in-place tests (tests/loops_in_place), loaded by path."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "loops_in_place" / "fill_programs.py"
+    spec = importlib.util.spec_from_file_location("loops_in_place_fill_programs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.program
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 2))
+def test_the_numpy_targets_fill_programs_in_c(seed, tmp_path):
+    """The other generator's programs (helpers, np.add.at, row views, slices) through the C target."""
+    import random
+
+    source = _numpy_targets_generator()(random.Random(seed))
+    f = load(source.replace("import numpy as np\n", ""), tmp_path, f"lip_fill_{seed}")
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, (5, 4) if "def f(X)" in source else 9)
+    try:
+        _check(f, x)
+    except AssertionError as err:
+        raise AssertionError(f"{err}\nprogram:\n{source}") from None
