@@ -11,8 +11,9 @@ For n = 10^3, 10^4, 10^5, 10^6 (``--quick``: 10^3 and 10^4): the gradient (``com
 the NumPy target and a hand-written NumPy loop with its own hand-written adjoint loop (the same
 Python-level loop structure: the fair peer for code kept as a loop), per-call medians of interleaved
 runs (``run.py``'s harness), their ratio, and the time per element (flat when the growth is linear).
-The gradients are checked against the hand-written ones first. A column for the C target is left for
-``--target c`` (``c`` in the table): it prints "-" until the C emitter writes in place too.
+The gradients are checked against the hand-written ones first. ``--c`` adds the C target's gradient
+(``target="c"``, which writes in place too: linear, arrays past 64 KB in the caller's work buffer),
+"-" where no C compiler is found.
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/fill_loop.py [--quick] [--c]
 """

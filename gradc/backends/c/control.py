@@ -4,7 +4,11 @@ A loop's carried values live in storage of the enclosing code (a scalar local, o
 initialised before the loop; the body is emitted inside the loop by a nested emitter
 (``FunctionEmitter.nested``) that reads them and computes the new values into its own
 places; at the end of each iteration the new values are copied back, through temporaries
-where one reads a carried value another has just overwritten (``x, y = y, x``). Per-iteration
+where one reads a carried value another has just overwritten (``x, y = y, x``); a carried array the
+body updates in place (``out[i] = v``) is already there, and one whose initial value nothing reads
+after the loop is carried in that value's own array (``in_place``: no copy in, none per iteration).
+A branch computes a result by index assignments into an operand nothing reads after it in that
+operand's array. Per-iteration
 outputs (reverse mode's tape among them) are rows of a ``(trips, *shape)`` array, written
 before the carried values change. A branch assigns the same places in both arms.
 
@@ -41,6 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gradc.backends.c.checks import check_limit
+from gradc.backends.c.in_place import update_root
 from gradc.backends.c.names import fresh
 from gradc.backends.c.update import index_check
 from gradc.backends.c.values import C_TYPES, Loc, lin, ptr
@@ -49,6 +54,7 @@ from gradc.ir.graph import Const, Graph, subgraphs
 from gradc.ir.types import TensorType
 from gradc.ops.checks import exception_class, is_always
 from gradc.ops.control import scan_parts, while_parts
+from gradc.passes.in_place import mark_in_place
 
 DEFAULT_MAX_TRIPS = 10_000  # rows of a tape whose length is known only at run time (8 bytes each per element)
 
@@ -121,8 +127,11 @@ def _bound(eqn, reads: set, default: int):
     return None
 
 
-def loop_limits(graph, max_trips=None) -> list:
+def loop_limits(graph, max_trips=None, *, marked=False) -> list:
     """The loops of ``graph`` (and its sub-graphs) whose runs are bounded in C, numbered in program order.
+
+    Numbered in the graph the C is emitted from: ``graph`` with the in-place pass's marks and order
+    (``gradc.passes.in_place``, which ``emit.emit_c`` applies), unless ``marked`` says it has them.
 
     A ``while_loop`` is bounded when its tape is read (reverse mode) or it has its own
     ``max_trips``; a ``scan`` of run-time length when its per-iteration outputs are read.
@@ -137,6 +146,8 @@ def loop_limits(graph, max_trips=None) -> list:
     >>> [lim.trips for lim in loop_limits(g)], [lim.trips for lim in loop_limits(value_and_grad_graph(g, ["a"]), 50)]
     ([], [50])
     """
+    if not marked:
+        graph = mark_in_place(graph)
     default = DEFAULT_MAX_TRIPS if max_trips is None else int(max_trips)
     where = f" of {graph.name}" + (f" ({graph.origin})" if graph.origin else "")
     found: list = []
@@ -166,12 +177,13 @@ def loop_limits(graph, max_trips=None) -> list:
 
 
 def limits_doc(functions, max_trips=None) -> list:
-    """Header lines for the bounded loops of ``functions`` (``(graph, c_name)`` pairs); empty when none.
+    """Header lines for the bounded loops of ``functions`` (``(graph, c_name)`` pairs, graphs marked by the in-place
+    pass); empty when none.
 
     >>> limits_doc([(Graph("f", [], [], []), "f")])
     []
     """
-    found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips)]
+    found = [(fname, lim) for graph, fname in functions for lim in loop_limits(graph, max_trips, marked=True)]
     checks = [(fname, lim) for fname, lim in found if lim.kind == "check"]
     found = [(fname, lim) for fname, lim in found if lim.kind != "check"]
     return _bounds_doc(found) + ([""] + _CHECKS_DOC + [lim.doc(fname) for fname, lim in checks] if checks else [])
@@ -249,6 +261,60 @@ class ControlLowerings:
         loc = Loc(cname, type_.shape, dtype=type_.dtype)
         self.place(holder, loc)
         return loc
+
+    def carried_places(self, e, b_carry, carry, first) -> list:
+        """The storage of a loop's carried values, set to their initial values: the initial value's own array
+        where nothing reads it after the loop (and no other operand of the loop, ``e.inputs[first + k]`` being
+        carried value ``k``'s, reads that array: the same value passed as a constant too), else new."""
+        others = [self.atom_loc(a) for a in e.inputs]
+        places, claimed = [], set()
+        for k, (v, init) in enumerate(zip(b_carry, carry)):
+            loc = self.atom_loc(init)
+            rest = [o for n, o in enumerate(others) if n != first + k]
+            slot = None if v.type.shape == () or loc.name in claimed else self.writable_slot(loc, init, rest)
+            if slot is not None:
+                claimed.add(loc.name)
+                self.emit(f"/* {v.name}: carried in {loc.name}, which nothing reads after the loop */")
+                places.append(self.result_in(e, k, v.type, loc, slot))
+                continue
+            places.append(self.place_of(e, k, v.type, v.name, named=True))
+            self.declare(places[-1], loc)
+        return places
+
+    def result_in(self, e, index, type_, loc: Loc, slot=None) -> Loc:
+        """Item ``index`` of ``e``'s result kept in ``loc``'s array (written in place), alive while its readers are."""
+        if slot is None:
+            slot = self.pool.find(loc.name) or self.bound.get(loc.name)
+        holder = _Holder(type_)
+        self.copy_holders.append(holder)  # alive while the emitter is: the pool knows values by id
+        readers = self.elements.get(id(e.out), {}).get(index, [])
+        self.last[id(holder)] = max([self.segment] + [self.last.get(id(r.out), -1) for r in readers])
+        return self.reuse(slot, loc, id(holder), type_.shape, type_.dtype)
+
+    def dead_operands(self, e, pred: Loc, operands) -> list:
+        """Positions of ``cond`` operands whose arrays the branches may overwrite: dead after the branch, this
+        emitter's to write, and read by no other operand (nor the predicate)."""
+        found = []
+        for m, (a, loc) in enumerate(zip(e.inputs[1:], operands)):
+            rest = [pred] + [o for n, o in enumerate(operands) if n != m]
+            if self.writable_slot(loc, a, rest) is not None:
+                found.append(m)
+        return found
+
+    def branch_results_in_place(self, e, writable, operands) -> dict:
+        """``{result position: operand position}``: results that a branch computes by index assignments into a
+        writable operand, kept in that operand's array (each operand's array for one result at most)."""
+        false_g, true_g = e.params["branches"]
+        shared: dict = {}
+        for k in range(len(true_g.outputs)):
+            if true_g.outputs[k].type.shape == ():
+                continue
+            for g in (true_g, false_g):
+                m = update_root(g, g.outputs[k])
+                if m is not None and m in writable and m not in shared.values():
+                    shared[k] = m
+                    break
+        return shared
 
     def declare(self, loc: Loc, init: Loc | None = None):
         """Declare a scalar local (set to ``init``) or fill an array from ``init``."""
@@ -338,10 +404,7 @@ class ControlLowerings:
         self.emit(f"/* {_text(e)}:")
         self.emit(" * " + c_comment(f"for loop of {count}{' backwards' if p.get('reverse') else ''}, carrying "
                                     f"{', '.join(v.name for v in b_carry) or 'nothing'}") + " */")
-        places = []
-        for k, (v, init) in enumerate(zip(b_carry, carry)):
-            places.append(self.place_of(e, k, v.type, v.name, named=True))
-            self.declare(places[-1], self.atom_loc(init))
+        places = self.carried_places(e, b_carry, carry, (length_in is not None) + n_k)
         reads = set(self.elements.get(id(e.out), {}))
         for k, out in enumerate(body.outputs[n_c:], n_c):
             t = out.type
@@ -367,7 +430,7 @@ class ControlLowerings:
         rows_in = [self.read_row(self.atom_loc(x), j, v) if id(v) in used else Loc("", v.type.shape, value=0)
                    for x, v in zip(xs, body.inputs[1 + n_k + n_c:])]
         outs = self.nested(body, [counter] + [self.atom_loc(c) for c in consts] + places[:n_c] + rows_in,
-                           self.depth + 1)
+                           self.depth + 1, writable=range(1 + n_k, 1 + n_k + n_c))
         for k in range(n_c, len(outs)):
             if places[k] is not None:  # a tape row: written before the carried values change
                 self.assign(self.row(places[k], j, outs[k].shape, outs[k].dtype), outs[k])
@@ -385,10 +448,7 @@ class ControlLowerings:
         bound = f", at most {limit.trips} trips (else return {limit.code})" if limit else ""
         self.emit(" * " + c_comment(f"while loop carrying {', '.join(v.name for v in b_carry) or 'nothing'}{bound}")
                   + " */")
-        places = []
-        for k, (v, init) in enumerate(zip(b_carry, carry)):
-            places.append(self.place_of(e, k, v.type, v.name, named=True))
-            self.declare(places[-1], self.atom_loc(init))
+        places = self.carried_places(e, b_carry, carry, len(cond_consts) + len(body_consts))
         counter = None
         if limit is not None or n_c in reads:
             counter = self.place_of(e, n_c, TensorType((), "i64"), "trips")
@@ -404,7 +464,8 @@ class ControlLowerings:
         self.emit(f"if (!{test.at(())}) break;")
         if limit is not None:
             self.emit(f"if ({counter.name} >= {limit.trips}) return {limit.code};  /* see the header */")
-        outs = self.nested(body, [self.atom_loc(c) for c in body_consts] + places[:n_c], self.depth)
+        outs = self.nested(body, [self.atom_loc(c) for c in body_consts] + places[:n_c], self.depth,
+                           writable=range(len(body_consts), len(body_consts) + n_c))
         for k in range(n_c, len(outs)):
             tape = places[k + 1]
             if tape is not None:  # a tape row: written before the carried values change
@@ -419,11 +480,16 @@ class ControlLowerings:
         pred, operands = self.atom_loc(e.inputs[0]), [self.atom_loc(a) for a in e.inputs[1:]]
         reads = set(self.elements.get(id(e.out), {}))
         self.emit(f"/* {_text(e)}: if/else */")
+        writable = self.dead_operands(e, pred, operands)  # operand positions the branches may write in place
+        shared = self.branch_results_in_place(e, writable, operands)  # result k -> the operand whose array it takes
         places = []
         for k, out in enumerate(true_g.outputs):
-            places.append(self.place_of(e, k, out.type, _name(out, "out")) if k in reads else None)
-            if places[-1] is not None:
-                self.declare(places[-1])
+            if k in reads and k in shared:
+                places.append(self.result_in(e, k, out.type, operands[shared[k]]))
+            else:
+                places.append(self.place_of(e, k, out.type, _name(out, "out")) if k in reads else None)
+                if places[-1] is not None:
+                    self.declare(places[-1])
         self.tuple_locs[id(e.out)] = places
         self.open([f"if ({pred.at(())}) {{"])
         for n, g in enumerate((true_g, false_g)):
@@ -431,12 +497,11 @@ class ControlLowerings:
                 self.indent -= 1
                 self.emit("} else {")
                 self.indent += 1
-            outs = self.nested(g, operands, self.depth)
+            outs = self.nested(g, operands, self.depth, writable=writable)
             if any(is_always(x) for x in g.eqns):  # a branch ending in the user's raise: its results are never read
                 continue
-            for dst, src in zip(places, outs):
-                if dst is not None:
-                    self.assign(dst, src)
+            kept = [(dst, src) for dst, src in zip(places, outs) if dst is not None]
+            self.update([d for d, _ in kept], [s for _, s in kept])  # all at once: a result may read an operand
         self.close(1)
 
 

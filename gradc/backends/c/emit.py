@@ -49,6 +49,7 @@ from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fused import FusedRun
+from gradc.backends.c.in_place import InPlaceStorage, sink_reads
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.names import assign, fresh
@@ -81,6 +82,7 @@ from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
+from gradc.passes.in_place import mark_in_place
 
 # a run whose expression written out as a tree (a value read twice counted twice) would grow past this many nodes
 # starts a new fused loop, reading the values before it from memory: it bounds a loop's body and the arguments of
@@ -88,7 +90,7 @@ from gradc.ir.types import TensorType
 MAX_TREE = 48
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
@@ -116,6 +118,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         self.lent: list = []  # arrays those nested graphs added: free for this emitter after the equation
         self.max_trips = max_trips  # the default bound of tapes of unknown length (see control.loop_limits)
         self.limits: list = []
+        self.bound: dict = {}  # arrays of the enclosing code this nested graph may write (see in_place)
 
     # ---------------------------------------------------------------- helpers
     def emit(self, line):
@@ -210,7 +213,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
         segments, group = [], None
         group_ids: set = set()
         tree: dict = {}  # id(value) -> the size of its expression written out as a tree, in its group
-        for e in g.eqns:
+        for e in sink_reads(g.eqns):
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
                 fits = group is not None and group[0].out.type.shape == e.out.type.shape
@@ -252,7 +255,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
 
     # ---------------------------------------------------------------- lowering
     def body(self) -> list:
-        self.limits = loop_limits(self.graph, self.max_trips)
+        self.limits = loop_limits(self.graph, self.max_trips, marked=True)
         self.plan()
         self.run_segments()
         loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
@@ -276,17 +279,19 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
                 self.pool.add(slot)
             self.busy, self.lent = set(), []
 
-    def nested(self, graph, bindings, depth):
+    def nested(self, graph, bindings, depth, writable=()):
         """Emit ``graph`` (a loop body or branch) here, its inputs at ``bindings``; returns its outputs' locations.
 
         The nested emitter writes into this function's lines, arrays and names; arrays dead here are lent
-        to it, and the arrays it used are free again once the equation is done (``run_segments``).
+        to it, and the arrays it used are free again once the equation is done (``run_segments``). It may
+        also overwrite the arrays bound to the inputs at the positions ``writable`` once it has read them.
         """
         sub = FunctionEmitter(graph, self.fname, [], self.module, check=False, sizes=self.size_cnames)
         sub.lines, sub.indent, sub.arrays, sub.taken = self.lines, self.indent, self.arrays, self.taken
         sub.temps, sub.copy_holders, sub.depth = self.temps, self.copy_holders, depth
         sub.limits, sub.max_trips = self.limits, self.max_trips
         sub.plan(bindings)
+        self.lend_for_writing(sub, [graph.inputs[n] for n in writable], [bindings[n] for n in writable])
         lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)
         for slot in lent:
             sub.pool.add(slot)
@@ -522,6 +527,9 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     """
     module = Module()
     defs, protos = [], []
+    # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the
+    # emitter writes in place only where its own lifetimes allow: see in_place.py)
+    functions = [(mark_in_place(g), name, outs, doc) for g, name, outs, doc in functions]
     sizes = size_params([g for g, *_ in functions], [p for _, _, outs, _ in functions for p in outs])
     header_lines = list(header_lines) + sizes_doc(sizes)
     header_lines += limits_doc([(g, name) for g, name, _, _ in functions], max_trips)

@@ -1,7 +1,9 @@
 """The C lowering of ``index_update``: ``out = x.copy(); out[index] = v``, as NumPy assigns.
 
-``x`` is copied into the result's storage, unless ``x`` is a work array of this function that
-nothing reads afterwards (then the result takes its array and is written in place). ``v``
+``x`` is copied into the result's storage, unless ``x``'s array is the emitter's to write and
+nothing reads it afterwards (a work array, or a loop's carried array: ``in_place``); then the
+result takes its array and is written in place. ``index_add`` (``v`` added, as ``np.add.at``)
+is lowered the same way with ``+=``. ``v``
 is broadcast to the indexed shape and written element by element in row-major order, so of
 repeated positions the last write stays, as in NumPy. Slices, ints and ``None`` are a strided
 view of the result (``values.index_view``); index arrays (a loop counter among them) go
@@ -24,7 +26,7 @@ void f(const double *restrict x, const double *restrict v, double *restrict valu
     for (long k = 0; k < 4; ++k) {
         t1[k] = 2.0*x[k];
     }
-    /* t2 = index_update t1 v: v broadcast to (2,), written at the index */
+    /* t2 = index_update t1 v: v broadcast to (2,), written at the index in place */
     for (long i0 = 0; i0 < 2; ++i0) {
         t1[2*i0] = v[0];
     }
@@ -36,10 +38,9 @@ void f(const double *restrict x, const double *restrict v, double *restrict valu
 """
 from __future__ import annotations
 
-from gradc.backends.c.lowering import C_LOWERING
 from gradc.backends.c.values import C_TYPES, Loc, eqn_text, index_view, loops
 from gradc.errors import EmitError
-from gradc.ir.graph import Const, Var
+from gradc.ir.graph import Const
 from gradc.ops.shape_extra import indexed_shape
 
 
@@ -69,6 +70,7 @@ def _check_constant_indices(e, x_shape):
             axis += 1
 
 
+UPDATE_OPS = ("index_update", "index_add")  # ops writing (``=``) or adding (``+=``) a value at an index of a copy
 _INDEX_HINT = "NumPy raises IndexError here: each index must be in [-n, n) for an axis of length n"
 
 
@@ -82,15 +84,23 @@ def index_check(eqn):
     >>> index_check(g.eqns[-1])[0]
     'the index of index_update t0'
     """
-    if eqn.op != "index_update" or all(isinstance(a, Const) for a in eqn.inputs[2:]):
+    if eqn.op not in UPDATE_OPS or all(isinstance(a, Const) for a in eqn.inputs[2:]):
         return None
-    return f"the index of index_update {eqn.out.name}", _INDEX_HINT
+    return f"the index of {eqn.op} {eqn.out.name}", _INDEX_HINT
 
 
 class UpdateLowerings:
     """``op_index_update``, mixed into ``FunctionEmitter`` (through ``LoopLowerings``)."""
 
     def op_index_update(self, e):
+        self.write_at(e, "=")
+
+    def op_index_add(self, e):
+        """``index_add`` (``x`` with ``v`` added at the index; repeated positions accumulate, as ``np.add.at``)."""
+        self.write_at(e, "+=")
+
+    def write_at(self, e, assign: str):
+        """``out = x`` (in place when ``x`` is dead, else a copy), then ``out[index] assign v`` element by element."""
         x = self.atom_loc(e.inputs[0])
         v = self.atom_loc(e.inputs[1])
         arrays = [self.atom_loc(a) for a in e.inputs[2:]]
@@ -102,20 +112,22 @@ class UpdateLowerings:
             out = self.storage(e.out)
             self.emit(f"/* {eqn_text(e)} */")
             where = f"const {C_TYPES[out.dtype]} {out.name}" if out.local else out.at(())
-            self.emit(f"{where} = {vb.at(['0'] * len(target))};")
+            value = vb.at(["0"] * len(target))
+            self.emit(f"{where} = {value if assign == '=' else f'{x.at(())} + {value}'};")
             return
         out = self.in_place(e, x, [v] + arrays)
         what = f"{vb.name or 'a constant'} broadcast to {target}" if vb.shape != v.shape else vb.name or "a constant"
+        verb = "written" if assign == "=" else "added"
         if out is None:
             out = self.storage(e.out)
-            self.copy(out, x, f"{eqn_text(e)}: a copy of {x.name or 'a constant'}, then {what} written at the index")
+            self.copy(out, x, f"{eqn_text(e)}: a copy of {x.name or 'a constant'}, then {what} {verb} at the index")
         else:
-            self.emit(f"/* {eqn_text(e)}: {what}, written at the index */")
+            self.emit(f"/* {eqn_text(e)}: {what}, {verb} at the index in place */")
         if not arrays:
             view = index_view(out, spec, target)
             lines, idx = loops(target)
             self.open(lines)
-            self.emit(f"{view.at(idx)} = {vb.at(idx)};")
+            self.emit(f"{view.at(idx)} {assign} {vb.at(idx)};")
             self.close(len(lines))
             return
         limit = self.limit_of(e)
@@ -127,37 +139,21 @@ class UpdateLowerings:
         self.open([f"for (long k = 0; k < {n}; ++k) {{"])
         for line in body:
             self.emit(line)
-        self.emit(f"{dst} = {src};")  # in order: of repeated positions the last write stays
+        self.emit(f"{dst} {assign} {src};")  # in order: of repeated positions the last write stays (or all add up)
         self.close(1)
 
     def in_place(self, e, x: Loc, reads) -> Loc | None:
-        """``x``'s own array for the result, when this graph computed ``x`` into a work array of its own that
-        nothing reads after this equation (and neither ``v`` nor an index reads it); else None (copy).
+        """``x``'s own array for the result, when this emitter may write that array and nothing reads it after
+        this equation (and neither ``v`` nor an index reads it): see ``in_place.InPlaceStorage``; else None (copy).
 
-        A value held elsewhere (an input, an output parameter, a loop's carried value, a view of another
-        value) is never written: only a work array whose values are all known to be dead here.
+        A value held elsewhere (an input, an output parameter, a constant, a view into part of another
+        value) is never written: only an array whose values are all known to be dead here.
         """
-        src = e.inputs[0]
-        if not isinstance(src, Var) or id(e.out) in self.direct_out or not x.standard or x.offset != 0:
+        if id(e.out) in self.direct_out:
             return None
-        producer = self.producers.get(id(src))
-        if producer is None or C_LOWERING[producer.op][0] in ("view", "reshape", "element"):
+        slot = self.writable_slot(x, e.inputs[0], reads)
+        if slot is None:
             return None
-        if self.last.get(id(src), -1) != self.segment:  # read later (or an output of the graph)
-            return None
-        slot = self.pool.find(x.name)  # the work array holding src (src is its newest value, but after updates)
-        if slot is not None and id(src) not in reversed(slot[3]):
-            slot = None
-        if slot is None or any(r.value is None and r.name == x.name for r in reads):
-            return None
-        slot[3].append(id(e.out))  # the array now holds the result: not free while the result is alive
-        loc = Loc(x.name, x.shape, dtype=x.dtype)
+        loc = self.reuse(slot, x, id(e.out), x.shape, x.dtype)  # not free while the result is alive
         self.loc[id(e.out)] = loc
         return loc
-
-    @property
-    def producers(self) -> dict:
-        """``{id(value): equation}`` of this graph's equations (built once)."""
-        if "_producers" not in self.__dict__:
-            self._producers = {id(q.out): q for q in self.graph.eqns}
-        return self._producers
