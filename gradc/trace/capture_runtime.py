@@ -30,6 +30,7 @@ from gradc.trace.capture_values import (  # noqa: F401  (the generated code reac
     ufunc_at,
 )
 from gradc.trace.tracer import size_operand
+from gradc.trace.calls import call  # noqa: F401  (helper calls in captured code: gradc.trace.calls)
 
 
 class Undefined:

@@ -12,3 +12,4 @@ May import: ``gradc.ir``, ``gradc.ops``, ``gradc.trace``, ``gradc.errors``.
 True
 """
 from gradc.transforms import control  # noqa: E402,F401  (installs the control-flow ops' rules)
+from gradc.transforms import calls  # noqa: E402,F401  (installs the call op's rules)
