@@ -29,7 +29,7 @@ itself a ``call``, so an adjoint keeps the source's function structure.
 from __future__ import annotations
 
 from gradc.ir.interpret import evaluate
-from gradc.ir.registry import OPS, defop
+from gradc.ir.registry import OPS, defop  # noqa: F401  (OPS: the doctest)
 from gradc.ir.types import TupleType
 from gradc.ops.control import _rule, _same
 
