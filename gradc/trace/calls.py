@@ -253,6 +253,7 @@ def _traced_call(func, run, leaves, rebuild, where):
 def _trace_body(func, run, leaves, rebuild, root: Builder) -> _Body:
     from gradc.trace.control_trace import _ACTIVE, flatten
     sub = Builder()
+    sub.call_bodies, sub.call_names = root.call_bodies, root.call_names  # one table for the whole trace
     names = _parameter_names(func, leaves, rebuild)
     inputs = []
     new_leaves = []

@@ -172,7 +172,7 @@ def _conversion(fn):
 def _source_def(fn):
     """The ``def`` node of ``fn``, with the file's line numbers, or None when its source cannot be read."""
     try:
-        lines, start = inspect.getsourcelines(fn)
+        lines, start = inspect.getsourcelines(fn.__code__)  # the code: a functools.wraps wrapper is not its __wrapped__
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError, ValueError, IndentationError):
         return None
