@@ -95,11 +95,14 @@ def _user_function(fn):
     return fn, self, args, kwargs
 
 
+CAPTURE: list = []  # gradc.trace.capture.capture, installed by that module (it imports this one)
+
+
 def captured(fn):
     """``fn`` with its control flow captured (cached per function object)."""
     found = _CAPTURED.get(fn)
     if found is None:
-        from gradc.trace.capture import capture
+        capture = CAPTURE[0]
         _CAPTURED[fn] = fn  # meanwhile (modules naming each other's functions): as it is
         try:
             found = capture(fn)

@@ -67,7 +67,7 @@ import warnings
 from gradc.errors import GradcWarning, _display_path
 from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
-from gradc.trace.calls import captured, is_user_code, remember_captured
+from gradc.trace.calls import CAPTURE, captured, is_user_code, remember_captured
 from gradc.trace.capture_calls import CallSites
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
@@ -338,3 +338,6 @@ class _ItemAssignments(ast.NodeTransformer):
 _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
             ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
             ast.LShift: "<<", ast.RShift: ">>"}
+
+
+CAPTURE.append(capture)  # the helper hook (gradc.trace.calls) captures the helpers it meets with it

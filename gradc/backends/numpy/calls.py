@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 
+from gradc.backends.numpy.control import _element_names, _operands
 from gradc.ir.dims import is_symbolic
 from gradc.ir.graph import Graph, subgraphs
 
@@ -80,7 +81,6 @@ def needs_checks(body: Graph) -> bool:
 
 def emit_call(em, eqn) -> list:
     """``t3 = f(a, b)`` or ``t3, _, t5 = f(a, b)``: the results the graph reads, by their element's name."""
-    from gradc.backends.numpy.control import _element_names, _operands
     before, args = _operands(em, eqn.inputs)
     call = ast.Call(ast.Name(em.state.helper_names[eqn.params["body"]], ast.Load()), args, [])
     names = _element_names(em, eqn)

@@ -50,7 +50,7 @@ from gradc.backends.numpy.analysis import (
     single_use_values,
 )
 from gradc.backends.numpy.arguments import ArgumentChecks
-from gradc.backends.numpy.calls import HelperNames, helper_bodies, needs_checks
+from gradc.backends.numpy.calls import HelperNames, emit_call, helper_bodies, needs_checks
 from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
 from gradc.backends.numpy.names import (
@@ -205,6 +205,8 @@ class _FunctionEmitter(ArgumentChecks):
         return user(self.scope.name(var))
 
     def statements(self, eqn) -> list:
+        if eqn.op == "call":
+            return emit_call(self, eqn)
         if eqn.op in CONTROL_OPS:
             return emit_control(self, eqn)
         if id(eqn.out) in self.elided:
