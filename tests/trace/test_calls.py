@@ -222,7 +222,7 @@ def test_small_helpers_are_inlined_and_listed():
     g = gradc.trace(f, X)
     assert not _calls(g)
     assert [(h, why.split(" (")[0]) for _, h, why in calls_module.INLINED] == \
-        [("tiny", "its body has 1 operations")] * 2
+        [("tiny", "its body has 1 operation")] * 2
 
 
 def test_a_helper_reading_traced_values_of_its_enclosing_function_is_inlined():
@@ -313,3 +313,16 @@ def test_array_api_target_inlines_the_helpers():
 def test_array_api_target_refuses_a_helper_with_a_loop_by_name():
     with pytest.raises(gradc.GradcError, match="no array-API spelling for ops .*scan"):
         gradc.compile(by_global, X, target="array_api")
+
+
+def test_gradc_show_lists_the_inlined_helpers(tmp_path, capsys):
+    from gradc.cli import main
+    path = tmp_path / "show_me.py"
+    path.write_text("import numpy as np\n\n\ndef tiny(v):\n    return v * v\n\n\ndef norm2(v):\n    s = 0.0\n"
+                    "    for k in range(v.shape[0]):\n        s = s + v[k] * v[k]\n    return s\n\n\n"
+                    "def f(x):\n    return norm2(tiny(x)) + norm2(np.sin(x))\n")
+    assert main(["show", f"{path}:f", "--arg", "x=f64[3]"]) == 0
+    out = capsys.readouterr().out
+    assert "call t0 helper='norm2'" in out or "helper='norm2'" in out
+    assert "# helpers inlined (not kept as functions)" in out
+    assert "show_me.py:16: tiny: its body has 1 operation (at most 3" in out
