@@ -297,7 +297,8 @@ def _trace_body(func, run, leaves, rebuild, root: Builder) -> _Body:
 def _small(graph: Graph) -> str | None:
     if len(graph.eqns) <= INLINE_MAX_EQNS and not any(subgraphs(e) for e in graph.eqns):
         n = len(graph.eqns)
-        return f"its body has {n} operation{'' if n == 1 else 's'} (at most {INLINE_MAX_EQNS}, no loop or call: inlined)"
+        return (f"its body has {n} operation{'' if n == 1 else 's'} (at most {INLINE_MAX_EQNS}, no loop or call: "
+                "inlined)")
     return None
 
 
