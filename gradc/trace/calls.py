@@ -13,12 +13,15 @@ rewrites the call sites). The hook looks at the callee when it runs:
 
 The signature is the callee's code, its closure's and defaults' values (a traced value by
 identity), the arguments' structure, the traced arguments' types (and tracer kinds), and the
-static arguments' values: Python ints, bools, floats and strings by value, arrays and other
-objects by identity. A recursion that ends on static values (shapes, Python ints) gives one body
-per distinct signature (GradBench's ``det`` of size n: n bodies); a helper calling itself with the
-same signature on traced values never ends, and is a TraceError at the recursive call.
+static arguments' values: Python ints, bools, floats and strings by value, integer arrays and other
+objects by identity. Float NumPy arrays are inputs of the body like traced arguments (their values
+passed by each call), so a helper called in a loop with a new array each time is still one body.
 
-Inlined instead (the documented rule, listed by ``gradc show`` under "inlined helpers"):
+A recursion that ends on static values (shapes, Python ints) gives one body per distinct signature
+(GradBench's ``det`` of size n: n bodies); a helper calling itself with the same signature
+on traced values never ends, and is a TraceError at the recursive call.
+
+Inlined instead (the documented rule, listed by ``gradc show`` under "helpers inlined"):
 
 * a body of at most ``INLINE_MAX_EQNS`` equations holding no loop, branch or call
   (a call costs more than such a body);
@@ -224,6 +227,7 @@ def _bodies(builder: Builder) -> dict:
 def _traced_call(func, run, leaves, rebuild, where):
     from gradc.trace.control_trace import _atom_in, _current, _record
     outer = _current(*[leaf for leaf in leaves if isinstance(leaf, Traced)])
+    leaves = [_lift(outer, leaf) for leaf in leaves]
     bodies = _bodies(outer)
     keep: list = []
     key = _signature(func, leaves, rebuild, keep)
@@ -251,6 +255,16 @@ def _traced_call(func, run, leaves, rebuild, where):
     results = iter(_record(outer, "call", atoms, dict(body=body.graph, helper=body.graph.name), None))
     out = [next(results) if isinstance(leaf, Traced) else leaf for leaf in body.out_leaves]
     return body.out_rebuild(out)
+
+
+def _lift(builder: Builder, leaf):
+    """A float NumPy array argument is an input of the body, its value passed by the call (as a traced argument
+    is): a helper called in a loop with a different array each time is still one body."""
+    if isinstance(leaf, (np.ndarray, np.floating)) and leaf.dtype in (np.float64, np.float32):
+        from gradc.ir.atoms import Const
+        from gradc.trace.control_trace import _wrap
+        return _wrap(builder, Const(np.asarray(leaf)))
+    return leaf
 
 
 def _trace_body(func, run, leaves, rebuild, root: Builder) -> _Body:

@@ -99,12 +99,24 @@ def capture(f):
         new_globals.update(imported)
         for name, h in helpers.items():
             new_globals[name] = _rebuild(h, new_globals)
+        if _conversion(fn) is None:  # a lambda or exec'd code: its calls cannot be rewritten, its globals can
+            for name in list(helpers) + list(imported):
+                new_globals[name] = _through_hook(new_globals[name])
         out = _rebuild(fn, new_globals)
     elif _conversion(fn) is not None:
         out = _rebuild(fn, module_globals)
     else:
         return f
     return types.MethodType(out, f.__self__) if fn is not f else out
+
+
+def _through_hook(helper):
+    """``helper`` called through the helper hook (``gradc.trace.calls.call``), for code whose call sites cannot be
+    rewritten (a lambda): its helpers are kept as functions too."""
+    @functools.wraps(helper)
+    def hooked(*args, **kwargs):
+        return capture_runtime.call(helper, *args, **kwargs)
+    return hooked
 
 
 def converted_source(f) -> str | None:

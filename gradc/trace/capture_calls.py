@@ -17,7 +17,8 @@ rewritten with the function.
 >>> import ast
 >>> tree = ast.parse("def f(x):\\n    return helper(x) + np.sin(x) + len(x)")
 >>> sites = CallSites("_gc_rt", {"np": __import__("numpy")}, {"x"})
->>> print(ast.unparse(sites.visit(tree.body[0])))
+>>> tree.body[0].body = [sites.visit(s) for s in tree.body[0].body]
+>>> print(ast.unparse(tree.body[0]))
 def f(x):
     return _gc_rt.call(helper, x) + np.sin(x) + len(x)
 """

@@ -273,7 +273,7 @@ def test_item_assignment_in_a_helper_defined_inside_the_traced_function():
 def test_emitted_numpy_has_the_helper_and_its_adjoint_as_functions():
     src = gradc.compile(by_global, X).source
     assert src.count("def weighted_sum(") == 1 and src.count("def weighted_sum_adjoint(") == 1
-    assert "weighted_sum(x)" in src and "weighted_sum_adjoint(x, " in src
+    assert "weighted_sum(x, C0)" in src and "weighted_sum_adjoint(x, C0, " in src  # W: a float array argument
 
 
 def test_a_user_name_equal_to_a_helper_name_renames_the_helper():
