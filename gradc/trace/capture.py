@@ -99,24 +99,12 @@ def capture(f):
         new_globals.update(imported)
         for name, h in helpers.items():
             new_globals[name] = _rebuild(h, new_globals)
-        if _conversion(fn) is None:  # a lambda or exec'd code: its calls cannot be rewritten, its globals can
-            for name in list(helpers) + list(imported):
-                new_globals[name] = _through_hook(new_globals[name])
         out = _rebuild(fn, new_globals)
     elif _conversion(fn) is not None:
         out = _rebuild(fn, module_globals)
     else:
         return f
     return types.MethodType(out, f.__self__) if fn is not f else out
-
-
-def _through_hook(helper):
-    """``helper`` called through the helper hook (``gradc.trace.calls.call``), for code whose call sites cannot be
-    rewritten (a lambda): its helpers are kept as functions too."""
-    @functools.wraps(helper)
-    def hooked(*args, **kwargs):
-        return capture_runtime.call(helper, *args, **kwargs)
-    return hooked
 
 
 def converted_source(f) -> str | None:
@@ -151,8 +139,9 @@ def _reachable(fn, module_globals) -> tuple:
                         value is not fn and name not in found:
                     found[name] = value
                     todo.append(value)
-                elif isinstance(value, types.FunctionType) and value.__globals__ is not module_globals and \
-                        name not in imported and is_user_code(value.__code__.co_filename):
+                elif _conversion(fn) is not None and isinstance(value, types.FunctionType) and \
+                        value.__globals__ is not module_globals and name not in imported and \
+                        is_user_code(value.__code__.co_filename):
                     imported[name] = captured(value)
     return dict(sorted(found.items())), {k: v for k, v in sorted(imported.items()) if v is not module_globals[k]}
 

@@ -16,7 +16,9 @@ generated ones (``det``, ``det_1``): a user's name that equals one renames the h
 ...     for k in range(v.shape[0]):
 ...         s = s + v[k] * v[k]
 ...     return s
->>> src = emit_module([Function("f", trace(lambda x: norm2(x) + norm2(2.0 * x), np.ones(3)), "f.")])
+>>> def f(x):
+...     return norm2(x) + norm2(2.0 * x)
+>>> src = emit_module([Function("f", trace(f, np.ones(3)), "f.")])
 >>> src.count("def norm2("), src.count(" = norm2(")
 (1, 2)
 """
