@@ -29,6 +29,7 @@ from gradc.cli.modes import MODES, compile_mode
 from gradc.errors import GradcError
 from gradc.passes.loops import loop_report
 from gradc.stages import one_compile, stage, stages_on_stderr
+from gradc.trace.calls import INLINED
 from gradc.trace.control_trace import UNROLLED
 from gradc.trace.signature import callable_signature, static_note
 from gradc.transforms.binomial import binomial_report
@@ -225,6 +226,7 @@ def _defaults_used(job) -> dict:
 def cmd_show(args):
     dest = args.dest
     UNROLLED.clear()  # what this job's trace runs in Python
+    INLINED.clear()  # the helpers it traces in place (gradc.trace.calls's rule)
     graphs = stage_graphs(Job(args), args.stage)
     parts = []
     for title, graph in graphs:
@@ -237,6 +239,9 @@ def cmd_show(args):
     if unrolled and not args.stage:
         parts.append("# loops run in Python (unrolled: the body needs its counter as a Python int)\n"
                      + "\n".join(unrolled))
+    inlined = sorted({f"{where or '?'}: {name}: {why}" for where, name, why in INLINED})
+    if inlined and not args.stage:
+        parts.append("# helpers inlined (not kept as functions)\n" + "\n".join(inlined))
     return Product(0, [(dest, "\n\n".join(parts) + "\n")])
 
 

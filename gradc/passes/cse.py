@@ -45,7 +45,10 @@ def cse(graph: Graph) -> Graph:
         keys = [_atom_key(a) for a in inputs]
         if eqn.op in COMMUTATIVE:
             keys.sort(key=repr)
-        key = (eqn.op, tuple(keys), _params_key(eqn.params))
+        # a helper's body is shared by its calls: the same object is the same function (printing it is costly)
+        params_key = _params_key({k: v for k, v in eqn.params.items() if k != "body"}) + (
+            ("body", id(eqn.params["body"])),) if eqn.op == "call" else _params_key(eqn.params)
+        key = (eqn.op, tuple(keys), params_key)
         if key in seen:
             subst[id(eqn.out)] = seen[key]
             continue

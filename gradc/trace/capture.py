@@ -69,6 +69,8 @@ import warnings
 from gradc.errors import GradcWarning, _display_path
 from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
+from gradc.trace.calls import CAPTURE, captured, is_user_code, remember_captured
+from gradc.trace.capture_calls import CallSites
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
 _CACHE: dict = {}  # (code object, its file) -> (code of the rewritten function, its source) or None
@@ -93,9 +95,10 @@ def capture(f):
     if not isinstance(fn, types.FunctionType):
         return f
     module_globals = fn.__globals__
-    helpers = _reachable(fn, module_globals)
-    if any(_conversion(h) is not None for h in helpers.values()):
+    helpers, imported = _reachable(fn, module_globals)
+    if imported or any(_conversion(h) is not None for h in helpers.values()):
         new_globals = dict(module_globals)
+        new_globals.update(imported)
         for name, h in helpers.items():
             new_globals[name] = _rebuild(h, new_globals)
         out = _rebuild(fn, new_globals)
@@ -120,9 +123,12 @@ def converted_source(f) -> str | None:
 
 
 # ---------------------------------------------------------------- the functions a traced function reaches
-def _reachable(fn, module_globals) -> dict:
-    """The same-module functions ``fn`` calls by global name, directly or through each other (name -> function)."""
+def _reachable(fn, module_globals) -> tuple:
+    """The same-module functions ``fn`` names as globals, directly or through each other (name -> function), and
+    the user functions of other modules it names, captured (name -> captured function; only those the capture
+    rewrote): reached from code that is not rewritten itself (a lambda, exec'd code), they are captured here."""
     found: dict = {}
+    imported: dict = {}
     todo = [fn]
     while todo:
         code_stack = [todo.pop().__code__]
@@ -135,7 +141,11 @@ def _reachable(fn, module_globals) -> dict:
                         value is not fn and name not in found:
                     found[name] = value
                     todo.append(value)
-    return dict(sorted(found.items()))
+                elif _conversion(fn) is not None and isinstance(value, types.FunctionType) and \
+                        value.__globals__ is not module_globals and name not in imported and \
+                        is_user_code(value.__code__.co_filename):
+                    imported[name] = captured(value)
+    return dict(sorted(found.items())), {k: v for k, v in sorted(imported.items()) if v is not module_globals[k]}
 
 
 def _rebuild(fn, new_globals):
@@ -148,7 +158,7 @@ def _rebuild(fn, new_globals):
     out.__dict__.update(fn.__dict__)
     out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     out.__annotations__ = fn.__annotations__
-    return out
+    return remember_captured(out)
 
 
 # ---------------------------------------------------------------- conversion, once per code object
@@ -165,7 +175,7 @@ def _conversion(fn):
 def _source_def(fn):
     """The ``def`` node of ``fn``, with the file's line numbers, or None when its source cannot be read."""
     try:
-        lines, start = inspect.getsourcelines(fn)
+        lines, start = inspect.getsourcelines(fn.__code__)  # the code: a functools.wraps wrapper is not its __wrapped__
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError, ValueError, IndentationError):
         return None
@@ -233,6 +243,8 @@ def _convert(fn):
     local_names = (set(params) | set(an.stores(node.body))) - declared
     path = _display_path(code.co_filename)
     prefix = _prefix(idents)
+    sites = CallSites(prefix + "rt", fn.__globals__, local_names | declared)
+    node.body = [sites.visit(s) for s in node.body]  # helper calls through the run-time hook (gradc.trace.calls)
     # a parameter the function returns may be written (the caller assigns the result); one it never returns is
     # written for the caller to see
     returned = {n.id for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
@@ -241,7 +253,7 @@ def _convert(fn):
     if items.available:
         node.body = [out for s in node.body for out in _as_list(items.visit(s))]
         local_names |= items.generated
-    if not items.count and not _needs_capture(node.body):
+    if not items.count and not sites.count and not _needs_capture(node.body):
         return None
     kept = [n for n in REWRITTEN_BUILTINS
             if fn.__globals__.get(n, getattr(builtins, n)) is getattr(builtins, n) and n not in local_names]
@@ -420,3 +432,6 @@ def _as_list(node) -> list:
 _SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
             ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
             ast.LShift: "<<", ast.RShift: ">>"}
+
+
+CAPTURE.append(capture)  # the helper hook (gradc.trace.calls) captures the helpers it meets with it

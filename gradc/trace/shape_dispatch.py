@@ -37,7 +37,7 @@ def _operand(x):
 
 def _static(value, what):
     if isinstance(value, Traced) or (isinstance(value, (list, tuple)) and first_traced(value) is not None):
-        raise TraceError(f"{what} must be known at trace time, not a traced value",
+        raise StaticValueNeeded(f"{what} must be known at trace time, not a traced value",
                          hint="pass NumPy integers or Python ints")
     return value
 

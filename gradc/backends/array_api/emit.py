@@ -28,6 +28,7 @@ def f(x):
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
 from gradc.backends.array_api import spellings
@@ -37,6 +38,7 @@ from gradc.backends.numpy.emit import emit_module as emit_numpy_module
 from gradc.errors import EmitError
 from gradc.ir.graph import Graph
 from gradc.ir.registry import OPS
+from gradc.transforms.inline_calls import flatten_calls
 
 _COMMENT = "__gradc_comment__"
 _RUNTIME = {
@@ -124,7 +126,11 @@ def _missing_words(eqn) -> set:
 
 
 def emit_module(functions: list, header: list | None = None) -> str:
-    """Source text of an array-API module defining ``functions`` (a list of NumPy-target ``Function``)."""
+    """Source text of an array-API module defining ``functions`` (a list of NumPy-target ``Function``).
+
+    Helpers (``call`` equations) are inlined: each function is one straight-line body of standard calls.
+    """
+    functions = [dataclasses.replace(f, graph=flatten_calls(f.graph)) for f in functions]
     bad = unsupported_ops([f.graph for f in functions])
     if bad:
         names = ", ".join(bad)

@@ -83,6 +83,7 @@ from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
 from gradc.passes.in_place import mark_in_place
+from gradc.transforms.inline_calls import flatten_calls
 
 # a run whose expression written out as a tree (a value read twice counted twice) would grow past this many nodes
 # starts a new fused loop, reading the values before it from memory: it bounds a loop's body and the arguments of
@@ -525,6 +526,8 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     ``max_trips`` bounds the tapes of loops whose trip count is known only when they run (default
     ``control.DEFAULT_MAX_TRIPS``); the header lists each bounded loop and its status code.
     """
+    # until the C target writes helpers as functions (c-calls), a call equation is its body inlined
+    functions = [(flatten_calls(graph), *rest) for graph, *rest in functions]
     module = Module()
     defs, protos = [], []
     # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the

@@ -41,7 +41,7 @@ from gradc.ir.graph import Const, Graph
 from gradc.ops import spell
 from gradc.ops.control import scan_parts, while_parts
 
-CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element"})
+CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element", "call"})  # call: written by numpy.calls
 _TEMPORARY_ADJOINT = re.compile(r"t\d+_bar$")  # the adjoint of a value gradc named
 
 
