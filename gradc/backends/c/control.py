@@ -148,7 +148,8 @@ def loop_limits(graph, max_trips=None) -> list:
         if eqn is None:
             pending.pop()
             continue
-        pending.extend((iter(sub.eqns), _read_items(sub)) for sub in reversed(subgraphs(eqn)))
+        if eqn.op != "call":  # a helper's body is a function of its own: its statuses follow (call_limits)
+            pending.extend((iter(sub.eqns), _read_items(sub)) for sub in reversed(subgraphs(eqn)))
         bound = _bound(eqn, reads.get(id(eqn.out), set()), default)
         if bound is not None:
             trips, what, hint = bound
@@ -162,7 +163,9 @@ def loop_limits(graph, max_trips=None) -> list:
         if raising is not None:
             found.append(Limit(id(eqn), len(found) + 1, 0, raising[0], raising[1], "check", eqn.params["exception"],
                                eqn.params["args"]))
-    return found
+    from gradc.backends.c.calls import call_limits
+
+    return call_limits(graph, max_trips, found)
 
 
 def limits_doc(functions, max_trips=None) -> list:

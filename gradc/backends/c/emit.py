@@ -46,6 +46,7 @@ import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
+from gradc.backends.c.calls import BODY_STACK_LIMIT, CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fused import FusedRun
@@ -88,7 +89,7 @@ from gradc.ir.types import TensorType
 MAX_TREE = 48
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, CallLowerings):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
@@ -401,8 +402,11 @@ class _Copy:
         self.type = type_
 
 
-def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None):
+def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None, static=False):
     """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs.
+
+    The bodies of the helpers it calls are emitted first, once per unit, into ``module`` (``calls``);
+    ``static``: the function is one of those bodies (no linkage, less stack).
 
     A function with bounded loops (``control.loop_limits``) returns ``int``: 0, or the number of the
     loop that would have run past its bound; the others return ``void``. A graph whose inputs have
@@ -412,18 +416,21 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
     """
     sizes = size_params([graph], []) if sizes is None else {k: v for k, v in sizes.items()
                                                             if k in _size_names(graph)}
+    module = module or Module()
+    call_table(module).prepare(graph, module, max_trips, emit_function)
     em = FunctionEmitter(graph, fname, out_params, module, max_trips=max_trips, sizes=sizes)
     with size_names(sizes):
         body = em.body()
         if em.limits:
             body.append("    return 0;")
         work = sum(8 * _words(n, ct) for _, ct, n in em.arrays)
+        lent = lent_work(graph, module)  # the first words of work: for the bodies it calls
         # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
         params = [f"long {c}" for c in sizes.values()]
         params += [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
         params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
-        decls, heap = [], is_dim_expr(work) or work > STACK_LIMIT
-        offset = 0
+        decls, heap = [], is_dim_expr(work) or work > (BODY_STACK_LIMIT if static else STACK_LIMIT)
+        offset = (lent + 7) // 8 if not is_dim_expr(lent) else sp.expand(lent / 8)  # (8 per word already)
         for name, ctype, n_elems in em.arrays:
             if heap:
                 decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {dim_c(offset)});")
@@ -431,13 +438,14 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
             else:
                 decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")
     unused = [f"    (void){c};" for c in sizes.values() if not re.search(rf"\b{c}\b", "\n".join(decls + body))]
-    if heap:
+    lends = is_dim_expr(offset) or offset > 0
+    if heap or lends:
         params.append("double *work")
     if not is_dim_expr(offset):
         check_work(graph.name, 8 * offset, where=graph.origin or None)
-    proto = f"{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
+    proto = f"{'static ' if static else ''}{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
     text = "\n".join([proto, "{"] + decls + unused + body + ["}"])
-    return proto, text, (8 * offset if heap else 0)
+    return proto, text, (8 * offset if heap or lends else 0)
 
 
 def _words(n_elems, ctype):
@@ -490,7 +498,7 @@ def sizes_doc(sizes) -> list:
 
 # op kinds the emitter lowers with named sizes in their shapes (the others need numbers: see unsized_ops)
 SIZED_KINDS = frozenset({"scalar", "view", "reshape", "reduce", "argreduce", "concatenate", "index_grad",
-                         "cumulative", "matmul", "outer", "eye_like", "triangle", "size"})
+                         "cumulative", "matmul", "outer", "eye_like", "triangle", "size", "call", "element"})
 
 
 def unsized_ops(graph) -> list:
