@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from gradc.backends.c.names import SYMBOL_PREFIX, symbol
-from gradc.backends.c.values import C_TYPES, dim_c, ptr
+from gradc.backends.c.values import C_TYPES, Loc, dim_c, ptr
 from gradc.backends.escape import c_comment
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr
@@ -254,7 +254,10 @@ class CallLowerings:
         out_types = list(e.out.type.items) if isinstance(e.out.type, TupleType) else [e.out.type]
         if isinstance(e.out.type, TupleType):
             for k, (t, o) in enumerate(zip(out_types, body.outputs)):
-                places.append(self.place_of(e, k, t, f"{call_name(e)}_out" if isinstance(o, Const) else o.name))
+                place = self.output_place(e, k)
+                if place is None:
+                    place = self.place_of(e, k, t, f"{call_name(e)}_out" if isinstance(o, Const) else o.name)
+                places.append(place)
             self.tuple_locs[id(e.out)] = places
         else:
             places.append(self.storage(e.out))
@@ -274,6 +277,16 @@ class CallLowerings:
         moved = f"{status} + {codes[0] - 1}" if codes[0] > 1 else status
         self.emit(f"const int {status} = {text};")
         self.emit(f"if ({status}) return {moved};  /* the status of {c_comment(call_name(e))}, see the header */")
+
+    def output_place(self, e, k):
+        """The output parameter result ``k`` of the call ``e`` is copied to at the end, if any (and not a scalar
+        local): the callee writes it there directly, and the copy is dropped."""
+        readers = self.elements.get(id(e.out), {}).get(k, [])
+        for n, (param, out) in enumerate(self.copies):
+            if param is not None and any(out is r.out for r in readers) and out.type.shape != ():
+                del self.copies[n]
+                return Loc(param, out.type.shape, dtype=out.type.dtype)
+        return None
 
     def argument(self, atom) -> str:
         """A pointer to ``atom``'s elements in row-major order (a view or a constant copied first)."""
