@@ -34,12 +34,26 @@ def branch_other_way(x, s):
     return gradc.cond(np.sum(s) > 0.0, lambda x, s: x * s, lambda x, s: np.exp(x) - s, x, -s)
 
 
+def _weighted_norm(v, w):
+    """A helper with a loop (kept as a function: a ``call`` equation)."""
+    total = 0.0
+    for k in range(v.shape[0]):
+        total = total + w[k] * v[k] ** 2
+    return total
+
+
+def helper_calls(x, w):
+    """The same helper called twice with one signature: one body, two ``call`` equations."""
+    return _weighted_norm(x, w) * np.tanh(_weighted_norm(np.sin(x), w))
+
+
 DIFF_CASES = [
     Case("fori_loop_rnn", rnn, [uniform(-0.5, 0.5, 5, 3), uniform(-0.5, 0.5, 3, 3)], ("scan", "element")),
     Case("scan_stacked_outputs", scan_outputs, [normal(4, 2), uniform(0.2, 0.9, 2)], ("scan", "element")),
     Case("while_loop_halving", halve_until_small, [uniform(0.5, 1.5, 3)], ("while_loop", "element")),
     Case("cond_true_branch", branch, [normal(3), uniform(0.5, 1.0, 3)], ("cond", "element")),
     Case("cond_false_branch", branch_other_way, [normal(3), uniform(0.5, 1.0, 3)], ("cond", "element")),
+    Case("call_helper_twice", helper_calls, [normal(3), uniform(0.5, 1.0, 3)], ("call", "element")),
 ]
 def _checked_floor(a):
     """floor(a), with the run-time check a raise on traced data becomes (it never holds at the table's inputs)."""

@@ -29,9 +29,13 @@ _FACTORISATIONS = frozenset({"cholesky", "cholesky_grad", "eigh", "eigvalsh", "s
                              "triangular_solve", "logabsdet", "det_sign", "expm"})
 
 
-def work(graph: Graph) -> float:
+def work(graph: Graph, _memo: dict | None = None) -> float:
     """Elements read and written (multiply-adds for contractions) by ``graph``, loops times their trips."""
-    return float(sum(_eqn_work(e) for e in graph.eqns))
+    memo = {} if _memo is None else _memo  # a helper's body, called from many places, is counted once
+    found = memo.get(id(graph))
+    if found is None:
+        found = memo[id(graph)] = float(sum(_eqn_work(e, memo) for e in graph.eqns))
+    return found
 
 
 def _number(d) -> float:
@@ -50,12 +54,12 @@ def _trips(eqn) -> float:
     return 1.0 if length is None else _number(length)  # None: known only at run time
 
 
-def _eqn_work(eqn) -> float:
+def _eqn_work(eqn, memo) -> float:
     inner = subgraphs(eqn)
     if eqn.op == "cond":
-        return max((work(g) for g in inner), default=0.0)
+        return max((work(g, memo) for g in inner), default=0.0)
     if inner:
-        return (_trips(eqn) if eqn.op == "scan" else 1.0) * sum(work(g) for g in inner)
+        return (_trips(eqn) if eqn.op == "scan" else 1.0) * sum(work(g, memo) for g in inner)
     if eqn.op == "element":
         return 0.0
     sizes = [_elements(getattr(a, "type", None)) for a in eqn.inputs]

@@ -60,8 +60,18 @@ def _holds_graphs(value) -> bool:
     return _is_graph(value) or isinstance(value, tuple) and bool(value) and all(_is_graph(v) for v in value)
 
 
-def format_eqn(eqn) -> str:
-    """One equation; the sub-graphs it holds (a loop's body) follow, indented, one ``def`` each."""
+def format_eqn(eqn, seen: set | None = None) -> str:
+    """One equation; the sub-graphs it holds (a loop's body) follow, indented, one ``def`` each.
+
+    A helper's body (``call``) is printed under the first equation calling it; a later call
+    names it (``body=det_1``) and says it was printed above. ``seen`` holds the bodies printed.
+    """
+    seen = set() if seen is None else seen
+    if eqn.op == "call" and id(eqn.params["body"]) in seen:
+        parts = [eqn.op] + [format_atom(a) for a in eqn.inputs] + [f"helper={eqn.params['helper']!r}"]
+        return f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}  # body above"
+    if eqn.op == "call":
+        seen.add(id(eqn.params["body"]))
     parts = [eqn.op] + [format_atom(a) for a in eqn.inputs]
     parts += [f"{k}={format_param(eqn.params[k])}" for k in sorted(eqn.params) if not _holds_graphs(eqn.params[k])]
     lines = [f"{eqn.out.name}: {eqn.out.type} = {' '.join(parts)}"]
@@ -69,11 +79,11 @@ def format_eqn(eqn) -> str:
         value = eqn.params[k]
         if _holds_graphs(value):
             for g in (value if isinstance(value, tuple) else (value,)):
-                lines += ["  " + line for line in format_graph(g).split("\n")]
+                lines += ["  " + line for line in format_graph(g, seen).split("\n")]
     return "\n".join(lines)
 
 
-def format_graph(graph) -> str:
+def format_graph(graph, seen: set | None = None) -> str:
     inputs = {v.name: v for v in graph.inputs}
     params = []
     for name in graph.params:
@@ -84,8 +94,9 @@ def format_graph(graph) -> str:
     out_types = [o.type for o in graph.outputs]
     ret = str(out_types[0]) if len(out_types) == 1 else "(" + ", ".join(map(str, out_types)) + ")"
     lines = [f"def {graph.name}({', '.join(params)}) -> {ret}:"]
+    seen = set() if seen is None else seen
     for e in graph.eqns:
-        lines += ["  " + line for line in format_eqn(e).split("\n")]
+        lines += ["  " + line for line in format_eqn(e, seen).split("\n")]
     lines.append("  return " + ", ".join(format_atom(o) for o in graph.outputs) if graph.outputs else "  return")
     return "\n".join(lines)
 

@@ -17,7 +17,7 @@ class VerifyError(AssertionError):
     """A graph breaks an IR invariant (a bug in gradc, not in user code)."""
 
 
-def verify(graph) -> None:
+def verify(graph, _seen: set | None = None) -> None:
     """Check the IR invariants: defined before use, unique names, types agree with op rules.
 
     >>> from gradc.ir.graph import Graph
@@ -25,6 +25,7 @@ def verify(graph) -> None:
     """
     defined: set = set()
     names: set = set()
+    seen = set() if _seen is None else _seen  # a helper's body, called from many places, is checked once
 
     def define(var):
         if not isinstance(var, Var):
@@ -50,7 +51,9 @@ def verify(graph) -> None:
         for a in eqn.inputs:
             check_use(a, f"{eqn.out.name} = {eqn.op}")
         for sub in subgraphs(eqn):  # closed: a sub-graph reads only its own inputs
-            verify(sub)
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                verify(sub, seen)
         expected = OPS[eqn.op].infer([a.type for a in eqn.inputs], eqn.params)
         if expected != eqn.out.type:
             raise VerifyError(f"{eqn.out.name} = {eqn.op}: type {eqn.out.type}, rule says {expected}")

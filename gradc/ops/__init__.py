@@ -18,6 +18,7 @@ from gradc.ir.registry import OPS, Op, bind, defop
 from gradc.ops import (  # noqa: F401  (registers the ops)
     autodiff,
     bitwise,
+    call,
     checks,
     contract,
     control,

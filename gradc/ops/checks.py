@@ -77,9 +77,13 @@ def has_effects(graph_or_eqn) -> bool:
     False
     """
     pending = [graph_or_eqn]
+    seen: set = set()  # a helper's body, called from many places, is read once
     while pending:  # sub-graphs nest as deep as the user's loops: no recursion
         item = pending.pop()
         if isinstance(item, Graph):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
             pending.extend(item.eqns)
         elif item.op in EFFECT_OPS:
             return True

@@ -14,6 +14,8 @@ def lambda_(x: f64[2]) -> f64[2]:
 """
 from __future__ import annotations
 
+import weakref
+
 from gradc.ir.graph import Graph
 from gradc.ir.verify import verify
 from gradc.passes.cse import cse
@@ -29,7 +31,7 @@ def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:
 
     With ``check=True`` the IR is verified after every pass (the tests do this).
     """
-    graph = optimize_subgraphs(merge_loops(graph), lambda g: optimize(g, check=check, rounds=rounds))
+    graph = optimize_subgraphs(merge_loops(graph), lambda g: _optimized_once(g, check, rounds))
     for _ in range(rounds):
         before = _signature(graph)
         for run in PIPELINE:
@@ -39,6 +41,20 @@ def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:
         if _signature(graph) == before:
             break
     return graph
+
+
+_OPTIMIZED: dict = {}  # (id(sub-graph), check, rounds) -> its optimised form, while the sub-graph lives
+
+
+def _optimized_once(graph: Graph, check: bool, rounds: int) -> Graph:
+    """A sub-graph optimised once however many equations hold it (a helper's body called from many places, in
+    the value and the gradient graphs alike): the same optimised object each time, so emitters see one body."""
+    key = (id(graph), check, rounds)
+    found = _OPTIMIZED.get(key)
+    if found is None:
+        found = _OPTIMIZED[key] = optimize(graph, check=check, rounds=rounds)
+        weakref.finalize(graph, _OPTIMIZED.pop, key, None)
+    return found
 
 
 def _signature(graph: Graph):

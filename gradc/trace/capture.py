@@ -67,6 +67,8 @@ import warnings
 from gradc.errors import GradcWarning, _display_path
 from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
+from gradc.trace.calls import captured, is_user_code, remember_captured
+from gradc.trace.capture_calls import CallSites
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
 _CACHE: dict = {}  # (code object, its file) -> (code of the rewritten function, its source) or None
@@ -91,9 +93,10 @@ def capture(f):
     if not isinstance(fn, types.FunctionType):
         return f
     module_globals = fn.__globals__
-    helpers = _reachable(fn, module_globals)
-    if any(_conversion(h) is not None for h in helpers.values()):
+    helpers, imported = _reachable(fn, module_globals)
+    if imported or any(_conversion(h) is not None for h in helpers.values()):
         new_globals = dict(module_globals)
+        new_globals.update(imported)
         for name, h in helpers.items():
             new_globals[name] = _rebuild(h, new_globals)
         out = _rebuild(fn, new_globals)
@@ -118,9 +121,12 @@ def converted_source(f) -> str | None:
 
 
 # ---------------------------------------------------------------- the functions a traced function reaches
-def _reachable(fn, module_globals) -> dict:
-    """The same-module functions ``fn`` calls by global name, directly or through each other (name -> function)."""
+def _reachable(fn, module_globals) -> tuple:
+    """The same-module functions ``fn`` names as globals, directly or through each other (name -> function), and
+    the user functions of other modules it names, captured (name -> captured function; only those the capture
+    rewrote): reached from code that is not rewritten itself (a lambda, exec'd code), they are captured here."""
     found: dict = {}
+    imported: dict = {}
     todo = [fn]
     while todo:
         code_stack = [todo.pop().__code__]
@@ -133,7 +139,10 @@ def _reachable(fn, module_globals) -> dict:
                         value is not fn and name not in found:
                     found[name] = value
                     todo.append(value)
-    return dict(sorted(found.items()))
+                elif isinstance(value, types.FunctionType) and value.__globals__ is not module_globals and \
+                        name not in imported and is_user_code(value.__code__.co_filename):
+                    imported[name] = captured(value)
+    return dict(sorted(found.items())), {k: v for k, v in sorted(imported.items()) if v is not module_globals[k]}
 
 
 def _rebuild(fn, new_globals):
@@ -146,7 +155,7 @@ def _rebuild(fn, new_globals):
     out.__dict__.update(fn.__dict__)
     out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     out.__annotations__ = fn.__annotations__
-    return out
+    return remember_captured(out)
 
 
 # ---------------------------------------------------------------- conversion, once per code object
@@ -224,10 +233,12 @@ def _convert(fn):
     local_names = (set(params) | set(an.stores(node.body))) - declared
     path = _display_path(code.co_filename)
     prefix = _prefix(idents)
+    sites = CallSites(prefix + "rt", fn.__globals__, local_names | declared)
+    node.body = [sites.visit(s) for s in node.body]  # helper calls through the run-time hook (gradc.trace.calls)
     items = _ItemAssignments(prefix + "rt", path, local_names)
     if items.available:
         node.body = [items.visit(s) for s in node.body]
-    if not items.count and not _needs_capture(node.body):
+    if not items.count and not sites.count and not _needs_capture(node.body):
         return None
     kept = [n for n in REWRITTEN_BUILTINS
             if fn.__globals__.get(n, getattr(builtins, n)) is getattr(builtins, n) and n not in local_names]

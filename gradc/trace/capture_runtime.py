@@ -20,6 +20,7 @@ from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
 from gradc.trace import checks, control
+from gradc.trace.calls import call  # noqa: F401  (helper calls in captured code: gradc.trace.calls)
 from gradc.trace.capture_values import (  # noqa: F401  (the generated code reaches them through this module)
     and_,
     compare,

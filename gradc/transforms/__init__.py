@@ -11,4 +11,7 @@ May import: ``gradc.ir``, ``gradc.ops``, ``gradc.trace``, ``gradc.errors``.
 >>> callable(reverse.value_and_grad_graph)
 True
 """
-from gradc.transforms import control  # noqa: E402,F401  (installs the control-flow ops' rules)
+from gradc.transforms import (
+    calls,  # noqa: E402,F401  (installs the call op's rules)
+    control,  # noqa: E402,F401  (installs the control-flow ops' rules)
+)

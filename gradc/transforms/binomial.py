@@ -210,9 +210,12 @@ def binomial_report(graph) -> list:
     """
     from gradc.ir.graph import subgraphs
     lines: list = []
-    stack = [graph]
+    stack, seen = [graph], set()
     while stack:
         g = stack.pop()
+        if id(g) in seen:  # a helper's body, called from many places
+            continue
+        seen.add(id(g))
         for eqn in g.eqns:
             stack.extend(subgraphs(eqn))
             if eqn.op != "scan" or "revolve" not in eqn.params:

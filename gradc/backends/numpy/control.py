@@ -41,7 +41,7 @@ from gradc.ir.graph import Const, Graph
 from gradc.ops import spell
 from gradc.ops.control import scan_parts, while_parts
 
-CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element"})
+CONTROL_OPS = frozenset({"scan", "while_loop", "cond", "element", "call"})  # call: gradc.backends.numpy.calls
 _TEMPORARY_ADJOINT = re.compile(r"t\d+_bar$")  # the adjoint of a value gradc named
 
 
@@ -132,6 +132,9 @@ def _bind_inputs(sub, variables, exprs) -> None:
 def emit_control(em, eqn) -> list:
     if eqn.op == "element":
         return []  # the loop or branch assigned it
+    if eqn.op == "call":
+        from gradc.backends.numpy.calls import emit_call
+        return emit_call(em, eqn)
     return {"scan": _scan, "while_loop": _while, "cond": _cond}[eqn.op](em, eqn)
 
 

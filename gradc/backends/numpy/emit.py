@@ -50,6 +50,7 @@ from gradc.backends.numpy.analysis import (
     single_use_values,
 )
 from gradc.backends.numpy.arguments import ArgumentChecks
+from gradc.backends.numpy.calls import HelperNames, helper_bodies, needs_checks
 from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
 from gradc.backends.numpy.names import (
@@ -334,6 +335,25 @@ class _FunctionEmitter(ArgumentChecks):
         return fdef
 
 
+class _HelperEmitter(_FunctionEmitter):
+    """A helper's body as a module-level function: a generated name, no argument checks (its callers are the
+    module's own functions) unless it reads named sizes from its inputs."""
+
+    def checks(self) -> list:
+        return super().checks() if needs_checks(self.graph) else []
+
+    def function_def(self) -> ast.FunctionDef:
+        fdef = super().function_def()
+        fdef.name = self.fn.name
+        return fdef
+
+
+def _helper_doc(name: str, body: Graph) -> str:
+    ins = ", ".join(f"{v.name}: {v.type}" for v in body.inputs)
+    outs = ", ".join(str(o.type) for o in body.outputs)
+    return f"Helper {name}({ins}) -> {outs}."
+
+
 # ops spelled with a Python operator that raises on Python floats (1.0 / 0.0, 0.0 ** -1.0, 1.0 % 0.0); NumPy's
 # functions do not raise on them
 _RAISING_OPERATORS = frozenset({"div", "pow", "mod", "floor_divide"})
@@ -389,7 +409,11 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
                             hint="give the function a name that is a Python identifier (its __name__)")
-    state = _ModuleState(uses_math_only([f.graph for f in functions]))
+    bodies = helper_bodies([f.graph for f in functions])  # each helper kept as a function: written once
+    state = _ModuleState(uses_math_only([f.graph for f in functions] + bodies))
+    state.helper_names = HelperNames(bodies, taken={f.name for f in functions})
+    helper_emitters = [_HelperEmitter(Function(name, body, _helper_doc(name, body)), state)
+                       for name, body in state.helper_names.unique]
     emitters = [_FunctionEmitter(f, state) for f in functions]
     twins = []  # (name, emitter) of the NumPy twins (see fallback.py)
     if numpy_twins:
@@ -401,7 +425,7 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
                 doc = f"{em.fn.doc.rstrip('.')}, as NumPy computes it (where Python floats raise)."
                 twin = dataclasses.replace(em.fn, doc=doc, sections=False, defaults=None)
                 twins.append((em.twin, _FunctionEmitter(twin, numpy_state, numpy_scalars=True)))
-    defs = [em.function_def() for em in emitters]
+    defs = [em.function_def() for em in helper_emitters] + [em.function_def() for em in emitters]
     for name, em in twins:
         defs.append(em.function_def())
         defs[-1].name = name
@@ -421,7 +445,7 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
     # every name the emitter marked as the user's (parameters, values, named sizes, loop names), read off the text
     users = set(re.findall(rf"{USER_MARK}(\w+)", text))
     generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values()) + [
-        name for name, _ in twins] + from_math
+        name for name, _ in twins] + from_math + [name for name, _ in state.helper_names.unique]
     always = ("np", "math", "scipy")
     if collides(users, always, texts, generated):  # a user's np, float or C0 renames the generated one
         alias = finish(module, always=always, helpers=texts)
