@@ -84,13 +84,35 @@ def callees(graph) -> list:
 
 def _callees(graph) -> list:
     """``(body, helper's name)`` of each distinct body ``graph`` calls, in order of first call."""
+    known = _remembered(_CALLEES, graph, None)
+    if known is not None:
+        return known
     seen, out = set(), []
     for eqn in calls_in(graph):
         body = call_body(eqn)
         if id(body) not in seen:
             seen.add(id(body))
             out.append((body, call_name(eqn)))
-    return out
+    return _remember(_CALLEES, graph, None, out)
+
+
+# what was found of a graph, by id (the graph kept in the entry, so an id is never reused while there): each
+# body is looked at once however many calls and callers it has (a recursion by shapes calls each body n times)
+_CALLEES: dict = {}
+_LIMITS: dict = {}
+_MEMO_SIZE = 4096
+
+
+def _remembered(memo: dict, graph, key):
+    entry = memo.get((id(graph), key))
+    return entry[1] if entry is not None and entry[0] is graph else None
+
+
+def _remember(memo: dict, graph, key, value):
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[(id(graph), key)] = (graph, value)
+    return value
 
 
 def ordered_bodies(graphs) -> list:
@@ -236,7 +258,10 @@ def call_limits(graph, max_trips, own) -> list:
     if bodies:
         ordered_bodies([graph])  # a helper calling itself is refused before its statuses are counted
     for body in bodies:
-        for lim in loop_limits(body, max_trips):
+        limits = _remembered(_LIMITS, body, max_trips)
+        if limits is None:
+            limits = _remember(_LIMITS, body, max_trips, loop_limits(body, max_trips))
+        for lim in limits:
             found.append(replace(lim, eqn_id=id(body), code=len(found) + 1))
     return found
 
