@@ -18,144 +18,32 @@ as a ``static`` function of the unit (no linkage: the unit's only symbols stay `
   body may run inside a loop of its caller, or while another call of it is on the stack;
 * a body holding a run-time check, an index check or a bounded loop returns ``int``: 0, or its own
   status (numbered as ``control.loop_limits`` numbers a function's); its caller returns that status
-  moved into the range it keeps for the body (``call_limits``), so the entry point's status names
-  the check wherever it stands, and Python raises the user's exception.
+  moved into the range it keeps for the body (``call_graph.call_limits``), so the entry point's status
+  names the check wherever it stands, and Python raises the user's exception.
 
->>> from gradc.ir.graph import Graph
->>> body_names(["det", "det", "λ"])
-['gradc_call_det', 'gradc_call2_det', 'gradc_call_h6bb5604c']
+No heap allocation: a body's work lives in its caller's, so nothing is left to free on any path (the
+early ``return`` of a check included), and the entry point's ``NAME_work_size`` covers the deepest
+chain of calls. A body reaching itself with the same signature (a recursion on traced values, whose
+depth no bound covers) is refused (``call_graph.ordered_bodies``); a recursion on shapes is a chain
+of distinct bodies (GradBench's det of size n: n - 1 of them, and their adjoints).
+
+>>> BODY_STACK_LIMIT
+16384
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sympy as sp
 
-from gradc.backends.c.names import SYMBOL_PREFIX, symbol
+from gradc.backends.c.call_graph import call_body, call_name, calls_in, next_name, ordered_bodies
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, ptr
 from gradc.backends.escape import c_comment
-from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr
-from gradc.ir.graph import Const, subgraphs
+from gradc.ir.graph import Const
 from gradc.ir.types import TupleType
 
-CALL_PREFIX = "gradc_call"
 BODY_STACK_LIMIT = 16384  # bytes of a body's work arrays on its stack (bodies nest: a chain of calls adds them up)
-
-
-def call_body(eqn):
-    """The sub-graph a ``call`` equation runs (its only graph param)."""
-    body = eqn.params.get("body")
-    if body is None:
-        (body,) = subgraphs(eqn)
-    return body
-
-
-def call_name(eqn) -> str:
-    """The helper's name (the equation's ``helper`` param, else its body's)."""
-    return eqn.params.get("helper") or call_body(eqn).name
-
-
-def calls_in(graph) -> list:
-    """The call equations of ``graph`` and of its loop bodies and branches (not inside other calls' bodies),
-    in program order (no recursion: sub-graphs nest as deep as the user's loops).
-
-    >>> from gradc.ir.graph import Graph
-    >>> calls_in(Graph("f", [], [], []))
-    []
-    """
-    found, pending = [], [iter(graph.eqns)]
-    while pending:
-        eqn = next(pending[-1], None)
-        if eqn is None:
-            pending.pop()
-            continue
-        if eqn.op == "call":
-            found.append(eqn)
-            continue
-        pending.extend(iter(sub.eqns) for sub in reversed(subgraphs(eqn)))
-    return found
-
-
-def callees(graph) -> list:
-    """The distinct bodies ``graph`` calls (``calls_in``), in order of first call."""
-    return [body for body, _ in _callees(graph)]
-
-
-def _callees(graph) -> list:
-    """``(body, helper's name)`` of each distinct body ``graph`` calls, in order of first call."""
-    known = _remembered(_CALLEES, graph, None)
-    if known is not None:
-        return known
-    seen, out = set(), []
-    for eqn in calls_in(graph):
-        body = call_body(eqn)
-        if id(body) not in seen:
-            seen.add(id(body))
-            out.append((body, call_name(eqn)))
-    return _remember(_CALLEES, graph, None, out)
-
-
-# what was found of a graph, by id (the graph kept in the entry, so an id is never reused while there): each
-# body is looked at once however many calls and callers it has (a recursion by shapes calls each body n times)
-_CALLEES: dict = {}
-_LIMITS: dict = {}
-_MEMO_SIZE = 4096
-
-
-def _remembered(memo: dict, graph, key):
-    entry = memo.get((id(graph), key))
-    return entry[1] if entry is not None and entry[0] is graph else None
-
-
-def _remember(memo: dict, graph, key, value):
-    if len(memo) >= _MEMO_SIZE:
-        memo.clear()
-    memo[(id(graph), key)] = (graph, value)
-    return value
-
-
-def ordered_bodies(graphs) -> list:
-    """``(body, helper's name)`` of every body ``graphs`` reach through calls, each once: callees before their
-    callers (depth first, in order of first call). A body reaching itself is refused (its work and statuses
-    would have no bound)."""
-    order, state = [], {}  # id(body) -> "open" (on the path) or "done"
-    for top in graphs:
-        stack = [(top, "", iter(_callees(top)))]
-        while stack:
-            node, helper, rest = stack[-1]
-            child, child_helper = next(rest, (None, ""))
-            if child is None:
-                stack.pop()
-                if node is not top:
-                    state[id(node)] = "done"
-                    order.append((node, helper))
-                continue
-            seen = state.get(id(child))
-            if seen is None:
-                state[id(child)] = "open"
-                stack.append((child, child_helper, iter(_callees(child))))
-            elif seen == "open":
-                path = " -> ".join(h for _, h, _ in stack[1:]) + f" -> {child_helper}"
-                raise EmitError(f"target c cannot emit the helper {child_helper} calling itself with the same "
-                                f"argument types ({path})", where=child.origin or None,
-                                hint="recursion whose depth depends on traced values: use target='numpy', or "
-                                     "recurse on shapes (each level a new signature)")
-    return order
-
-
-def body_names(helpers) -> list:
-    """C names of bodies of ``helpers`` (in order): ``gradc_call_NAME``, then ``gradc_call2_NAME``, ... for
-    another body of the same helper (another signature, or a derivative)."""
-    count: dict = {}
-    return [_next_name(helper, count) for helper in helpers]
-
-
-def _next_name(helper: str, count: dict) -> str:
-    """The C name of a body of ``helper``, the next of that name (``count``: helper words -> bodies named so far)."""
-    words = symbol(helper)[len(SYMBOL_PREFIX):]
-    k = count[words] = count.get(words, 0) + 1
-    return f"{CALL_PREFIX}{k if k > 1 else ''}_{words}"
 
 
 @dataclass
@@ -179,15 +67,14 @@ class CallTable:
         self.graphs: list = []  # kept alive while their ids are keys
         self.names: dict = {}  # helper words -> bodies of that name so far
 
-    def prepare(self, graph, module, max_trips, emit_function):
-        """Emit every body ``graph`` reaches and the table does not have yet (``emit_function``: emit's)."""
+    def prepare(self, graph, module, max_trips, emit_function, size_params):
+        """Emit every body ``graph`` reaches and the table does not have yet (``emit_function`` and
+        ``size_params``: the emitter's, passed in so that this module does not import it)."""
         for body, helper in ordered_bodies([graph]):
             if id(body) in self.bodies:
                 continue
-            cname = _next_name(helper, self.names)
+            cname = next_name(helper, self.names)
             out_params = ["out"] if len(body.outputs) == 1 else [f"out{j}" for j in range(len(body.outputs))]
-            from gradc.backends.c.emit import size_params
-
             sizes = size_params([body], out_params)
             proto, text, work = emit_function(body, cname, out_params, module, max_trips, sizes=sizes, static=True)
             doc = f"Helper {helper}" + (f" ({body.origin})" if body.origin else "") + ": " + \
@@ -246,24 +133,6 @@ def lent_work(graph, module) -> object:
     if all(not is_dim_expr(w) for w in needs):
         return max(needs)
     return sp.Add(*needs)
-
-
-def call_limits(graph, max_trips, own) -> list:
-    """``own`` (the limits of ``graph`` itself, ``control.loop_limits``) and then, for each distinct body it calls,
-    that body's limits renumbered after them (``eqn_id`` the body's id: the calls find their range by it)."""
-    from gradc.backends.c.control import loop_limits
-
-    found = list(own)
-    bodies = callees(graph)
-    if bodies:
-        ordered_bodies([graph])  # a helper calling itself is refused before its statuses are counted
-    for body in bodies:
-        limits = _remembered(_LIMITS, body, max_trips)
-        if limits is None:
-            limits = _remember(_LIMITS, body, max_trips, loop_limits(body, max_trips))
-        for lim in limits:
-            found.append(replace(lim, eqn_id=id(body), code=len(found) + 1))
-    return found
 
 
 class CallLowerings:
@@ -333,5 +202,5 @@ def _call_text(eqn, cname) -> str:
     return f"{eqn.out.name} = call {call_name(eqn)} {args}: {cname}"
 
 
-__all__ = ["BODY_STACK_LIMIT", "CALL_PREFIX", "CallLowerings", "CallTable", "body_names", "call_body", "call_limits",
-           "call_table", "calls_in", "callees", "lent_work", "ordered_bodies"]
+__all__ = ["BODY_STACK_LIMIT", "Body", "CallLowerings", "CallTable", "call_table", "lent_work", "size_arguments",
+           "work_at_call"]

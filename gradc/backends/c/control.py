@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gradc.backends.c.call_graph import call_limits
 from gradc.backends.c.checks import check_limit
 from gradc.backends.c.names import fresh
 from gradc.backends.c.update import index_check
@@ -163,9 +164,7 @@ def loop_limits(graph, max_trips=None) -> list:
         if raising is not None:
             found.append(Limit(id(eqn), len(found) + 1, 0, raising[0], raising[1], "check", eqn.params["exception"],
                                eqn.params["args"]))
-    from gradc.backends.c.calls import call_limits
-
-    return call_limits(graph, max_trips, found)
+    return call_limits(graph, max_trips, found, loop_limits)
 
 
 def limits_doc(functions, max_trips=None) -> list:

@@ -417,7 +417,7 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
     sizes = size_params([graph], []) if sizes is None else {k: v for k, v in sizes.items()
                                                             if k in _size_names(graph)}
     module = module or Module()
-    call_table(module).prepare(graph, module, max_trips, emit_function)
+    call_table(module).prepare(graph, module, max_trips, emit_function, size_params)
     em = FunctionEmitter(graph, fname, out_params, module, max_trips=max_trips, sizes=sizes)
     with size_names(sizes):
         body = em.body()
