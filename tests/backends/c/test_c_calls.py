@@ -370,3 +370,27 @@ def test_a_body_calling_itself_is_a_clear_error():
     top = Graph("f", [x], [Eqn("call", (x,), {"body": body, "helper": "loop"}, out)], [x])
     with pytest.raises(EmitError, match="calling itself"):
         emit_c([(top, "gradc_fn_f", ["value"], "f")], ["test"], "G")
+
+
+# ---------------------------------------------------------------- the other derivative modes
+@needs_cc
+@pytest.mark.parametrize("mode", ["jvp", "vjp", "hessian", "jacobian"])
+def test_derivative_modes_call_derived_bodies(mode):
+    def vector(a, b):
+        return mid(a, b) * np.sum(mid(b, a))
+
+    def scalar(a, b):
+        return np.sum(vector(a, b) ** 2)
+
+    f = scalar if mode == "hessian" else vector
+    extra = {"jvp": (0.5 * X, -Y), "vjp": (np.array([1.0, -2.0, 0.5]),)}.get(mode, ())
+    c = gradc.compile(f, X, Y, wrt=(0, 1), mode=mode, target="c")
+    n = gradc.compile(f, X, Y, wrt=(0, 1), mode=mode)
+    got, expected = getattr(c, mode)(X, Y, *extra), getattr(n, mode)(X, Y, *extra)
+    got, expected = gradc.tree_util.tree_leaves(got), gradc.tree_util.tree_leaves(expected)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    names = static_functions(c.source)
+    assert len(names) == len(set(names)) and "gradc_call_mid" in names
+    assert any(name.startswith("gradc_call") and "_mid_" in name for name in names)  # mid's derivative: a function
