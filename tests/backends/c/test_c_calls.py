@@ -359,6 +359,10 @@ def test_a_check_inside_a_helper_raises_the_users_exception_through_the_calls():
             entry(np.array([0.1, -0.2, 0.3]), 100.0 * y)  # the first check to run wins, as in Python
     with pytest.raises(ValueError, match="positive_root needs a >= 0"):
         checked(np.array([0.1, -0.2, 0.3]), 100.0 * y)
+    jitted = gradc.jit(checked, target="c")
+    np.testing.assert_allclose(jitted(x, y), checked(x, y), rtol=1e-12)
+    with pytest.raises(ValueError, match="positive_root needs a >= 0"):
+        jitted(-x, y)
 
 
 # ---------------------------------------------------------------- a body reaching itself
