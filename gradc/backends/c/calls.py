@@ -12,8 +12,9 @@ as a ``static`` function of the unit (no linkage: the unit's only symbols stay `
 * arrays are passed as pointers (row-major, contiguous: a view of the caller is copied first),
   scalars as pointers to one element, outputs written through pointers, named sizes first as
   ``long`` (as the unit's entry points take theirs);
-* its work arrays are its own, per invocation: on its stack up to ``BODY_STACK_LIMIT`` bytes, else
-  in a ``work`` buffer its caller lends from its own (``double *work``: the caller's first words,
+* its work arrays are its own, per invocation: on its stack up to ``BODY_STACK_LIMIT`` bytes (less
+  where the chain of calls below it keeps ``CHAIN_STACK_LIMIT`` on the stack already), else in a
+  ``work`` buffer its caller lends from its own (``double *work``: the caller's first words,
   which the caller keeps for the largest work of the bodies it calls); no static scratch, so a
   body may run inside a loop of its caller, or while another call of it is on the stack;
 * a body holding a run-time check, an index check or a bounded loop returns ``int``: 0, or its own
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from gradc.backends.c.call_graph import call_body, call_name, calls_in, next_name, ordered_bodies
+from gradc.backends.c.call_graph import call_body, call_name, callees, calls_in, next_name, ordered_bodies
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, ptr
 from gradc.backends.escape import c_comment
 from gradc.ir.dims import is_dim_expr
@@ -44,19 +45,22 @@ from gradc.ir.graph import Const
 from gradc.ir.types import TupleType
 
 BODY_STACK_LIMIT = 16384  # bytes of a body's work arrays on its stack (bodies nest: a chain of calls adds them up)
+CHAIN_STACK_LIMIT = 1 << 20  # bytes of work arrays on the stack along the deepest chain of bodies (below, in work)
 
 
 @dataclass
 class Body:
     """A body emitted as a function: its C ``name``, named ``sizes`` (name -> C parameter, in order), output
-    parameters, ``work`` bytes it needs from its caller (an int, or a SymPy expression of its sizes) and
-    whether it returns a status."""
+    parameters, ``work`` bytes it needs from its caller (an int, or a SymPy expression of its sizes),
+    whether it returns a status, and at most how many bytes of work arrays it and the bodies it calls keep
+    on the stack (``chain``)."""
 
     name: str
     sizes: dict
     out_params: list
     work: object
     status: bool
+    chain: int
 
 
 class CallTable:
@@ -76,14 +80,17 @@ class CallTable:
             cname = next_name(helper, self.names)
             out_params = ["out"] if len(body.outputs) == 1 else [f"out{j}" for j in range(len(body.outputs))]
             sizes = size_params([body], out_params)
-            proto, text, work = emit_function(body, cname, out_params, module, max_trips, sizes=sizes, static=True)
+            below = max((self.bodies[id(c)].chain for c in callees(body)), default=0)
+            stack = max(min(BODY_STACK_LIMIT, CHAIN_STACK_LIMIT - below), 0)  # deep chains: arrays in work
+            proto, text, work = emit_function(body, cname, out_params, module, max_trips, sizes=sizes, static=True,
+                                              stack=stack)
             doc = f"Helper {helper}" + (f" ({body.origin})" if body.origin else "") + ": " + \
                   ", ".join(f"{v.name}: {v.type}" for v in body.inputs) + " -> " + \
                   ", ".join(str(o.type) for o in body.outputs)
             definition = f"/* {c_comment(doc)} */\n{text}\n"
             module.helper(("call", id(body)), cname, lambda definition=definition: definition)
             self.graphs.append(body)
-            self.bodies[id(body)] = Body(cname, sizes, out_params, work, proto.startswith("static int"))
+            self.bodies[id(body)] = Body(cname, sizes, out_params, work, proto.startswith("static int"), below + stack)
 
     def info(self, body) -> Body:
         return self.bodies[id(body)]
@@ -202,5 +209,5 @@ def _call_text(eqn, cname) -> str:
     return f"{eqn.out.name} = call {call_name(eqn)} {args}: {cname}"
 
 
-__all__ = ["BODY_STACK_LIMIT", "Body", "CallLowerings", "CallTable", "call_table", "lent_work", "size_arguments",
-           "work_at_call"]
+__all__ = ["BODY_STACK_LIMIT", "CHAIN_STACK_LIMIT", "Body", "CallLowerings", "CallTable", "call_table", "lent_work",
+           "size_arguments", "work_at_call"]

@@ -46,7 +46,7 @@ import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
-from gradc.backends.c.calls import BODY_STACK_LIMIT, CallLowerings, call_table, lent_work
+from gradc.backends.c.calls import CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fused import FusedRun
@@ -402,11 +402,12 @@ class _Copy:
         self.type = type_
 
 
-def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None, static=False):
+def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None, static=False, stack=None):
     """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs.
 
     The bodies of the helpers it calls are emitted first, once per unit, into ``module`` (``calls``);
-    ``static``: the function is one of those bodies (no linkage, less stack).
+    ``static``: the function is one of those bodies (no linkage); ``stack``: the bytes of work arrays it may keep
+    on its stack (default ``STACK_LIMIT``; beyond, all are in ``work``).
 
     A function with bounded loops (``control.loop_limits``) returns ``int``: 0, or the number of the
     loop that would have run past its bound; the others return ``void``. A graph whose inputs have
@@ -429,7 +430,7 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
         params = [f"long {c}" for c in sizes.values()]
         params += [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
         params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
-        decls, heap = [], is_dim_expr(work) or work > (BODY_STACK_LIMIT if static else STACK_LIMIT)
+        decls, heap = [], is_dim_expr(work) or work > (STACK_LIMIT if stack is None else stack)
         offset = (lent + 7) // 8 if not is_dim_expr(lent) else sp.expand(lent / 8)  # (8 per word already)
         for name, ctype, n_elems in em.arrays:
             if heap:

@@ -398,3 +398,20 @@ def test_derivative_modes_call_derived_bodies(mode):
     names = static_functions(c.source)
     assert len(names) == len(set(names)) and "gradc_call_mid" in names
     assert any(name.startswith("gradc_call") and "_mid_" in name for name in names)  # mid's derivative: a function
+
+
+@needs_cc
+def test_a_deep_chain_of_calls_keeps_its_arrays_in_work_past_the_stack_budget(monkeypatch):
+    from gradc.backends.c import calls as c_calls
+
+    A = np.random.default_rng(7).normal(size=(5, 5))
+    roomy = gradc.compile(det, A, target="c")
+    monkeypatch.setattr(c_calls, "CHAIN_STACK_LIMIT", 256)  # bytes: the innermost bodies fill it
+    tight = gradc.compile(det, A, target="c")
+    on_stack = lambda source: re.findall(r"^static \w+ (gradc_call\w*)\((?![^)]*double \*work\))", source,  # noqa: E731
+                                         flags=re.M)
+    assert len(on_stack(tight.source)) < len(on_stack(roomy.source))
+    assert re.search(r"^static void gradc_call\w*det\([^)]*double \*work\)", tight.source, flags=re.M)
+    np.testing.assert_allclose(tight.forward(A), det(A), rtol=1e-12)
+    np.testing.assert_allclose(tight.grad(A), roomy.grad(A), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(tight.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-9, atol=1e-12)
