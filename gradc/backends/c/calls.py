@@ -40,7 +40,7 @@ import sympy as sp
 from gradc.backends.c.call_graph import call_body, call_name, callees, calls_in, next_name, ordered_bodies
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, ptr
 from gradc.backends.escape import c_comment
-from gradc.ir.dims import is_dim_expr
+from gradc.ir.dims import is_dim_expr, symbols_of
 from gradc.ir.graph import Const
 from gradc.ir.types import TupleType
 
@@ -105,12 +105,17 @@ def call_table(module) -> CallTable:
 
 
 def size_arguments(body, operands) -> dict:
-    """``{size name of body: the operand's dimension}``: what each named size of ``body`` is at a call."""
+    """``{size name of body: its value at a call}``: the operand's dimension where a body input has that name as
+    an axis, else the caller's size of that name (a body's types are its operands' types, ``f64[n-1]`` included,
+    so its names are the caller's)."""
     found: dict = {}
     for v, a in zip(body.inputs, operands):
         for d, actual in zip(getattr(v.type, "shape", ()) or (), getattr(a.type, "shape", ()) or ()):
             if is_dim_expr(d) and d.is_Symbol:
                 found.setdefault(d.name, actual)
+    for v in body.inputs:
+        for s in symbols_of(getattr(v.type, "shape", ()) or ()):
+            found.setdefault(s.name, s)
     return found
 
 

@@ -415,3 +415,21 @@ def test_a_deep_chain_of_calls_keeps_its_arrays_in_work_past_the_stack_budget(mo
     np.testing.assert_allclose(tight.forward(A), det(A), rtol=1e-12)
     np.testing.assert_allclose(tight.grad(A), roomy.grad(A), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(tight.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-9, atol=1e-12)
+
+
+def shifted(a, b):
+    return np.sin(a) * b + np.sum(a * b) * 0.5
+
+
+def uses_shifted(x):
+    return np.sum(shifted(x[1:], x[:-1])) + np.sum(shifted(x, x))
+
+
+@needs_cc
+def test_named_sizes_of_a_body_are_the_callers():
+    c = gradc.compile(uses_shifted, gradc.spec("f64[n]"), target="c")
+    assert re.search(r"static void gradc_call_shifted\(long n, ", c.source)  # f64[n-1]: takes n
+    for size in (2, 3, 9):
+        x = np.linspace(-0.5, 1.0, size)
+        np.testing.assert_allclose(c.forward(x), uses_shifted(x), rtol=1e-12)
+        np.testing.assert_allclose(c.grad(x), _fd(uses_shifted, (x,), 0), rtol=1e-6, atol=1e-8)
