@@ -14,6 +14,8 @@ short rows around vector math reads row-major copies of its broadcast operands a
 concatenation, indexing and small dense linear algebra are plain loops (``c_loops``, ``linalg``).
 Loops and branches of the program (``scan``, ``while_loop``, ``cond``) stay ``for``/``while``/``if``
 statements whose bodies are emitted by a nested emitter (``control``, ``FunctionEmitter.nested``).
+Helpers the program calls (``call`` equations) stay functions: each distinct body is one ``static``
+function of the unit, emitted once before its callers, each call a C call (``calls``, ``call_graph``).
 
 No heap allocation and no mutable static state: work arrays live on the
 stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
