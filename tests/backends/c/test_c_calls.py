@@ -433,3 +433,45 @@ def test_named_sizes_of_a_body_are_the_callers():
         x = np.linspace(-0.5, 1.0, size)
         np.testing.assert_allclose(c.forward(x), uses_shifted(x), rtol=1e-12)
         np.testing.assert_allclose(c.grad(x), _fd(uses_shifted, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def branchy(a, b):
+    if np.sum(a) > 0.0:
+        return np.sum(smooth(a, b))
+    return np.sum(smooth(b, a) * 2.0)
+
+
+def until_small(a, b):
+    c = a
+    while np.sum(c * c) > 0.05:
+        c = smooth(c, b) * 0.5
+    return np.sum(c)
+
+
+@needs_cc
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_helpers_in_branches_and_while_loops(sign):
+    c = check(branchy, (sign * X, Y), wrt=(0, 1))
+    assert calls_of(function_text(c.source, "gradc_fn_branchy"), "gradc_call_smooth") == 2  # one in each arm
+    c = check(until_small, (sign * X, Y), wrt=(0, 1))
+    loop = function_text(c.source, "gradc_fn_until_small_grad")
+    assert re.search(r"while \(1\) \{(.|\n)*gradc_call_smooth\(", loop)
+
+
+def halve_roots(a):
+    c = a
+    while np.sum(c) > 0.5:
+        c = positive_root(c) * 0.3
+    return np.sum(c)
+
+
+@needs_cc
+def test_statuses_of_bounded_loops_and_helpers_stay_apart():
+    x = np.array([2.0, 1.0, 0.5])
+    c = gradc.compile(halve_roots, x, target="c", max_trips=3)
+    np.testing.assert_allclose(c.grad(x), _fd(halve_roots, (x,), 0), rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match="positive_root needs a >= 0"):
+        c.grad(np.array([2.0, -0.1, 0.5]))
+    with pytest.raises(ValueError, match="max_trips=3"):
+        c.grad(np.array([2e6, 1e6, 5e5]))  # more than 3 halvings of the roots
+    np.testing.assert_allclose(c.forward(np.array([2e6, 1e6, 5e5])), halve_roots(np.array([2e6, 1e6, 5e5])))
