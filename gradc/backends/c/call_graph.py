@@ -6,6 +6,7 @@ and statuses (no import of the emitter: ``control.loop_limits`` reads it, ``call
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import replace
 
 from gradc.backends.c.names import SYMBOL_PREFIX, symbol
@@ -58,18 +59,20 @@ def _callees(graph) -> list:
     """``(body, helper's name)`` of each distinct body ``graph`` calls, in order of first call."""
     known = _remembered(_CALLEES, graph, None)
     if known is not None:
-        return known
+        return [(body(), helper) for body, helper in known]  # alive: graph holds them
     seen, out = set(), []
     for eqn in calls_in(graph):
         body = call_body(eqn)
         if id(body) not in seen:
             seen.add(id(body))
             out.append((body, call_name(eqn)))
-    return _remember(_CALLEES, graph, None, out)
+    _remember(_CALLEES, graph, None, [(weakref.ref(body), helper) for body, helper in out])
+    return out
 
 
-# what was found of a graph, by id (the graph kept in the entry, so an id is never reused while there): each
-# body is looked at once however many calls and callers it has (a recursion by shapes calls each body n times)
+# what was found of a graph, by id: each body is looked at once however many calls and callers it has (a
+# recursion by shapes calls each body n times). Entries hold graphs weakly (a graph compiled once is not kept
+# alive) and are checked by identity (an id may be reused once its graph is gone).
 _CALLEES: dict = {}
 _LIMITS: dict = {}
 _MEMO_SIZE = 4096
@@ -77,13 +80,13 @@ _MEMO_SIZE = 4096
 
 def _remembered(memo: dict, graph, key):
     entry = memo.get((id(graph), key))
-    return entry[1] if entry is not None and entry[0] is graph else None
+    return entry[1] if entry is not None and entry[0]() is graph else None
 
 
 def _remember(memo: dict, graph, key, value):
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
-    memo[(id(graph), key)] = (graph, value)
+    memo[(id(graph), key)] = (weakref.ref(graph), value)
     return value
 
 
