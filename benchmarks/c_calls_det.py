@@ -10,6 +10,9 @@ against NumPy's closed form ``det(A) * inv(A).T`` (and, up to ``--fd-max``, cent
     PYTHONPATH=. python benchmarks/c_calls_det.py              # sizes 4 to 11
     PYTHONPATH=. python benchmarks/c_calls_det.py --sizes 4 5  # some sizes
     PYTHONPATH=. python benchmarks/c_calls_det.py --variant sliced  # minors by slicing
+
+(``np.delete`` at the loop's counter needs the front end of issue 26's idioms part: without it, use
+``--variant sliced``.)
 """
 from __future__ import annotations
 
