@@ -6,8 +6,11 @@ and statuses (no import of the emitter: ``control.loop_limits`` reads it, ``call
 """
 from __future__ import annotations
 
+import hashlib
 import weakref
 from dataclasses import replace
+
+import numpy as np
 
 from gradc.backends.c.names import SYMBOL_PREFIX, symbol
 from gradc.errors import EmitError
@@ -150,5 +153,88 @@ def call_limits(graph, max_trips, own, loop_limits) -> list:
     return found
 
 
+def fingerprint(body, callee_key) -> str | None:
+    """A digest of what ``body`` computes, the same for bodies that differ only in names: input types, each
+    equation's op, params, operands (by position of definition; a constant by its value) and result type,
+    loop bodies and branches within it, and each helper it calls by ``callee_key(body)``. None when a param
+    is of a kind it cannot read for sure (such a body is never taken for another).
+
+    >>> from gradc.ir.graph import Eqn, Graph, Var
+    >>> from gradc.ir.types import TensorType
+    >>> def square(name):
+    ...     x, y = Var(name, TensorType((), "f64")), Var(name + "2", TensorType((), "f64"))
+    ...     return Graph(name, [x], [Eqn("mul", (x, x), {}, y)], [y])
+    >>> fingerprint(square("a"), None) == fingerprint(square("b"), None)
+    True
+    """
+    numbers: dict = {}
+    parts: list = []
+    try:
+        _describe(body, callee_key, numbers, parts)
+    except _Unreadable:
+        return None
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+class _Unreadable(Exception):
+    """A param whose text would not say all it holds (an object printed with its address)."""
+
+
+def _describe(graph, callee_key, numbers: dict, parts: list):
+    """Append the lines of ``graph`` to ``parts`` (values numbered in ``numbers`` as they are defined)."""
+    for v in graph.inputs:
+        numbers[id(v)] = len(numbers)
+    parts.append("in " + " ".join(str(v.type) for v in graph.inputs))
+    for e in graph.eqns:
+        params = []
+        for key in sorted(e.params):
+            value = e.params[key]
+            if e.op == "call" and value is call_body(e):
+                params.append(f"{key}=call:{callee_key(value)}")
+            elif key == "helper" and e.op == "call":
+                continue  # the callee's name: its body is what counts
+            elif _graphs(value):
+                for sub in _graphs(value):
+                    parts.append(f"sub {key} {{")
+                    _describe(sub, callee_key, numbers, parts)
+                    parts.append("}")
+                params.append(f"{key}=<{len(_graphs(value))} graphs>")
+            else:
+                params.append(f"{key}={_param_text(value)}")
+        operands = [f"v{numbers[id(a)]}" if id(a) in numbers else _const_text(a) for a in e.inputs]
+        numbers[id(e.out)] = len(numbers)
+        parts.append(f"{e.op} {' '.join(operands)} {' '.join(params)} -> {e.out.type}")
+    parts.append("out " + " ".join(f"v{numbers[id(o)]}" if id(o) in numbers else _const_text(o)
+                                   for o in graph.outputs))
+
+
+def _graphs(value) -> list:
+    from gradc.ir.graph import Graph
+
+    if isinstance(value, Graph):
+        return [value]
+    if isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
+        return list(value)
+    return []
+
+
+def _const_text(atom) -> str:
+    value = np.asarray(atom.value)
+    return f"c{value.dtype.str}{value.shape}:{hashlib.sha256(value.tobytes()).hexdigest()[:16]}"
+
+
+def _param_text(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a{value.dtype.str}{value.shape}:{hashlib.sha256(value.tobytes()).hexdigest()}"
+    if isinstance(value, (tuple, list)):
+        return ("(" if isinstance(value, tuple) else "[") + ",".join(_param_text(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_param_text(k)}:{_param_text(v)}" for k, v in sorted(value.items(), key=repr)) + "}"
+    text = repr(value)
+    if " at 0x" in text or "..." in text:
+        raise _Unreadable(text)
+    return f"{type(value).__name__}:{text}"
+
+
 __all__ = ["CALL_PREFIX", "body_names", "call_body", "call_limits", "call_name", "callees", "calls_in",
-           "next_name", "ordered_bodies"]
+           "fingerprint", "next_name", "ordered_bodies"]

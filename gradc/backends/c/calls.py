@@ -5,6 +5,8 @@ traced once per (helper, signature); derivative rules make further call equation
 the derived graphs. The C target writes each distinct body once, before the functions that call it,
 as a ``static`` function of the unit (no linkage: the unit's only symbols stay ``gradc_fn_NAME``):
 
+* bodies computing the same (``call_graph.fingerprint``: equal but for names, as when one helper is
+  traced twice for arguments of equal types) are one function;
 * its name is ``gradc_call_`` and the helper's name (its ASCII words, as ``names.symbol`` writes them),
   ``gradc_callK_`` for the K-th distinct body of the same name (K = 2, 3, ...: another signature,
   or a derivative): names the user's (``names.fresh`` gives none starting with ``gradc_``), libc's
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from gradc.backends.c.call_graph import call_body, call_name, callees, calls_in, next_name, ordered_bodies
+from gradc.backends.c.call_graph import call_body, call_name, callees, calls_in, fingerprint, next_name, ordered_bodies
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, ptr
 from gradc.backends.escape import c_comment
 from gradc.ir.dims import is_dim_expr, symbols_of
@@ -70,12 +72,20 @@ class CallTable:
         self.bodies: dict = {}  # id(body) -> Body
         self.graphs: list = []  # kept alive while their ids are keys
         self.names: dict = {}  # helper words -> bodies of that name so far
+        self.keys: dict = {}  # id(body) -> what it computes (call_graph.fingerprint), or its own key
+        self.by_key: dict = {}  # fingerprint -> the Body emitted for it
 
     def prepare(self, graph, module, max_trips, emit_function, size_params):
         """Emit every body ``graph`` reaches and the table does not have yet (``emit_function`` and
         ``size_params``: the emitter's, passed in so that this module does not import it)."""
         for body, helper in ordered_bodies([graph]):
             if id(body) in self.bodies:
+                continue
+            self.graphs.append(body)
+            key = fingerprint(body, lambda callee: self.keys[id(callee)])
+            self.keys[id(body)] = key or f"body {len(self.keys)}"
+            if key in self.by_key:  # the same computation traced twice (another signature of equal types)
+                self.bodies[id(body)] = self.by_key[key]
                 continue
             cname = next_name(helper, self.names)
             out_params = ["out"] if len(body.outputs) == 1 else [f"out{j}" for j in range(len(body.outputs))]
@@ -89,8 +99,9 @@ class CallTable:
                   ", ".join(str(o.type) for o in body.outputs)
             definition = f"/* {c_comment(doc)} */\n{text}\n"
             module.helper(("call", id(body)), cname, lambda definition=definition: definition)
-            self.graphs.append(body)
             self.bodies[id(body)] = Body(cname, sizes, out_params, work, proto.startswith("static int"), below + stack)
+            if key is not None:
+                self.by_key[key] = self.bodies[id(body)]
 
     def info(self, body) -> Body:
         return self.bodies[id(body)]

@@ -475,3 +475,28 @@ def test_statuses_of_bounded_loops_and_helpers_stay_apart():
     with pytest.raises(ValueError, match="max_trips=3"):
         c.grad(np.array([2e6, 1e6, 5e5]))  # more than 3 halvings of the roots
     np.testing.assert_allclose(c.forward(np.array([2e6, 1e6, 5e5])), halve_roots(np.array([2e6, 1e6, 5e5])))
+
+
+def reversed_too(a, b):
+    d = np.sin(a) * b + a[0]
+    return d * d + 1.0
+
+
+def same_shape_other_constant(a, b):
+    d = np.sin(a) * b + a[0]
+    return d * d + 2.0
+
+
+@needs_cc
+def test_bodies_computing_the_same_are_one_function():
+    def f(a, b):
+        return (np.sum(reversed_too(a, b)) + np.sum(reversed_too(a[::-1], b)) + np.sum(reversed_too(a * 2.0, b))
+                + np.sum(same_shape_other_constant(a, b)))
+
+    c = check(f, (X, Y), wrt=(0, 1))
+    bodies = {id(e.params["body"]) for e in _all_calls(c.graph)}
+    names = static_functions(c.source)
+    forward = [n for n in names if "adjoint" not in n]
+    # one function for reversed_too (however many bodies the front end traced), one for the other constant
+    assert sorted(forward) == ["gradc_call_reversed_too", "gradc_call_same_shape_other_constant"], (forward, bodies)
+    assert calls_of(function_text(c.source, "gradc_fn_f"), "gradc_call_reversed_too") == 3
