@@ -26,7 +26,7 @@ import numpy as np
 from gradc.errors import ShapeError
 from gradc.ir import dims
 from gradc.ir.registry import bind, defop
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.shape import _slice_calls, _spec_ast, broadcast_to, gather, index, reshape, spec_to_numpy, sum_to
 from gradc.ops.values import aval, batch_size, with_batch
 
@@ -103,9 +103,8 @@ def _batch(x, v, *arrays, batched, spec, unique=False, in_place=False):
     return ew.add(with_batch(x, batched[0], n), added)
 
 
-# C: no lowering yet (c=None); the C target marks without accumulate (mark_in_place(..., accumulate=False)),
-# so it never meets this op until it lowers it (an ``op_index_add`` loop kind)
-defop("index_add", infer=_infer, impl=_impl, vjp=_vjp, linear=True, np=_spell, c=None, batch=_batch,
+defop("index_add", infer=_infer, impl=_impl, vjp=_vjp, linear=True, np=_spell, c=c_spell.loop("index_add"),
+      batch=_batch,
       doc="x_bar = ct; v_bar = sum_to(ct[index], v.shape) (repeated positions accumulate)")
 
 

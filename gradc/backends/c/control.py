@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gradc.backends.c.call_graph import call_limits
 from gradc.backends.c.checks import check_limit
 from gradc.backends.c.in_place import update_root
 from gradc.backends.c.names import fresh
@@ -159,7 +160,8 @@ def loop_limits(graph, max_trips=None, *, marked=False) -> list:
         if eqn is None:
             pending.pop()
             continue
-        pending.extend((iter(sub.eqns), _read_items(sub)) for sub in reversed(subgraphs(eqn)))
+        if eqn.op != "call":  # a helper's body is a function of its own: its statuses follow (call_limits)
+            pending.extend((iter(sub.eqns), _read_items(sub)) for sub in reversed(subgraphs(eqn)))
         bound = _bound(eqn, reads.get(id(eqn.out), set()), default)
         if bound is not None:
             trips, what, hint = bound
@@ -173,7 +175,7 @@ def loop_limits(graph, max_trips=None, *, marked=False) -> list:
         if raising is not None:
             found.append(Limit(id(eqn), len(found) + 1, 0, raising[0], raising[1], "check", eqn.params["exception"],
                                eqn.params["args"]))
-    return found
+    return call_limits(graph, max_trips, found, loop_limits)
 
 
 def limits_doc(functions, max_trips=None) -> list:

@@ -14,6 +14,8 @@ short rows around vector math reads row-major copies of its broadcast operands a
 concatenation, indexing and small dense linear algebra are plain loops (``c_loops``, ``linalg``).
 Loops and branches of the program (``scan``, ``while_loop``, ``cond``) stay ``for``/``while``/``if``
 statements whose bodies are emitted by a nested emitter (``control``, ``FunctionEmitter.nested``).
+Helpers the program calls (``call`` equations) stay functions: each distinct body is one ``static``
+function of the unit, emitted once before its callers, each call a C call (``calls``, ``call_graph``).
 
 No heap allocation and no mutable static state: work arrays live on the
 stack up to ``STACK_LIMIT`` bytes per function, beyond that in a caller-given
@@ -46,6 +48,7 @@ import sympy as sp
 
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
+from gradc.backends.c.calls import CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fused import FusedRun
@@ -83,7 +86,6 @@ from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
 from gradc.ir.graph import Const, Var
 from gradc.ir.types import TensorType
 from gradc.passes.in_place import mark_in_place
-from gradc.transforms.inline_calls import flatten_calls
 
 # a run whose expression written out as a tree (a value read twice counted twice) would grow past this many nodes
 # starts a new fused loop, reading the values before it from memory: it bounds a loop's body and the arguments of
@@ -91,7 +93,7 @@ from gradc.transforms.inline_calls import flatten_calls
 MAX_TREE = 48
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage, CallLowerings):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
@@ -407,8 +409,12 @@ class _Copy:
         self.type = type_
 
 
-def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None):
+def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=None, static=False, stack=None):
     """``(prototype, definition, work_bytes)`` of one C function computing ``graph``'s outputs.
+
+    The bodies of the helpers it calls are emitted first, once per unit, into ``module`` (``calls``);
+    ``static``: the function is one of those bodies (no linkage); ``stack``: the bytes of work arrays it may keep
+    on its stack (default ``STACK_LIMIT``; beyond, all are in ``work``).
 
     A function with bounded loops (``control.loop_limits``) returns ``int``: 0, or the number of the
     loop that would have run past its bound; the others return ``void``. A graph whose inputs have
@@ -418,18 +424,21 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
     """
     sizes = size_params([graph], []) if sizes is None else {k: v for k, v in sizes.items()
                                                             if k in _size_names(graph)}
+    module = module or Module()
+    call_table(module).prepare(graph, module, max_trips, emit_function, size_params)
     em = FunctionEmitter(graph, fname, out_params, module, max_trips=max_trips, sizes=sizes)
     with size_names(sizes):
         body = em.body()
         if em.limits:
             body.append("    return 0;")
         work = sum(8 * _words(n, ct) for _, ct, n in em.arrays)
+        lent = lent_work(graph, module)  # the first words of work: for the bodies it calls
         # restrict: the ABI promises no overlap, which lets the compiler keep sums in registers and vectorise
         params = [f"long {c}" for c in sizes.values()]
         params += [f"const {C_TYPES[v.type.dtype]} *restrict {em.loc[id(v)].name}" for v in graph.inputs]
         params += [f"{C_TYPES[o.type.dtype]} *restrict {p}" for p, o in zip(out_params, graph.outputs)]
-        decls, heap = [], is_dim_expr(work) or work > STACK_LIMIT
-        offset = 0
+        decls, heap = [], is_dim_expr(work) or work > (STACK_LIMIT if stack is None else stack)
+        offset = (lent + 7) // 8 if not is_dim_expr(lent) else sp.expand(lent / 8)  # (8 per word already)
         for name, ctype, n_elems in em.arrays:
             if heap:
                 decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {dim_c(offset)});")
@@ -437,13 +446,14 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
             else:
                 decls.append(f"    {ctype} {name}[{max(n_elems, 1)}];")
     unused = [f"    (void){c};" for c in sizes.values() if not re.search(rf"\b{c}\b", "\n".join(decls + body))]
-    if heap:
+    lends = is_dim_expr(offset) or offset > 0
+    if heap or lends:
         params.append("double *work")
     if not is_dim_expr(offset):
         check_work(graph.name, 8 * offset, where=graph.origin or None)
-    proto = f"{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
+    proto = f"{'static ' if static else ''}{'int' if em.limits else 'void'} {fname}({', '.join(params)})"
     text = "\n".join([proto, "{"] + decls + unused + body + ["}"])
-    return proto, text, (8 * offset if heap else 0)
+    return proto, text, (8 * offset if heap or lends else 0)
 
 
 def _words(n_elems, ctype):
@@ -496,7 +506,7 @@ def sizes_doc(sizes) -> list:
 
 # op kinds the emitter lowers with named sizes in their shapes (the others need numbers: see unsized_ops)
 SIZED_KINDS = frozenset({"scalar", "view", "reshape", "reduce", "argreduce", "concatenate", "index_grad",
-                         "cumulative", "matmul", "outer", "eye_like", "triangle", "size"})
+                         "cumulative", "matmul", "outer", "eye_like", "triangle", "size", "call", "element"})
 
 
 def unsized_ops(graph) -> list:
@@ -526,8 +536,6 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     ``max_trips`` bounds the tapes of loops whose trip count is known only when they run (default
     ``control.DEFAULT_MAX_TRIPS``); the header lists each bounded loop and its status code.
     """
-    # until the C target writes helpers as functions (c-calls), a call equation is its body inlined
-    functions = [(flatten_calls(graph), *rest) for graph, *rest in functions]
     module = Module()
     defs, protos = [], []
     # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the

@@ -44,9 +44,12 @@ def unsupported_ops(graph) -> list:
     >>> unsupported_ops(trace(lambda x: np.sin(x) @ x, np.ones(3)))
     []
     """
-    bad, pending = set(), [graph]
-    while pending:  # loop bodies and branches too: every op without C is named at once
+    bad, pending, seen = set(), [graph], {id(graph)}
+    while pending:  # loop bodies, branches and helpers' bodies too: every op without C is named at once
         g = pending.pop()
         bad.update(e.op for e in g.eqns if C_LOWERING.get(e.op) is None)
-        pending.extend(sub for e in g.eqns for sub in subgraphs(e))
+        for sub in (sub for e in g.eqns for sub in subgraphs(e)):
+            if id(sub) not in seen:  # a helper's body is held by each of its calls: look at it once
+                seen.add(id(sub))
+                pending.append(sub)
     return sorted(bad)
