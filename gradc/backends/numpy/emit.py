@@ -439,7 +439,9 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
     bodies = helper_bodies([f.graph for f in functions])  # each helper kept as a function: written once
     state = _ModuleState(uses_math_only([f.graph for f in functions] + bodies))
     state.helper_names = HelperNames(bodies, taken={f.name for f in functions})
-    helper_emitters = [_HelperEmitter(Function(name, body, _helper_doc(name, body)), state)
+    # a helper's own updates run in place too (its inputs are the caller's: never written); the call equations keep
+    # naming the unmarked body, the key of its name
+    helper_emitters = [_HelperEmitter(Function(name, mark_in_place(body), _helper_doc(name, body)), state)
                        for name, body in state.helper_names.unique]
     emitters = [_FunctionEmitter(f, state) for f in functions]
     twins = []  # (name, emitter) of the NumPy twins (see fallback.py)

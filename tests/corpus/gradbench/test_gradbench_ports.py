@@ -171,14 +171,10 @@ def test_ode_c():
 
 
 # ---------------------------------------------------------------- lstm
-LSTM_REFUSAL = known_refusal("inplace", "`s2[i], s2[i + 1] = lstm(...)` into a copy of the state inside "
-                             "`for i in range(0, len(s), 2)` ('item assignment inside a traced loop body')")
-
-
 LSTM_CASES = [pytest.param("numpy", (1, 2, 2), id="numpy-one_layer"),  # one layer: the state loop runs once
-              pytest.param("numpy", (2, 4, 3), id="numpy-two_layers", marks=LSTM_REFUSAL),
-              pytest.param("numpy", (3, 3, 2), id="numpy-three_layers", marks=LSTM_REFUSAL),
-              pytest.param("c", (2, 4, 3), id="c-two_layers", marks=[needs_cc, LSTM_REFUSAL])]
+              pytest.param("numpy", (2, 4, 3), id="numpy-two_layers"),
+              pytest.param("numpy", (3, 3, 2), id="numpy-three_layers"),
+              pytest.param("c", (2, 4, 3), id="c-two_layers", marks=needs_cc)]
 
 
 @pytest.mark.parametrize("target,size", LSTM_CASES)
@@ -319,10 +315,7 @@ def _ht_rest(objective):
 @pytest.mark.parametrize("complicated", [False, True], ids=["simple", "complicated"])
 @pytest.mark.parametrize("how", [pytest.param(_ht_as_written, id="as_written", marks=HT_REFUSAL),
                                  pytest.param(_ht_closure, id="closure", marks=HT_REFUSAL),
-                                 pytest.param(_ht_static, id="static_argnums", marks=known_refusal(
-                                     "idioms-api/calls", "static_argnums on jacobian (the parent table indexes a "
-                                     "Python list), then the helper defined inside get_posed_relatives",
-                                     raises=(TypeError, gradc.GradcError)))])
+                                 pytest.param(_ht_static, id="static_argnums")])
 def test_ht_jacobian(how, complicated):
     data = gb_ht.generate(complicated=complicated)
     objective = gb_ht.hand_objective_complicated if complicated else gb_ht.hand_objective
@@ -335,12 +328,9 @@ def test_ht_jacobian(how, complicated):
 # ---------------------------------------------------------------- saddle and particle (nested descent)
 OUTER = {"r": gradc.grad, "f": gradc.jacfwd}
 SADDLE_INNER = {"r": gradc.grad(gb_saddle.objective, argnums=1), "f": gradc.jacfwd(gb_saddle.objective, argnums=1)}
-NESTED_REFUSAL = known_refusal("calls/lists/idioms-api", "the outer derivative traces GradBench's solver: "
-                               "`while True:` with `return` inside, in a helper imported from another module, "
-                               "around a nested derivative")
 
 
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=NESTED_REFUSAL) for v in ("rr", "ff", "fr", "rf")])
+@pytest.mark.parametrize("variant", ["rr", "ff", "fr", "rf"])
 def test_saddle_published_answer(variant):
     result = gb_saddle.saddle(OUTER[variant[0]], SADDLE_INNER[variant[1]], gb_saddle.START)
     assert within_gradbench_tolerance(gb_saddle.EXPECTED, result), result
