@@ -85,6 +85,19 @@ def test_curve_fit_recovers_parameters():
     assert "def sse_grad(t, y, a, k, c):" in out and "# backward" in out
 
 
+def test_an_array_filled_in_a_loop_has_the_central_difference_gradient():
+    out = run_example("recurrence.py")
+    gradc_value, difference = numbers(r"gradc (\S+), central difference (\S+)", out)
+    assert abs(gradc_value - difference) < 1e-6 * max(1.0, abs(difference))
+
+
+def test_the_recursive_determinant_has_the_cofactor_gradient():
+    out = run_example("cofactor.py")
+    mine, numpys = numbers(r"det (\S+) \(numpy (\S+)\)", out)
+    assert abs(mine - numpys) < 1e-10
+    assert "gradient agrees with the cofactor matrix: True" in out
+
+
 def test_every_example_is_listed_and_tested():
     scripts = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))
     listing = open(os.path.join(EXAMPLES, "README.md")).read()

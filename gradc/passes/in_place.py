@@ -134,8 +134,10 @@ class _Aliases:
             if k in owned_inputs:
                 self.owned.add(id(v))
         self.last_read: dict = {}
+        self.defining: dict = {}  # id(value) -> its equation
         at = read_positions(eqns, graph.outputs)
         for p, e in enumerate(eqns):
+            self.defining[id(e.out)] = e
             for a in e.inputs:
                 for r in self.roots_of(a):
                     self.last_read[r] = max(self.last_read.get(r, -1), at[p])
@@ -245,13 +247,21 @@ def _mark_loop(e: Eqn, p: int, loop: tuple, analysis: _Aliases, direct: _Aliases
         params["cond"] = _mark(params["cond"], frozenset(), False)
     written = {k for k in owned if body.inputs[first + k].type.shape != () and  # a 0-d value: a scalar
                _writes_into(body, body.inputs[first + k])}
-    mine = {k for k in owned if _operand_dead(e, offset + k, p, direct)}
+    # a branch's result may be a read-only broadcast constant in NumPy: a loop writing into it copies it once
+    mine = {k for k in owned if _operand_dead(e, offset + k, p, direct) and not _from_branch(e.inputs[offset + k],
+                                                                                              direct)}
     copied = tuple(sorted(written - mine))
     if copied:
         params["copied"] = copied
     # a carried result is the code's own when the body's values are and the start value was the loop's or copied
     analysis.loop_owned[id(e.out)] = set(copied) | mine
     return Eqn(e.op, e.inputs, params, e.out)
+
+
+def _from_branch(atom, direct: _Aliases) -> bool:
+    d = direct.defining.get(id(atom))
+    source = direct.defining.get(id(d.inputs[0])) if d is not None and d.op == "element" else None
+    return source is not None and source.op == "cond"
 
 
 def _operand_dead(e: Eqn, position: int, p: int, direct: _Aliases) -> bool:

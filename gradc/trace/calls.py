@@ -101,24 +101,30 @@ def _user_function(fn):
 CAPTURE: list = []  # gradc.trace.capture.capture, installed by that module (it imports this one)
 
 
+_SAME = object()  # a function that is its own captured version (a value of _CAPTURED must not hold its key alive)
+
+
 def captured(fn):
     """``fn`` with its control flow captured (cached per function object)."""
     found = _CAPTURED.get(fn)
+    if found is _SAME:
+        return fn
     if found is None:
         capture = CAPTURE[0]
-        _CAPTURED[fn] = fn  # meanwhile (modules naming each other's functions): as it is
+        _CAPTURED[fn] = _SAME  # meanwhile (modules naming each other's functions): as it is
         try:
             found = capture(fn)
         finally:
             del _CAPTURED[fn]
-        _CAPTURED[fn] = found
-        _CAPTURED.setdefault(found, found)
+        _CAPTURED[fn] = _SAME if found is fn else found
+        if found is not fn:
+            _CAPTURED.setdefault(found, _SAME)
     return found
 
 
 def remember_captured(fn):
     """Note that ``fn`` is already captured (the hook will not convert it again); returns ``fn``."""
-    _CAPTURED[fn] = fn
+    _CAPTURED[fn] = _SAME
     return fn
 
 
@@ -153,6 +159,9 @@ def _why_inline(func, self) -> str | None:
     from gradc.ir.builder import contains_traced
     if func.__name__ == "<lambda>" or func.__code__.co_flags & 0x20:  # CO_GENERATOR
         return "a lambda or generator"
+    written = _parameters_written(func)
+    if written:  # the caller's array changes (NumPy's meaning): a body's inputs are never written
+        return f"it writes into its argument {written[0]!r} in place"
     cells = []
     for cell in func.__closure__ or ():
         try:
@@ -163,6 +172,38 @@ def _why_inline(func, self) -> str | None:
             (self is not None and contains_traced(*getattr(self, "__dict__", {}).values())):
         return "it reads traced values of the enclosing function (closure, defaults or attributes)"
     return None
+
+
+_WRITTEN: dict = {}  # code object -> the parameters its function writes into by item assignment
+
+
+def _parameters_written(func) -> list:
+    """The parameters ``func`` writes into in place (``p[i] = v``, ``p[i] += v``, ``p[i][j] = v``, ``np.add.at(p,
+    ...)``), read from its source once per code object; none when it has no source."""
+    code = func.__code__
+    if code not in _WRITTEN:
+        import ast
+        import inspect
+        import textwrap
+        params = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+        found: list = []
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        except (OSError, TypeError, SyntaxError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            target = None
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                target = node.value
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "at" \
+                    and node.args:
+                target = node.args[0]
+            if isinstance(target, ast.Name) and target.id in params and target.id not in found:
+                found.append(target.id)
+        _WRITTEN[code] = found
+    return _WRITTEN[code]
 
 
 def _inline_call(run, args, kwargs, where, func, why):

@@ -303,6 +303,8 @@ def conversion_error(default: TraceError) -> TraceError:
     scipy_frame = scipy_frames[-1] if scipy_frames else None
     if scipy_frame is None:
         return default
+    while frame is not None and _in_numpy_or_gradc(frame.f_code.co_filename):  # gradc's call hook: the user's line
+        frame = frame.f_back
     where = f"{_display_path(frame.f_code.co_filename)}:{frame.f_lineno}" if frame is not None else None
     name = next((n for n in map(_public_path, reversed(scipy_frames)) if n), _module_path(scipy_frame))
     if name in SCIPY_FUNCTIONS:
