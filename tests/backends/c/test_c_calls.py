@@ -254,8 +254,6 @@ def test_emitted_c_is_deterministic():
     assert "gradc_call" not in first[1]  # the header declares only the unit's symbols
 
 
-@pytest.mark.xfail(strict=True, reason="open defect after merging c-calls with c-inplace: the C of a helper-calling "
-                   "function differs across hash seeds (issue 26 note)")
 def test_emitted_c_is_deterministic_across_hash_seeds():
     code = ("import sys; sys.path[:0] = ['tests', 'tests/backends/c']; import test_c_calls as t; "
             "from gradc.backends.c import build; print(''.join(build.emit_sources_for(t.det, t.np.ones((4, 4)))))")
@@ -265,7 +263,7 @@ def test_emitted_c_is_deterministic_across_hash_seeds():
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
         outs.append(subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
                                    check=True).stdout)
-    assert outs[0] == outs[1] and "static void gradc_call_det(" in outs[0]
+    assert outs[0] == outs[1] and re.search(r"^static void gradc_call_det(_\d+)?\(", outs[0], flags=re.M)
 
 
 def printf(a):
@@ -403,8 +401,6 @@ def test_derivative_modes_call_derived_bodies(mode):
 
 
 @needs_cc
-@pytest.mark.xfail(strict=True, reason="open defect after merging c-calls with c-inplace: the lent-work "
-                   "region is not found in the emitted C (issue 26 note)")
 def test_a_deep_chain_of_calls_keeps_its_arrays_in_work_past_the_stack_budget(monkeypatch):
     from gradc.backends.c import calls as c_calls
 
@@ -415,7 +411,7 @@ def test_a_deep_chain_of_calls_keeps_its_arrays_in_work_past_the_stack_budget(mo
     on_stack = lambda source: re.findall(r"^static \w+ (gradc_call\w*)\((?![^)]*double \*work\))", source,  # noqa: E731
                                          flags=re.M)
     assert len(on_stack(tight.source)) < len(on_stack(roomy.source))
-    assert re.search(r"^static void gradc_call\w*det\([^)]*double \*work\)", tight.source, flags=re.M)
+    assert re.search(r"^static void gradc_call\w*det(_\d+)?\([^)]*double \*work\)", tight.source, flags=re.M)
     np.testing.assert_allclose(tight.forward(A), det(A), rtol=1e-12)
     np.testing.assert_allclose(tight.grad(A), roomy.grad(A), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(tight.grad(A), np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-9, atol=1e-12)
