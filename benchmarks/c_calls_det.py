@@ -10,9 +10,6 @@ against NumPy's closed form ``det(A) * inv(A).T`` (and, up to ``--fd-max``, cent
     PYTHONPATH=. python benchmarks/c_calls_det.py              # sizes 4 to 11
     PYTHONPATH=. python benchmarks/c_calls_det.py --sizes 4 5  # some sizes
     PYTHONPATH=. python benchmarks/c_calls_det.py --variant sliced  # minors by slicing
-
-(``np.delete`` at the loop's counter needs the front end of issue 26's idioms part: without it, use
-``--variant sliced``.)
 """
 from __future__ import annotations
 
@@ -40,7 +37,7 @@ def det(A):
 
 
 def det_sliced(A):
-    """The same, each minor made by slicing and concatenation (for a front end refusing np.delete at a counter)."""
+    """The same, each minor made by slicing and concatenation."""
     n = A.shape[0]
     if n == 1:
         return A[0, 0]
