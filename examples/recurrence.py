@@ -18,4 +18,5 @@ if __name__ == "__main__":
     h = 1e-6
     e = np.zeros_like(x)
     e[500] = h
-    print(f"d smooth / d x[500]: gradc {grad[500]:.10f}, central difference {(smooth(x + e) - smooth(x - e)) / (2 * h):.10f}")
+    difference = (smooth(x + e) - smooth(x - e)) / (2 * h)
+    print(f"d smooth / d x[500]: gradc {grad[500]:.10f}, central difference {difference:.10f}")
