@@ -270,6 +270,7 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     check_policy(checkpoint)  # options are refused at the user's call, before tracing
     selection = select_arguments(f, argnums, wrt, what="gradc.compile")
     declared = static_parameters(f, static_argnums, static_argnames, "gradc.compile")
+    assert selection is not None  # gradc.compile always selects (the first parameter by default)
     check_not_chosen(f, selection.names, declared, "gradc.compile")
     example_kwargs = _annotated(f, example_args, example_kwargs)
     specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
