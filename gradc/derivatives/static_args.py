@@ -101,8 +101,9 @@ def opaque_defaults(f: Callable) -> tuple:
 
 def static_key(f: Callable, values: dict, declared: tuple) -> tuple:
     """``((name, type, value), ...)`` of the static arguments among ``values``: those declared, and any whose
-    value is opaque. A declared value must be hashable (it is a cache key, as in JAX); an opaque one that is
-    not is keyed by its identity."""
+    value is opaque. A declared value must be hashable (it is a cache key, as in JAX) or a NumPy array (keyed by
+    its dtype, shape and bytes: unlike JAX, a parent table may stay an array); an opaque one that is not is keyed
+    by its identity."""
     key = []
     for name, value in values.items():
         if name in declared:
@@ -111,14 +112,17 @@ def static_key(f: Callable, values: dict, declared: tuple) -> tuple:
                                     "on what an enclosing transform differentiates or traces)",
                                     where=def_location(f), hint="pass a Python value there, or do not declare it "
                                                                 "static")
+            if isinstance(value, np.ndarray) and value.dtype != object:  # keyed by its contents (a parent table)
+                key.append((name, np.ndarray, value.dtype.str, value.shape, value.tobytes()))
+                continue
             try:
                 hash(value)
             except TypeError:
                 raise ArgumentError(f"static argument {name!r} of {function_name(f)} is {type(value).__name__} "
                                     f"{value!r:.40}, which is not hashable; static arguments are cache keys",
                                     where=def_location(f),
-                                    hint="pass a hashable value (an int, a string, a tuple), or drop it from "
-                                         "static_argnums/static_argnames to pass it as an array") from None
+                                    hint="pass a hashable value (an int, a string, a tuple, a NumPy array), or drop it "
+                                         "from static_argnums/static_argnames to pass it as an array") from None
             key.append((name, type(value), value))
         elif is_opaque(value):
             try:

@@ -111,9 +111,10 @@ def captured(fn):
         return fn
     if found is None:
         capture = CAPTURE[0]
+        from gradc.trace.scipy_dispatch import rebind  # here: it needs the dispatch tables loaded
         _CAPTURED[fn] = _SAME  # meanwhile (modules naming each other's functions): as it is
         try:
-            found = capture(fn)
+            found = capture(rebind(fn))  # a helper of any module sees gradc's SciPy and np.array, as its caller
         finally:
             del _CAPTURED[fn]
         _CAPTURED[fn] = _SAME if found is fn else found
@@ -135,6 +136,7 @@ def call(fn, *args, **kwargs):
     if found is None:
         return fn(*args, **kwargs)
     func, self, pre_args, pre_kwargs = found
+    func = getattr(func, "_gradc_original", func)  # a routed or captured copy (rebind, capture) is its original
     args, kwargs = pre_args + args, {**pre_kwargs, **kwargs}
     run = captured(func)
     if self is not None:

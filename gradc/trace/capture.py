@@ -96,14 +96,15 @@ def capture(f):
         return f
     module_globals = fn.__globals__
     helpers, imported = _reachable(fn, module_globals)
+    cells = _captured_cells(fn)
     if imported or any(_conversion(h) is not None for h in helpers.values()):
         new_globals = dict(module_globals)
         new_globals.update(imported)
         for name, h in helpers.items():
             new_globals[name] = _rebuild(h, new_globals)
-        out = _rebuild(fn, new_globals)
-    elif _conversion(fn) is not None:
-        out = _rebuild(fn, module_globals)
+        out = _rebuild(fn, new_globals, cells)
+    elif _conversion(fn) is not None or cells is not None:
+        out = _rebuild(fn, module_globals, cells)
     else:
         return f
     return types.MethodType(out, f.__self__) if fn is not f else out
@@ -141,23 +142,65 @@ def _reachable(fn, module_globals) -> tuple:
                         value is not fn and name not in found:
                     found[name] = value
                     todo.append(value)
-                elif _conversion(fn) is not None and isinstance(value, types.FunctionType) and \
-                        value.__globals__ is not module_globals and name not in imported and \
-                        is_user_code(value.__code__.co_filename):
+                elif isinstance(value, types.FunctionType) and value.__globals__ is not module_globals and \
+                        name not in imported and is_user_code(value.__code__.co_filename):
                     imported[name] = captured(value)
+                elif isinstance(value, types.ModuleType) and name not in imported and _conversion(fn) is None and \
+                        is_user_code(getattr(value, "__file__", None) or ""):
+                    imported[name] = _CapturedModule(value)  # `model.helper(...)` from a lambda: the hook is not there
     return dict(sorted(found.items())), {k: v for k, v in sorted(imported.items()) if v is not module_globals[k]}
 
 
-def _rebuild(fn, new_globals):
+class _CapturedModule:
+    """A user's module as code gradc does not rewrite (a lambda) sees it: its functions captured."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        value = getattr(self._module, name)
+        if isinstance(value, types.FunctionType) and is_user_code(value.__code__.co_filename):
+            return captured(value)
+        return value
+
+    def __repr__(self):
+        return repr(self._module)
+
+
+def _captured_cells(fn):
+    """The closure cells of ``fn`` with each user function it closes over captured, or None when none changes
+    (``lambda p: objective(p, *rest)``, ``objective`` a local of the enclosing function: the call hook is not in
+    a lambda, so the function is captured here)."""
+    if not fn.__closure__:
+        return None
+    out, changed = [], False
+    for cell in fn.__closure__:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell (a name assigned later in the enclosing function)
+            out.append(cell)
+            continue
+        if isinstance(value, types.FunctionType) and value is not fn and is_user_code(value.__code__.co_filename):
+            found = captured(value)
+            if found is not value:
+                out.append(types.CellType(found))
+                changed = True
+                continue
+        out.append(cell)
+    return tuple(out) if changed else None
+
+
+def _rebuild(fn, new_globals, closure=None):
     found = _conversion(fn)
     code = found[0] if found is not None else fn.__code__
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = dict(zip(fn.__code__.co_freevars, closure or fn.__closure__ or ()))
     closure = tuple(types.CellType(capture_runtime) if name not in cells else cells[name] for name in code.co_freevars)
     out = types.FunctionType(code, new_globals, fn.__name__, fn.__defaults__, closure or None)
     out.__kwdefaults__ = fn.__kwdefaults__
     out.__dict__.update(fn.__dict__)
     out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     out.__annotations__ = fn.__annotations__
+    out._gradc_original = getattr(fn, "_gradc_original", fn)  # the call hook keys helpers by the original
     return remember_captured(out)
 
 

@@ -161,6 +161,15 @@ class StepList:
                          where=self.where, hint=_LAST_HINT)
 
     def _empty_read(self, key):
+        if isinstance(key, Traced):  # a position read from traced data (a parent table passed as an argument)
+            raise TraceError(f"{self.name}[...] is read at a position computed from traced values, in a loop that "
+                             f"appends to {self.name}: gradc traces every branch of an `if` on traced values, and "
+                             "at the loop's first iteration the list is still empty",
+                             where=user_location() or self.where,
+                             hint="if the position comes from integer data that steers Python (a parent table, a "
+                                  "list of indices), make it static: gradc.grad(f, static_argnums=...) or "
+                                  "static_argnames=... (gradc compile --static NAME); or give it as a constant "
+                                  "(a closure or a global)")
         raise TraceError(f"{self.name}[...] is read before anything was appended to it: the list is empty at the "
                          "loop's first iteration (Python raises IndexError)", where=user_location() or self.where,
                          hint=f"append a first item to {self.name} before the loop")

@@ -277,6 +277,15 @@ def _scalar_predicate(pred, where, what):
                               "np.all(...) or np.any(...)")
 
 
+# the carried variables of the loops being traced that only a `return` after the loop reads (their `unset=`): an
+# `if` in the body may assign one in a single branch (the branch that returns), the loop then gives it its type
+_RETURN_ONLY: list = []
+
+
+def _return_only_names() -> set:
+    return set().union(*_RETURN_ONLY) if _RETURN_ONLY else set()
+
+
 def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected=()):
     """Run a captured ``for`` in functional form: ``body(item, carry) -> carry`` over ``iterable`` (``targets``: the
     carried names the ``for`` itself assigns; ``collected``: the lists it appends to, ``gradc.trace.capture_lists``).
@@ -284,6 +293,14 @@ def for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected
     >>> for_stmt(range(4), lambda i, c: (c[0] + i,), (0,), ("s",), "f.py:1")
     (6,)
     """
+    _RETURN_ONLY.append(frozenset(unset))
+    try:
+        return _for_stmt(iterable, body, init, names, where, targets, unset, collected)
+    finally:
+        _RETURN_ONLY.pop()
+
+
+def _for_stmt(iterable, body, init, names, where, targets=(), unset=(), collected=()):
     scanned = scan_form(iterable)  # a list a traced loop collected: a scan over its stacked items
     if scanned is not None:
         iterable = scanned if isinstance(scanned, Traced) else TracedItems("zip", scanned)
@@ -361,6 +378,14 @@ def while_stmt(cond_fn, body_fn, init, names, where, unset=(), collected=()):
     (27,)
     """
     _check_defined(init, names, where, "loop", (), unset)
+    _RETURN_ONLY.append(frozenset(unset))
+    try:
+        return _while(cond_fn, body_fn, init, names, where, collected)
+    finally:
+        _RETURN_ONLY.pop()
+
+
+def _while(cond_fn, body_fn, init, names, where, collected):
     positions = collecting_loop.collecting(init, names, collected)
     if positions:
         raise TraceError(f"the `while` loop on traced values appends to {', '.join(repr(names[k]) for k in positions)}"
@@ -397,7 +422,7 @@ def _branches(true_fn, false_fn, ops, outs, where, guard=False):
                                      "function returns one", where=where, hint="return a value on every path")
                 return result
             for value, name in zip(result, outs):
-                if isinstance(value, Undefined) and not guard:
+                if isinstance(value, Undefined) and not guard and name not in _return_only_names():
                     raise TraceError(f"{name!r} is assigned in only one branch of an `if` on a traced value and used "
                                      "after it", where=where, hint=f"initialise {name} before the `if`")
             return result

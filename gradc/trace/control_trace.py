@@ -114,10 +114,11 @@ def _label(names, k):
 
 
 def _current(*values, hint=None) -> Builder:
-    if _ACTIVE:
-        return _ACTIVE[-1]
     leaves = [leaf for v in values + (hint,) for leaf in flatten(v)[0] if isinstance(leaf, Traced)]
-    return max((leaf.builder for leaf in leaves), key=lambda b: b.depth)
+    candidates = [leaf.builder for leaf in leaves]
+    if _ACTIVE:  # a helper's body being traced; a value of a trace nested in it (a derivative inlined) is deeper
+        candidates = [_ACTIVE[-1]] + [b for b in candidates if b.encloses(_ACTIVE[-1]) and b is not _ACTIVE[-1]]
+    return max(candidates, key=lambda b: b.depth)
 
 
 def _atom_in(builder: Builder, value, t: TensorType):

@@ -271,6 +271,7 @@ def _copy(fn, new_globals, closure):
     out.__kwdefaults__ = fn.__kwdefaults__
     out.__dict__.update(fn.__dict__)
     out.__qualname__, out.__module__, out.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    out._gradc_original = getattr(fn, "_gradc_original", fn)  # the call hook keys helpers by the original
     return out
 
 

@@ -198,3 +198,26 @@ def test_a_static_argument_given_a_traced_value_is_a_clear_error():
     inner = gradc.grad(lambda x, n: np.sum(x * n), static_argnums=1)
     with pytest.raises(gradc.ArgumentError, match="static argument 'n' .* is a traced value"):
         gradc.grad(lambda x: inner(x, x[0]))(X)
+
+
+def _gather_by_table(x, table):
+    """A Python loop steered by an integer table (as GradBench's parent table steers ``ht``)."""
+    out = []
+    for i in range(len(table)):
+        out.append(x[table[i]] * (i + 1) if table[i] >= 0 else x[0] * 0.5)
+    return np.sum(np.stack(out) ** 2)
+
+
+def test_a_numpy_array_may_be_static_and_is_keyed_by_its_contents():
+    g = gradc.grad(_gather_by_table, static_argnums=1)
+    x = np.array([0.3, -1.2, 2.0])
+    for table in (np.array([-1, 0, 2, 1]), np.array([2, 2, -1])):
+        got = g(x, table)
+        want = central_gradient(lambda v, t=table: _gather_by_table(v, t), x)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    table = np.array([1, 0])
+    first = g(x, table)
+    table[0] = 2  # changed in place: a new key, a new trace (never the stale one)
+    np.testing.assert_allclose(g(x, table), central_gradient(lambda v: _gather_by_table(v, table), x),
+                               rtol=1e-6, atol=1e-8)
+    assert not np.allclose(first, g(x, table))

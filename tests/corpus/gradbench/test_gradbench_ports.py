@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from gb_gmm import gmm_objective
 from gb_solver import within_gradbench_tolerance
-from gradbench_checks import assert_agrees, fd_jacobian, known_refusal, needs_cc
+from gradbench_checks import assert_agrees, fd_jacobian, needs_cc
 
 import gradc
 
@@ -218,12 +218,8 @@ def _gmm_static(data):
 
 
 @pytest.mark.parametrize("size,m,gamma", [((2, 1, 3), 0, 1.0), ((3, 2, 4), 0, 1.0), ((4, 3, 5), 2, 2.0)])
-@pytest.mark.parametrize("how", [pytest.param(_gmm_closure, id="closure_attribute", marks=known_refusal(
-                                     "calls", "a helper reached as a module attribute runs as Python, so "
-                                     "`Ls[:, rows, cols] = l` writes a traced value into a NumPy array")),
-                                 pytest.param(_gmm_closure_global, id="closure_global", marks=known_refusal(
-                                     "calls", "a helper imported from another module runs as Python, so "
-                                     "`Ls[:, rows, cols] = l` writes a traced value into a NumPy array")),
+@pytest.mark.parametrize("how", [pytest.param(_gmm_closure, id="closure_attribute"),
+                                 pytest.param(_gmm_closure_global, id="closure_global"),
                                  pytest.param(_gmm_direct, id="direct"),
                                  pytest.param(_gmm_static, id="static_argnames")])
 def test_gmm_gradient(how, size, m, gamma):
@@ -285,9 +281,6 @@ def test_ba_c():
 
 # ---------------------------------------------------------------- ht
 HT_MODEL = ("nbones", "parents", "base_relatives", "inverse_base_absolutes", "base_positions", "weights")
-HT_REFUSAL = known_refusal("calls/idioms-trace", "`tr = np.eye(4); tr[:3, :3] = R` in a helper defined inside a "
-                           "traced function (StaticValueNeeded), then a list indexed by the parent table")
-
 
 def _ht_as_written(objective, data, first):
     args = [data[first]] + [data[k] for k in HT_MODEL] + [data[k] for k in _ht_rest(objective)]
@@ -297,6 +290,12 @@ def _ht_as_written(objective, data, first):
 def _ht_closure(objective, data, first):
     rest = [data[k] for k in HT_MODEL] + [data[k] for k in _ht_rest(objective)]
     return gradc.jacobian(lambda params: objective(params, *rest))(data[first])
+
+
+def _ht_static_array(objective, data, first):
+    """The parent table left a NumPy array and declared static (keyed by its contents)."""
+    args = [data[first]] + [data[k] for k in HT_MODEL] + [data[k] for k in _ht_rest(objective)]
+    return gradc.jacobian(objective, argnums=0, static_argnums=(1, 2))(*args)
 
 
 def _ht_static(objective, data, first):
@@ -313,8 +312,8 @@ def _ht_rest(objective):
 
 
 @pytest.mark.parametrize("complicated", [False, True], ids=["simple", "complicated"])
-@pytest.mark.parametrize("how", [pytest.param(_ht_as_written, id="as_written", marks=HT_REFUSAL),
-                                 pytest.param(_ht_closure, id="closure", marks=HT_REFUSAL),
+@pytest.mark.parametrize("how", [pytest.param(_ht_closure, id="closure"),
+                                 pytest.param(_ht_static_array, id="static_array"),
                                  pytest.param(_ht_static, id="static_argnums")])
 def test_ht_jacobian(how, complicated):
     data = gb_ht.generate(complicated=complicated)
@@ -323,6 +322,16 @@ def test_ht_jacobian(how, complicated):
     jac = how(objective, data, first)
     args = [data[first]] + [data[k] for k in HT_MODEL] + [data[k] for k in _ht_rest(objective)]
     assert_agrees(jac, fd_jacobian(objective, args, 0), rtol=1e-6, atol=1e-7)
+
+
+def test_ht_as_written_says_to_make_the_parent_table_static():
+    """The parent table passed as a (traced) integer array indexes a Python list: the error names the line and
+    the fix (JAX users meet the same: static_argnums)."""
+    data = gb_ht.generate()
+    with pytest.raises(gradc.GradcError) as err:
+        _ht_as_written(gb_ht.hand_objective, data, "theta")
+    text = str(err.value)
+    assert "gb_ht.py:84" in text and "static_argnums" in text and "absolutes" in text, text
 
 
 # ---------------------------------------------------------------- saddle and particle (nested descent)
@@ -344,11 +353,8 @@ def test_saddle_inner_derivative_only(inner):
 
 
 PARTICLE_INNER = {"r": gradc.grad(gb_particle.accel, argnums=1), "f": gradc.jacfwd(gb_particle.accel, argnums=1)}
-PARTICLE_REFUSAL = known_refusal("idioms-trace/lists", "np.array([10.0, 10.0 - w]) of a traced w, then the Euler "
-                                 "loop's `while True:` with `return` inside, around a nested derivative")
 
-
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=PARTICLE_REFUSAL) for v in ("rr", "ff", "fr", "rf")])
+@pytest.mark.parametrize("variant", ["rr", "ff", "fr", "rf"])
 def test_particle_published_answer(variant):
     result = gb_particle.particle(OUTER[variant[0]], PARTICLE_INNER[variant[1]], gb_particle.W0)
     assert within_gradbench_tolerance(gb_particle.EXPECTED, result), result
@@ -362,7 +368,7 @@ def test_particle_inner_derivative_only():
 
 
 @pytest.mark.parametrize("w", [0.0, 0.2])
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=PARTICLE_REFUSAL) for v in ("rr", "fr")])
+@pytest.mark.parametrize("variant", ["rr", "fr", "rf", "ff"])
 def test_particle_cost_gradient(variant, w):
     """The derivative the outer descent takes, against central differences of the same cost."""
     def cost(v):
