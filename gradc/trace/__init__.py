@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from gradc.errors import _SKIP_DIRS, StaticValueNeeded, TraceError, _display_path
-from gradc.ir.builder import Builder
+from gradc.ir.builder import Builder, Traced
 from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
 from gradc.stages import stage
@@ -102,6 +102,10 @@ def trace_bound(f, values: dict, *, warn_reads: bool = True):
             call_args[name] = Tracer(builder, builder.input(name, info))
         else:
             static[name] = call_args[name] = info
+    # a Python float or NumPy scalar argument cannot change in place: `b = x; b += 1` rebinds b (gradc.trace.inplace)
+    from gradc.trace.inplace import immutable_input
+    builder.immutable_inputs = frozenset(n for n, v in values.items() if isinstance(v, (int, float, np.generic)) or
+                                         isinstance(v, Traced) and immutable_input(v))  # an enclosing trace's float
     token = TRACING.set(builder)  # a named size met alone (range(X.shape[0])) is read from this trace's inputs
     nested_token = ENCLOSING.set(None)  # only this trace: a trace inside it says for itself
     try:

@@ -96,6 +96,7 @@ def capture(f):
         return f
     module_globals = fn.__globals__
     helpers, imported = _reachable(fn, module_globals)
+    imported.update(_choice_builtins(fn, module_globals))
     cells = _captured_cells(fn)
     if imported or any(_conversion(h) is not None for h in helpers.values()):
         new_globals = dict(module_globals)
@@ -165,6 +166,21 @@ class _CapturedModule:
 
     def __repr__(self):
         return repr(self._module)
+
+
+def _choice_builtins(fn, module_globals) -> dict:
+    """``max``/``min`` for code gradc does not rewrite (a lambda), where the function uses the builtins: they choose
+    among traced scalars (``capture_runtime.CHOICES``) as the rewritten ``max(a, b)`` does."""
+    if _conversion(fn) is not None:
+        return {}
+    names: set = set()
+    stack = [fn.__code__]
+    while stack:
+        code = stack.pop()
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        names.update(code.co_names)
+    return {name: capture_runtime.CHOICES[name] for name in sorted(names & set(capture_runtime.CHOICES))
+            if name not in module_globals}
 
 
 def _captured_cells(fn):
@@ -258,7 +274,22 @@ def _prefix(idents) -> str:
 def _needs_capture(body) -> bool:
     return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Assert)) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHOICE_BUILTINS
-        or _computed_index(n) for s in body for n in ast.walk(s))
+        or _computed_index(n) or _method_call(n) for s in body for n in ast.walk(s))
+
+
+# module names a call's receiver usually is: `np.sum(x)` needs no hook (a user module's function is captured where
+# it is named, see _reachable)
+_LIBRARY_NAMES = frozenset({"np", "numpy", "math", "scipy", "sp", "special", "stats", "linalg", "la", "signal",
+                            "functools", "operator", "itertools", "builtins", "random", "gradc"})
+
+
+def _method_call(node) -> bool:
+    """``obj.method(...)`` on an object (``Filler().fill(x)``, ``self.step(x)``, ``model.forward(x)``): the method is
+    reached through the call hook only in rewritten code."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    receiver = node.func.value
+    return isinstance(receiver, ast.Call) or isinstance(receiver, ast.Name) and receiver.id not in _LIBRARY_NAMES
 
 
 def _computed_index(node) -> bool:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import types
 
 from gradc.trace.calls import is_user_code
@@ -72,6 +73,26 @@ class CallSites(ast.NodeTransformer):
             return True  # a class: constructing an object is not a helper call
         return type(value).__module__.split(".")[0] in _LIBRARY_TYPES  # a ufunc, np.sum; not a partial
 
+    def _user_class(self, name: str) -> bool:
+        value = self.globals.get(name) if name not in self.locals else None
+        if not isinstance(value, type):
+            return False
+        module = sys.modules.get(value.__module__)
+        return is_user_code(getattr(module, "__file__", None) or "")
+
+    def _user_object(self, receiver) -> bool:
+        """An object of a class of the user's: constructed at the call (``Filler()``) or a module global."""
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
+            return self._user_class(receiver.func.id)
+        if isinstance(receiver, ast.Name) and receiver.id not in self.locals and receiver.id in self.globals:
+            value = self.globals[receiver.id]
+            return not isinstance(value, (type, types.ModuleType)) and self._user_class_of(value)
+        return False
+
+    def _user_class_of(self, value) -> bool:
+        module = sys.modules.get(type(value).__module__)
+        return is_user_code(getattr(module, "__file__", None) or "")
+
     def _wanted(self, func) -> bool:
         root = _root_name(func)
         if root is not None and root.startswith(self.rt_name.rsplit("rt", 1)[0]):
@@ -79,6 +100,8 @@ class CallSites(ast.NodeTransformer):
         if isinstance(func, ast.Name):
             return not self._library(func.id)
         if isinstance(func, ast.Attribute):
+            if self._user_object(func.value):
+                return True  # `Filler().fill(x)`, `model.fill(x)`: the user's method, whatever its name
             if root is not None and root not in self.locals and root in self.globals and \
                     isinstance(self.globals[root], types.ModuleType):
                 return not self._library(root)

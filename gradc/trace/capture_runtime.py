@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from gradc.errors import GradcError, TraceError
+from gradc.errors import GradcError, TraceError, user_location
 from gradc.ir.builder import Traced, contains_traced
 from gradc.ir.dims import is_dim_expr
 from gradc.ops.values import lift
@@ -569,6 +569,22 @@ def min_(*values, where=None):
     1
     """
     return _choose(values, min, lambda a, b: b < a, where)
+
+
+def _builtin_choice(builtin, better):
+    """``max``/``min`` with Python's whole signature, choosing among traced scalars as :func:`max_` does: what
+    code gradc does not rewrite (a lambda) sees in place of the builtin."""
+    def choice(*args, **kwargs):
+        values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        if kwargs or not any(isinstance(v, Traced) for v in values):  # key= / default=: Python's own
+            return builtin(*args, **kwargs)
+        return _choose(tuple(values), builtin, better, user_location())
+    choice.__name__ = choice.__qualname__ = builtin.__name__
+    choice.__doc__ = builtin.__doc__
+    return choice
+
+
+CHOICES = {"max": _builtin_choice(max, lambda a, b: b > a), "min": _builtin_choice(min, lambda a, b: b < a)}
 
 
 def _choose(values, builtin, better, where):

@@ -160,6 +160,21 @@ def store(tracer, result, skip=None) -> None:
 
 
 # ---------------------------------------------------------------- what may be written
+def _root(builder):
+    while getattr(builder, "parent", None) is not None:
+        builder = builder.parent
+    return builder
+
+
+def immutable_input(tracer) -> bool:
+    """Whether ``tracer`` is an argument given as a Python number or NumPy scalar (or a loop's carry that started
+    as one): immutable, so ``b += a`` makes a new value, as Python does, instead of writing in place."""
+    if getattr(tracer, "_base", None) is not None:
+        return False
+    kind, name = alias_of(tracer.builder, tracer.atom)
+    return kind == "input" and name in getattr(_root(tracer.builder), "immutable_inputs", ())
+
+
 def check_writable(tracer, what: str, *, owned: bool = False, where=None) -> None:
     """Raise a TraceError when writing ``what`` (e.g. ``"x += ..."``) into ``tracer`` would lose NumPy's meaning.
 

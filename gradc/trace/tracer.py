@@ -30,7 +30,16 @@ from gradc.ops.sizes import dim_value
 from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
 from gradc.trace.carried_writes import note_reads
-from gradc.trace.inplace import assign, check_writable, setitem, track_copy, track_view, ufunc_at, views_taken
+from gradc.trace.inplace import (
+    assign,
+    check_writable,
+    immutable_input,
+    setitem,
+    track_copy,
+    track_view,
+    ufunc_at,
+    views_taken,
+)
 from gradc.trace.linalg_dispatch import public_name
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNC_REDUCE, UFUNCS, parse_index, read_index
 from gradc.trace.scipy_dispatch import SCIPY_FUNCTIONS, conversion_error, ufunc_name
@@ -139,6 +148,8 @@ class Tracer(Traced):
     # ---- in-place operators: NumPy's meaning on values the function computed, refused on inputs and views
     def _update(self, symbol, op, other):
         what = f"`{symbol}=`"
+        if immutable_input(self):  # a float argument: `b = x; b += 1` leaves x as it was
+            return op(self, _operand(other))
         check_writable(self, what, owned=type(self) is _Copy and self.atom is self.copied)
         assign(self, op(self, _operand(other)), what, ew.astype)  # a view writes through into its base
         return self

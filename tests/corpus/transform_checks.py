@@ -75,6 +75,8 @@ def ravel(tree: Any) -> tuple[np.ndarray, Callable]:
             return kind(out)
         return flat, unravel_seq
     array = np.asarray(tree, dtype=np.float64)
+    if isinstance(tree, (float, int, np.floating)):  # a number stays one: `b = x; b += x` must not write into x
+        return array.ravel().copy(), lambda v: type(tree)(v[0])
     shape = array.shape
     return array.ravel().copy(), lambda v: np.asarray(v, dtype=np.float64).reshape(shape)
 

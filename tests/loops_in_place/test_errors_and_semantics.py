@@ -173,3 +173,26 @@ def test_the_starting_array_stays_the_callers():
     compiled = gradc.compile(f, X)
     np.testing.assert_allclose(compiled.value_and_grad(X)[0], f(X.copy()), rtol=1e-12)
     np.testing.assert_allclose(compiled.grad(X), _central(f, X), rtol=1e-6, atol=1e-8)
+
+
+def _doubles_in_place(a):
+    b = a
+    b += a  # Python: a new float when a is a float; NumPy: writes into the caller's array
+    b *= a
+    return np.sum(b)
+
+
+@pytest.mark.parametrize("x", [0.7, np.float64(0.7), np.float32(0.7)])
+def test_augmented_assignment_on_a_number_argument_rebinds(x):
+    """`b = a; b += a` on a float leaves `a` as it was (Python's meaning): d/da (2a * a) = 4a, not 8a."""
+    assert _doubles_in_place(x) == pytest.approx(2 * 0.49, rel=1e-6)
+    g = gradc.grad(_doubles_in_place)(x)
+    assert float(g) == pytest.approx(4 * float(x), rel=1e-6)
+    assert float(gradc.hessian(_doubles_in_place)(x)) == pytest.approx(4.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("x", [np.array(0.7), np.array([0.7, 1.1])])
+def test_augmented_assignment_on_an_array_argument_is_refused(x):
+    """On an array NumPy writes into the caller's array: refused, as for any in-place change of an input."""
+    with pytest.raises(TraceError, match="changes the input 'a' in place"):
+        gradc.grad(_doubles_in_place)(x)

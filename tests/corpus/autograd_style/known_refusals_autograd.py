@@ -6,8 +6,4 @@ A third entry names the exception when it is not a gradc error (a defect of its 
 """
 
 KNOWN: dict[str, tuple] = {
-    'builtin_max_pair/grad': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
-    'builtin_max_pair/jvp': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
-    'builtin_max_pair/value_and_grad': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
-    'builtin_max_pair/vjp': ('outside issue 26', 'builtin max() compares traced values: bool() of a traced value'),
 }
