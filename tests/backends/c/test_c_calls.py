@@ -500,3 +500,28 @@ def test_bodies_computing_the_same_are_one_function():
     # one function for reversed_too (however many bodies the front end traced), one for the other constant
     assert sorted(forward) == ["gradc_call_reversed_too", "gradc_call_same_shape_other_constant"], (forward, bodies)
     assert calls_of(function_text(c.source, "gradc_fn_f"), "gradc_call_reversed_too") == 3
+
+
+def _shifted_products(x, y):
+    z = np.zeros(x.shape[0])
+    z[0] = x[0]
+    for i in range(1, x.shape[0]):
+        z[i] = x[i] * y[i - 1]
+    return z
+
+
+def _two_fills(x):
+    """GradBench ode's pattern: a helper that fills an array in a loop, called several times."""
+    a = _shifted_products(x, x)
+    b = _shifted_products(x, np.sin(a))
+    return np.sum(b * b) + a[-1]
+
+
+@needs_cc
+def test_a_helper_body_accumulates_its_scatters_in_place():
+    """The adjoint of a fill loop in a helper adds each slot's derivative at its index (O(1) an iteration): the
+    helper bodies are marked as the unit's own functions are, so no loop body zeroes a whole array."""
+    x = np.random.default_rng(4).uniform(0.2, 1.0, 40)
+    compiled = gradc.compile(_two_fills, x, target="c")
+    assert "gather_grad" not in compiled.source and "index_add" in compiled.source
+    np.testing.assert_allclose(compiled.grad(x), central_gradient(_two_fills, x), rtol=1e-6, atol=1e-8)
