@@ -13,6 +13,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+try:
+    from benchmarks import gradbench_hand
+except ImportError:  # run as a script: benchmarks/ is on sys.path
+    import gradbench_hand
+
 jax.config.update("jax_enable_x64", True)
 
 
@@ -154,57 +159,6 @@ def ba(args):
 
 def ht(args, complicated):
     """The hand model's residuals' Jacobian in theta (and us), forward mode (26 or so columns)."""
-    nbones, parents = args[1], args[2]
-    base_relatives, inverse_base_absolutes, base_positions, weights, points = (jnp.asarray(a) for a in args[3:8])
-    correspondences = np.asarray(args[8], dtype=int)
-    triangles = np.asarray(args[9], dtype=int) if complicated else None
-
-    def euler(xzy):
-        cx, sx, cy, sy, cz, sz = (jnp.cos(xzy[0]), jnp.sin(xzy[0]), jnp.cos(xzy[2]), jnp.sin(xzy[2]),
-                                  jnp.cos(xzy[1]), jnp.sin(xzy[1]))
-        one, zero = jnp.ones(()), jnp.zeros(())
-        rx = jnp.stack([jnp.stack([one, zero, zero]), jnp.stack([zero, cx, -sx]), jnp.stack([zero, sx, cx])])
-        ry = jnp.stack([jnp.stack([cy, zero, -sy]), jnp.stack([zero, one, zero]), jnp.stack([sy, zero, cy])])
-        rz = jnp.stack([jnp.stack([cz, -sz, zero]), jnp.stack([sz, cz, zero]), jnp.stack([zero, zero, one])])
-        return rz @ ry @ rx
-
-    def angle_axis(aa):
-        n = jnp.sqrt(jnp.sum(aa ** 2))
-        x, y, z = aa / n
-        s, c = jnp.sin(n), jnp.cos(n)
-        return jnp.stack([jnp.stack([x * x + (1 - x * x) * c, x * y * (1 - c) - z * s, x * z * (1 - c) + y * s]),
-                          jnp.stack([x * y * (1 - c) + z * s, y * y + (1 - y * y) * c, y * z * (1 - c) - x * s]),
-                          jnp.stack([x * z * (1 - c) - y * s, z * y * (1 - c) + x * s, z * z + (1 - z * z) * c])])
-
-    def vertices(theta):
-        rows = [theta[0:3], jnp.ones(3), theta[3:6], jnp.zeros(3), jnp.zeros(3)]  # rows 3, 4: wrist, forearm
-        i_theta = 6
-        for _finger in range(5):
-            for i in (1, 2, 3):
-                second = theta[i_theta + 1] if i == 1 else jnp.zeros(())
-                rows.append(jnp.stack([theta[i_theta], second, jnp.zeros(())]))
-                i_theta += 2 if i == 1 else 1
-            rows.append(jnp.zeros(3))
-        pose = jnp.stack(rows)
-        absolutes = []
-        for i in range(nbones):
-            local = jnp.concatenate([jnp.concatenate([euler(pose[3 + i]), jnp.zeros((3, 1))], 1),
-                                     jnp.asarray([[0.0, 0.0, 0.0, 1.0]])], 0)
-            relative = base_relatives[i] @ local
-            absolutes.append(relative if parents[i] == -1 else absolutes[parents[i]] @ relative)
-        transforms = jnp.stack(absolutes) @ inverse_base_absolutes
-        positions = jnp.einsum("bij,vj,vb->vi", transforms, base_positions, weights)[:, :3]
-        return positions @ angle_axis(pose[0]).T + pose[2]
-
-    def residuals(p):
-        if not complicated:
-            return (points - vertices(p)[correspondences]).reshape(-1)
-        npts = points.shape[0]
-        us, verts = p[:2 * npts].reshape(npts, 2), vertices(p[2 * npts:])
-        tri = triangles[correspondences]
-        hand = (us[:, :1] * verts[tri[:, 0]] + us[:, 1:] * verts[tri[:, 1]]
-                + (1.0 - us[:, :1] - us[:, 1:]) * verts[tri[:, 2]])
-        return (points - hand).reshape(-1)
-    jac = jax.jit(jax.jacfwd(residuals))
+    jac = jax.jit(jax.jacfwd(gradbench_hand.residuals(jnp, args, complicated)))
     params = jnp.asarray(args[0])
-    return lambda: _ready(jac(params)).reshape(points.shape[0], 3, -1)
+    return lambda: _ready(jac(params)).reshape(args[7].shape[0], 3, -1)

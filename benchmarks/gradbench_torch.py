@@ -10,6 +10,11 @@ import numpy as np
 import torch
 from torch.func import jacrev
 
+try:
+    from benchmarks import gradbench_hand
+except ImportError:  # run as a script: benchmarks/ is on sys.path
+    import gradbench_hand
+
 torch.set_default_dtype(torch.float64)
 torch.set_num_threads(1)  # as NumPy's BLAS with OPENBLAS_NUM_THREADS=1 and the C target: one core each
 
@@ -147,60 +152,9 @@ def ba(args):
 
 def ht(args, complicated):
     """The hand model's residuals' Jacobian in theta (and us), by reverse mode one row at a time (torch.func)."""
+    jac = jacrev(gradbench_hand.residuals(gradbench_hand.torch_ns(), args, complicated))
     params = torch.tensor(args[0])
-    nbones, parents = args[1], args[2]
-    base_relatives, inverse_base_absolutes, base_positions, weights, points = (torch.tensor(a) for a in args[3:8])
-    correspondences = [int(c) for c in args[8]]
-    triangles = [[int(v) for v in t] for t in args[9]] if complicated else None
-
-    def euler(xzy):
-        cx, sx, cy, sy, cz, sz = (torch.cos(xzy[0]), torch.sin(xzy[0]), torch.cos(xzy[2]), torch.sin(xzy[2]),
-                                  torch.cos(xzy[1]), torch.sin(xzy[1]))
-        one, zero = torch.ones(()), torch.zeros(())
-        rx = torch.stack([torch.stack([one, zero, zero]), torch.stack([zero, cx, -sx]), torch.stack([zero, sx, cx])])
-        ry = torch.stack([torch.stack([cy, zero, -sy]), torch.stack([zero, one, zero]), torch.stack([sy, zero, cy])])
-        rz = torch.stack([torch.stack([cz, -sz, zero]), torch.stack([sz, cz, zero]), torch.stack([zero, zero, one])])
-        return rz @ ry @ rx
-
-    def angle_axis(aa):
-        n = torch.sqrt(torch.sum(aa ** 2))
-        x, y, z = aa / n
-        s, c = torch.sin(n), torch.cos(n)
-        return torch.stack([torch.stack([x * x + (1 - x * x) * c, x * y * (1 - c) - z * s, x * z * (1 - c) + y * s]),
-                            torch.stack([x * y * (1 - c) + z * s, y * y + (1 - y * y) * c, y * z * (1 - c) - x * s]),
-                            torch.stack([x * z * (1 - c) - y * s, z * y * (1 - c) + x * s, z * z + (1 - z * z) * c])])
-
-    def vertices(theta):
-        rows = [theta[0:3], torch.ones(3), theta[3:6], torch.zeros(3), torch.zeros(3)]  # rows 3, 4: wrist, forearm
-        i_theta = 6
-        for _finger in range(5):
-            for i in (1, 2, 3):
-                second = theta[i_theta + 1] if i == 1 else torch.zeros(())
-                rows.append(torch.stack([theta[i_theta], second, torch.zeros(())]))
-                i_theta += 2 if i == 1 else 1
-            rows.append(torch.zeros(3))
-        pose = torch.stack(rows)
-        absolutes = []
-        for i in range(nbones):
-            local = torch.cat([torch.cat([euler(pose[3 + i]), torch.zeros((3, 1))], 1),
-                               torch.tensor([[0.0, 0.0, 0.0, 1.0]])], 0)
-            relative = base_relatives[i] @ local
-            absolutes.append(relative if parents[i] == -1 else absolutes[parents[i]] @ relative)
-        transforms = torch.stack(absolutes) @ inverse_base_absolutes
-        positions = torch.einsum("bij,vj,vb->vi", transforms, base_positions, weights)[:, :3]
-        return positions @ angle_axis(pose[0]).T + pose[2]
-
-    def residuals(p):
-        if not complicated:
-            return (points - vertices(p)[correspondences]).reshape(-1)
-        npts = points.shape[0]
-        us, verts = p[:2 * npts].reshape(npts, 2), vertices(p[2 * npts:])
-        tri = torch.tensor([triangles[c] for c in correspondences])
-        hand = (us[:, :1] * verts[tri[:, 0]] + us[:, 1:] * verts[tri[:, 1]]
-                + (1.0 - us[:, :1] - us[:, 1:]) * verts[tri[:, 2]])
-        return (points - hand).reshape(-1)
-    jac = jacrev(residuals)
-    return lambda: jac(params).numpy().reshape(points.shape[0], 3, -1)
+    return lambda: jac(params).numpy().reshape(args[7].shape[0], 3, -1)
 
 
 def _argmin(f, grad_f, x):

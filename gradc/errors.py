@@ -126,6 +126,15 @@ class TraceError(GradcError):
 
 
 
+class ImmutableArgumentError(TraceError, TypeError):
+    """The function writes into one of its array arguments in place (``x[1] = v``, ``x += v``): the compiled code
+    cannot change the caller's array. A ``TypeError`` too, as JAX and HIPS autograd raise for the same code.
+
+    >>> issubclass(ImmutableArgumentError, TypeError) and issubclass(ImmutableArgumentError, TraceError)
+    True
+    """
+
+
 class StaticValueNeeded(TraceError):
     """A traced value is used where Python needs a concrete one (an int for a slice bound, a float, an index).
 

@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from gradc.errors import ShapeError, TraceError
+from gradc.errors import ImmutableArgumentError, ShapeError, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import bitwise as bits
 from gradc.ops import elementwise as ew
@@ -185,14 +185,14 @@ def check_writable(tracer, what: str, *, owned: bool = False, where=None) -> Non
         return check_writable(base, what, owned=_owned(base), where=where)
     kind, name = ("fresh", None) if owned else alias_of(tracer.builder, tracer.atom)
     if kind == "input":
-        raise TraceError(f"{what} changes the input {name!r} in place; the caller's array would not change",
+        raise ImmutableArgumentError(f"{what} changes the input {name!r} in place; the caller's array would not change",
                          where=where, hint=f"copy it first (`{name} = {name}.copy()`) or compute a new value: "
                          f"`{name} = {name} + ...` (np.where(mask, new, {name}) for some entries); a traced "
                          "function must not modify its arguments")
     if kind == "view-of-input":
-        raise TraceError(f"{what} changes a view (slice, reshape or transpose) of the input {name!r} in place; "
-                         "the caller's array would not change", where=where, hint="make a copy first (`v = "
-                         "v.copy()`) or compute a new value: `v = v + ...`")
+        raise ImmutableArgumentError(f"{what} changes a view (slice, reshape or transpose) of the input {name!r} in "
+                                     "place; the caller's array would not change", where=where,
+                                     hint="make a copy first (`v = v.copy()`) or compute a new value: `v = v + ...`")
     if kind == "view":
         raise TraceError(f"{what} changes a reshape or transpose view in place; gradc would not update the "
                          "array it views", where=where, hint="make a copy first (`v = v.copy()`) or compute a "

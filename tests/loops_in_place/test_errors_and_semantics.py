@@ -196,3 +196,16 @@ def test_augmented_assignment_on_an_array_argument_is_refused(x):
     """On an array NumPy writes into the caller's array: refused, as for any in-place change of an input."""
     with pytest.raises(TraceError, match="changes the input 'a' in place"):
         gradc.grad(_doubles_in_place)(x)
+
+
+def _writes_argument(A, b):
+    A[1] = b
+    return A
+
+
+def test_writing_into_an_array_argument_is_a_type_error_as_in_jax_and_autograd():
+    """JAX and HIPS autograd raise TypeError for `A[1] = b` on a traced argument; code catching it keeps working."""
+    with pytest.raises(TypeError, match="changes the input 'A' in place"):
+        gradc.vjp(_writes_argument, np.zeros(5), 3.0)
+    with pytest.raises(TraceError):
+        gradc.grad(lambda x: np.sum(_writes_argument(x, 1.0)))(np.zeros(3))
