@@ -124,7 +124,7 @@ def det_problem(size, as_written=True):
         return Problem("det", f"ell={size}", _grad_problem(gb_det.det, (A, size)), peers)
     f = (lambda ell: lambda flat: gb_det.det(flat, ell))(size)
     return Problem("det (closure)", f"ell={size}", _grad_problem(f, (A,)), peers,
-                   note="det(A, ell) through a lambda: the helper runs as Python (unrolled)")
+                   note="det(A, ell) through a lambda: its recursion kept as helper functions, as when traced directly")
 
 
 def kmeans_problem(size):

@@ -445,7 +445,15 @@ def compile_case(case, args):
 
 
 def ops_in(*graphs):
-    return {eqn.op for g in graphs for eqn in g.eqns}
+    """The ops of ``graphs`` and of the graphs their equations hold (helper bodies, loop bodies, branches)."""
+    from gradc.ir.graph import subgraphs
+    found, todo = set(), list(graphs)
+    while todo:
+        g = todo.pop()
+        for eqn in g.eqns:
+            found.add(eqn.op)
+            todo.extend(subgraphs(eqn))
+    return found
 
 
 # ================================================================ linear algebra and contractions (issue 13)

@@ -29,14 +29,20 @@ def evaluate(graph: Graph, *args) -> list:
     like = next((a for a in args if isinstance(a, Traced)), None)
     for eqn in graph.eqns:
         ins = [read(a) for a in eqn.inputs]
-        if like is not None and ins and not any(isinstance(a, Traced) for a in ins) and _named_sizes(eqn):
+        if like is not None and ins and not any(isinstance(a, Traced) for a in ins) and _recorded(eqn):
             # a value of constants with a named size (broadcast_to 0.0 to (n,)) exists only when the code runs:
-            # record it, as NumPy cannot compute it now
+            # record it, as NumPy cannot compute it now; a large one (ones broadcast to a tangent's shape) is
+            # recorded too, so that the trace holds the broadcast, not a dense constant the size of the data
             ins[0] = like.wrap(Const(ins[0]))
         env[id(eqn.out)] = bind(eqn.op, *ins, **eqn.params)
     return [read(o) for o in graph.outputs]
 
 
-def _named_sizes(eqn) -> bool:
+_LARGEST_COMPUTED = 64  # entries: as the fold pass, which keeps larger constants as the ops that make them
+
+
+def _recorded(eqn) -> bool:
     shape = getattr(eqn.out.type, "shape", None)
-    return shape is not None and is_symbolic(shape)
+    if shape is None:
+        return False
+    return is_symbolic(shape) or eqn.out.type.size > _LARGEST_COMPUTED

@@ -63,7 +63,10 @@ def result_dtype(*xs) -> str:
     parts = []
     for x in xs:
         t = aval(x)
-        parts.append(x if t.dtype is None else t.np_dtype)
+        if getattr(x, "weak_python", False):  # a loop's counter: a Python int of the user's code
+            parts.append(0)
+        else:
+            parts.append(x if t.dtype is None else t.np_dtype)
     return dtype_name(np.result_type(*parts))
 
 

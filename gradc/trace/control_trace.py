@@ -167,6 +167,22 @@ def _wrap_weak(builder, atom):
     return _WEAK[0](builder, atom)
 
 
+_COUNTER: list = []
+
+
+def _wrap_counter(builder, atom):
+    """The counter of a ``for i in range(...)`` kept as a loop: a Python int in the user's code, so it promotes as
+    one (``i * x`` keeps a float32 ``x`` float32: NumPy's weak Python scalars, ``gradc.ops.values.result_dtype``)."""
+    if not _COUNTER:
+        from gradc.trace.tracer import Tracer
+
+        class Counter(Tracer):
+            __slots__ = ()
+            weak_python = True
+        _COUNTER.append(Counter)
+    return _COUNTER[0](builder, atom)
+
+
 def _widen(t: TensorType, got, weak: bool):
     """The carry type that also holds ``got`` (a body result), or None when it may not change."""
     if got == t:
@@ -195,7 +211,7 @@ class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
     def __init__(self, parent: Builder, name: str, fn, leading: list, carry_types: list, names, rebuild,
-                 weak=(), origins=(), branch=False):
+                 weak=(), origins=(), branch=False, counter=False):
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
@@ -204,7 +220,7 @@ class _Sub:
         # where each carried value starts (for the in-place rules: `x += ...` on a loop over an input x)
         b.carry_origins = {id(v): leaf.atom for v, leaf in zip(carry_vars, origins)
                            if isinstance(leaf, Traced) and leaf.builder is parent and not _owned_copy(leaf)}
-        args = [_wrap(b, v) for v in lead_vars]
+        args = [_wrap_counter(b, v) if counter else _wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
         self.carry_leaves = [origins[k] if v is None else _wrap_weak(b, v) if w else _wrap(b, v)
                              for k, (v, w) in enumerate(zip(carry_vars, weak))]
@@ -248,14 +264,14 @@ def _var_name(names, k):
     return f"c{k}"
 
 
-def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, where, extra_out=0):
+def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, where, extra_out=0, counter=False):
     """Trace ``fn(*leading, carry) -> carry`` (plus ``extra_out`` leaves after the carry), widening weak
     carries until the types are stable. Returns ``(sub, carry types, output leaves)``."""
     types, weak = zip(*[_leaf_type(leaf, names, k, where) for k, leaf in enumerate(init_leaves)]) \
         if init_leaves else ((), ())
     types = list(types)
     for _ in range(4):
-        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak, init_leaves)
+        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak, init_leaves, counter=counter)
         out = sub.result
         if extra_out:
             if not isinstance(out, tuple) or len(out) != 2:
@@ -337,7 +353,8 @@ def fori_loop(lower, upper, body, init_val, *, step=1, checkpoint=None, names=No
         i = j if static else ew.add(lo, ew.mul(j, np.int64(step)))
         return body(i, carry)
     try:
-        sub, types, out = _trace_loop_body(builder, "body", counted, [("i", I64)], leaves, rebuild, names, where)
+        sub, types, out = _trace_loop_body(builder, "body", counted, [("i", I64)], leaves, rebuild, names, where,
+                                           counter=True)
     except StaticValueNeeded as err:
         if not static:
             raise

@@ -60,7 +60,7 @@ def fori_scan(lower: int, upper: int, step: int, body, init_val, *, names=None, 
         return in_python()
     try:
         sub, types, out = _trace_loop_body(builder, "body", body, [("i", I64)], leaves, rebuild, names, where,
-                                           extra_out=1)
+                                           extra_out=1, counter=True)
     except StaticValueNeeded as err:
         UNROLLED.append((where, str(err.args[0]) if err.args else ""))
         return in_python()

@@ -377,3 +377,4 @@ def test_particle_cost_gradient(variant, w):
     want = gb_particle.central_difference_grad(lambda v: gb_particle.naive_euler(v[0], gb_particle.accel_grad_by_hand))(
         np.array([w]))
     assert_agrees(np.reshape(g, -1), want, rtol=1e-5, atol=1e-8)
+
