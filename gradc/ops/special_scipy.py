@@ -52,9 +52,33 @@ def _impl(name):
     return lambda *xs: _like(xs[0], getattr(_scipy_special(), name)(*xs))
 
 
+def scipy_spelling(name):
+    """``scipy.special.NAME(*args)``, with ``dtype=np.float32`` for a float32 result of several operands: SciPy's
+    ufuncs pick the float64 loop when an operand is a Python float literal (NumPy's weak scalars are not theirs)."""
+    def build(args, params, out, target):
+        if len(args) > 1 and out.dtype == "f32":
+            return spell.call(f"scipy.special.{name}", *args, dtype=spell.dotted("np.float32"))
+        return spell.call(f"scipy.special.{name}", *args)
+    return build
+
+
+def scipy_operands(name, xs):
+    """``xs`` in the dtype SciPy's ufunc ``name`` computes in: it picks its first loop that fits, so a Python
+    float next to float32 arrays gives float64 where the ``dd->d`` loop comes first (``gammainc``), float32
+    where ``ff->f`` does (``betainc``, ``jv``). The answer is SciPy's own, on one-element stand-ins."""
+    if not any(isinstance(x, (int, float)) for x in xs):
+        return xs
+    stand_ins = [x if isinstance(x, (int, float)) else np.ones((), aval(x).np_dtype) for x in xs]
+    with np.errstate(all="ignore"):
+        dtype = np.asarray(getattr(_scipy_special(), name)(*stand_ins)).dtype
+    if dtype != np.float64:
+        return xs
+    return [x if isinstance(x, (int, float)) or aval(x).dtype != "f32" else ew.astype(x, "f64") for x in xs]
+
+
 def _defop(name, vjp, doc, *, c, math_name=None):
     defop(name, infer=_same_types, impl=_impl(name), vjp=vjp, elementwise=True, doc=doc,
-          np=spell.fn(f"scipy.special.{name}"), math=spell.fn(math_name) if math_name else None, c=c)
+          np=scipy_spelling(name), math=spell.fn(math_name) if math_name else None, c=c)
 
 
 def _c(fn):

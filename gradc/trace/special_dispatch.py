@@ -18,6 +18,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ops import elementwise as ew
+from gradc.ops import special_incomplete as inc
 from gradc.ops import special_numpy as sf
 from gradc.ops import special_scipy as sc
 from gradc.ops import special_stats as st
@@ -66,7 +67,9 @@ for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("
                    ("betaln", sc.betaln), ("beta", sc.beta), ("expit", sc.expit),
                    ("logit", sc.logit), ("log_expit", sc.log_expit), ("xlogy", sc.xlogy), ("xlog1py", sc.xlog1py),
                    ("entr", sc.entr), ("rel_entr", sc.rel_entr), ("kl_div", sc.kl_div),
-                   ("multigammaln", sc.multigammaln)]:
+                   ("multigammaln", sc.multigammaln),
+                   ("gammainc", inc.gammainc), ("gammaincc", inc.gammaincc), ("gammaincinv", inc.gammaincinv),
+                   ("gammainccinv", inc.gammainccinv), ("betainc", inc.betainc), ("betaincinv", inc.betaincinv)]:
     scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, _fn))
 
 
