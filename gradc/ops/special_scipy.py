@@ -167,7 +167,8 @@ _defop("beta", _beta_vjp, "a_bar = ct * out * (digamma(a) - digamma(a + b)); b_b
 def _rgamma_vjp(ct, out, x, needs):
     """-out * digamma(x); at the poles of Gamma (x = -n), where 1/Gamma is 0, its limit (-1)^n n!."""
     pole = ew.logical_and(ew.less_equal(x, 0.0), ew.equal(x, ew.floor(x)))
-    at_pole = ew.mul(ew.cos(ew.mul(x, math.pi)), gamma(ew.sub(1.0, x)))
+    at = ew.where(pole, x, 0.0)  # each branch finite everywhere: its derivative is masked, not multiplied by NaN
+    at_pole = ew.mul(ew.cos(ew.mul(at, math.pi)), gamma(ew.sub(1.0, at)))
     return (ew.mul(ct, ew.where(pole, at_pole, ew.neg(ew.mul(out, digamma(ew.where(pole, 1.0, x)))))),)
 
 
