@@ -222,7 +222,10 @@ static inline double gradc_iv_any(double v, double x, int scaled, int fixed)
         return v == 0.0 ? 1.0 : (v > 0.0 || integer ? 0.0 : (scaled ? NAN : INFINITY));
     }
     if (ax < 1e-6 && !(v < 0.0 && integer)) {  /* (x/2)^v / Gamma(v + 1) (1 + x^2 / (4 (v + 1))) */
-        const double lead = exp(v * log(0.5 * ax) - lgamma(v + 1.0)) * (tgamma(v + 1.0) < 0.0 ? -1.0 : 1.0);
+        double lead = fabs(v) < 170.0 ? pow(0.5 * ax, v) / tgamma(v + 1.0) : 0.0;  /* pow: no |log x| ulp lost */
+        if (lead == 0.0 || !isfinite(lead)) {
+            lead = exp(v * log(0.5 * ax) - lgamma(v + 1.0)) * (tgamma(v + 1.0) < 0.0 ? -1.0 : 1.0);
+        }
         return sign * lead * (1.0 + ax * ax / (4.0 * (v + 1.0))) * (scaled ? exp(-ax) : 1.0);
     }
     double i_scaled, k_scaled;

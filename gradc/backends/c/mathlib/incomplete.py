@@ -34,7 +34,7 @@ static inline double gradc_gamma_front(double a, double x)
     /* lgamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2): Stirling's series, to 1e-17 from a = 10 */
     const double stirling = (1.0 / 12.0 - r * (1.0 / 360.0 - r * (1.0 / 1260.0 - r * (1.0 / 1680.0
                              - r * (1.0 / 1188.0))))) / a;
-    const double core = fabs(d) < 0.25 ? gradc_log1p_minus(d) : log1p(d) - d;
+    const double core = fabs(d) < 0.25 ? gradc_log1p_minus(d) : log(x / a) - d;  /* x / a: no rounding of 1 + d */
     return sqrt(a / 6.283185307179586) * exp(a * core - stirling);
 }"""
 
