@@ -244,3 +244,12 @@ def test_traced_or_array_orders_are_refused():
 def test_non_finite_order_is_refused():
     with pytest.raises(TraceError, match=r"scipy\.special\.iv: the order must be finite"):
         gradc.grad(_summed(of_x(S.iv, np.inf)))(np.array([0.5, 2.0]))
+
+
+def test_float32_with_a_python_float_follows_scipy_for_the_older_ufuncs():
+    x32 = np.array([0.5, 2.0], dtype=np.float32)
+    for fn in (lambda x: S.xlogy(1.5, x), lambda x: S.xlog1py(x, 0.5), lambda x: S.betaln(2.0, x),
+               lambda x: S.beta(x, 3.0), lambda x: S.kl_div(x, 1.0), lambda x: S.rel_entr(x, 2.0)):
+        got = gradc.compile(fn, x32, mode="vjp").forward(x32)  # noqa: B023 (compiled here, not later)
+        assert got.dtype == fn(x32).dtype
+        np.testing.assert_allclose(got, fn(x32), rtol=1e-6)
