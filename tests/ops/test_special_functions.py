@@ -253,3 +253,17 @@ def test_float32_with_a_python_float_follows_scipy_for_the_older_ufuncs():
         got = gradc.compile(fn, x32, mode="vjp").forward(x32)  # noqa: B023 (compiled here, not later)
         assert got.dtype == fn(x32).dtype
         np.testing.assert_allclose(got, fn(x32), rtol=1e-6)
+
+
+def test_a_caller_standing_for_another_public_function_is_named_in_the_refusal():
+    from gradc.ops import special_incomplete as inc
+
+    def cdf(df, x):  # as scipy.stats' chi2.cdf would call it
+        return inc.gammainc(df / 2, x / 2, public="scipy.stats.chi2.cdf", shape_names=("df",)).sum()
+
+    x = np.array([0.5, 2.0])
+    with pytest.raises(TraceError, match=r"scipy\.stats\.chi2\.cdf: the derivative in df is not available") as e:
+        gradc.grad(cdf, argnums=(0, 1))(np.float64(3.0), x)
+    assert "test_special_functions.py" in str(e.value)
+    chi2_pdf = np.exp(0.5 * np.log(x / 2) - x / 2 - S.gammaln(1.5)) / 2
+    np.testing.assert_allclose(gradc.grad(cdf, argnums=1)(np.float64(3.0), x), chi2_pdf, rtol=1e-14)
