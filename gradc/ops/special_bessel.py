@@ -133,7 +133,7 @@ for _name, _vjp, _formula in [
         ("ive", _ive_vjp, "(ive(v-1, x) + ive(v+1, x)) / 2 - sign(x) out"),
         ("kve", _kve_vjp, "out - (kve(v-1, x) + kve(v+1, x)) / 2")]:
     defop(_name, infer=_same_types, impl=_ordered_impl(_name), vjp=_vjp, elementwise=True,
-          doc=f"x_bar = ct * {_formula}; the order v is static", np=_ordered_spelling(_name), c=_ordered_c(_name))
+          doc=f"x_bar = ct * ({_formula}); the order v is static", np=_ordered_spelling(_name), c=_ordered_c(_name))
 
 
 # ---------------------------------------------------------------- the functions tracers and rules call
