@@ -107,6 +107,16 @@ def test_incomplete_gamma_over_a_grid(c_function, name):
     assert np.all(relative_error(got.ravel()[pick][keep], exact[keep]) < 2e-16 * (50 + np.abs(np.log(exact[keep]))))
 
 
+def test_upper_incomplete_gamma_for_small_a_keeps_relative_accuracy(c_function):
+    # Q(a, x) ~ a E1(x) as a -> 0: 1 - P would lose it (1e-7 relative at a = 1e-8)
+    a, x = (t.ravel() for t in np.meshgrid([1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.3, 0.49],
+                                           [1e-5, 1e-3, 0.1, 0.5, 1.0, 1.2, 1.45]))
+    exact = mp_values(lambda s, t: mpmath.gammainc(s, t, mpmath.inf, regularized=True), a, x)
+    assert relative_error(c_function("gradc_gammaincc", a, x), exact).max() < 1e-14
+    exact = mp_values(lambda s, t: mpmath.gammainc(s, 0, t, regularized=True), a, x)
+    assert relative_error(c_function("gradc_gammainc", a, x), exact).max() < 1e-14
+
+
 def test_incomplete_gamma_special_values(c_function):
     a = np.array([0.0, 0.0, 1.0, 1.0, -1.0, 1.0, np.inf, 1.0, np.nan, 2.5])
     x = np.array([1.0, 0.0, 0.0, np.inf, 1.0, -1.0, 1.0, np.nan, 1.0, 1e-300])
