@@ -139,6 +139,16 @@ def test_incomplete_beta_over_a_grid(c_function):
                                   S.betainc(special_a, special_b, special_x))
 
 
+def test_incomplete_beta_for_small_b_keeps_relative_accuracy(c_function):
+    # I_x(a, b) ~ b for tiny b: the complement 1 - I_{1-x}(b, a) would lose it (3e-8 relative at b = 1e-8)
+    a, b, x = (t.ravel() for t in np.meshgrid([1e-4, 0.01, 0.5, 2.0, 50.0], [1e-8, 1e-4, 0.01, 0.5],
+                                              [1e-6, 0.01, 0.3, 0.7, 0.99, 0.999]))
+    exact = mp_values(lambda p, q, t: mpmath.betainc(p, q, 0, t, regularized=True), a, b, x)
+    shown = exact > 1e-280
+    # (|log I| ulp in the far tails: 1e-13 at I = 1e-72)
+    assert relative_error(c_function("gradc_betainc", a, b, x)[shown], exact[shown]).max() < 2e-13
+
+
 @pytest.mark.parametrize("name", ["gammaincinv", "gammainccinv"])
 def test_incomplete_gamma_inverses(c_function, name):
     a, y = np.broadcast_arrays(np.geomspace(0.05, 300.0, 40)[:, None],
