@@ -214,7 +214,8 @@ def ht_problem(size, complicated=True):
 
     def build(target):
         compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2))
-        return lambda: compiled.jacobian(*args)
+        rest = args[:1] + args[3:]  # the compiled functions take the arguments that are not static
+        return lambda: compiled.jacobian(*rest)
     peers = {"torch": gradbench_torch.ht(args, complicated)} if torch is not None else {}
     if gradbench_jax is not None:
         peers["jax"] = gradbench_jax.ht(args, complicated)
