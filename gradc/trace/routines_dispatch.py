@@ -23,6 +23,7 @@ from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
+from gradc.ops import special_numpy
 from gradc.ops.values import aval, first_traced, lift, normalize_axes, result_dtype
 
 _FULL = sh.slice_item(None, None, None)
@@ -41,6 +42,12 @@ def _float(x):
     """``x`` in floating point, as NumPy's routines compute (integers become float64)."""
     t = aval(x)
     if t.dtype in ("f64", "f32"):
+        return x
+    return ew.astype(x, "f64") if isinstance(x, Traced) else np.asarray(x, dtype=np.float64)
+
+
+def _as_f64(x):
+    if aval(x).dtype == "f64":
         return x
     return ew.astype(x, "f64") if isinstance(x, Traced) else np.asarray(x, dtype=np.float64)
 
@@ -282,8 +289,8 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     div = (num - 1) if endpoint else num
     delta = ew.sub(stop, start)
     shape = aval(delta).shape
-    iota = np.arange(num, dtype=np.float64).reshape((num,) + (1,) * len(shape))
-    step = ew.div(delta, float(div)) if div > 0 else ew.mul(delta, np.float64(np.nan))
+    iota = np.arange(num, dtype=aval(delta).np_dtype).reshape((num,) + (1,) * len(shape))
+    step = ew.div(delta, float(div)) if div > 0 else ew.mul(delta, float("nan"))
     if div > 0:
         y = ew.add(ew.mul(iota, step), start)
     else:
@@ -319,7 +326,7 @@ def _cast(y, dtype, what):
 
 def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     y = _linspace(start, stop, num, endpoint, axis=0)
-    base = _operand(base)
+    base = base if isinstance(base, (int, float)) else _operand(base)  # a Python number stays weak, as in NumPy
     if aval(base).ndim:  # NumPy broadcasts an array base against the sequence's trailing axes
         base = sh.reshape(base, (1,) + aval(base).shape) if not isinstance(base, np.ndarray) else base[None]
     out = ew.power(base, y)
@@ -327,13 +334,13 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
 
 
 def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    start, stop = _float(_operand(start)), _float(_operand(stop))
+    start, stop = (_as_f64(_operand(v)) for v in (start, stop))  # NumPy computes (and returns) float64
     for v in (start, stop):
         if not isinstance(v, Traced) and np.any(v == 0):
             raise ShapeError("np.geomspace: geometric sequence cannot include zero", hint="start and stop must be "
                              "non-zero")
     sign = ew.sign(start)  # NumPy: both negative gives the negated sequence of their magnitudes
-    y = _linspace(ew.log10(ew.abs_(start)), ew.log10(ew.abs_(stop)), num, endpoint, axis=0)
+    y = _linspace(special_numpy.log10(ew.abs_(start)), special_numpy.log10(ew.abs_(stop)), num, endpoint, axis=0)
     y = ew.mul(sign, ew.power(10.0, y))
     num = aval(y).shape[0]
     nd = aval(y).ndim - 1

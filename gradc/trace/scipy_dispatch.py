@@ -32,11 +32,15 @@ import os
 import sys
 import types
 
+import numpy as np
+
 from gradc.errors import TraceError, _display_path
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
+from gradc.ops import linalg_sylvester as sylvester
+from gradc.ops import signal
 from gradc.ops.linalg_decomp import eye_like, mT, tri
 from gradc.trace import array_like_dispatch as array_likes
 
@@ -146,6 +150,51 @@ for _name, _fn in {
     "norm": lambda a, ord=None, axis=None, keepdims=False: lin.norm(a, ord, axis, keepdims),
 }.items():
     register(f"scipy.linalg.{_name}", _plain(f"scipy.linalg.{_name}", _fn))
+
+
+def _sqrtm(A, disp=None, blocksize=None):
+    """The principal square root by the Denman-Beavers iteration (a fixed number of steps: quadratic convergence
+    for matrices without eigenvalues on the closed negative real axis), its derivative by the Sylvester rule of
+    ``gradc.ops.linalg_sylvester`` (a ``custom_call``: the iteration itself is not differentiated)."""
+    from gradc.ops.autodiff import custom_call, stop_gradient
+    from gradc.trace.control import fori_loop
+    if disp is not None or blocksize is not None:
+        _refuse("scipy.linalg.sqrtm", "disp= or blocksize= (deprecated by SciPy)", "drop them")
+    n = sylvester.check_square(A, "scipy.linalg.sqrtm")
+    a = A if A.dtype in (np.float64, np.float32) else ew.astype(A, "f64")
+    start = stop_gradient(a)
+
+    def step(i, yz):
+        y, z = yz
+        return ew.mul(ew.add(y, lin.inv(z)), 0.5), ew.mul(ew.add(z, lin.inv(y)), 0.5)
+    root, _ = fori_loop(0, _SQRTM_STEPS, step, (start, eye_like(start)), names=("root", "inverse_root"))
+    return custom_call(root, [root], [a], rule=sylvester.SQRTM_RULE) if n else a
+
+
+_SQRTM_STEPS = 40  # enough for eigenvalues from 1e-10 to 1e10 (each step halves a far one, then doubles digits)
+
+
+def _convolver(fn, what, methods=True):
+    def call(in1, in2, mode="full", method="auto", axes=None):
+        if axes is not None:
+            _refuse(what, "axes=", "convolve whole arrays (reshape so the axes match)")
+        return fn(in1, in2, mode, method if methods else "auto", what=what)
+    return call
+
+
+for _name, _fn in {
+    "scipy.linalg.solve_sylvester": sylvester.solve_sylvester, "scipy.linalg.solve_banded": sylvester.solve_banded,
+    "scipy.linalg.solveh_banded": lambda ab, b, lower=False: sylvester.solveh_banded(ab, b, lower),
+    "scipy.linalg.sqrtm": _sqrtm,
+}.items():
+    register(_name, _plain(_name, _fn))
+for _name, _fn in {
+    "convolve": signal.convolve, "correlate": signal.correlate, "fftconvolve": signal.convolve,
+    "oaconvolve": signal.convolve,
+}.items():
+    register(f"scipy.signal.{_name}", _convolver(_fn, f"scipy.signal.{_name}", _name in ("convolve", "correlate")))
+register("scipy.signal.convolve2d", signal.convolve2d)
+register("scipy.signal.correlate2d", signal.correlate2d)
 
 
 # ---------------------------------------------------------------- routing
