@@ -75,7 +75,8 @@ def _band_positions(n, rows_above, rows_below, lower_storage=None):
 def _dense(ab, positions):
     """The matrix whose entries are ``ab``'s at ``positions`` (zero at -1)."""
     flat = sh.reshape(ab, (aval(ab).size,))
-    flat = sh.concatenate([flat, lift(np.zeros(1, aval(ab).np_dtype), ab)], 0)  # the zero outside the band
+    zero = lift(np.zeros(1, aval(ab).np_dtype), first_traced([ab]))  # what entries outside the band read
+    flat = sh.concatenate([flat, zero], 0)
     index = np.where(positions < 0, aval(ab).size, positions).astype(np.int64)
     return sh.gather(flat, [index], (("array", 0),))
 

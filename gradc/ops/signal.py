@@ -69,7 +69,7 @@ def _full(a, v):
         a, v = v, a
     ta, tv = aval(a), aval(v)
     shape = tuple(p + q - 1 for p, q in zip(ta.shape, tv.shape))
-    out = sh.broadcast_to(lift(np.zeros((), ta.np_dtype), a), shape)
+    out = sh.broadcast_to(lift(np.zeros((), ta.np_dtype), first_traced([a, v])), shape)
     for k in itertools.product(*(range(q) for q in tv.shape)):
         weight = sh.index(v, tuple(("int", i) for i in k)) if k else v
         spec = tuple(sh.slice_item(i, i + p, None) for i, p in zip(k, ta.shape))

@@ -258,7 +258,8 @@ def _gradient_axis(f, ax, n, h, dx, edge_order):
     dtype = aval(f).dtype
     pieces = [ew.astype(p, dtype) if aval(p).dtype != dtype else p for p in (lo, interior, hi)]
     pieces = [sh.broadcast_to(p, aval(p).shape) for p in pieces]
-    return sh.concatenate([lift(p, f) for p in pieces], ax)
+    anchor = first_traced(pieces)
+    return sh.concatenate([lift(p, anchor) for p in pieces], ax)
 
 
 def _ediff1d(ary, to_end=None, to_begin=None):
