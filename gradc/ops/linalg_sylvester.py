@@ -7,9 +7,9 @@
 * ``solve_banded((l, u), ab, b)`` and ``solveh_banded(ab, b, lower)``: the dense matrix SciPy's
   band storage stands for (one static ``gather``; entries outside the band read a zero, so
   their gradient is zero, as SciPy ignores them), then ``solve``.
-* ``sqrtm_rule``: the reverse and forward rules of the principal square root ``y`` of ``a``:
-  ``da = dy y + y dy``, so ``dy`` solves a Sylvester equation in ``y``, and ``a_bar`` solves
-  ``y^T a_bar + a_bar y^T = y_bar``. (The value is computed by ``gradc.trace.scipy_dispatch``.)
+* ``scipy.linalg.sqrtm``'s rules (in ``gradc.trace.scipy_dispatch``, which computes the root) are
+  Sylvester equations: ``da = dy y + y dy``, so ``dy`` solves one in ``y``, and ``a_bar`` solves
+  ``y^T a_bar + a_bar y^T = y_bar``.
 
 May import: ``gradc.ir``, ``gradc.errors`` and the other op modules.
 
@@ -26,7 +26,6 @@ from gradc.ops import contract as ct
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import shape as sh
-from gradc.ops.autodiff import Rule, register_rule
 from gradc.ops.linalg_decomp import mT
 from gradc.ops.values import aval, first_traced, lift
 
@@ -99,22 +98,6 @@ def solveh_banded(ab, b, lower=False, what="scipy.linalg.solveh_banded"):
     rows, n = _matrix(ab, what, "ab")
     positions = _band_positions(n, rows - 1, rows - 1, lower_storage=bool(lower))
     return lin.solve(_dense(ab, positions), _float(b, ab), what=what)
-
-
-def _sqrtm_vjp(y_bar, residuals, xs):
-    (y,) = residuals
-    return [solve_sylvester(mT(y), mT(y), y_bar, what="scipy.linalg.sqrtm")]
-
-
-def _sqrtm_jvp(tangents, residuals, xs, out):
-    (y,) = residuals
-    (a_dot,) = tangents
-    if a_dot is None:
-        return None
-    return solve_sylvester(y, y, a_dot, what="scipy.linalg.sqrtm")
-
-
-SQRTM_RULE = register_rule(Rule("scipy.linalg.sqrtm", vjp=_sqrtm_vjp, jvp=_sqrtm_jvp))
 
 
 def check_square(a, what) -> int:

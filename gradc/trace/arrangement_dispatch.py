@@ -22,6 +22,7 @@ from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import shape as sh
 from gradc.ops.values import aval, broadcast_shapes, first_traced, normalize_axes
+from gradc.trace import shape_dispatch
 
 _FULL = sh.slice_item(None, None, None)
 
@@ -156,4 +157,6 @@ FUNCTIONS = {
     np.broadcast_arrays: _broadcast_arrays, np.rot90: _rot90, np.fill_diagonal: _fill_diagonal,
     np.put_along_axis: _put_along_axis,
 }
+if hasattr(np, "row_stack"):  # NumPy's deprecated alias of vstack (autograd's tests call it)
+    FUNCTIONS[np.row_stack] = lambda tup, **kw: shape_dispatch.FUNCTIONS[np.vstack](tup, **kw)
 UFUNCS: dict = {}

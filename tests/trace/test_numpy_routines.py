@@ -197,6 +197,31 @@ def test_sqrtm_squares_back_and_has_a_jvp():
     np.testing.assert_allclose(tangent, fd, rtol=1e-5, atol=1e-7)
 
 
+def test_sqrtm_second_order():
+    """The rule's own derivative is the rule again (it recomputes the root from its operand): the Hessian agrees
+    with central differences of the gradient."""
+    rng = np.random.default_rng(6)
+    s, weights = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    a = s @ s.T + np.eye(3)
+
+    def f(a, weights):
+        return np.sum(scipy.linalg.sqrtm(a) * weights)
+    hessian = gradc.hessian(f)(a, weights).reshape(9, 9)
+    grad = gradc.grad(f)
+    fd = np.stack([(grad(a + 1e-5 * e.reshape(3, 3), weights) - grad(a - 1e-5 * e.reshape(3, 3), weights)).ravel()
+                   / 2e-5 for e in np.eye(9)])
+    np.testing.assert_allclose(hessian, fd.T, rtol=1e-5, atol=1e-8)
+
+
+def test_row_stack_alias():
+    if not hasattr(np, "row_stack"):
+        pytest.skip("NumPy without np.row_stack")
+    rng = np.random.default_rng(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        check(lambda a, b: np.row_stack((a, b)), [rng.standard_normal(3), rng.standard_normal(3)], wrt=(0, 1))
+
+
 def test_partition_values_and_positions():
     rng = np.random.default_rng(3)
     x = rng.permutation(10) * 0.3 + rng.uniform(0, 0.1, 10)
