@@ -39,9 +39,7 @@ from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
 from gradc.ops import linalg_sylvester as sylvester
 from gradc.ops import signal
-from gradc.ops.autodiff import Rule, register_rule
 from gradc.ops.linalg_decomp import eye_like, mT, tri
-from gradc.ops.values import aval
 from gradc.trace import array_like_dispatch as array_likes
 
 SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signature
@@ -152,42 +150,6 @@ for _name, _fn in {
     register(f"scipy.linalg.{_name}", _plain(f"scipy.linalg.{_name}", _fn))
 
 
-def _sqrtm(A, disp=None, blocksize=None):
-    """The principal square root by the Denman-Beavers iteration (a fixed number of steps: quadratic convergence
-    for matrices without eigenvalues on the closed negative real axis), its derivative by the Sylvester rule of
-    ``gradc.ops.linalg_sylvester`` (a ``custom_call``: the iteration itself is not differentiated). The rule
-    computes the root again from its operand, so that its own derivative (second order) is this rule again."""
-    from gradc.ops.autodiff import custom_call, stop_gradient
-    from gradc.trace.control import fori_loop
-    if disp is not None or blocksize is not None:
-        _refuse("scipy.linalg.sqrtm", "disp= or blocksize= (deprecated by SciPy)", "drop them")
-    n = sylvester.check_square(A, "scipy.linalg.sqrtm")
-    a = A if aval(A).dtype in ("f64", "f32") else ew.astype(A, "f64")
-    if not n:
-        return a
-    start = stop_gradient(a)
-
-    def step(i, yz):
-        y, z = yz
-        return ew.mul(ew.add(y, lin.inv(z)), 0.5), ew.mul(ew.add(z, lin.inv(y)), 0.5)
-    root, _ = fori_loop(0, _SQRTM_STEPS, step, (start, eye_like(start)), names=("root", "inverse_root"))
-    return custom_call(root, [], [a], rule=_SQRTM_RULE)
-
-
-def _sqrtm_vjp(root_bar, residuals, xs):
-    root = _sqrtm(xs[0])
-    return [sylvester.solve_sylvester(mT(root), mT(root), root_bar, what="scipy.linalg.sqrtm")]
-
-
-def _sqrtm_jvp(tangents, residuals, xs, out):
-    return None if tangents[0] is None else sylvester.solve_sylvester(_sqrtm(xs[0]), _sqrtm(xs[0]), tangents[0],
-                                                                      what="scipy.linalg.sqrtm")
-
-
-_SQRTM_RULE = register_rule(Rule("scipy.linalg.sqrtm", vjp=_sqrtm_vjp, jvp=_sqrtm_jvp))
-_SQRTM_STEPS = 40  # enough for eigenvalues from 1e-10 to 1e10 (each step halves a far one, then doubles digits)
-
-
 def _convolver(fn, what, methods=True):
     def call(in1, in2, mode="full", method="auto", axes=None):
         if axes is not None:
@@ -199,7 +161,6 @@ def _convolver(fn, what, methods=True):
 for _name, _fn in {
     "scipy.linalg.solve_sylvester": sylvester.solve_sylvester, "scipy.linalg.solve_banded": sylvester.solve_banded,
     "scipy.linalg.solveh_banded": lambda ab, b, lower=False: sylvester.solveh_banded(ab, b, lower),
-    "scipy.linalg.sqrtm": _sqrtm,
 }.items():
     register(_name, _plain(_name, _fn))
 for _name, _fn in {
