@@ -415,3 +415,34 @@ def test_refusals_name_the_users_line(fn, error, text, line):
         gradc.grad(fn)(np.ones(3))
     assert isinstance(info.value, GradcError)
     assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(fn, line)}")
+
+
+def add_at_traced(x, v, idx):
+    y = x * 1.0
+    np.add.at(y, idx, v * v)
+    return np.sum(np.cos(y))
+
+
+def test_add_at_with_traced_indices_accumulates():
+    rng = np.random.default_rng(4)
+    x, v, idx = rng.standard_normal(4), rng.standard_normal(6), np.array([1, 3, 1, 1, 0, 3])
+    for target in TARGETS:
+        compiled = gradc.compile(add_at_traced, x, v, idx, wrt=("x", "v"), target=target)
+        value, (gx, gv) = compiled.value_and_grad(x, v, idx)
+        np.testing.assert_allclose(value, add_at_traced(x, v, idx), rtol=1e-12)
+        np.testing.assert_allclose(gv, central_gradient(lambda a: add_at_traced(x, a, idx), v), rtol=1e-6, atol=1e-8)
+
+
+def test_polyval_of_a_list_of_traced_coefficients():
+    check(lambda a, x: np.polyval([a[0], 2.0, a[1]], x), [np.array([0.5, -1.0]), np.linspace(-1, 1, 4)])
+
+
+def put_into_input(x):
+    np.put_along_axis(x, np.array([0]), 1.0, axis=0)
+    return np.sum(x)
+
+
+def test_put_along_axis_into_an_input_is_refused_at_the_line():
+    with pytest.raises(TraceError, match="in place") as info:
+        gradc.grad(put_into_input)(np.ones(3))
+    assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(put_into_input, 'np.put_along_axis(')}")
