@@ -98,6 +98,12 @@ DIFF_CASES = [
          [band_storage(4, 5), normal(5)], ("solve", "gather")),
     Case("solveh_banded", routed(lambda ab, b: scipy.linalg.solveh_banded(ab, b)),
          [sym_band_upper(2, 4), normal(4, 2)], ("solve", "gather")),
+    Case("toeplitz_hankel", routed(lambda c, r: scipy.linalg.toeplitz(c, r) + scipy.linalg.hankel(c, r)[:, ::-1]),
+         [normal(3), normal(3)], ("gather",)),
+    Case("circulant_block_diag", routed(lambda c, m: scipy.linalg.block_diag(scipy.linalg.circulant(c), m, c[0])),
+         [normal(3), normal(2, 2)], ("gather",)),
+    Case("polymul_vander", lambda a, x: np.polymul(a, x) * np.vander(x, 2).sum(), [normal(3), normal(2)],
+         ("index_add", "mul")),
     Case("sqrtm", routed(lambda a: scipy.linalg.sqrtm(a)), [spd_matrix(3)], ("custom_call",), rtol=1e-5),
 ]
 NONDIFF_CASES: list = []

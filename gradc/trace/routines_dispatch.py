@@ -1,6 +1,6 @@
 """NumPy's numerical routines on traced values (tables merged into ``numpy_dispatch`` by ``gradc.trace.dispatch``).
 
-Polynomials (``np.polyval``, ``polyder``, ``polyint``, ``polyadd``, ``polysub``), finite
+Polynomials (``np.polyval``, ``polyder``, ``polyint``, ``polyadd``, ``polysub``, ``polymul``, ``vander``), finite
 differences (``np.gradient``, ``np.ediff1d``), evenly spaced sequences with traced end points
 (``np.linspace``, ``np.logspace``, ``np.geomspace``), ``np.select`` and ``np.partition``. Each
 is a composition of registry ops written as NumPy's own definition reads, so both targets
@@ -22,8 +22,9 @@ import numpy as np
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
+from gradc.ops import linalg_structured as structured
 from gradc.ops import shape as sh
-from gradc.ops import special_numpy
+from gradc.ops import signal, special_numpy
 from gradc.ops.values import aval, first_traced, lift, normalize_axes, result_dtype
 
 _FULL = sh.slice_item(None, None, None)
@@ -397,6 +398,13 @@ def _partition(what, arg):
     return apply
 
 
+def _trim_zeros(filt, trim="fb", axis=None):
+    raise TraceError("np.trim_zeros of a traced array: how many zeros it drops is known only when the code runs "
+                     "(np.poly1d of traced coefficients calls it)",
+                     hint="keep the zeros; evaluate polynomials with np.polyval(p, x) (np.polyder, np.polyint, "
+                          "np.polyadd, np.polymul take coefficient arrays too)")
+
+
 def _check_kth(kth, what):
     if isinstance(kth, Traced):
         raise StaticValueNeeded(f"{what}: kth must be known at trace time", hint="pass Python ints")
@@ -408,7 +416,9 @@ FUNCTIONS = {
     np.polyadd: _polyadd, np.polysub: lambda a1, a2: _polyadd(a1, a2, -1.0),
     np.gradient: _gradient, np.ediff1d: _ediff1d,
     np.linspace: _linspace, np.logspace: _logspace, np.geomspace: _geomspace,
-    np.select: _select,
+    np.select: _select, np.polymul: lambda a1, a2: signal.convolve(_operand(a1), _operand(a2), what="np.polymul"),
+    np.vander: lambda x, N=None, increasing=False: structured.vander(_operand(x), N, increasing),
+    np.trim_zeros: _trim_zeros,
     np.partition: _partition("np.partition", False), np.argpartition: _partition("np.argpartition", True),
 }
 UFUNCS: dict = {}

@@ -37,6 +37,7 @@ from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
+from gradc.ops import linalg_structured as structured
 from gradc.ops import linalg_sylvester as sylvester
 from gradc.ops import signal
 from gradc.ops.linalg_decomp import eye_like, mT, tri
@@ -168,6 +169,8 @@ for _name, _fn in {
     "oaconvolve": signal.convolve,
 }.items():
     register(f"scipy.signal.{_name}", _convolver(_fn, f"scipy.signal.{_name}", _name in ("convolve", "correlate")))
+for _name in ("toeplitz", "hankel", "circulant", "block_diag"):
+    register(f"scipy.linalg.{_name}", getattr(structured, _name))
 register("scipy.signal.convolve2d", signal.convolve2d)
 register("scipy.signal.correlate2d", signal.correlate2d)
 

@@ -446,3 +446,31 @@ def test_put_along_axis_into_an_input_is_refused_at_the_line():
     with pytest.raises(TraceError, match="in place") as info:
         gradc.grad(put_into_input)(np.ones(3))
     assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(put_into_input, 'np.put_along_axis(')}")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_structured_matrices_random(seed):
+    rng = np.random.default_rng(seed)
+    m, n = (int(v) for v in rng.integers(1, 5, 2))
+    c, r = rng.standard_normal(m), rng.standard_normal(n)
+    check(lambda c, r: scipy.linalg.toeplitz(c, r), [c, r], wrt=(0, 1))
+    check(lambda c: scipy.linalg.toeplitz(c), [c])
+    check(lambda c, r: scipy.linalg.hankel(c, r), [c, r], wrt=(0, 1))
+    check(lambda c: scipy.linalg.hankel(c), [c])
+    check(lambda c: scipy.linalg.circulant(c), [c])
+    blocks = [rng.standard_normal((int(rng.integers(1, 3)), int(rng.integers(1, 3)))), rng.standard_normal(n),
+              rng.standard_normal(())]
+    check(lambda a, b, s: scipy.linalg.block_diag(a, b, s), blocks, wrt=(0, 1, 2))
+    x = rng.standard_normal(m)
+    check(lambda x: np.vander(x, n + 1, increasing=bool(seed % 2)), [x])
+    check(lambda a, b: np.polymul(a, b), [c, r], wrt=(0, 1))
+
+
+def uses_poly1d(p):
+    return np.sum(np.poly1d(p)(np.arange(3.0)))
+
+
+def test_poly1d_of_traced_coefficients_points_to_polyval():
+    with pytest.raises(TraceError, match="np.polyval") as info:
+        gradc.grad(uses_poly1d)(np.ones(3))
+    assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(uses_poly1d, 'np.poly1d(')}")
