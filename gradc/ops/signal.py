@@ -5,7 +5,8 @@ of the smaller operand ``v``, of the larger one ``a`` scaled by ``v[k]`` and add
 offset ``k`` (an ``index_add`` at a slice: ``out[k0:k0 + n0, ...] += a * v[k]``). Each term is a
 registry op with a C lowering and a tested VJP, so both targets have the convolution and
 its derivatives in both operands. The graph grows with the smaller operand's size: meant
-for filters and kernels, not two long signals (``np.convolve``'s primitive covers 1-d).
+for filters and kernels; two long 1-d signals use ``np.convolve``'s primitive instead (one op,
+``convolve``, whose C lowering the C backend's convolutions provide).
 ``'same'`` and ``'valid'`` are centred slices of the full result, as SciPy takes them;
 ``correlate(a, v)`` is ``convolve(a, v reversed)``.
 
@@ -25,6 +26,7 @@ import numpy as np
 from gradc.errors import ShapeError, TraceError
 from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
+from gradc.ops import stats
 from gradc.ops.index_add import index_add
 from gradc.ops.values import aval, first_traced, lift, result_dtype
 
@@ -63,10 +65,15 @@ def _as_float_operands(a, v):
     return out
 
 
+LONG_KERNEL = 16  # 1-d kernels longer than this use the ``convolve`` primitive (one op, not one per entry)
+
+
 def _full(a, v):
     """The full n-d convolution, the loop over the smaller operand's entries."""
     if aval(v).size > aval(a).size:
         a, v = v, a
+    if aval(v).ndim == 1 and aval(v).size > LONG_KERNEL:  # two long signals: np.convolve's primitive
+        return stats.convolve_full(a, v)
     ta, tv = aval(a), aval(v)
     shape = tuple(p + q - 1 for p, q in zip(ta.shape, tv.shape))
     out = sh.broadcast_to(lift(np.zeros((), ta.np_dtype), first_traced([a, v])), shape)

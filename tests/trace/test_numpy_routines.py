@@ -474,3 +474,14 @@ def test_poly1d_of_traced_coefficients_points_to_polyval():
     with pytest.raises(TraceError, match="np.polyval") as info:
         gradc.grad(uses_poly1d)(np.ones(3))
     assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(uses_poly1d, 'np.poly1d(')}")
+
+
+def test_long_1d_signals_use_the_convolve_primitive():
+    rng = np.random.default_rng(8)
+    a, v = rng.standard_normal(40), rng.standard_normal(25)
+    for mode in ("full", "same", "valid"):
+        check(lambda a, v, mode=mode: scipy.signal.convolve(a, v, mode=mode), [a, v], wrt=(0, 1), targets=["numpy"])
+        check(lambda a, v, mode=mode: scipy.signal.correlate(v, a, mode=mode), [a, v], wrt=(0, 1),
+              targets=["numpy"])
+    graph = gradc.trace(lambda a, v: scipy.signal.convolve(a, v), a, v)
+    assert [e.op for e in graph.eqns] == ["convolve"]
