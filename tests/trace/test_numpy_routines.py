@@ -485,3 +485,38 @@ def test_long_1d_signals_use_the_convolve_primitive():
               targets=["numpy"])
     graph = gradc.trace(lambda a, v: scipy.signal.convolve(a, v), a, v)
     assert [e.op for e in graph.eqns] == ["convolve"]
+
+
+def last_write_columns(x, v, idx):
+    y = x * 1.0
+    y[:, idx] = v  # v broadcasts over the rows: each row's repeated columns keep the last write
+    return np.sum(np.tanh(y) * np.arange(1.0, y.size + 1.0).reshape(y.shape))
+
+
+def last_write_in_loop(x, v, idx):
+    y = np.zeros(4)
+    for k in range(3):
+        y[idx] = v * (k + 1.0)
+        y = y * x
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_repeated_positions_with_slices_and_loops(seed):
+    rng = np.random.default_rng(100 + seed)
+    x, idx = rng.standard_normal((2, 4)), rng.integers(0, 4, 5)
+    v = rng.standard_normal((2, 5)) if seed % 2 else rng.standard_normal(5)
+    x1, v1, idx1 = rng.standard_normal(4), rng.standard_normal(3), rng.integers(0, 4, 3)
+    for target in TARGETS:
+        compiled = gradc.compile(last_write_columns, x, v, idx, wrt=("x", "v"), target=target)
+        value, (gx, gv) = compiled.value_and_grad(x, v, idx)
+        np.testing.assert_allclose(value, last_write_columns(x, v, idx), rtol=1e-12)
+        np.testing.assert_allclose(gv, central_gradient(lambda a: last_write_columns(x, a, idx), v), rtol=1e-6,
+                                   atol=1e-8)
+        compiled = gradc.compile(last_write_in_loop, x1, v1, idx1, wrt=("x", "v"), target=target)
+        value, (gx, gv) = compiled.value_and_grad(x1, v1, idx1)
+        np.testing.assert_allclose(value, last_write_in_loop(x1, v1, idx1), rtol=1e-12)
+        np.testing.assert_allclose(gv, central_gradient(lambda a: last_write_in_loop(x1, a, idx1), v1), rtol=1e-6,
+                                   atol=1e-8)
+        np.testing.assert_allclose(gx, central_gradient(lambda a: last_write_in_loop(a, v1, idx1), x1), rtol=1e-6,
+                                   atol=1e-8)
