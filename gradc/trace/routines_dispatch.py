@@ -411,6 +411,38 @@ def _check_kth(kth, what):
     return kth
 
 
+# ---------------------------------------------------------------- floating-point decompositions
+def _frexp(x):
+    """``(m, e)`` with ``x = m * 2**e``, ``0.5 <= |m| < 1`` (``(x, 0)`` for 0, inf and nan): the exponent from
+    ``log2`` corrected by one step either way (rounding near a power of two), the mantissa an exact division by a
+    power of two, so its derivative is ``2**-e``."""
+    x = _float(_operand(x))
+    finite = ew.logical_and(special_numpy.isfinite(x), ew.not_equal(x, 0.0))
+    magnitude = ew.where(finite, ew.abs_(x), 1.0)
+    e = ew.add(ew.floor(special_numpy.log2(magnitude)), 1.0)
+    m = ew.div(magnitude, special_numpy.exp2(e))
+    e = ew.add(e, ew.sub(ew.astype(ew.greater_equal(m, 1.0), aval(e).dtype),
+                         ew.astype(ew.less(m, 0.5), aval(e).dtype)))
+    e = ew.where(finite, e, 0.0)
+    mantissa = ew.where(finite, ew.div(x, special_numpy.exp2(e)), x)
+    return mantissa, ew.astype(e, "i32")
+
+
+def _ldexp(x1, x2):
+    x2 = _operand(x2)
+    if aval(x2).dtype not in ("i64", "i32"):
+        raise TraceError("np.ldexp: the exponent must be an integer", hint="pass integer exponents (np.int64)")
+    x1 = _operand(x1)
+    x1 = x1 if aval(x1).dtype in ("f64", "f32") else _float(x1)
+    return ew.mul(x1, special_numpy.exp2(ew.astype(x2, aval(x1).dtype)))
+
+
+def _modf(x):
+    x = _float(_operand(x))
+    whole = special_numpy.trunc(x)
+    return ew.sub(x, whole), whole
+
+
 FUNCTIONS = {
     np.polyval: _polyval, np.polyder: _polyder, np.polyint: _polyint,
     np.polyadd: _polyadd, np.polysub: lambda a1, a2: _polyadd(a1, a2, -1.0),
@@ -421,4 +453,4 @@ FUNCTIONS = {
     np.trim_zeros: _trim_zeros,
     np.partition: _partition("np.partition", False), np.argpartition: _partition("np.argpartition", True),
 }
-UFUNCS: dict = {}
+UFUNCS: dict = {np.frexp: _frexp, np.ldexp: _ldexp, np.modf: _modf}

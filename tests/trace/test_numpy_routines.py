@@ -520,3 +520,19 @@ def test_repeated_positions_with_slices_and_loops(seed):
                                    atol=1e-8)
         np.testing.assert_allclose(gx, central_gradient(lambda a: last_write_in_loop(a, v1, idx1), x1), rtol=1e-6,
                                    atol=1e-8)
+
+
+def test_frexp_ldexp_modf():
+    x = np.array([8.0, 8.0 - 2.0 ** -50, 0.0, -3.0, 0.3, 1e-300, 5e-324, -0.0, np.inf, -np.inf, np.nan])
+    mantissa, exponent = gradc.jit(lambda x: np.frexp(x))(x)
+    want_m, want_e = np.frexp(x)
+    np.testing.assert_array_equal(mantissa, want_m)
+    np.testing.assert_array_equal(exponent, want_e)
+    assert exponent.dtype == want_e.dtype
+    rng = np.random.default_rng(11)
+    y = rng.uniform(-4, 4, 6)
+    check(lambda y: np.frexp(y)[0], [y])
+    e = rng.integers(-3, 4, 6)
+    check(lambda y: np.ldexp(y, e), [y])
+    check(lambda y: np.modf(y)[0] * 2.0 + np.modf(y)[1], [y])
+    np.testing.assert_array_equal(gradc.jit(lambda y: np.stack(np.modf(y)))(y), np.stack(np.modf(y)))
