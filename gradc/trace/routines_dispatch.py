@@ -1,19 +1,18 @@
 """NumPy's numerical routines on traced values (tables merged into ``numpy_dispatch`` by ``gradc.trace.dispatch``).
 
-Polynomials (``np.polyval``, ``polyder``, ``polyint``, ``polyadd``, ``polysub``, ``polymul``, ``vander``), finite
-differences (``np.gradient``, ``np.ediff1d``), evenly spaced sequences with traced end points
-(``np.linspace``, ``np.logspace``, ``np.geomspace``), ``np.select`` and ``np.partition``. Each
-is a composition of registry ops written as NumPy's own definition reads, so both targets
-have it and the derivatives are those ops' tested rules.
+Finite differences (``np.gradient``, ``np.ediff1d``), evenly spaced sequences with traced end
+points (``np.linspace``, ``np.logspace``, ``np.geomspace``), ``np.select``, ``np.partition`` and
+the floating-point decompositions ``np.frexp``, ``np.ldexp``, ``np.modf`` (polynomials are in
+``polynomial_dispatch``). Each is a composition of registry ops written as NumPy's own definition
+reads, so both targets have it and the derivatives are those ops' tested rules.
 
 >>> from gradc.trace import trace
->>> print(trace(lambda p: np.polyval(p, 2.0), np.ones(2)))
-def lambda_(p: f64[2]) -> f64[]:
-  t0: f64[] = index p spec=(0,)
-  t1: f64[] = index p spec=(1,)
-  t2: f64[] = mul t0 2.0
-  t3: f64[] = add t2 t1
-  return t3
+>>> print(trace(lambda x: np.ediff1d(x), np.ones(3)))
+def lambda_(x: f64[3]) -> f64[2]:
+  t0: f64[2] = index x spec=(1:,)
+  t1: f64[2] = index x spec=(:-1,)
+  t2: f64[2] = sub t0 t1
+  return t2
 """
 from __future__ import annotations
 
@@ -22,9 +21,8 @@ import numpy as np
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
-from gradc.ops import linalg_structured as structured
 from gradc.ops import shape as sh
-from gradc.ops import signal, special_numpy
+from gradc.ops import special_numpy
 from gradc.ops.values import aval, first_traced, lift, normalize_axes, result_dtype
 
 _FULL = sh.slice_item(None, None, None)
@@ -68,100 +66,6 @@ def _along(a, axis, start, stop, step=None):
 def _at(a, axis, i):
     """``a[..., i:i+1, ...]`` along ``axis`` (the axis kept, length 1)."""
     return _along(a, axis, i, i + 1 if i != -1 else None)
-
-
-# ---------------------------------------------------------------- polynomials
-def _coefficients(p, what):
-    p = _operand(p)
-    if aval(p).ndim != 1:
-        raise ShapeError(f"{what}: the coefficients must be a 1-d array, not of shape {aval(p).shape}",
-                         hint="pass the coefficients highest power first, as a 1-d array")
-    return p
-
-
-def _coefficient(p, i):
-    return sh.index(p, (("int", i),)) if isinstance(p, Traced) else p[i]
-
-
-def _polyval(p, x):
-    """Horner's rule, as NumPy evaluates: ``y = y * x + p[i]``."""
-    if isinstance(p, np.poly1d) or isinstance(x, np.poly1d):
-        raise TraceError("np.polyval with a np.poly1d is not supported on traced values",
-                         hint="pass the coefficients as an array: np.polyval(p.coeffs, x)")
-    p, x = _coefficients(p, "np.polyval"), _operand(x)
-    n = aval(p).shape[0]
-    if not isinstance(n, int):
-        raise StaticValueNeeded("np.polyval: the number of coefficients must be known at trace time",
-                                hint="compile for a fixed number of coefficients")
-    if n == 0:
-        return np.zeros(aval(x).shape, aval(x).np_dtype)
-    y = ew.add(np.zeros(aval(x).shape, aval(x).np_dtype), _coefficient(p, 0)) if aval(x).ndim else None
-    for i in range(n):
-        c = _coefficient(p, i)
-        if i == 0:
-            y = c if y is None else y
-            continue
-        y = ew.add(ew.mul(y, x), c)
-    return y if isinstance(y, Traced) else np.asarray(y)
-
-
-def _polyder(p, m=1):
-    m = _static_int(m, "np.polyder's order m")
-    if m < 0:
-        raise ShapeError("np.polyder: the order of the derivative must be positive", hint="pass m >= 0")
-    p = _float(_coefficients(p, "np.polyder"))
-    for _ in range(m):
-        n = aval(p).shape[0]
-        if n <= 1:  # a constant's derivative: NumPy's empty array
-            return np.zeros(0, np.float64)
-        p = ew.mul(sh.index(p, (sh.slice_item(None, -1, None),)), np.arange(n - 1, 0, -1, dtype=np.float64))
-    return p
-
-
-def _polyint(p, m=1, k=None):
-    m = _static_int(m, "np.polyint's order m")
-    if m < 0:
-        raise ShapeError("np.polyint: the order of the antiderivative must be positive", hint="pass m >= 0")
-    k = 0.0 if k is None else k
-    if isinstance(k, Traced):
-        flat = sh.reshape(k, (aval(k).size,))
-        ks = [sh.index(flat, (("int", i),)) for i in range(aval(k).size)]
-    else:
-        ks = list(np.atleast_1d(np.asarray(k, dtype=np.float64)))
-    ks = ks * m if len(ks) == 1 else ks  # one constant for every order, as NumPy repeats it
-    if len(ks) != m:
-        raise ShapeError("np.polyint: k must be a scalar or have m entries", hint="pass one constant per order")
-    p = _float(_coefficients(p, "np.polyint"))
-    for i in range(m):
-        n = aval(p).shape[0]
-        scaled = ew.div(p, np.arange(n, 0, -1, dtype=np.float64))
-        last = ks[i]
-        last = sh.reshape(ew.astype(last, "f64"), (1,)) if isinstance(last, Traced) else \
-            np.asarray([last], dtype=np.float64)
-        p = sh.concatenate([lift(scaled, first_traced([scaled, last])),
-                            lift(last, first_traced([scaled, last]))], 0)
-    return p
-
-
-def _polyadd(a1, a2, sign=1.0):
-    a1, a2 = _operand(a1), _operand(a2)
-    n1, n2 = aval(a1).shape[0], aval(a2).shape[0]
-    n = max(n1, n2)
-    dtype = result_dtype(a1, a2)
-
-    def padded(a, k):
-        a = ew.astype(a, dtype) if isinstance(a, Traced) else np.asarray(a, dtype=aval(lift_dtype(dtype)).np_dtype)
-        if k == n:
-            return a
-        zeros = np.zeros(n - k, dtype=aval(a).np_dtype)
-        return sh.concatenate([lift(zeros, a), a], 0) if isinstance(a, Traced) else np.concatenate([zeros, a])
-    second = padded(a2, n2)
-    return ew.add(padded(a1, n1), second if sign > 0 else ew.neg(second))
-
-
-def lift_dtype(dtype):
-    return np.zeros((), {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32,
-                         "bool": np.bool_}.get(dtype, np.float64))
 
 
 # ---------------------------------------------------------------- differences
@@ -398,13 +302,6 @@ def _partition(what, arg):
     return apply
 
 
-def _trim_zeros(filt, trim="fb", axis=None):
-    raise TraceError("np.trim_zeros of a traced array: how many zeros it drops is known only when the code runs "
-                     "(np.poly1d of traced coefficients calls it)",
-                     hint="keep the zeros; evaluate polynomials with np.polyval(p, x) (np.polyder, np.polyint, "
-                          "np.polyadd, np.polymul take coefficient arrays too)")
-
-
 def _check_kth(kth, what):
     if isinstance(kth, Traced):
         raise StaticValueNeeded(f"{what}: kth must be known at trace time", hint="pass Python ints")
@@ -444,13 +341,9 @@ def _modf(x):
 
 
 FUNCTIONS = {
-    np.polyval: _polyval, np.polyder: _polyder, np.polyint: _polyint,
-    np.polyadd: _polyadd, np.polysub: lambda a1, a2: _polyadd(a1, a2, -1.0),
     np.gradient: _gradient, np.ediff1d: _ediff1d,
     np.linspace: _linspace, np.logspace: _logspace, np.geomspace: _geomspace,
-    np.select: _select, np.polymul: lambda a1, a2: signal.convolve(_operand(a1), _operand(a2), what="np.polymul"),
-    np.vander: lambda x, N=None, increasing=False: structured.vander(_operand(x), N, increasing),
-    np.trim_zeros: _trim_zeros,
+    np.select: _select,
     np.partition: _partition("np.partition", False), np.argpartition: _partition("np.argpartition", True),
 }
 UFUNCS: dict = {np.frexp: _frexp, np.ldexp: _ldexp, np.modf: _modf}

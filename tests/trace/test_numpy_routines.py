@@ -536,3 +536,18 @@ def test_frexp_ldexp_modf():
     check(lambda y: np.ldexp(y, e), [y])
     check(lambda y: np.modf(y)[0] * 2.0 + np.modf(y)[1], [y])
     np.testing.assert_array_equal(gradc.jit(lambda y: np.stack(np.modf(y)))(y), np.stack(np.modf(y)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_polyfit_and_poly(seed):
+    rng = np.random.default_rng(seed)
+    x = np.linspace(-1.0, 1.0, 7) + rng.uniform(-0.05, 0.05, 7)
+    y = rng.standard_normal(7)
+    deg = int(rng.integers(0, 4))
+    numpy_only = ["numpy"]  # np.linalg.lstsq's svd has its C lowering on the c-decomp branch
+    check(lambda x, y: np.polyfit(x, y, deg), [x, y], wrt=(0, 1), rtol=1e-5, targets=numpy_only)
+    weights = rng.uniform(0.5, 2.0, 7)
+    check(lambda y, w: np.polyfit(x, y, deg, w=w), [y, weights], wrt=(0, 1), rtol=1e-5, targets=numpy_only)
+    check(lambda y: np.polyfit(x, np.stack([y, 2.0 * y], axis=1), deg), [y], rtol=1e-5, targets=numpy_only)
+    roots = rng.standard_normal(int(rng.integers(1, 5)))
+    check(lambda r: np.poly(r), [roots])
