@@ -21,7 +21,7 @@ import numpy as np
 from gradc.errors import ShapeError, StaticValueNeeded, TraceError
 from gradc.ir.builder import Traced
 from gradc.ops import shape as sh
-from gradc.ops.values import aval, broadcast_shapes, first_traced, normalize_axes
+from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, normalize_axes
 from gradc.trace import shape_dispatch
 
 _FULL = sh.slice_item(None, None, None)
@@ -153,10 +153,181 @@ def _put_along_axis(arr, indices, values, axis):
     return None
 
 
+def _cycled(values, count, dtype):
+    """``values`` flattened and repeated to ``count`` entries, as NumPy's flat assignments repeat them."""
+    values = _operand(values)
+    size = aval(values).size
+    if size == 0:
+        raise ShapeError("cannot write from an empty array of values", hint="pass at least one value")
+    flat = sh.reshape(values, (size,)) if isinstance(values, Traced) else np.ravel(values).astype(dtype)
+    if size == count:
+        return flat
+    picks = np.arange(count, dtype=np.int64) % size
+    return sh.gather(flat, [picks], (("array", 0),)) if isinstance(flat, Traced) else flat[picks]
+
+
+def _put(a, ind, v, mode="raise"):
+    """``np.put(a, ind, v)``: ``a.flat[ind] = v`` (``v`` repeated), in place."""
+    from gradc.trace.inplace import setitem
+    _writable(a, "np.put")
+    t = aval(a)
+    if isinstance(ind, Traced):
+        raise TraceError("np.put with traced indices is not supported by gradc",
+                         hint="write with index arrays: a[np.unravel_index(...)] = v, or a.reshape(-1) first")
+    flat = np.ravel(np.asarray(ind, dtype=np.int64))
+    if mode == "wrap":
+        flat = flat % t.size
+    elif mode == "clip":
+        flat = np.clip(flat, 0, t.size - 1)
+    elif flat.size and not ((flat >= -t.size).all() and (flat < t.size).all()):
+        raise ShapeError(f"np.put: an index is out of bounds for an array of size {t.size}",
+                         hint="indices lie in [-size, size), or pass mode='wrap' or mode='clip'")
+    if flat.size == 0:
+        return None
+    rows = np.unravel_index(flat % t.size, t.shape)
+    setitem(a, tuple(np.asarray(r, dtype=np.int64) for r in rows), _cycled(v, flat.size, t.np_dtype))
+    return None
+
+
+def _putmask(a, mask, values):
+    """``np.putmask(a, mask, values)``: ``a.flat[n] = values[n % len(values)]`` where the mask holds, in place
+    (a traced mask too: one ``where`` over the whole array)."""
+    from gradc.trace.inplace import _owned, assign, check_writable
+    _writable(a, "np.putmask")
+    check_writable(a, "np.putmask", owned=_owned(a))
+    t = aval(a)
+    mask = _operand(mask)
+    if aval(mask).shape != t.shape:
+        raise ShapeError("np.putmask: mask and data must be the same size", hint="give the mask the array's shape")
+    full = _cycled(values, t.size, t.np_dtype)
+    full = sh.reshape(full, t.shape) if isinstance(full, Traced) else full.reshape(t.shape)
+    assign(a, _where(mask, full, a), "np.putmask")
+    return None
+
+
+def _where(mask, x, y):
+    from gradc.ops import elementwise as ew
+    mask = mask if aval(mask).dtype == "bool" else (ew.not_equal(mask, 0) if isinstance(mask, Traced) else mask != 0)
+    out = ew.where(mask, x, y)
+    return out if aval(out).dtype == aval(y).dtype else ew.astype(out, aval(y).dtype)
+
+
+def _place(arr, mask, vals):
+    """``np.place(arr, mask, vals)``: the selected entries in order get ``vals`` repeated (a static mask)."""
+    from gradc.trace.inplace import setitem
+    _writable(arr, "np.place")
+    if isinstance(mask, Traced):
+        raise TraceError("np.place with a traced mask: which value goes where depends on how many entries the mask "
+                         "selects", hint="use np.putmask(a, mask, values) or np.where(mask, values, a)")
+    mask = np.asarray(mask, dtype=bool)
+    rows = np.nonzero(np.broadcast_to(mask, aval(arr).shape))
+    if rows[0].size:
+        setitem(arr, tuple(np.asarray(r, dtype=np.int64) for r in rows),
+                _cycled(vals, rows[0].size, aval(arr).np_dtype))
+    return None
+
+
+def _resize(a, new_shape):
+    """``np.resize(a, new_shape)``: the flattened array repeated to fill the new shape."""
+    a = _operand(a)
+    shape = (int(new_shape),) if np.ndim(new_shape) == 0 else tuple(int(d) for d in new_shape)
+    count = int(np.prod(shape))
+    if aval(a).size == 0 or count == 0:
+        return np.zeros(shape, aval(a).np_dtype)
+    flat = _cycled(a, count, aval(a).np_dtype)
+    return sh.reshape(flat, shape) if isinstance(flat, Traced) else flat.reshape(shape)
+
+
+def _by_static_mask(what):
+    def apply(condition, a, axis=None, out=None):
+        if out is not None:
+            raise TraceError(f"{what}(..., out=...) writes into an array in place", hint="drop out= and assign")
+        if isinstance(condition, Traced):
+            raise TraceError(f"{what} with a traced condition gives a data-dependent shape",
+                             hint="use np.where(condition, a, 0) to keep the shape")
+        a = _operand(a)
+        keep = np.nonzero(np.ravel(np.asarray(condition)))[0].astype(np.int64)
+        if what == "np.extract" or axis is None:
+            a = sh.reshape(a, (aval(a).size,))
+            axis = 0
+        axis = normalize_axes(axis, aval(a).ndim)[0]
+        nd = aval(a).ndim
+        spec = (_FULL,) * axis + (("array", 0),) + (_FULL,) * (nd - axis - 1)
+        return sh.gather(a, [keep], spec)
+    return apply
+
+
+def _choose(a, choices, out=None, mode="raise"):
+    """``np.choose(a, choices)``: for each position, the choice its index names (one ``where`` per choice)."""
+    from gradc.ops import elementwise as ew
+    if out is not None:
+        raise TraceError("np.choose(..., out=...) writes into an array in place", hint="drop out= and assign")
+    choices = [_operand(c) for c in choices]
+    a = _operand(a)
+    n = len(choices)
+    if mode == "wrap":
+        a = ew.mod(a, n) if isinstance(a, Traced) else np.mod(a, n)
+    elif mode == "clip":
+        a = ew.clip(a, 0, n - 1) if isinstance(a, Traced) else np.clip(a, 0, n - 1)
+    elif not isinstance(a, Traced) and np.size(a) and not ((np.asarray(a) >= 0).all() and (np.asarray(a) < n).all()):
+        raise ShapeError("np.choose: invalid entry in choice array", hint="indices lie in [0, len(choices))")
+    out = choices[0]
+    for k in range(1, n):
+        out = ew.where(ew.equal(a, k) if isinstance(a, Traced) else np.equal(a, k), choices[k], out)
+    shape = broadcast_shapes(aval(a).shape, *[aval(c).shape for c in choices], what="np.choose's arguments")
+    out = lift(out, first_traced([out, a] + choices))
+    return out if aval(out).shape == tuple(shape) else sh.broadcast_to(out, shape)
+
+
+def _unstack(x, /, *, axis=0):
+    x = _operand(x)
+    nd = aval(x).ndim
+    axis = normalize_axes(axis, nd)[0]
+    return tuple(sh.index(x, (_FULL,) * axis + (("int", i),) + (_FULL,) * (nd - axis - 1))
+                 for i in range(aval(x).shape[axis]))
+
+
+def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` on each 1-d slice along ``axis`` (the other axes are static), the results stacked in place of
+    the axis, as NumPy arranges them."""
+    from gradc.trace.numpy_dispatch import _stack
+    arr = _operand(arr)
+    t = aval(arr)
+    axis = normalize_axes(axis, t.ndim)[0]
+    moved = sh.transpose(arr, [i for i in range(t.ndim) if i != axis] + [axis])
+    outer = aval(moved).shape[:-1]
+    results = [func1d(sh.index(moved, tuple(("int", int(i)) for i in index) + (_FULL,)) if index else moved,
+                      *args, **kwargs) for index in np.ndindex(*outer)]
+    if not outer:
+        return results[0]
+    stacked = _stack([_operand(r) for r in results], 0)
+    rest = aval(stacked).shape[1:]
+    stacked = sh.reshape(stacked, tuple(outer) + tuple(rest))
+    k = len(rest)  # the result's own axes take the place of ``axis``
+    order = list(range(axis)) + list(range(len(outer), len(outer) + k)) + list(range(axis, len(outer)))
+    return sh.transpose(stacked, order) if order != list(range(len(order))) else stacked
+
+
+def _indices_from(numpy_fn, what, square=True):
+    def apply(arr, *args):
+        t = aval(arr)
+        if square and (t.ndim < 2 or len(set(t.shape)) != 1) and numpy_fn is np.diag_indices_from:
+            raise ShapeError(f"{what}: all dimensions of input must be of equal length", hint="pass a square array")
+        return numpy_fn(np.empty(t.shape, dtype=np.int8), *args)  # only the shape matters
+    return apply
+
+
 FUNCTIONS = {
     np.broadcast_arrays: _broadcast_arrays, np.rot90: _rot90, np.fill_diagonal: _fill_diagonal,
-    np.put_along_axis: _put_along_axis,
+    np.put_along_axis: _put_along_axis, np.put: _put, np.putmask: _putmask, np.place: _place, np.resize: _resize,
+    np.compress: _by_static_mask("np.compress"), np.extract: _by_static_mask("np.extract"), np.choose: _choose,
+    np.apply_along_axis: _apply_along_axis,
+    np.triu_indices_from: _indices_from(np.triu_indices_from, "np.triu_indices_from"),
+    np.tril_indices_from: _indices_from(np.tril_indices_from, "np.tril_indices_from"),
+    np.diag_indices_from: _indices_from(np.diag_indices_from, "np.diag_indices_from"),
 }
+if hasattr(np, "unstack"):  # NumPy >= 2.1
+    FUNCTIONS[np.unstack] = _unstack
 if hasattr(np, "row_stack"):  # NumPy's deprecated alias of vstack (autograd's tests call it)
     FUNCTIONS[np.row_stack] = lambda tup, **kw: shape_dispatch.FUNCTIONS[np.vstack](tup, **kw)
 UFUNCS: dict = {}

@@ -551,3 +551,49 @@ def test_polyfit_and_poly(seed):
     check(lambda y: np.polyfit(x, np.stack([y, 2.0 * y], axis=1), deg), [y], rtol=1e-5, targets=numpy_only)
     roots = rng.standard_normal(int(rng.integers(1, 5)))
     check(lambda r: np.poly(r), [roots])
+
+
+def _written(fn):
+    """``fn(b, *rest)`` applied in place to a copy ``b`` of the first argument, which is returned."""
+    def apply(a, *rest):
+        b = a * 1.0
+        fn(b, *rest)
+        return b
+    return apply
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_in_place_placements(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((3, 4))
+    ind = rng.integers(-12, 12, 5)
+    v = rng.standard_normal(int(rng.integers(1, 4)))
+    check(_written(lambda b, v: np.put(b, ind, v)), [a, v], wrt=(0, 1))
+    check(_written(lambda b, v: np.put(b, [40, -15], v, mode="wrap")), [a, v], wrt=(0, 1))
+    mask = rng.random((3, 4)) < 0.5
+    check(_written(lambda b, v: np.putmask(b, mask, v)), [a, v], wrt=(0, 1))
+    check(_written(lambda b, v: np.putmask(b, b > 0.3, v * 2.0)), [a, v], wrt=(0, 1))  # a traced mask
+    check(_written(lambda b, v: np.place(b, mask, v)), [a, v], wrt=(0, 1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_selections_and_rearrangements(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((3, 4))
+    condition = rng.random(4) < 0.6
+    axis = int(rng.integers(0, 2))
+    check(lambda a: np.compress(condition[:a.shape[axis]], a, axis=axis), [a])
+    selected = rng.random((3, 4)) < 0.5
+    check(lambda a: np.extract(selected, a) * 1.0, [a])
+    check(lambda a: np.resize(a, (5, 3)), [a])
+    picks = rng.integers(0, 3, (3, 4))
+    b, c = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    check(lambda a, b, c: np.choose(picks, [a, b, c]), [a, b, c], wrt=(0, 1, 2))
+    check(lambda a, b, c, i: np.choose(i, [a, b, c], mode="clip"), [a, b, c, picks + 1], wrt=(0, 1, 2))
+    check(lambda a: np.apply_along_axis(lambda r: np.cumsum(r) * r[0], axis, a), [a])
+    check(lambda a: np.apply_along_axis(lambda r: np.sum(r ** 2), axis, a), [a])
+    if hasattr(np, "unstack"):
+        check(lambda a: np.unstack(a, axis=axis)[1] * 2.0, [a])
+    m = rng.standard_normal((4, 4))
+    check(lambda m: m[np.triu_indices_from(m, 1)] + m[np.tril_indices_from(m)][:6] + m[np.diag_indices_from(m)][0],
+          [m])
