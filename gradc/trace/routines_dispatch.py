@@ -308,6 +308,30 @@ def _check_kth(kth, what):
     return kth
 
 
+# ---------------------------------------------------------------- comparisons (no derivative)
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's test: ``|a - b| <= atol + rtol |b|`` for finite ``b``, or ``a == b`` (equal infinities)."""
+    a, b = _operand(a), _operand(b)
+    close = ew.logical_and(ew.less_equal(ew.abs_(ew.sub(a, b)), ew.add(atol, ew.mul(rtol, ew.abs_(b)))),
+                           special_numpy.isfinite(b))
+    close = ew.logical_or(close, ew.equal(a, b))
+    if equal_nan:
+        close = ew.logical_or(close, ew.logical_and(special_numpy.isnan(a), special_numpy.isnan(b)))
+    return close
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    from gradc.trace.numpy_dispatch import FUNCTIONS as numpy_functions
+    return numpy_functions[np.all](_isclose(a, b, rtol, atol, equal_nan))
+
+
+def _count_nonzero(a, axis=None, *, keepdims=False):
+    from gradc.ops import reduce as red
+    a = _operand(a)
+    nonzero = ew.not_equal(a, np.zeros((), aval(a).np_dtype)) if aval(a).dtype != "bool" else a
+    return red.sum_(ew.astype(nonzero, "i64"), axis, keepdims)
+
+
 # ---------------------------------------------------------------- floating-point decompositions
 def _frexp(x):
     """``(m, e)`` with ``x = m * 2**e``, ``0.5 <= |m| < 1`` (``(x, 0)`` for 0, inf and nan): the exponent from
@@ -343,7 +367,7 @@ def _modf(x):
 FUNCTIONS = {
     np.gradient: _gradient, np.ediff1d: _ediff1d,
     np.linspace: _linspace, np.logspace: _logspace, np.geomspace: _geomspace,
-    np.select: _select,
+    np.select: _select, np.isclose: _isclose, np.allclose: _allclose, np.count_nonzero: _count_nonzero,
     np.partition: _partition("np.partition", False), np.argpartition: _partition("np.argpartition", True),
 }
 UFUNCS: dict = {np.frexp: _frexp, np.ldexp: _ldexp, np.modf: _modf}

@@ -597,3 +597,18 @@ def test_selections_and_rearrangements(seed):
     m = rng.standard_normal((4, 4))
     check(lambda m: m[np.triu_indices_from(m, 1)] + m[np.tril_indices_from(m)][:6] + m[np.diag_indices_from(m)][0],
           [m])
+
+
+def test_isclose_allclose_count_nonzero():
+    a = np.array([1.0, 1.0 + 1e-9, np.inf, -np.inf, np.nan, 0.0, 2.0])
+    b = np.array([1.0, 1.0, np.inf, np.inf, np.nan, 1e-9, 2.1])
+    jit = gradc.jit(lambda a, b: np.stack([np.isclose(a, b), np.isclose(a, b, equal_nan=True),
+                                           np.isclose(a, b, rtol=0.1)]))
+    np.testing.assert_array_equal(jit(a, b), np.stack([np.isclose(a, b), np.isclose(a, b, equal_nan=True),
+                                                       np.isclose(a, b, rtol=0.1)]))
+    assert bool(gradc.jit(lambda a: np.allclose(a, a * (1 + 1e-9)))(b[:2])) is True
+    m = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, -1.0]])
+    for axis in (None, 0, 1):
+        np.testing.assert_array_equal(gradc.jit(lambda m, axis=axis: np.count_nonzero(m, axis=axis),
+                                                static_argnames="axis")(m), np.count_nonzero(m, axis=axis))
+    check(lambda x: np.where(np.isclose(x, 0.5, atol=0.2), x * x, x) * np.count_nonzero(x > 0), [np.linspace(-1, 1, 8)])
