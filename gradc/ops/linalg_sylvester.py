@@ -4,6 +4,8 @@
   (row-major): ``(kron(a, I) + kron(I, b^T)) vec(x) = vec(q)``, solved by ``solve``. Its
   derivatives (in ``a``, ``b`` and ``q``) are those of ``kron`` and ``solve``. The system has
   ``(n m)^2`` entries: meant for the small matrices of a model, not for n in the hundreds.
+* ``solve_continuous_lyapunov`` is ``solve_sylvester(a, a^T, q)``; ``solve_discrete_lyapunov``
+  (``x - a x a^T = q``) the system ``(I - kron(a, a)) vec(x) = vec(q)``.
 * ``solve_banded((l, u), ab, b)`` and ``solveh_banded(ab, b, lower)``: the dense matrix SciPy's
   band storage stands for (one static ``gather``; entries outside the band read a zero, so
   their gradient is zero, as SciPy ignores them), then ``solve``.
@@ -55,6 +57,25 @@ def solve_sylvester(a, b, q, what="scipy.linalg.solve_sylvester"):
     system = ew.add(ct.kron(a, np.eye(m, dtype=dtype)), ct.kron(np.eye(n, dtype=dtype), mT(b)))
     x = lin.solve(system, sh.reshape(q, (n * m,)), what=what)
     return sh.reshape(x, (n, m))
+
+
+def solve_continuous_lyapunov(a, q, what="scipy.linalg.solve_continuous_lyapunov"):
+    """``x`` with ``a x + x a^T = q`` (real matrices: ``a^H`` is ``a^T``)."""
+    return solve_sylvester(a, mT(a), q, what=what)
+
+
+def solve_discrete_lyapunov(a, q, method=None, what="scipy.linalg.solve_discrete_lyapunov"):
+    """``x`` with ``x - a x a^T = q``: ``(I - kron(a, a)) vec(x) = vec(q)`` (row-major), solved."""
+    if method not in (None, "direct", "bilinear"):
+        raise ShapeError(f"{what}: unknown method {method!r}", hint="pass method='direct' or 'bilinear' (or none)")
+    anchor = first_traced([a, q])
+    a, q = _float(a, anchor), _float(q, anchor)
+    (n, n2), qs = _matrix(a, what, "a"), _matrix(q, what, "q")
+    if n != n2 or qs != (n, n):
+        raise ShapeError(f"{what}: a and q must be square matrices of one size (got {aval(a).shape}, "
+                         f"{aval(q).shape})", hint="x - a x a^T = q with x of q's shape")
+    system = ew.sub(np.eye(n * n, dtype=aval(a).np_dtype), ct.kron(a, a))
+    return sh.reshape(lin.solve(system, sh.reshape(q, (n * n,)), what=what), (n, n))
 
 
 def _band_positions(n, rows_above, rows_below, lower_storage=None):

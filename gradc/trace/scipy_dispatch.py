@@ -162,6 +162,8 @@ def _convolver(fn, what, methods=True):
 for _name, _fn in {
     "scipy.linalg.solve_sylvester": sylvester.solve_sylvester, "scipy.linalg.solve_banded": sylvester.solve_banded,
     "scipy.linalg.solveh_banded": lambda ab, b, lower=False: sylvester.solveh_banded(ab, b, lower),
+    "scipy.linalg.solve_continuous_lyapunov": sylvester.solve_continuous_lyapunov,
+    "scipy.linalg.solve_discrete_lyapunov": sylvester.solve_discrete_lyapunov,
 }.items():
     register(_name, _plain(_name, _fn))
 for _name, _fn in {

@@ -612,3 +612,13 @@ def test_isclose_allclose_count_nonzero():
         np.testing.assert_array_equal(gradc.jit(lambda m, axis=axis: np.count_nonzero(m, axis=axis),
                                                 static_argnames="axis")(m), np.count_nonzero(m, axis=axis))
     check(lambda x: np.where(np.isclose(x, 0.5, atol=0.2), x * x, x) * np.count_nonzero(x > 0), [np.linspace(-1, 1, 8)])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_lyapunov_solvers(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)) - 3.0 * np.eye(n)  # stable: eigenvalues in the left half plane
+    q = rng.standard_normal((n, n))
+    check(lambda a, q: scipy.linalg.solve_continuous_lyapunov(a, q), [a, q], wrt=(0, 1), rtol=1e-5)
+    d = 0.3 * rng.standard_normal((n, n))  # spectral radius below one
+    check(lambda d, q: scipy.linalg.solve_discrete_lyapunov(d, q), [d, q], wrt=(0, 1), rtol=1e-5)
