@@ -622,3 +622,25 @@ def test_lyapunov_solvers(n):
     check(lambda a, q: scipy.linalg.solve_continuous_lyapunov(a, q), [a, q], wrt=(0, 1), rtol=1e-5)
     d = 0.3 * rng.standard_normal((n, n))  # spectral radius below one
     check(lambda d, q: scipy.linalg.solve_discrete_lyapunov(d, q), [d, q], wrt=(0, 1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lfilter_random(seed):
+    rng = np.random.default_rng(seed)
+    nb, na = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    b = rng.standard_normal(nb)
+    a = np.concatenate([[rng.uniform(1.0, 2.0)], 0.3 * rng.standard_normal(na - 1)])  # a stable recursion
+    shape = (int(rng.integers(1, 8)),) if seed % 2 == 0 else (3, int(rng.integers(2, 6)))
+    x = rng.standard_normal(shape)
+    axis = -1 if len(shape) == 1 else int(rng.integers(0, 2))
+    check(lambda b, a, x: scipy.signal.lfilter(b, a, x, axis=axis), [b, a, x], wrt=(0, 1, 2), rtol=1e-5)
+
+
+def filter_with_state(x):
+    return np.sum(scipy.signal.lfilter([1.0], [1.0, -0.5], x, zi=np.zeros(1))[0])
+
+
+def test_lfilter_zi_is_refused_at_the_line():
+    with pytest.raises(TraceError, match="zi=") as info:
+        gradc.grad(filter_with_state)(np.ones(3))
+    assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(filter_with_state, 'lfilter(')}")
