@@ -3,11 +3,13 @@
 ``index_update(x, v, arrays, spec)`` is a copy of ``x`` with ``v`` written at the index
 ``spec`` (the same static index spec as ``index``/``gather``; ``("array", k)`` items
 name the k-th index array operand, which may be traced, e.g. a loop counter). ``v``
-broadcasts to the indexed shape and has ``x``'s dtype. Positions picked by the index
-arrays must be distinct: the tracer keeps only NumPy's last write of a repeated
-position before it binds the op, so each entry of the result comes from exactly one
-place and the VJP is exact: ``x_bar`` is ``ct`` with zeros written at the index,
-``v_bar`` is ``ct`` read at the index, summed back to ``v``'s shape.
+broadcasts to the indexed shape and has ``x``'s dtype. Writes go in order, so a repeated
+position keeps the last one, as in NumPy. The VJP reads ``v_bar`` at every write: the
+tracer makes the overridden writes contribute nothing first (static index arrays: it keeps
+only NumPy's last write of each position; traced ones: it zeroes the overridden writes'
+values in the graph, ``gradc.trace.inplace_positions.last_writes``), so each entry of the
+result comes from one place and the VJP is exact: ``x_bar`` is ``ct`` with zeros written
+at the index, ``v_bar`` is ``ct`` read at the index, summed back to ``v``'s shape.
 
 The other shape functions of this family (flip, roll, tile, pad, split, ...) are
 compositions of the ops of ``gradc.ops.shape`` (see ``gradc.trace.shape_dispatch``),

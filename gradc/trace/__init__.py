@@ -33,6 +33,7 @@ from gradc.ir.builder import Builder, Traced
 from gradc.ir.dims import needed_a_number
 from gradc.ir.graph import Const
 from gradc.stages import stage
+from gradc.trace import matrix_root, recursive_filters  # noqa: F401  (register sqrtm, lfilter: loops, above the tables)
 from gradc.trace.capture import capture as capture_control_flow
 from gradc.trace.control_trace import UNROLLED
 from gradc.trace.frozen import scan, warn_frozen

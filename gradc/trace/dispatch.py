@@ -9,10 +9,18 @@ True
 """
 from __future__ import annotations
 
-from gradc.trace import shape_dispatch, special_dispatch, stats_dispatch
+from gradc.trace import (
+    arrangement_dispatch,
+    polynomial_dispatch,
+    routines_dispatch,
+    shape_dispatch,
+    special_dispatch,
+    stats_dispatch,
+)
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNCS
 
-for _family in (stats_dispatch, special_dispatch, shape_dispatch):
+for _family in (stats_dispatch, special_dispatch, shape_dispatch, routines_dispatch, polynomial_dispatch,
+                arrangement_dispatch):
     FUNCTIONS.update(_family.FUNCTIONS)
     UFUNCS.update(_family.UFUNCS)
 

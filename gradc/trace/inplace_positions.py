@@ -3,8 +3,10 @@
 ``a[idx] = v`` keeps NumPy's last write of a repeated position (``fit``), ``ufunc.at`` applies
 every occurrence in turn (``layers``); both select elements of the broadcast index arrays
 and of the value with one static ``gather``, so the functional update (``index_update``)
-sees distinct positions and its VJP is exact. Traced index arrays of more than one element
-are refused: their repeats are unknown at trace time.
+sees distinct positions and its VJP is exact. With traced index arrays the repeats are known
+only when the code runs: ``last_writes`` zeroes every write a later one overrides, computed
+in the graph, so the derivative reaches the winning write only. ``ufunc.at`` other than
+``np.add.at`` with traced index arrays of more than one element is refused.
 
 >>> from gradc.ir.types import TensorType
 >>> t = TensorType((3,), "f64")
@@ -19,8 +21,11 @@ import numpy as np
 from gradc.errors import ShapeError, TraceError
 from gradc.ir import dims
 from gradc.ir.builder import Traced
+from gradc.ir.graph import Const
+from gradc.ops import elementwise as ew
 from gradc.ops import shape as sh
-from gradc.ops.shape_extra import indexed_shape
+from gradc.ops import stats
+from gradc.ops.shape_extra import index_update, indexed_shape
 from gradc.ops.values import aval, lift
 
 
@@ -64,6 +69,8 @@ def as_value(value, t, spec, arrays, traced, what, where):
 
 def fit(t, spec, arrays, value, what, where):
     """The index and value with NumPy's last write of each repeated position only (``value`` traced)."""
+    if any(isinstance(a, Traced) and aval(a).size > 1 for a in arrays):
+        return spec, arrays, last_writes(t, spec, arrays, value)
     found = _positions(t, spec, arrays, what, where)
     if found is None:
         return spec, arrays, value
@@ -73,6 +80,24 @@ def fit(t, spec, arrays, value, what, where):
         return spec, arrays, value
     arrays, value = _select(t, spec, arrays, value, found[0], np.array(sorted(last.values()), dtype=np.int64))
     return spec, arrays, value
+
+
+def last_writes(t, spec, arrays, value):
+    """``value`` with zeros where a later write goes to the same position (traced index arrays: which writes
+    repeat is known only when the code runs). ``index_update`` writes in order, so each position keeps the last
+    write, as in NumPy; with the earlier writes zeroed, its VJP reads the cotangent into the winning write only.
+    The winner of each position is the number of the last write there: an integer ``index_update`` of the
+    write numbers 0, 1, ... read back at the index."""
+    if isinstance(getattr(value, "atom", None), Const):  # a constant: no derivative to route
+        return value
+    shape = indexed_shape(t.shape, spec, [aval(a).shape for a in arrays])
+    count = dims.prod(shape)
+    ones = sh.broadcast_to(lift(np.ones((), np.int64), value), (count,))
+    numbers = sh.reshape(ew.sub(stats.cumsum(ones, 0), np.int64(1)), shape)  # 0, 1, ... in the index's order
+    unwritten = sh.broadcast_to(lift(np.full((), -1, np.int64), value), t.shape)
+    winners = sh.gather(index_update(unwritten, numbers, arrays, spec), arrays, spec)
+    value = sh.broadcast_to(value, shape)
+    return ew.where(ew.equal(winners, numbers), value, lift(np.zeros((), aval(value).np_dtype), value))
 
 
 def _positions(t, spec, arrays, what, where):

@@ -37,6 +37,9 @@ from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_scipy as lsp
+from gradc.ops import linalg_structured as structured
+from gradc.ops import linalg_sylvester as sylvester
+from gradc.ops import signal
 from gradc.ops.linalg_decomp import eye_like, mT, tri
 from gradc.trace import array_like_dispatch as array_likes
 
@@ -146,6 +149,32 @@ for _name, _fn in {
     "norm": lambda a, ord=None, axis=None, keepdims=False: lin.norm(a, ord, axis, keepdims),
 }.items():
     register(f"scipy.linalg.{_name}", _plain(f"scipy.linalg.{_name}", _fn))
+
+
+def _convolver(fn, what, methods=True):
+    def call(in1, in2, mode="full", method="auto", axes=None):
+        if axes is not None:
+            _refuse(what, "axes=", "convolve whole arrays (reshape so the axes match)")
+        return fn(in1, in2, mode, method if methods else "auto", what=what)
+    return call
+
+
+for _name, _fn in {
+    "scipy.linalg.solve_sylvester": sylvester.solve_sylvester, "scipy.linalg.solve_banded": sylvester.solve_banded,
+    "scipy.linalg.solveh_banded": lambda ab, b, lower=False: sylvester.solveh_banded(ab, b, lower),
+    "scipy.linalg.solve_continuous_lyapunov": sylvester.solve_continuous_lyapunov,
+    "scipy.linalg.solve_discrete_lyapunov": sylvester.solve_discrete_lyapunov,
+}.items():
+    register(_name, _plain(_name, _fn))
+for _name, _fn in {
+    "convolve": signal.convolve, "correlate": signal.correlate, "fftconvolve": signal.convolve,
+    "oaconvolve": signal.convolve,
+}.items():
+    register(f"scipy.signal.{_name}", _convolver(_fn, f"scipy.signal.{_name}", _name in ("convolve", "correlate")))
+for _name in ("toeplitz", "hankel", "circulant", "block_diag"):
+    register(f"scipy.linalg.{_name}", getattr(structured, _name))
+register("scipy.signal.convolve2d", signal.convolve2d)
+register("scipy.signal.correlate2d", signal.correlate2d)
 
 
 # ---------------------------------------------------------------- routing
