@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bits, exp_log, hyperbolic, integer, special, trig
+from gradc.backends.c.mathlib import beta_zeta, bits, exp_log, hyperbolic, integer, special, trig
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -130,6 +130,7 @@ _LIBRARY = {
     "gradc_sinf_scalar": (trig.SINF_SCALAR, ("gradc_sinf",)),
     "gradc_cosf_scalar": (trig.COSF_SCALAR, ("gradc_cosf",)),
     **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr
+    **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
 }
 
