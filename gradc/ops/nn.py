@@ -302,8 +302,9 @@ def _pool_batch(name):
     return batch
 
 
-defop("max_pool2d", infer=_pool_infer, impl=_max_pool_impl, np=_max_pool_spell, c=c_spell.loop("max_pool"), vjp=_max_pool_vjp,
-      batch=_pool_batch("max_pool2d"), doc="x_bar = ct added at the first maximum of each window (as torch)")
+defop("max_pool2d", infer=_pool_infer, impl=_max_pool_impl, np=_max_pool_spell, c=c_spell.loop("max_pool"),
+      vjp=_max_pool_vjp, batch=_pool_batch("max_pool2d"),
+      doc="x_bar = ct added at the first maximum of each window (as torch)")
 defop("max_pool2d_index", infer=lambda types, params: _pool_infer(types, params, "i64"), impl=_max_index_impl,
       np=_max_index_spell, c=c_spell.loop("max_pool"), nondiff=True, batch=_pool_batch("max_pool2d_index"),
       doc="integer-valued: the flat index (h * W + w) of each window's first maximum")

@@ -39,7 +39,8 @@ class ConvLowerings:
         lines, (k,) = loops(out.shape)
         self.open(lines)
         self.emit(f"{ctype} {acc} = 0;")
-        self.open([f"for (long i1 = {k} > {m - 1} ? {k} - {m - 1} : 0; i1 <= ({k} < {n - 1} ? {k} : {n - 1}); ++i1) {{"])
+        first, last = f"{k} > {m - 1} ? {k} - {m - 1} : 0", f"{k} < {n - 1} ? {k} : {n - 1}"
+        self.open([f"for (long i1 = {first}; i1 <= ({last}); ++i1) {{"])
         self.emit(f"{acc} += {a.at(['i1'])} * {v.at([f'({k} - i1)'])};")
         self.close(1)
         self.emit(f"{out.at([k])} = {acc};")
