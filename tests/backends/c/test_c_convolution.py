@@ -160,3 +160,26 @@ def test_the_c_source_is_deterministic():
 
     sources = {gradc.compile(loss, x, w, target="c").c_source for _ in range(2)}
     assert len(sources) == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_against_torch(seed):
+    """torch's conv2d and max_pool2d (with return_indices) as the independent reference."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(200 + seed)
+    x, w, options = _conv_options(rng)
+    symmetric = dict(options, padding=tuple(p for p, _ in options["padding"]))
+
+    def conv(x, w):
+        return nn_ops.conv2d(x, w, **symmetric)
+
+    expected = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), **symmetric).numpy()
+    np.testing.assert_allclose(forward_c(conv, x, w), expected, rtol=1e-12, atol=1e-13)
+    shape, pool = _pool_options(rng)
+    x = rng.normal(size=shape)
+    values, positions = torch.nn.functional.max_pool2d(torch.from_numpy(x), pool["kernel"], pool["stride"],
+                                                        pool["padding"], pool["dilation"], pool["ceil_mode"],
+                                                        return_indices=True)
+    np.testing.assert_array_equal(forward_c(lambda x: nn_ops.max_pool2d(x, **pool), x), values.numpy())
+    np.testing.assert_array_equal(forward_c(lambda x: nn_ops.max_pool2d_index(x, **pool) * 1.0, x),
+                                  positions.numpy().astype(np.float64))
