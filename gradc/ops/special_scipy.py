@@ -5,8 +5,9 @@ Each primitive computes with SciPy (imported on first use) and is spelled ``scip
 in emitted code; its derivative is written with gradc ops, so it differentiates again: ``gammaln``'s is
 ``digamma``, whose is ``polygamma(1, .)``, and so on (the order ``n`` is a static parameter). C has
 ``erf``, ``erfc``, ``lgamma`` and ``tgamma``, gradc's C math library ``digamma``, ``erfinv``, ``erfcinv``,
-``ndtri``, ``log_ndtr``, ``polygamma``, ``betaln`` and ``beta`` (gradc/backends/c/mathlib). ``entr``, ``kl_div``, ``loggamma``, ``logsumexp``, ``softmax``,
-``log_softmax`` and ``multigammaln`` are compositions of these and NumPy's ops.
+``ndtri``, ``log_ndtr``, ``polygamma``, ``betaln`` and ``beta`` (gradc/backends/c/mathlib). ``entr``,
+``kl_div``, ``loggamma``, ``logsumexp``, ``softmax``, ``log_softmax`` and ``multigammaln`` are compositions of these
+and NumPy's ops.
 
 >>> import numpy as np
 >>> round(float(gammaln(np.float64(5.0))), 12) == round(float(np.log(24.0)), 12)
