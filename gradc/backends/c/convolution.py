@@ -13,8 +13,8 @@ their operands through strides, one output element at a time, summed in the resu
   ``max_pool2d_index``: the flat position ``row * W + col`` of the window's first maximum in row-major
   window order, the first NaN if there is one (NumPy's ``argmax``, torch's ``return_indices``).
 
->>> "GRADC" not in __doc__
-True
+>>> _affine("i2", 2, "i4", 1, -1)  # the input row of output row i2, kernel row i4 (stride 2, padding 1)
+'i2 * 2 + i4 - 1'
 """
 from __future__ import annotations
 

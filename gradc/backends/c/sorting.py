@@ -77,7 +77,7 @@ static int64_t gradc_searchsorted_SUFFIX(long n, const T *restrict a, long as, T
 def helper_text(kind: str, dtype: str) -> str:
     """The C source of helper ``kind`` for elements of ``dtype`` (its comparison a macro, undefined after it).
 
-    >>> helper_text("searchsorted", "i64").splitlines()[3]
+    >>> helper_text("searchsorted", "i64").splitlines()[2]
     'static int64_t gradc_searchsorted_i64(long n, const int64_t *restrict a, long as, int64_t v, int right)'
     """
     text = _HELPERS[kind].replace("SUFFIX", dtype).replace("const T ", f"const {C_TYPES[dtype]} ")
