@@ -168,3 +168,19 @@ def test_the_c_source_is_deterministic():
 
 def test_helpers_compare_nan_last_only_for_floats():
     assert "isnan" in helper_text("argsort", "f32") and "isnan" not in helper_text("argsort", "i64")
+
+
+def sort_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        x = np.sort(x * 1.5 - i)
+        s = s + x[0] * (i + 1) + np.median(x)
+    return s
+
+
+def test_sort_inside_a_loop_stays_a_loop_in_c():
+    x = np.array([0.3, -1.2, 2.5, 0.9])
+    c = gradc.compile(sort_in_a_loop, x, target="c")
+    assert "for (long j" in c.c_source
+    np.testing.assert_allclose(c.forward(x), sort_in_a_loop(x), rtol=1e-14)
+    np.testing.assert_allclose(c.grad(x), central_gradient(sort_in_a_loop, x), rtol=1e-6)
