@@ -184,3 +184,34 @@ def test_sort_inside_a_loop_stays_a_loop_in_c():
     assert "for (long j" in c.c_source
     np.testing.assert_allclose(c.forward(x), sort_in_a_loop(x), rtol=1e-14)
     np.testing.assert_allclose(c.grad(x), central_gradient(sort_in_a_loop, x), rtol=1e-6)
+
+
+_EVERY_OP = r'''
+import numpy as np, scipy.special as sc, gradc
+from gradc.ops import nn as nn_ops
+
+def f(x, w):
+    v = np.sort(x.ravel())
+    k = np.searchsorted(v, x[0, 0], side="right") * 1.0
+    c = nn_ops.max_pool2d(nn_ops.conv2d(x[None, None], w, padding=1), 2)
+    return (np.sum(np.convolve(v, w.ravel())) + k + np.sum(c) + np.median(x)
+            + np.sum(sc.polygamma(2, x * x + 1.0) + sc.betaln(x * x + 1.0, 2.0) + sc.beta(x * x + 1.0, 0.5)))
+
+print(gradc.compile(f, np.arange(16.0).reshape(4, 4) % 5, np.ones((1, 1, 3, 3)), target="c").c_source)
+'''
+
+
+def test_the_c_of_every_new_lowering_is_identical_across_hash_seeds():
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    outs = []
+    for seed in ("0", "12345"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=root)
+        proc = subprocess.run([sys.executable, "-c", _EVERY_OP], env=env, capture_output=True, text=True, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1]
+    for name in ("gradc_argsort_f64", "gradc_searchsorted_f64", "gradc_polygamma", "gradc_betaln", "gradc_beta"):
+        assert name in outs[0]
