@@ -3,8 +3,8 @@
 Sort-based cases (sort, median, quantiles, ptp) take ``distinct`` values, so no
 finite-difference step reorders them; ``interp`` keeps its points away from the
 knots; the nan-reductions' inputs hold NaNs (which get a zero gradient). The
-primitives without a C lowering (argsort, searchsorted, convolve) are named in
-every case that uses them, so the C table expects its one clear error there;
+primitives argsort, searchsorted and convolve are named in every case that uses
+them (the C table runs them through gradc/backends/c/sorting.py and convolution.py);
 cumsum and cumprod run as C loops.
 """
 from __future__ import annotations

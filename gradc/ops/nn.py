@@ -211,7 +211,7 @@ def _conv_batch(x, w, batched, stride, padding, dilation, groups, kernel, cin):
 
 defop("conv2d", infer=_conv_infer, impl=lambda x, w, stride, padding, dilation, groups, kernel, cin: _conv_impl(
           x, w, stride, padding, dilation, groups),
-      vjp=_conv_vjp, np=_conv_spell, c=c_spell.NONE, batch=_conv_batch,
+      vjp=_conv_vjp, np=_conv_spell, c=c_spell.loop("conv2d"), batch=_conv_batch,
       doc="x_bar = conv2d(spread(ct, stride), flip(w) with in/out swapped); "
           "w_bar = conv2d(x with N and C swapped, ct as kernel)")
 
@@ -302,10 +302,11 @@ def _pool_batch(name):
     return batch
 
 
-defop("max_pool2d", infer=_pool_infer, impl=_max_pool_impl, np=_max_pool_spell, c=c_spell.NONE, vjp=_max_pool_vjp,
-      batch=_pool_batch("max_pool2d"), doc="x_bar = ct added at the first maximum of each window (as torch)")
+defop("max_pool2d", infer=_pool_infer, impl=_max_pool_impl, np=_max_pool_spell, c=c_spell.loop("max_pool"),
+      vjp=_max_pool_vjp, batch=_pool_batch("max_pool2d"),
+      doc="x_bar = ct added at the first maximum of each window (as torch)")
 defop("max_pool2d_index", infer=lambda types, params: _pool_infer(types, params, "i64"), impl=_max_index_impl,
-      np=_max_index_spell, c=c_spell.NONE, nondiff=True, batch=_pool_batch("max_pool2d_index"),
+      np=_max_index_spell, c=c_spell.loop("max_pool"), nondiff=True, batch=_pool_batch("max_pool2d_index"),
       doc="integer-valued: the flat index (h * W + w) of each window's first maximum")
 
 

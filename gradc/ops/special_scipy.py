@@ -5,8 +5,9 @@ Each primitive computes with SciPy (imported on first use) and is spelled ``scip
 in emitted code; its derivative is written with gradc ops, so it differentiates again: ``gammaln``'s is
 ``digamma``, whose is ``polygamma(1, .)``, and so on (the order ``n`` is a static parameter). C has
 ``erf``, ``erfc``, ``lgamma`` and ``tgamma``, gradc's C math library ``digamma``, ``erfinv``, ``erfcinv``,
-``ndtri`` and ``log_ndtr``; the others say ``c=None``. ``entr``, ``kl_div``, ``loggamma``, ``logsumexp``, ``softmax``,
-``log_softmax`` and ``multigammaln`` are compositions of these and NumPy's ops.
+``ndtri``, ``log_ndtr``, ``polygamma``, ``betaln`` and ``beta`` (gradc/backends/c/mathlib). ``entr``,
+``kl_div``, ``loggamma``, ``logsumexp``, ``softmax``, ``log_softmax`` and ``multigammaln`` are compositions of these
+and NumPy's ops.
 
 >>> import numpy as np
 >>> round(float(gammaln(np.float64(5.0))), 12) == round(float(np.log(24.0)), 12)
@@ -140,7 +141,9 @@ def _polygamma_spell(args, params, out, target):
 
 defop("polygamma", infer=_same_types, impl=_polygamma_impl, elementwise=True,
       vjp=lambda ct, out, x, needs, n: (ew.mul(ct, polygamma(n + 1, x)),),
-      doc="x_bar = ct * polygamma(n + 1, x) (n >= 1; n = 0 is digamma)", np=_polygamma_spell, c=c_spell.NONE)
+      doc="x_bar = ct * polygamma(n + 1, x) (n >= 1; n = 0 is digamma)", np=_polygamma_spell,
+      c=c_spell.scalar(lambda a, p, ti, to: c_call("gradc_polygamma", [c_spell.sym().sp.Integer(int(p["n"])), a[0]],
+                                                   template="gradc_polygamma{f}({0}, {1})")))
 
 
 def _digamma_pair(a, b, ct, out=None):
@@ -160,8 +163,10 @@ def _beta_vjp(ct, out, a, b, needs):
     return (part(a) if needs[0] else None, part(b) if needs[1] else None)
 
 
-_defop("betaln", _betaln_vjp, "a_bar = ct * (digamma(a) - digamma(a + b)); b_bar likewise", c=c_spell.NONE)
-_defop("beta", _beta_vjp, "a_bar = ct * out * (digamma(a) - digamma(a + b)); b_bar likewise", c=c_spell.NONE)
+_defop("betaln", _betaln_vjp, "a_bar = ct * (digamma(a) - digamma(a + b)); b_bar likewise",
+       c=_c(lambda s, a, b: c_call("gradc_betaln", [a, b], template="gradc_betaln{f}({0}, {1})")))
+_defop("beta", _beta_vjp, "a_bar = ct * out * (digamma(a) - digamma(a + b)); b_bar likewise",
+       c=_c(lambda s, a, b: c_call("gradc_beta", [a, b], template="gradc_beta{f}({0}, {1})")))
 
 
 def _rgamma_vjp(ct, out, x, needs):

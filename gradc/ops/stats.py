@@ -113,7 +113,7 @@ def _argsort_spell(args, params, out, target):
 defop("argsort", infer=lambda types, params: types[0].with_dtype("i64"),
       impl=lambda x, axis, stable: np.argsort(x, axis=axis, stable=stable or None).astype(np.int64),
       nondiff=True, doc="integer-valued: no derivative (np.sort is a gather at these indices)",
-      np=_argsort_spell, c=c_spell.NONE, batch=_shift_axis("argsort"))
+      np=_argsort_spell, c=c_spell.loop("argsort"), batch=_shift_axis("argsort"))
 
 
 # ---------------------------------------------------------------- searchsorted (interp's segment finder)
@@ -134,7 +134,7 @@ def _searchsorted_batch(a, v, batched, side):
 
 defop("searchsorted", infer=lambda types, params: types[1].with_dtype("i64"),
       impl=lambda a, v, side: np.asarray(np.searchsorted(a, v, side=side), dtype=np.int64),
-      nondiff=True, doc="integer-valued: no derivative", np=_searchsorted_spell, c=c_spell.NONE,
+      nondiff=True, doc="integer-valued: no derivative", np=_searchsorted_spell, c=c_spell.loop("searchsorted"),
       batch=_searchsorted_batch)
 
 
@@ -171,7 +171,7 @@ def _convolve_batch(a, v, batched):
 
 defop("convolve", infer=_convolve_infer, impl=lambda a, v: np.convolve(a, v), vjp=_convolve_vjp,
       doc="a_bar = convolve(ct, v[::-1])[m-1:m-1+n]; v_bar = convolve(ct, a[::-1])[n-1:n-1+m]",
-      np=lambda args, params, out, target: spell.call("np.convolve", args[0], args[1]), c=c_spell.NONE,
+      np=lambda args, params, out, target: spell.call("np.convolve", args[0], args[1]), c=c_spell.loop("convolve"),
       batch=_convolve_batch)
 
 

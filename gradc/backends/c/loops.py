@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradc.backends.c.convolution import ConvLowerings
 from gradc.backends.c.linalg import LinalgLowerings
 from gradc.backends.c.matmul import MatmulLowerings
 from gradc.backends.c.scalar_types import symbol
+from gradc.backends.c.sorting import SortLowerings
 from gradc.backends.c.update import UpdateLowerings
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
 
 
-class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings):
+class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLowerings, ConvLowerings):
     """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
 
     def copy(self, dst, src, comment):

@@ -109,7 +109,7 @@ def test_every_op_says_its_c_lowering_at_the_op():
     assert [name for name, op in OPS.items() if op.c == c_spell.MISSING] == []
     for name, op in OPS.items():  # a loop kind is a lowering method of the emitter
         assert op.c is None or op.c[0] == "scalar" or hasattr(FunctionEmitter, "op_" + op.c[0]), name
-        if op.c is not None:  # an elementwise op may still declare no C lowering (c=None: polygamma)
+        if op.c is not None:  # an elementwise op may still declare no C lowering (c=None)
             assert op.elementwise == (op.c[0] == "scalar"), name
 
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bessel, bits, exp_log, hyperbolic, incomplete, integer, special, trig
+from gradc.backends.c.mathlib import bessel, beta_zeta, bits, exp_log, hyperbolic, incomplete, integer, special, trig
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -133,6 +133,7 @@ _LIBRARY = {
     **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr, erfcx
     **incomplete.LIBRARY,  # gammainc, gammaincc, betainc and their inverses
     **bessel.LIBRARY,  # Bessel functions: libm's J and Y of integer order, gradc's I and K
+    **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
 }
 
