@@ -160,3 +160,12 @@ def test_c_source_is_byte_identical_and_keeps_special_constants():
     want_value, want_grad = gradc.value_and_grad(f)(z)
     np.testing.assert_allclose(value, want_value, rtol=1e-12)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,fn", [("maximum", lambda z: np.maximum(z, 1j)), ("max", lambda z: np.max(z)),
+                                     ("sign", lambda z: np.sign(z))])
+def test_c_target_refuses_ordering_of_complex_values(name, fn):
+    def f(z):
+        return np.sum(np.abs(fn(z)))
+    with pytest.raises(GradcError, match=f"computes {name} on real values only"):
+        gradc.compile(f, np.array([1 + 2j, 2 - 1j]), target="c")

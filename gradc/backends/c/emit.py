@@ -95,8 +95,13 @@ MAX_TREE = 48
 
 # the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
 # elementwise ops, reductions, contractions and the moves of data; the dense linear algebra is real-only
-COMPLEX_LOWERINGS = frozenset({"scalar", "reduce", "view", "reshape", "matmul", "outer", "concatenate", "gather",
+COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
                                "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like"})
+# the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
+# are real-only)
+COMPLEX_SCALAR_OPS = frozenset({
+    "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
+    "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to"})
 
 
 def complex_values(graph) -> list:
@@ -108,7 +113,7 @@ def complex_values(graph) -> list:
         g = stack.pop()
         for e in g.eqns:
             lowering = C_LOWERING.get(e.op)
-            if lowering is not None and lowering[0] in COMPLEX_LOWERINGS:
+            if lowering is not None and (lowering[0] in COMPLEX_LOWERINGS or e.op in COMPLEX_SCALAR_OPS):
                 continue
             if any(getattr(a.type, "is_complex", False) for a in [*e.inputs, e.out]):
                 found.add(e.op)
