@@ -173,9 +173,7 @@ def _abs_vjp(ct, out, x, needs):
 
 def _abs_c(a, p, ti, to):
     if ti[0].is_complex:
-        from gradc.ops.complex_numbers import c_complex_call  # C99's cabs (complex.h)
-
-        return c_complex_call("cabs", a[0])
+        return c_spell.complex_call("cabs", a[0])  # C99's (complex.h)
     return c_spell.sym().abs(a[0])
 
 
