@@ -143,3 +143,27 @@ def test_vjp_is_the_transpose_and_jvp_the_real_linear_map():
     np.testing.assert_allclose(tangent, 2 * np.real(np.conj(z) * t), rtol=1e-12)
     _, tangent = gradc.jvp(lambda z: np.conj(z) * 2j, (z,), (t,))
     np.testing.assert_allclose(tangent, np.conj(t) * 2j, rtol=1e-12)
+
+
+def fill_complex(z):
+    out = np.zeros(2, dtype=complex)
+    for k in range(2):
+        out[k] = z[k] ** 2 * 1j
+    return np.real(np.sum(out * np.conj(out))) + np.imag(out[0])
+
+
+def test_arrays_filled_in_place_and_loops():
+    z = np.array([1 + 2j, 0.5 - 1j])
+    np.testing.assert_allclose(gradc.grad(fill_complex)(z), central_gradient(fill_complex, z), rtol=1e-6, atol=1e-8)
+
+
+def write_complex_into_real(x, z):
+    out = np.zeros(2)
+    out[0] = x[0] * z[0]
+    return np.sum(out)
+
+
+def test_complex_written_into_a_real_array_is_refused():
+    with pytest.raises(gradc.GradcError, match="would cast c128 into the f64 array") as info:
+        gradc.grad(write_complex_into_real)(np.ones(2), np.array([1j, 1.0]))
+    assert "test_complex_derivatives.py" in str(info.value)
