@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 import gradc.ops.shape as shape_ops
+from gradc.errors import TraceError
 from gradc.ir.registry import bind
 from gradc.ir.types import INEXACT_DTYPES, NP_DTYPES
 from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, result_dtype
@@ -116,11 +117,20 @@ def _constant(value, dt, shape):
     return c
 
 
+# elementwise ops gradc computes on real values only (NumPy refuses complex input for most; the derivatives of
+# maximum, minimum and clip would order complex numbers)
+REAL_ONLY = frozenset({"floor", "maximum", "minimum", "clip", "logaddexp", "heaviside", "arctan2", "hypot",
+                       "logaddexp2", "copysign", "fmax", "fmin", "mod", "fmod", "floor_divide"})
+
+
 def apply_elementwise(name, *xs, float_only=False, **params):
     out = _fast(name, xs, float_only, params)
     if out is not None:
         return out
     dtype = result_dtype(*xs)
+    if name in REAL_ONLY and dtype in ("c64", "c128"):
+        raise TraceError(f"{name} of complex values ({dtype}) is not supported by gradc: it orders or rounds "
+                         "real numbers", hint="apply it to np.real(z), np.imag(z) or np.abs(z)")
     if float_only and dtype not in INEXACT_DTYPES:  # complex stays complex: exp, log, sqrt ... are NumPy's on C
         dtype = "f64"
     shape = broadcast_shapes(*(aval(x).shape for x in xs), what=f"{name} operands")
