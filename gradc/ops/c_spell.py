@@ -66,6 +66,26 @@ def binary(fn):
 
 
 @functools.lru_cache(maxsize=None)
+def _complex_function(name: str, is_real: bool):
+    sp = sym().sp
+
+    def _ccode(self, printer):
+        return f"{name}({printer._print(self.args[0])})"
+
+    extra = {"is_real": True, "_eval_is_extended_real": lambda self: True} if is_real else {}
+    return type(f"c99_{name}", (sp.Function,), {"nargs": 1, "_ccode": _ccode, **extra})
+
+
+def complex_call(name: str, x, is_real: bool = True):
+    """The C99 call ``name(x)`` of complex.h (``creal``, ``cimag``, ``cabs``, ``carg``: real; ``conj``: complex).
+
+    >>> complex_call("cabs", sym().sp.Symbol("z")).is_real
+    True
+    """
+    return _complex_function(name, is_real)(x)
+
+
+@functools.lru_cache(maxsize=None)
 def sym():
     """The SymPy namespace for scalar spellings (built once, on first use).
 
