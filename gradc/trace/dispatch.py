@@ -9,10 +9,10 @@ True
 """
 from __future__ import annotations
 
-from gradc.trace import shape_dispatch, special_dispatch, stats_dispatch
+from gradc.trace import fft_dispatch, shape_dispatch, special_dispatch, stats_dispatch
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNCS
 
-for _family in (stats_dispatch, special_dispatch, shape_dispatch):
+for _family in (stats_dispatch, special_dispatch, shape_dispatch, fft_dispatch):
     FUNCTIONS.update(_family.FUNCTIONS)
     UFUNCS.update(_family.UFUNCS)
 
