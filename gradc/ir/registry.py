@@ -26,8 +26,8 @@ OPS: dict[str, "Op"] = {}
 # values: the eager facade's tape of one recorded node (see ``gradc.facade.record``).
 TAPE = None
 # Operand types that never record (checked before looking for ``__gradc_bind__``).
-_PLAIN = frozenset({float, int, bool, tuple, list, type(None), numpy.ndarray, numpy.float64, numpy.float32,
-                    numpy.int64, numpy.int32, numpy.bool_})
+_PLAIN = frozenset({float, int, bool, complex, tuple, list, type(None), numpy.ndarray, numpy.float64, numpy.float32,
+                    numpy.int64, numpy.int32, numpy.bool_, numpy.complex128, numpy.complex64})
 
 
 @dataclass

@@ -19,9 +19,15 @@ DTYPE_NAMES = {
     np.dtype(np.int64): "i64",
     np.dtype(np.int32): "i32",
     np.dtype(np.bool_): "bool",
+    np.dtype(np.complex64): "c64",
+    np.dtype(np.complex128): "c128",
 }
 NP_DTYPES = {name: dt for dt, name in DTYPE_NAMES.items()}
-FLOAT_DTYPES = ("f32", "f64")
+FLOAT_DTYPES = ("f32", "f64")  # real floats only: complex dtypes are COMPLEX_DTYPES
+COMPLEX_DTYPES = ("c64", "c128")
+INEXACT_DTYPES = FLOAT_DTYPES + COMPLEX_DTYPES  # the dtypes a derivative flows through
+REAL_OF_COMPLEX = {"c64": "f32", "c128": "f64"}
+COMPLEX_OF_REAL = {"f32": "c64", "f64": "c128"}
 
 
 def dtype_name(dtype) -> str:
@@ -33,7 +39,7 @@ def dtype_name(dtype) -> str:
     try:
         return DTYPE_NAMES[np.dtype(dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, int32, int64 and bool") from None
+        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, complex64, complex128, int32, int64 and bool") from None
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,17 @@ class TensorType:
 
     @property
     def is_float(self) -> bool:
+        """A real floating dtype (f32/f64); complex dtypes answer ``is_complex``."""
         return self.dtype in FLOAT_DTYPES
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype in COMPLEX_DTYPES
+
+    @property
+    def is_inexact(self) -> bool:
+        """Real or complex floating: the dtypes a derivative flows through."""
+        return self.dtype in INEXACT_DTYPES
 
     def with_shape(self, shape) -> "TensorType":
         return TensorType(tuple(shape), self.dtype)

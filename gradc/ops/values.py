@@ -29,7 +29,7 @@ def aval(x) -> TensorType:
     t = getattr(x, "aval", None)
     if t is not None:
         return t
-    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
         return TensorType((), None)
     return type_of_array(x)
 

@@ -406,9 +406,10 @@ AS_VALUE.append(size_operand)
 def _operand(x, like=None):
     """Operands from user code: tracers, NumPy values and Python scalars as they are; lists as arrays;
     a named size (``X.shape[0]`` of ``f64[n,3]``) as a value read at run time, typed like the tracer ``like``."""
-    if isinstance(x, (Tracer, np.ndarray, np.generic, float, int, bool)):
+    if isinstance(x, (Tracer, np.ndarray, np.generic, float, int, bool, complex)):
         if isinstance(x, np.ndarray) and x.dtype not in DTYPE_NAMES:
-            return x.astype(np.float64) if x.dtype.kind == "f" else x.astype(np.int64)
+            kind = x.dtype.kind
+            return x.astype(np.float64 if kind == "f" else np.complex128 if kind == "c" else np.int64)
         return x
     if isinstance(x, (list, tuple)):
         return array_likes.build(x)  # NumPy's coercion, traced elements included
@@ -417,4 +418,4 @@ def _operand(x, like=None):
     if is_dim_expr(x) and like is not None:
         return dim_value(x, like, like.aval.dtype if like.aval.is_float else "i64")
     raise TraceError(f"cannot use a {type(x).__name__} as an array operand",
-                     hint="use NumPy arrays, Python floats or ints")
+                     hint="use NumPy arrays, Python floats, ints or complex numbers")
