@@ -181,18 +181,23 @@ def _axes_and_sizes(x, s, axes, fn: str, half_last: bool = False):
         axes = list(range(ndim)) if s is None else list(range(-len(s), 0))
     elif isinstance(axes, (int, np.integer)):
         axes = [axes]
-    axes = [_axis(ax, ndim, fn) for ax in axes]
-    if len(set(axes)) != len(axes):
-        raise ShapeError(f"np.fft.{fn}: axes {tuple(axes)} repeat an axis", hint="name each axis once")
+    axes = [_axis(ax, ndim, fn) for ax in axes]  # an axis named twice is transformed twice, as NumPy does
+    shape = aval(x).shape
     if s is None:
-        sizes = [aval(x).shape[ax] for ax in axes]
+        sizes = [shape[ax] for ax in axes]
         if half_last and axes:
             sizes[-1] = 2 * (sizes[-1] - 1)
-    else:
-        s = [s] if isinstance(s, (int, np.integer)) else list(s)
-        if len(s) != len(axes):
-            raise ShapeError(f"np.fft.{fn}: s has {len(s)} sizes for {len(axes)} axes", hint="give one size per axis")
-        sizes = [_length(v, None, fn, "s") for v in s]
+        return axes, sizes
+    s = [s] if isinstance(s, (int, np.integer)) else list(s)
+    if len(s) != len(axes):
+        raise ShapeError(f"np.fft.{fn}: s has {len(s)} sizes for {len(axes)} axes", hint="give one size per axis")
+    sizes = []
+    for i, (v, ax) in enumerate(zip(s, axes)):
+        if v is None:  # NumPy's (deprecated) "the 1-d transform's default"
+            v = 2 * (shape[ax] - 1) if half_last and i == len(axes) - 1 else shape[ax]
+        elif not isinstance(v, Traced) and v == -1:  # NumPy's "the input's length along that axis"
+            v = shape[ax]
+        sizes.append(_length(v, None, fn, "s"))
     return axes, sizes
 
 
@@ -202,7 +207,7 @@ def _c2c_nd(name: str, inverse: bool, default_axes=None):
         x = _complex(a)
         axes, sizes = _axes_and_sizes(x, s, axes, name)
         norm = _norm(norm, name)
-        for ax, n in zip(axes, sizes):
+        for ax, n in reversed(list(zip(axes, sizes))):  # NumPy's order (it matters when an axis repeats)
             x = _scale(F.fft(_resize(x, ax, n, name), ax, inverse), n, norm, inverse)
         return x
     transform.__name__ = name
@@ -216,7 +221,7 @@ def _rfftn(name: str, default_axes=None):
         axes, sizes = _axes_and_sizes(x, s, axes, name)
         norm = _norm(norm, name)
         x = _scale(F.rfft(_resize(x, axes[-1], sizes[-1], name), axes[-1]), sizes[-1], norm, False)
-        for ax, n in zip(axes[:-1], sizes[:-1]):
+        for ax, n in reversed(list(zip(axes[:-1], sizes[:-1]))):
             x = _scale(F.fft(_resize(x, ax, n, name), ax, False), n, norm, False)
         return x
     transform.__name__ = name
