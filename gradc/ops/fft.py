@@ -116,6 +116,7 @@ def _fft_spell(args, params, out, target):
 defop("fft", infer=_fft_infer, impl=_fft_impl, linear=True,
       vjp=lambda ct, out, x, needs, axis, inverse: (fft(ct, axis, inverse),),
       jvp=lambda tangents, out, x, axis, inverse: None if tangents[0] is None else fft(tangents[0], axis, inverse),
+      batch=lambda x, batched, axis, inverse: fft(x, axis + 1, inverse),
       doc="x_bar = fft(ct) (the Fourier matrix is symmetric: its transpose is itself)",
       np=_fft_spell, c=c_spell.NONE)
 
@@ -154,6 +155,7 @@ def _rfft_spell(args, params, out, target):
 
 defop("rfft", infer=_rfft_infer, impl=_rfft_impl, linear=True, vjp=_rfft_vjp,
       jvp=lambda tangents, out, x, axis: None if tangents[0] is None else rfft(tangents[0], axis),
+      batch=lambda x, batched, axis: rfft(x, axis + 1),
       doc="x_bar = irfft(ct / w, n) read at -j mod n (w: 2 for the doubled bins), i.e. Re(F^T pad(ct))",
       np=_rfft_spell, c=c_spell.NONE)
 
@@ -193,6 +195,7 @@ def _irfft_spell(args, params, out, target):
 
 defop("irfft", infer=_irfft_infer, impl=_irfft_impl, linear=True, vjp=_irfft_vjp,
       jvp=lambda tangents, out, x, axis, n: None if tangents[0] is None else irfft(tangents[0], axis, n),
+      batch=lambda x, batched, axis, n: irfft(x, axis + 1, n),
       doc="x_bar = w * rfft(ct read at -j mod n) (w: 2 for the doubled bins; JAX's transpose, no conjugate)",
       np=_irfft_spell, c=c_spell.NONE)
 
