@@ -464,7 +464,7 @@ class _Transform:
     """
 
     def __init__(self, f, argnums, wrt, with_value, static_globals=True, checkpoint=None, has_aux=False,
-                 static_argnums=None, static_argnames=None):
+                 static_argnums=None, static_argnames=None, holomorphic=False):
         what = "gradc.value_and_grad" if with_value else "gradc.grad"
         f, self.selection = _check_transform(f, argnums, wrt, checkpoint, what)
         self.static = _check_static(f, static_argnums, static_argnames, self.selection, what)
@@ -477,6 +477,7 @@ class _Transform:
         self.wrt = self.selection.wrt
         self.with_value = with_value
         self.has_aux = has_aux
+        self.holomorphic = bool(holomorphic)
         self.static_globals = static_globals
         self.cache: dict = {}
         params = list(callable_signature(f).parameters.values())  # check_function made sure it can be read
@@ -515,7 +516,7 @@ class _Transform:
                                     f"{values[chosen[0]]!r:.40} is baked into the trace)", where=user_location(),
                                     hint="choose another argument with argnums/wrt, or do not make it static")
             inner = _Transform(with_static(self.fun, fixed), None, self.selection.wrt, self.with_value,
-                               self.static_globals, self.checkpoint, self.has_aux)
+                               self.static_globals, self.checkpoint, self.has_aux, holomorphic=self.holomorphic)
             self.static_cache[key] = inner
         fixed_names = {k[0] for k in key}
         return call_bound(inner, {n: v for n, v in values.items() if n not in fixed_names})
@@ -545,6 +546,7 @@ class _Transform:
         self.loss_container = None if treedef_is_leaf(layout.out_def) or self.has_aux else layout.out_def
         if plan.plain:
             names, as_tuple = _check_grad_signature(self.fun, graph, self.selection)
+            self._check_complex(graph, names)
             return plan, graph, state, layout, (names, as_tuple, None)
         positions, as_tuple = plan.chosen(self.selection.wrt, "wrt")
         names = plan.leaf_names_of(positions, graph)
@@ -555,8 +557,17 @@ class _Transform:
                                 f"{' before the aux' if self.has_aux else ''}); {what} needs one scalar",
                                 where=def_location(self.fun), hint="return a single scalar (e.g. a loss)" + (
                                     ", and the aux as the second of a pair" if self.has_aux else ""))
-        ad.check_differentiable_output(graph.replace(outputs=graph.outputs[:1]), where=def_location(self.fun))
+        self._check_complex(graph, names)
         return plan, graph, state, layout, (names, as_tuple, positions)
+
+    def _check_complex(self, graph, names):
+        """JAX's rules: a complex output needs ``holomorphic=True``, which needs complex inputs."""
+        what = "value_and_grad" if self.with_value else "grad"
+        where = def_location(self.fun)
+        ad.check_differentiable_output(graph.replace(outputs=graph.outputs[:1]), what=what, where=where,
+                                       holomorphic=self.holomorphic)
+        if self.holomorphic:
+            ad.check_holomorphic_inputs(graph, names, what=what, where=where)
 
     def _compiled(self, args):
         plan, graph, state, layout, (names, as_tuple, positions) = self._traced(args)
@@ -629,7 +640,8 @@ class _Transform:
 
 def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
          static_globals: bool = True, checkpoint: str | int | None = None,
-         static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+         static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+         holomorphic: bool = False) -> Callable:
     """Gradient of scalar-valued ``f`` with respect to the arguments ``argnums`` or ``wrt`` choose.
 
     ``argnums`` is JAX's (an int or a tuple of ints; negative counts from the end; positional too, as
@@ -684,10 +696,19 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
     12.0
     >>> grad(lambda x: x * grad(lambda y: x + y)(x))(5.0)
     1.0
+
+    Complex numbers follow JAX's convention (``docs/complex.md``): of a real-valued ``f`` of
+    ``z = x + iy`` the gradient is ``df/dx - i df/dy``; a complex-valued ``f`` needs
+    ``holomorphic=True`` (its inputs complex too), and then the gradient is ``f'(z)``.
+
+    >>> grad(lambda z: np.abs(z) ** 2)(3 + 4j)
+    (6-8j)
+    >>> grad(lambda z: z ** 2, holomorphic=True)(3 + 4j)
+    (6+8j)
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces
     options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
-                   static_argnums=static_argnums, static_argnames=static_argnames)
+                   static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
         return lambda fun: _Transform(fun, argnums, wrt, **options)
     return _Transform(f, argnums, wrt, **options)
@@ -695,7 +716,8 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
 
 def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *,
                    wrt: Any = None, static_globals: bool = True, checkpoint: str | int | None = None,
-                   static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+                   static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+                   holomorphic: bool = False) -> Callable:
     """``(f(...), gradient)`` of scalar-valued ``f``; ``argnums``/``wrt`` and ``static_globals`` as for
     :func:`grad` (default: the first parameter); pytrees as for :func:`grad`.
 
@@ -709,7 +731,7 @@ def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None
     """
     check_options(checkpoint)
     options = dict(with_value=True, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
-                   static_argnums=static_argnums, static_argnames=static_argnames)
+                   static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
         return lambda fun: _Transform(fun, argnums, wrt, **options)
     return _Transform(f, argnums, wrt, **options)

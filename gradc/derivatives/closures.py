@@ -63,4 +63,4 @@ def own_inputs(graph, n_params: int) -> list:
     """The names of the float inputs of ``graph`` that are the function's own (not enclosing values read):
     what a transform differentiates by default."""
     own = set(graph.params[:n_params])
-    return [v.name for v in graph.inputs if v.type.is_float and v.name in own]
+    return [v.name for v in graph.inputs if v.type.is_inexact and v.name in own]

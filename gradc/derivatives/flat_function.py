@@ -110,9 +110,9 @@ class FlatFunction:
             paths = self.defs[k].key_paths()
             for name, path in zip(self.leaf_names[a:b], paths):
                 v = inputs.get(name)
-                if (v is None or not v.type.is_float) and skip_static:
+                if (v is None or not v.type.is_inexact) and skip_static:
                     continue
-                if v is None or not v.type.is_float:
+                if v is None or not v.type.is_inexact:
                     kind = f"a static {type(graph.static.get(name)).__name__}" if v is None else \
                         f"of dtype {v.type.dtype}"
                     raise ArgumentError(f"cannot {what} with respect to {self.params[k]}{keystr(path)}: it is {kind}",

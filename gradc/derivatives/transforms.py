@@ -104,7 +104,7 @@ def _as_tuple(values, what):
 
 def _float_inputs(graph):
     """Names of the float tensor inputs: the ones a derivative is taken with respect to."""
-    return [v.name for v in graph.inputs if v.type.is_float]
+    return [v.name for v in graph.inputs if v.type.is_inexact]
 
 
 def _check_tangents(f, graph, primals, tangents, names=None):

@@ -121,7 +121,7 @@ class TreePlan:
             paths = self.defs[p].key_paths() if p in self.defs else [()]
             for name, path in zip(self.leaf_names[a:b], paths):
                 v = inputs.get(name)
-                if v is None or not v.type.is_float:
+                if v is None or not v.type.is_inexact:
                     kind = f"a static {type(graph.static.get(name)).__name__}" if v is None else \
                         f"of dtype {v.type.dtype}"
                     raise ArgumentError(f"cannot differentiate with respect to {p}{keystr(path)}: it is {kind}",

@@ -39,7 +39,8 @@ def dtype_name(dtype) -> str:
     try:
         return DTYPE_NAMES[np.dtype(dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, complex64, complex128, int32, int64 and bool") from None
+        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, complex64, complex128, "
+                        "int32, int64 and bool") from None
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class TupleType:
     items: tuple
     shape = None  # not an array: code that asks for a shape must handle tuples first
     dtype = "tuple"
-    is_float = False
+    is_float = is_complex = is_inexact = False
 
     def __repr__(self) -> str:
         return "(" + ", ".join(map(repr, self.items)) + ("," if len(self.items) == 1 else "") + ")"
@@ -135,7 +136,7 @@ class StackType:
     item: TensorType
     shape = None
     dtype = "stack"
-    is_float = False
+    is_float = is_complex = is_inexact = False
 
     def __repr__(self) -> str:
         return f"stack({self.item!r})"

@@ -20,6 +20,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     bitwise,
     call,
     checks,
+    complex_numbers,
     contract,
     control,
     elementwise,

@@ -15,7 +15,7 @@ import numpy as np
 
 from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
-from gradc.ir.types import NP_DTYPES
+from gradc.ir.types import NP_DTYPES, REAL_OF_COMPLEX
 from gradc.ops import c_spell, spell
 from gradc.ops.promote import FAST_DTYPES, apply_elementwise, coerce, full_like, zeros_like  # noqa: F401
 from gradc.ops.values import aval, broadcast_shapes, first_traced, result_dtype
@@ -157,8 +157,28 @@ _binary("logaddexp", np.logaddexp, _logaddexp_vjp, np_name="np.logaddexp",
 
 defop("neg", infer=_same_types, impl=np.negative, vjp=lambda ct, out, x, needs: (neg(ct),), elementwise=True,
       doc="x_bar = -ct", np=spell.unary_minus, math=spell.unary_minus, c=c_spell.scalar(lambda a, p, ti, to: -a[0]))
-_unary("abs", np.abs, lambda ct, out, x, needs: (mul(ct, sign(x)),), np_name="np.abs", math_name="abs",
-       doc="x_bar = ct * sign(x)")
+def _abs_infer(types, params):
+    t = _same_types(types, params)
+    return t.with_dtype(REAL_OF_COMPLEX[t.dtype]) if t.is_complex else t
+
+
+def _abs_vjp(ct, out, x, needs):
+    if not aval(x).is_complex:
+        return (mul(ct, sign(x)),)
+    # JAX's convention (gradc.ops.complex_numbers, which registers conj): ct * conj(x) / |x|, 0 at x == 0
+    cdt = aval(x).dtype
+    safe = where(equal(out, 0.0), 1.0, out)
+    return (mul(astype(div(ct, safe), cdt), bind("conj", x)),)
+
+
+def _abs_c(a, p, ti, to):
+    s = c_spell.sym()
+    return s.sp.Function("cabs")(a[0]) if ti[0].is_complex else s.abs(a[0])
+
+
+defop("abs", infer=_abs_infer, impl=np.abs, vjp=_abs_vjp, elementwise=True,
+      doc="x_bar = ct * sign(x); of complex x, ct * conj(x) / |x|", np=spell.fn("np.abs"), math=spell.fn("abs"),
+      c=c_spell.scalar(_abs_c))
 _unary("exp", np.exp, lambda ct, out, x, needs: (mul(ct, out),), np_name="np.exp", math_name="math.exp",
        doc="x_bar = ct * out")
 _unary("log", np.log, lambda ct, out, x, needs: (div(ct, x),), np_name="np.log", math_name="math.log",
@@ -272,7 +292,10 @@ def _astype_infer(types, params):
 
 
 def _astype_vjp(ct, out, x, needs, dtype):
-    return (astype(ct, aval(x).dtype),)
+    src = aval(x).dtype
+    if aval(ct).is_complex and src not in ("c64", "c128"):  # a real value promoted to complex: the real part
+        ct = bind("real", ct)  # (the op of gradc.ops.complex_numbers)
+    return (astype(ct, src),)
 
 
 def _astype_spell(args, params, out, target):

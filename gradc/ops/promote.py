@@ -17,7 +17,7 @@ import numpy as np
 
 import gradc.ops.shape as shape_ops
 from gradc.ir.registry import bind
-from gradc.ir.types import NP_DTYPES
+from gradc.ir.types import INEXACT_DTYPES, NP_DTYPES
 from gradc.ops.values import aval, broadcast_shapes, first_traced, lift, result_dtype
 
 
@@ -45,7 +45,7 @@ _CONCRETE = frozenset({np.ndarray, np.float64, np.float32, np.int64, np.int32, n
 FAST_DTYPES = frozenset(NP_DTYPES.values())
 
 
-_FLOAT_NP = frozenset({np.dtype(np.float64), np.dtype(np.float32)})
+_FLOAT_NP = frozenset({np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.complex128), np.dtype(np.complex64)})
 
 
 def _fast(name, xs, float_only, params):
@@ -103,6 +103,8 @@ _CONSTANTS: dict = {}
 def _constant(value, dt, shape):
     """``broadcast_to(asarray(value, dt), shape)`` for concrete code, cached (a read-only view)."""
     sign = math.copysign(1.0, value) if type(value) is float else 0  # -0.0 and 0.0 are different constants
+    if type(value) is complex:
+        sign = (math.copysign(1.0, value.real), math.copysign(1.0, value.imag))
     key = (type(value), value, sign, dt, shape)
     c = _CONSTANTS.get(key)
     if c is None:
@@ -119,7 +121,7 @@ def apply_elementwise(name, *xs, float_only=False, **params):
     if out is not None:
         return out
     dtype = result_dtype(*xs)
-    if float_only and dtype not in ("f32", "f64"):
+    if float_only and dtype not in INEXACT_DTYPES:  # complex stays complex: exp, log, sqrt ... are NumPy's on C
         dtype = "f64"
     shape = broadcast_shapes(*(aval(x).shape for x in xs), what=f"{name} operands")
     like = first_traced(xs)
@@ -128,7 +130,7 @@ def apply_elementwise(name, *xs, float_only=False, **params):
 
 def full_like(x, value):
     """A constant with ``x``'s shape and dtype (recorded as a broadcast scalar)."""
-    if type(x) is np.ndarray and type(value) in (int, float) and x.dtype in FAST_DTYPES:
+    if type(x) is np.ndarray and type(value) in (int, float, complex) and x.dtype in FAST_DTYPES:
         return _constant(value, x.dtype, x.shape)
     t = aval(x)
     return shape_ops.broadcast_to(lift(np.asarray(value, dtype=t.np_dtype), first_traced([x])), t.shape)

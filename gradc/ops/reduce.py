@@ -173,8 +173,8 @@ def mean(x, axis=None, keepdims=False):
     t = aval(x)
     axes = normalize_axes(axis, t.ndim)
     if not axes:
-        return ew.astype(x, "f64") if not t.is_float else x
-    if not t.is_float:
+        return ew.astype(x, "f64") if not t.is_inexact else x
+    if not t.is_inexact:
         x = ew.astype(x, "f64")
     return bind("mean", x, axes=axes, keepdims=bool(keepdims), count=_count(x, axes))
 

@@ -21,7 +21,7 @@ from gradc.ops import linalg as la
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.values import aval, lift, normalize_axes
-from gradc.trace import linalg_dispatch
+from gradc.trace import complex_dispatch, linalg_dispatch
 
 UFUNCS = {
     np.add: ew.add, np.subtract: ew.sub, np.multiply: ew.mul, np.true_divide: ew.div, np.divide: ew.div,
@@ -36,9 +36,7 @@ UFUNCS = {
     np.matmul: la.matmul, np.reciprocal: lambda x: ew.div(1.0, x),
     np.bitwise_and: bits.bitwise_and, np.bitwise_or: bits.bitwise_or, np.bitwise_xor: bits.bitwise_xor,
     np.invert: bits.invert, np.left_shift: bits.left_shift, np.right_shift: bits.right_shift,
-    # gradc's values are real: fabs is abs in floats, the conjugate the value itself
-    np.fabs: lambda x: ew.abs_(x if aval(x).dtype in ('f64', 'f32') else ew.astype(x, 'f64')),
-    np.conjugate: lambda x: x,
+    **complex_dispatch.UFUNCS,  # np.conjugate, np.fabs
 }
 
 UFUNC_REDUCE = {np.add: red.sum_, np.multiply: red.prod, np.maximum: red.max_, np.minimum: red.min_}
@@ -190,7 +188,7 @@ FUNCTIONS = {
     np.shape: lambda a: aval(a).shape, np.ndim: lambda a: aval(a).ndim, np.size: lambda a, axis=None: (
         aval(a).size if axis is None else aval(a).shape[axis]),
     np.square: ew.square, np.abs: ew.abs_,
-    np.real: lambda val: val, np.imag: _like(0), np.conj: lambda x, *a, **kw: x,  # real values (see UFUNCS)
+    **complex_dispatch.FUNCTIONS,  # np.real, np.imag, np.conj, np.angle, np.real_if_close
     np.copy: lambda a, order="K", **kw: a.copy(),  # a new array object: writable in place, as in NumPy
 }
 def _truth(a):

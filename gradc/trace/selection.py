@@ -220,7 +220,7 @@ def float_inputs(selection: Selection | None, graph, where: str | None = None) -
     """
     inputs = {v.name: v for v in graph.inputs}
     if selection is None:
-        return [p for p in graph.params if p in inputs and inputs[p].type.is_float]
+        return [p for p in graph.params if p in inputs and inputs[p].type.is_inexact]
     for name in selection.names:
         if name not in graph.params:
             raise ArgumentError(f"{name!r} is not a parameter of {graph.name}", where=where,
@@ -230,7 +230,7 @@ def float_inputs(selection: Selection | None, graph, where: str | None = None) -
             raise ArgumentError(f"cannot differentiate with respect to {name!r}: it is a static Python "
                                 f"{type(value).__name__} ({value!r})", where=where,
                                 hint="pass it as a float or a float array")
-        if not inputs[name].type.is_float:
+        if not inputs[name].type.is_inexact:
             raise ArgumentError(f"cannot differentiate with respect to {name!r} of dtype {inputs[name].type.dtype}",
                                 where=where, hint="pass it as a float array (e.g. x.astype(np.float64))")
     return list(selection.names)

@@ -258,14 +258,14 @@ class Tracer(Traced):
 
     @property
     def real(self):
-        return self  # traced values are real
+        return FUNCTIONS[np.real](self)
 
     @property
     def imag(self):
         return FUNCTIONS[np.imag](self)
 
-    def conj(self): return self
-    def conjugate(self): return self
+    def conj(self): return FUNCTIONS[np.conj](self)
+    def conjugate(self): return FUNCTIONS[np.conj](self)
 
     # ---- NumPy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

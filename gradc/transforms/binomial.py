@@ -92,9 +92,9 @@ def _reverse_sweep(ct, out, inputs, needs, params):
     b_consts = body.inputs[1:1 + n_consts]
     b_carry = body.inputs[1 + n_consts:1 + n_consts + n_carry]
     b_xs = body.inputs[1 + n_consts + n_carry:]
-    need_consts = [k for k, v in enumerate(b_consts) if needs[k] and v.type.is_float]
-    need_xs = [k for k, v in enumerate(b_xs) if needs[n_consts + n_carry + k] and v.type.is_float]
-    float_carry = [k for k, v in enumerate(b_carry) if v.type.is_float]
+    need_consts = [k for k, v in enumerate(b_consts) if needs[k] and v.type.is_inexact]
+    need_xs = [k for k, v in enumerate(b_xs) if needs[n_consts + n_carry + k] and v.type.is_inexact]
+    float_carry = [k for k, v in enumerate(b_carry) if v.type.is_inexact]
     wrt = [b_consts[k] for k in need_consts] + [b_carry[k] for k in float_carry] + [b_xs[k] for k in need_xs]
     if not wrt:
         return (None,) * len(inputs)

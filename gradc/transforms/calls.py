@@ -67,7 +67,7 @@ def tangent_body(body: Graph, need: tuple) -> Graph:
         from gradc.transforms.forward import jvp_graph
         wrt = [v.name for v, n in zip(body.inputs, need) if n]
         g = jvp_graph(body, wrt, name=f"{body.name}_jvp")
-        dots = [d for d, o in zip(g.outputs[len(body.outputs):], body.outputs) if o.type.is_float]
+        dots = [d for d, o in zip(g.outputs[len(body.outputs):], body.outputs) if o.type.is_inexact]
         memo[key] = without_dead_code(g.replace(outputs=dots))
     return memo[key]
 
@@ -90,7 +90,7 @@ def _call(builder, inputs, body: Graph, **marks) -> list:
 
 
 def call_vjp(ct, out, *inputs, needs, body, helper, **_):
-    need = tuple(bool(n) and v.type.is_float for n, v in zip(needs, body.inputs))
+    need = tuple(bool(n) and v.type.is_inexact for n, v in zip(needs, body.inputs))
     if not any(need):
         return (None,) * len(inputs)
     builder = out.builder
@@ -100,12 +100,12 @@ def call_vjp(ct, out, *inputs, needs, body, helper, **_):
 
 
 def call_jvp(tangents, out, *inputs, body, helper, **_):
-    need = tuple(t is not None and v.type.is_float for t, v in zip(tangents, body.inputs))
+    need = tuple(t is not None and v.type.is_inexact for t, v in zip(tangents, body.inputs))
     if not any(need):
         return None
     builder = out.builder
     dots = iter(_call(builder, list(inputs) + [t for t, n in zip(tangents, need) if n], tangent_body(body, need)))
-    return [next(dots) if o.type.is_float else None for o in body.outputs]
+    return [next(dots) if o.type.is_inexact else None for o in body.outputs]
 
 
 def call_batch(*inputs, batched, body, helper, **_):

@@ -102,7 +102,7 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
     ``lead`` is the body's counter input (a scan's ``i``) or None (a while loop's body has none).
     Returns ``(taped carry positions, make_backward(tapes) -> (scan inputs, params, unpack))``.
     """
-    carry_float = [v.type.is_float for v in b_carry]
+    carry_float = [v.type.is_inexact for v in b_carry]
     wrt = ([v for v, n in zip(b_consts, const_need) if n] + [v for v, f in zip(b_carry, carry_float) if f]
            + [v for v, n in zip(b_xs, x_need) if n])
     adj, _ = body_vjp(body, wrt)
@@ -288,8 +288,8 @@ def scan_vjp(ct, out, *inputs, needs, body, n_consts, n_carry, length, **params)
     b_consts = body.inputs[1:1 + n_consts]
     b_carry = body.inputs[1 + n_consts:1 + n_consts + n_carry]
     b_xs = body.inputs[1 + n_consts + n_carry:]
-    const_need = [needs[off + k] and v.type.is_float for k, v in enumerate(b_consts)]
-    x_need = [needs[off + n_consts + n_carry + k] and v.type.is_float for k, v in enumerate(b_xs)]
+    const_need = [needs[off + k] and v.type.is_inexact for k, v in enumerate(b_consts)]
+    x_need = [needs[off + n_consts + n_carry + k] and v.type.is_inexact for k, v in enumerate(b_xs)]
     taped, backward = _loop_adjoint(builder, body, body.inputs[0], b_consts, b_carry, b_xs, const_need, x_need,
                                     list(ct[:n_carry]), list(ct[n_carry:]), carry, consts, xs)
     tape_body = body.replace(outputs=list(body.outputs) + taped)
@@ -311,7 +311,7 @@ def while_vjp(ct, out, *inputs, needs, cond, body, n_cond_consts, n_body_consts,
     cond_consts, body_consts, carry = while_parts(inputs, params)
     n_carry = len(carry)
     b_consts, b_carry = body.inputs[:n_body_consts], body.inputs[n_body_consts:]
-    const_need = [needs[n_cond_consts + k] and v.type.is_float for k, v in enumerate(b_consts)]
+    const_need = [needs[n_cond_consts + k] and v.type.is_inexact for k, v in enumerate(b_consts)]
     ct_ys = list(ct[n_carry + 1:])
     taped, backward = _loop_adjoint(builder, body, None, b_consts, b_carry, [], const_need, [],
                                     list(ct[:n_carry]), ct_ys, carry, body_consts, [])
@@ -338,7 +338,7 @@ def _name_tapes(builder, tapes, carried):
 def cond_vjp(ct, out, pred, *operands, needs, branches, **params):
     builder = out.builder
     g0 = branches[0]
-    need = [n and v.type.is_float for n, v in zip(needs[1:], g0.inputs)]
+    need = [n and v.type.is_inexact for n, v in zip(needs[1:], g0.inputs)]
     if not any(need):
         return (None,) * (1 + len(operands))
     cts = [c if c is not None else zeros_of(builder, t) for c, t in zip(ct, out.atom.type.items)]
@@ -404,12 +404,12 @@ def scan_jvp(tangents, out, *inputs, body, n_consts, n_carry, length, **params):
     t_xs = tangents[off + n_consts + n_carry:]
     b_i, b_consts = body.inputs[0], body.inputs[1:1 + n_consts]
     b_carry, b_xs = body.inputs[1 + n_consts:1 + n_consts + n_carry], body.inputs[1 + n_consts + n_carry:]
-    kc = [k for k, (v, t) in enumerate(zip(b_consts, t_consts)) if t is not None and v.type.is_float]
-    kf = [k for k, v in enumerate(b_carry) if v.type.is_float]
-    kx = [k for k, (v, t) in enumerate(zip(b_xs, t_xs)) if t is not None and v.type.is_float]
+    kc = [k for k, (v, t) in enumerate(zip(b_consts, t_consts)) if t is not None and v.type.is_inexact]
+    kf = [k for k, v in enumerate(b_carry) if v.type.is_inexact]
+    kx = [k for k, (v, t) in enumerate(zip(b_xs, t_xs)) if t is not None and v.type.is_inexact]
     jb = _jvp_of(body, [b_consts[k] for k in kc] + [b_carry[k] for k in kf] + [b_xs[k] for k in kx])
     n_y = len(body.outputs) - n_carry
-    ky = [k for k in range(n_y) if body.outputs[n_carry + k].type.is_float]
+    ky = [k for k in range(n_y) if body.outputs[n_carry + k].type.is_inexact]
     spec = ([(b_i.name, b_i.type)] + [(v.name, v.type) for v in b_consts]
             + [(f"{b_consts[k].name}_dot", b_consts[k].type) for k in kc]
             + [(v.name, v.type) for v in b_carry] + [(f"{b_carry[k].name}_dot", b_carry[k].type) for k in kf]
@@ -443,11 +443,11 @@ def while_jvp(tangents, out, *inputs, cond, body, n_cond_consts, n_body_consts, 
     t_consts = tangents[n_cond_consts:n_cond_consts + n_body_consts]
     t_carry = tangents[n_cond_consts + n_body_consts:]
     b_consts, b_carry = body.inputs[:n_body_consts], body.inputs[n_body_consts:]
-    kc = [k for k, (v, t) in enumerate(zip(b_consts, t_consts)) if t is not None and v.type.is_float]
-    kf = [k for k, v in enumerate(b_carry) if v.type.is_float]
+    kc = [k for k, (v, t) in enumerate(zip(b_consts, t_consts)) if t is not None and v.type.is_inexact]
+    kf = [k for k, v in enumerate(b_carry) if v.type.is_inexact]
     nk, nc = len(b_consts), len(b_carry)
     n_y = len(body.outputs) - nc
-    ky = [k for k in range(n_y) if body.outputs[nc + k].type.is_float]
+    ky = [k for k in range(n_y) if body.outputs[nc + k].type.is_inexact]
     jb = _jvp_of(body, [b_consts[k] for k in kc] + [b_carry[k] for k in kf])
     spec = ([(v.name, v.type) for v in b_consts] + [(f"{b_consts[k].name}_dot", b_consts[k].type) for k in kc]
             + [(v.name, v.type) for v in b_carry] + [(f"{b_carry[k].name}_dot", b_carry[k].type) for k in kf])
@@ -474,11 +474,11 @@ def cond_jvp(tangents, out, pred, *operands, branches, **params):
     builder = out.builder
     t_ops = tangents[1:]
     g0 = branches[0]
-    ko = [k for k, (v, t) in enumerate(zip(g0.inputs, t_ops)) if t is not None and v.type.is_float]
+    ko = [k for k, (v, t) in enumerate(zip(g0.inputs, t_ops)) if t is not None and v.type.is_inexact]
     if not ko:
         return None
     n_out = len(g0.outputs)
-    kd = [k for k in range(n_out) if g0.outputs[k].type.is_float]
+    kd = [k for k in range(n_out) if g0.outputs[k].type.is_inexact]
     new = []
     for g in branches:
         jb = _jvp_of(g, [g.inputs[k] for k in ko])

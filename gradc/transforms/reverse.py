@@ -31,8 +31,13 @@ from gradc.ops.values import aval
 from gradc.trace.selection import float_inputs, select_arguments
 
 
-def check_differentiable_output(graph: Graph, what: str = "grad", where: str | None = None) -> Var | Const:
-    """The single scalar float output that ``grad`` differentiates, or an error pointing at ``where``."""
+def check_differentiable_output(graph: Graph, what: str = "grad", where: str | None = None,
+                                holomorphic: bool | None = None) -> Var | Const:
+    """The single scalar float output that ``grad`` differentiates, or an error pointing at ``where``.
+
+    A complex output needs ``holomorphic=True`` (JAX's rule: ``f`` promised holomorphic, its inputs and
+    output complex); None (the graph transforms' own checks) takes either.
+    """
     where = where or graph.origin or None
     if len(graph.outputs) != 1:
         raise ArgumentError(f"{graph.name} returns {len(graph.outputs)} values; {what} needs one scalar",
@@ -41,10 +46,32 @@ def check_differentiable_output(graph: Graph, what: str = "grad", where: str | N
     if out.type.shape != () and not (what == "grad" and _one_element(out.type.shape)):  # (1,), (1, 1): as autograd
         raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
                          where=where, hint="reduce it, e.g. with np.sum or np.mean")
-    if not out.type.is_float:
+    if out.type.is_complex and holomorphic is False:
+        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a real-valued output (a float "
+                            "dtype) unless the function is holomorphic", where=where,
+                            hint=f"pass holomorphic=True to {what} for a holomorphic function (z**2, np.exp(z)); of "
+                                 "another function of complex values, differentiate a real value (np.abs(w)**2, "
+                                 "np.real(w)) or use gradc.vjp")
+    if holomorphic and not out.type.is_complex:
+        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what}(..., holomorphic=True) needs a complex "
+                            "output", where=where,
+                            hint="drop holomorphic=True for a real-valued function, or return a complex value")
+    if not out.type.is_inexact:
         raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
                             where=where, hint="return a float (e.g. with .astype(np.float64))")
     return out
+
+
+def check_holomorphic_inputs(graph: Graph, wrt, what: str = "grad", where: str | None = None) -> None:
+    """``holomorphic=True`` differentiates with respect to complex inputs only (JAX's rule)."""
+    inputs = {v.name: v for v in graph.inputs}
+    for name in wrt:
+        t = inputs[name].type
+        if not t.is_complex:
+            raise ArgumentError(f"{what}(..., holomorphic=True) differentiates with respect to complex inputs; "
+                                f"{name!r} is {t.dtype}", where=where or graph.origin or None,
+                                hint=f"pass {name} as a complex array (e.g. {name}.astype(np.complex128)), or drop "
+                                     "holomorphic=True")
 
 
 def _one_element(shape) -> bool:
