@@ -106,8 +106,6 @@ def test_real_results_grad_and_second_order(label, fn, shape):
 
 
 @pytest.mark.parametrize("label, fn, shape", REAL_OUT, ids=[c[0] for c in REAL_OUT])
-@pytest.mark.xfail(strict=True, reason="forward mode derives tangents through complex mul/index: needs the "
-                                       "complex branch's forward-mode support")
 def test_real_results_jvp(label, fn, shape):
     rng = np.random.default_rng(8)
     x, d = rng.standard_normal(shape), rng.standard_normal(shape)
@@ -136,3 +134,58 @@ def test_shifts_and_frequencies():
     eps = 1e-6
     fd = (spectrum_energy(x[0], 0.3 + eps) - spectrum_energy(x[0], 0.3 - eps)) / (2 * eps)
     np.testing.assert_allclose(g[1], fd, rtol=1e-6)
+
+
+# ---------------------------------------------------------------- complex inputs and real losses (Parseval)
+COMPLEX_IN = [
+    ("fft_n_pad", lambda z: np.fft.fft(z, n=7, axis=0), (5, 2)),
+    ("ifft_n_cut_ortho", lambda z: np.fft.ifft(z, n=3, norm="ortho"), (2, 5)),
+    ("fftn_forward", lambda z: np.fft.fftn(z, norm="forward"), (3, 4)),
+    ("ifft2_s", lambda z: np.fft.ifft2(z, s=(2, 5)), (3, 4)),
+    ("irfft_even", lambda z: np.fft.irfft(z, n=6), (2, 4)),
+    ("irfft_odd_cut", lambda z: np.fft.irfft(z, n=5, axis=0), (4, 2)),
+    ("irfftn_default", lambda z: np.fft.irfftn(z, axes=(0, 1)), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("label, fn, shape", COMPLEX_IN, ids=[c[0] for c in COMPLEX_IN])
+def test_complex_inputs_vjp_real_and_imaginary_directions(label, fn, shape):
+    """JAX's convention: ``Re(sum(z_bar * d)) == Re(sum(ct * J d))`` along real and imaginary ``d``."""
+    rng = np.random.default_rng(11)
+    z = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    want = fn(z)
+    compiled = gradc.compile(fn, z, mode="vjp")
+    ct = rng.standard_normal(want.shape) + (1j * rng.standard_normal(want.shape) if np.iscomplexobj(want) else 0)
+    value, z_bar = compiled.vjp(z, ct)
+    np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10)
+    for d in (rng.standard_normal(shape), 1j * rng.standard_normal(shape)):
+        np.testing.assert_allclose(np.real(np.sum(z_bar * d)), np.real(np.sum(ct * _central(fn, z, d))),
+                                   rtol=1e-6, atol=1e-7)
+
+
+PARSEVAL = [
+    ("rfft_energy", lambda x: np.sum(np.abs(np.fft.rfft(x)) ** 2), (6,)),
+    ("rfft_energy_odd_axis0", lambda x: np.sum(np.abs(np.fft.rfft(x, axis=0, norm="ortho")) ** 2), (5, 3)),
+    ("fft_energy_ortho", lambda x: np.sum(np.abs(np.fft.fft(x, norm="ortho")) ** 2), (2, 7)),
+    ("fft2_real_part", lambda x: np.sum(np.fft.fft2(x).real * np.arange(12.0).reshape(3, 4)), (3, 4)),
+    ("power_spectrum_log", lambda x: np.sum(np.log1p(np.abs(np.fft.rfftn(x)) ** 2)), (4, 4)),
+]
+
+
+@pytest.mark.parametrize("label, loss, shape", PARSEVAL, ids=[c[0] for c in PARSEVAL])
+def test_real_losses_of_spectra(label, loss, shape):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    g = gradc.grad(loss)(x)
+    d = rng.standard_normal(shape)
+    np.testing.assert_allclose(np.sum(g * d), _central(loss, x, d), rtol=1e-6, atol=1e-7)
+    grad_loss = gradc.grad(loss)
+    hvp = gradc.grad(lambda x: np.sum(grad_loss(x) * d))(x)
+    np.testing.assert_allclose(hvp, _central(grad_loss, x, d, 1e-5), rtol=1e-5, atol=1e-6)
+
+
+def test_parseval_gradient_is_exact():
+    """Parseval with ``norm="ortho"``: ``sum |fft x|^2 = sum x^2``, so the gradient is exactly ``2 x``."""
+    x = np.random.default_rng(5).standard_normal(7)
+    g = gradc.grad(lambda x: np.sum(np.abs(np.fft.fft(x, norm="ortho")) ** 2))(x)
+    np.testing.assert_allclose(g, 2 * x, rtol=1e-12, atol=1e-12)
