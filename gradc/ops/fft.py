@@ -83,6 +83,12 @@ def _scale_along(x, values: np.ndarray, axis: int, dtype: str):
     return ew.mul(x, values.reshape(shape).astype(_NP_REAL[real]))
 
 
+# The C lowering is written (``gradc.backends.c.fft``: ``loop("fft_lines")`` over the radix-2/Bluestein library
+# of ``gradc.backends.c.mathlib.fft``) but waits for the C emitter's complex arrays (c128/c64 storage,
+# constants and arithmetic, the complex branch's part): until then the emitter lists these ops as unsupported.
+_C = c_spell.NONE
+
+
 def _axis_length(t, axis: int, what: str) -> int:
     n = t.shape[axis]
     if type(n) is not int:
@@ -118,7 +124,7 @@ defop("fft", infer=_fft_infer, impl=_fft_impl, linear=True,
       jvp=lambda tangents, out, x, axis, inverse: None if tangents[0] is None else fft(tangents[0], axis, inverse),
       batch=lambda x, batched, axis, inverse: fft(x, axis + 1, inverse),
       doc="x_bar = fft(ct) (the Fourier matrix is symmetric: its transpose is itself)",
-      np=_fft_spell, c=c_spell.NONE)
+      np=_fft_spell, c=_C)
 
 
 # ---------------------------------------------------------------- rfft (real to half spectrum)
@@ -157,7 +163,7 @@ defop("rfft", infer=_rfft_infer, impl=_rfft_impl, linear=True, vjp=_rfft_vjp,
       jvp=lambda tangents, out, x, axis: None if tangents[0] is None else rfft(tangents[0], axis),
       batch=lambda x, batched, axis: rfft(x, axis + 1),
       doc="x_bar = irfft(ct / w, n) read at -j mod n (w: 2 for the doubled bins), i.e. Re(F^T pad(ct))",
-      np=_rfft_spell, c=c_spell.NONE)
+      np=_rfft_spell, c=_C)
 
 
 # ---------------------------------------------------------------- irfft (half spectrum to real, unscaled)
@@ -197,7 +203,7 @@ defop("irfft", infer=_irfft_infer, impl=_irfft_impl, linear=True, vjp=_irfft_vjp
       jvp=lambda tangents, out, x, axis, n: None if tangents[0] is None else irfft(tangents[0], axis, n),
       batch=lambda x, batched, axis, n: irfft(x, axis + 1, n),
       doc="x_bar = w * rfft(ct read at -j mod n) (w: 2 for the doubled bins; JAX's transpose, no conjugate)",
-      np=_irfft_spell, c=c_spell.NONE)
+      np=_irfft_spell, c=_C)
 
 
 # ---------------------------------------------------------------- the primitives' public spelling

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bits, exp_log, hyperbolic, integer, special, trig
+from gradc.backends.c.mathlib import bits, exp_log, fft, hyperbolic, integer, special, trig
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -131,6 +131,7 @@ _LIBRARY = {
     "gradc_cosf_scalar": (trig.COSF_SCALAR, ("gradc_cosf",)),
     **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
+    **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
 _CALL = re.compile(r"\b(gradc_\w+)\(")

@@ -18,7 +18,9 @@ and written back. ``gradc_rfft_lines`` keeps the first ``n/2 + 1`` bins of the t
 (``X_{n-k} = conj(X_k)``), transforms it back and keeps the real part, so the imaginary parts of bin 0 and,
 for even ``n``, bin ``n/2`` are ignored, as NumPy ignores them. All compute in ``double complex``; the
 ``float`` arrays (``c64``, ``f32``) are read and written through the same double buffers. Scratch space is
-``malloc``'d per call (``3 m`` values at most); a failed allocation returns -1, success 0.
+``malloc``'d per call (``n`` values per call, ``2 m + n`` more per Bluestein line): where an allocation fails
+the values it was for are NaN (gradc's C error model: NaN runs through, as for a singular matrix) and the
+function returns -1; otherwise 0.
 """
 
 _CORE = """\
@@ -67,6 +69,9 @@ static int gradc_fft_any(double complex *x, long n, int sign)
     }
     double complex *a = malloc((size_t)(2 * m + n) * sizeof(double complex));
     if (a == NULL) {
+        for (long k = 0; k < n; ++k) {
+            x[k] = NAN;
+        }
         return -1;
     }
     double complex *b = a + m;
@@ -107,15 +112,18 @@ static int gradc_fft_lines_SUFFIX(const CIN *in, COUT *out, long outer, long n, 
     double complex *buf = malloc((size_t)n * sizeof(double complex));
     int status = 0;
     if (buf == NULL) {
+        for (long q = 0; q < outer * n * inner; ++q) {
+            out[q] = NAN;
+        }
         return -1;
     }
-    for (long o = 0; o < outer && status == 0; ++o) {
-        for (long i = 0; i < inner && status == 0; ++i) {
+    for (long o = 0; o < outer; ++o) {
+        for (long i = 0; i < inner; ++i) {
             long base = o * n * inner + i;
             for (long j = 0; j < n; ++j) {
                 buf[j] = in[base + j * inner];
             }
-            status = gradc_fft_any(buf, n, sign);
+            status |= gradc_fft_any(buf, n, sign);
             for (long j = 0; j < n; ++j) {
                 out[base + j * inner] = (COUT)buf[j];
             }
@@ -132,14 +140,17 @@ static int gradc_rfft_lines_SUFFIX(const RIN *in, COUT *out, long outer, long n,
     double complex *buf = malloc((size_t)n * sizeof(double complex));
     int status = 0;
     if (buf == NULL) {
+        for (long q = 0; q < outer * bins * inner; ++q) {
+            out[q] = NAN;
+        }
         return -1;
     }
-    for (long o = 0; o < outer && status == 0; ++o) {
-        for (long i = 0; i < inner && status == 0; ++i) {
+    for (long o = 0; o < outer; ++o) {
+        for (long i = 0; i < inner; ++i) {
             for (long j = 0; j < n; ++j) {
                 buf[j] = in[o * n * inner + j * inner + i];
             }
-            status = gradc_fft_any(buf, n, -1);
+            status |= gradc_fft_any(buf, n, -1);
             for (long k = 0; k < bins; ++k) {
                 out[o * bins * inner + k * inner + i] = (COUT)buf[k];
             }
@@ -156,17 +167,20 @@ static int gradc_irfft_lines_SUFFIX(const CIN *in, ROUT *out, long outer, long n
     double complex *buf = malloc((size_t)n * sizeof(double complex));
     int status = 0;
     if (buf == NULL) {
+        for (long q = 0; q < outer * n * inner; ++q) {
+            out[q] = NAN;
+        }
         return -1;
     }
-    for (long o = 0; o < outer && status == 0; ++o) {
-        for (long i = 0; i < inner && status == 0; ++i) {
+    for (long o = 0; o < outer; ++o) {
+        for (long i = 0; i < inner; ++i) {
             for (long k = 0; k < bins; ++k) {
                 buf[k] = in[o * bins * inner + k * inner + i];
             }
             for (long k = bins; k < n; ++k) {
                 buf[k] = conj(buf[n - k]);
             }
-            status = gradc_fft_any(buf, n, 1);
+            status |= gradc_fft_any(buf, n, 1);
             for (long j = 0; j < n; ++j) {
                 out[o * n * inner + j * inner + i] = (ROUT)creal(buf[j]);
             }
