@@ -43,3 +43,8 @@ def test_bad_call_names_the_users_line(case, marker):
 def test_traced_n_is_refused_with_a_hint():
     with pytest.raises(gradc.GradcError, match="n must be known at trace time"):
         gradc.trace(lambda x: np.fft.fft(x, n=(x[0, 0] > 0).astype(np.int64)), X)
+
+
+def test_named_size_axis_is_refused_with_a_hint():
+    with pytest.raises(gradc.GradcError, match="named size n"):
+        gradc.trace(lambda x: np.fft.rfft(x), gradc.spec("f64[n]"))

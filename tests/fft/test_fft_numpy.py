@@ -189,3 +189,33 @@ def test_parseval_gradient_is_exact():
     x = np.random.default_rng(5).standard_normal(7)
     g = gradc.grad(lambda x: np.sum(np.abs(np.fft.fft(x, norm="ortho")) ** 2))(x)
     np.testing.assert_allclose(g, 2 * x, rtol=1e-12, atol=1e-12)
+
+
+HERMITIAN = [
+    ("hfft", lambda z: np.fft.hfft(z, n=6), "complex", (3, 4)),
+    ("hfft_ortho_odd", lambda z: np.fft.hfft(z, n=5, axis=0, norm="ortho"), "complex", (3, 2)),
+    ("ihfft_forward", lambda x: np.fft.ihfft(x, norm="forward"), "real", (2, 5)),
+    ("ihfft_n_axis0", lambda x: np.fft.ihfft(x, n=4, axis=0), "real", (3, 2)),
+]
+
+
+@pytest.mark.parametrize("label, fn, kind, shape", HERMITIAN, ids=[c[0] for c in HERMITIAN])
+def test_hermitian_transforms(label, fn, kind, shape):
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if kind == "complex" else 0)
+    want = fn(x)
+    ct = rng.standard_normal(want.shape) + (1j * rng.standard_normal(want.shape) if np.iscomplexobj(want) else 0)
+    value, x_bar = gradc.compile(fn, x, mode="vjp").vjp(x, ct)
+    np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10)
+    for d in (rng.standard_normal(shape), 1j * rng.standard_normal(shape))[: 2 if kind == "complex" else 1]:
+        np.testing.assert_allclose(np.real(np.sum(x_bar * d)), np.real(np.sum(ct * _central(fn, x, d))),
+                                   rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn", [lambda a: np.fft.rfft(a, n=6), lambda a: np.fft.ifft(a, axis=0, norm="ortho"),
+                                lambda a: np.fft.irfft(np.fft.rfft(a) * 2.0, n=5)], ids=["rfft", "ifft", "irfft"])
+def test_float32_stays_single_precision(fn):
+    x = np.random.default_rng(4).standard_normal((3, 5)).astype(np.float32)
+    got = gradc.compile(fn, x, mode="vjp").forward(x)
+    assert got.dtype == fn(x).dtype
+    np.testing.assert_allclose(got, fn(x), rtol=1e-5, atol=1e-5)
