@@ -19,7 +19,7 @@ DIFF_CASES = [
          [normal(5, 2)], ("fft", "irfft", "index")),
     Case("ifft_padded_to_irfft", lambda a: np.fft.irfft(np.fft.ifft(a, n=8), n=8), [normal(3, 6)], ("fft", "irfft")),
     Case("irfft_of_real_half", lambda a: np.fft.irfft(a, n=4), [normal(2, 3)], ("irfft", "astype")),
-    Case("rfftn_irfftn", lambda a: np.fft.irfftn(np.fft.rfftn(a) * 0.5, s=(3, 5)), [normal(3, 5)],
+    Case("rfftn_irfftn", lambda a: np.fft.irfftn(np.fft.rfftn(a) * 0.5, s=(3, 5), axes=(0, 1)), [normal(3, 5)],
          ("rfft", "fft", "irfft")),
     Case("fft2_ifft2_to_irfft", lambda a: np.fft.irfft(np.fft.ifft2(np.fft.fft2(a, s=(4, 4)))[:, :3], n=4),
          [normal(3, 4)], ("fft", "irfft")),
