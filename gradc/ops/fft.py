@@ -56,11 +56,11 @@ def reverse_mod(x, axis: int):
     array([0., 3., 2., 1.])
     """
     t = aval(x)
-    n = t.shape[axis]
-    if n == 1:
+    if t.shape[axis] == 1:
         return x
-    rows = np.asarray([(-j) % n for j in range(n)], dtype=np.int64)
-    return sh.gather(x, [rows], _along(axis, t.ndim, ("array", 0)))
+    first = sh.index(x, _along(axis, t.ndim, sh.slice_item(None, 1, None)))  # x[..., :1]
+    rest = sh.index(x, _along(axis, t.ndim, sh.slice_item(None, 0, -1)))  # x[..., :0:-1]: n-1 down to 1
+    return sh.concatenate([first, rest], axis)
 
 
 def bin_weights(n: int) -> np.ndarray:
