@@ -244,7 +244,7 @@ def _annotated(f, args, kwargs):
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
             max_trips: int | None = None, static_argnums: int | tuple | None = None,
-            static_argnames: str | tuple | None = None,
+            static_argnames: str | tuple | None = None, holomorphic: bool = False,
             **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
@@ -258,6 +258,8 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     their values. A function or another value gradc cannot trace (a default ``act=np.tanh``) is static too.
     ``max_trips`` (C target): rows of the tape of a loop whose trip count is known only when it
     runs (a ``while`` loop's, in reverse mode; default 10000); a run past it raises ``ValueError``.
+    ``holomorphic=True`` (JAX's): ``f`` is a holomorphic function of complex inputs; its derivative is
+    ``f'(z)`` (see :func:`grad` and ``docs/complex.md``).
 
     >>> import numpy as np
     >>> c = compile(lambda x: np.sum(np.sin(x)), np.zeros(2))
@@ -276,7 +278,7 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
     if specialised is not f:  # compiled as the function of the other arguments
         return compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
-                       checkpoint=checkpoint, max_trips=max_trips, **example_kwargs)
+                       checkpoint=checkpoint, max_trips=max_trips, holomorphic=holomorphic, **example_kwargs)
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -303,9 +305,10 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
             suggest_static(e, bound.items())
             raise
     if mode != "grad":
-        return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips)
+        return _compile_mode(f, graph, example_args, example_kwargs, selection, target, mode, max_trips,
+                             holomorphic)
     graph, _ = scalar_loss(graph)
-    names, as_tuple = _check_grad_signature(f, graph, selection)
+    names, as_tuple = _check_grad_signature(f, graph, selection, holomorphic)
     if target == "c":
         from gradc.backends.c.build import CCompiled  # imported here: only the C target needs sympy and ctypes
 
@@ -365,27 +368,33 @@ def defaults_left(f, args, kwargs) -> dict:
             and type(p.default) in (int, float, bool, str, type(None))}
 
 
-def _compile_mode(f, graph, args, kwargs, selection, target, mode, max_trips=None):
+def _compile_mode(f, graph, args, kwargs, selection, target, mode, max_trips=None, holomorphic=False):
     """``compile(..., mode=...)`` for a mode other than grad."""
     where = def_location(f)
     if kwargs:
         args = tuple(bind_arguments(f, args, kwargs).values())
     names = float_inputs(selection, graph, where)
     if mode in SCALAR_MODES:
-        ad.check_differentiable_output(graph, what=mode, where=where)
+        ad.check_differentiable_output(graph, what=mode, where=where, holomorphic=holomorphic)
+    if holomorphic:
+        ad.check_holomorphic_inputs(graph, names, what=f"gradc.compile(mode={mode!r})", where=where)
     if target == "c":
         from gradc.backends.c.unit import CUnit  # imported here: only the C target needs sympy and ctypes
 
-        return CUnit(mode_functions(f, graph, args, names, mode), graph, names, mode, max_trips=max_trips)
-    return Unit(f, graph, args, names, mode)
+        return CUnit(mode_functions(f, graph, args, names, mode, holomorphic), graph, names, mode,
+                     max_trips=max_trips)
+    return Unit(f, graph, args, names, mode, holomorphic=holomorphic)
 
 
-def _check_grad_signature(f, graph, selection):
+def _check_grad_signature(f, graph, selection, holomorphic=None):
     """The names ``selection`` chooses, checked against ``graph`` (float inputs), and a scalar-output check,
-    with errors pointing at ``f``'s definition; and whether the gradients come as a tuple."""
+    with errors pointing at ``f``'s definition; and whether the gradients come as a tuple.
+    ``holomorphic`` as for ``check_differentiable_output`` (None: the caller checks complex values itself)."""
     where = def_location(f)
     names = float_inputs(selection, graph, where)
-    ad.check_differentiable_output(graph, where=where)
+    ad.check_differentiable_output(graph, where=where, holomorphic=holomorphic)
+    if holomorphic:
+        ad.check_holomorphic_inputs(graph, names, where=where)
     return names, selection.as_tuple
 
 

@@ -561,12 +561,14 @@ NONDIFF_CASES.extend([
 
 
 # ================================================================ the other families' entries (one module each)
+import op_cases_complex  # noqa: E402
 import op_cases_control  # noqa: E402
 import op_cases_fft  # noqa: E402
 import op_cases_shape  # noqa: E402
 import op_cases_special  # noqa: E402
 import op_cases_stats  # noqa: E402
 
-for _family in (op_cases_stats, op_cases_special, op_cases_shape, op_cases_control, op_cases_fft):
+for _family in (op_cases_stats, op_cases_special, op_cases_shape, op_cases_control, op_cases_complex,
+                op_cases_fft):
     DIFF_CASES.extend(_family.DIFF_CASES)
     NONDIFF_CASES.extend(_family.NONDIFF_CASES)

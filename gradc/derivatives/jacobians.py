@@ -39,10 +39,10 @@ from gradc.derivatives.transforms import (
     signature_key,
     tensor_args,
 )
-from gradc.errors import ShapeError, user_facing
+from gradc.errors import ArgumentError, ShapeError, user_facing
 from gradc.ir import dims
 from gradc.ir.interpret import evaluate
-from gradc.trace import bind_arguments, check_function, function_name, function_origin, trace
+from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace
 from gradc.trace.selection import Selection, select_arguments
 from gradc.trace.signature import callable_signature
 from gradc.transforms import batching, forward, reverse
@@ -90,7 +90,41 @@ def _reverse_jacobians(graph, name, inputs):
     return result
 
 
-def _values(plan, leaves, argnums, mode):
+def _complex_mode(f, v, graph, mode, holomorphic, what):
+    """The sweep for input ``v`` when complex values are involved (JAX's rules), or ``mode`` unchanged.
+
+    Without ``holomorphic``, a complex input needs reverse mode (a real output: the gradient convention of
+    ``gradc.grad``), a complex output forward mode (a real input); with it, inputs and outputs are complex.
+    """
+    outs_complex = any(o.type.is_complex for o in graph.outputs)
+    where = def_location(f)
+    if holomorphic:
+        if not v.type.is_complex or not all(o.type.is_complex for o in graph.outputs):
+            kinds = ", ".join(str(o.type) for o in graph.outputs)
+            raise ArgumentError(f"{what}(..., holomorphic=True) needs complex inputs and outputs; {v.name} is "
+                                f"{v.type}, the outputs {kinds}", where=where,
+                                hint="drop holomorphic=True, or pass complex arrays (x.astype(np.complex128))")
+        return mode
+    if v.type.is_complex and outs_complex:
+        raise ArgumentError(f"{what}: {v.name} and an output are complex; a Jacobian between complex values is "
+                            "defined for holomorphic functions only", where=where,
+                            hint="pass holomorphic=True for a holomorphic function, else differentiate real values "
+                                 "(np.real, np.imag) or use gradc.vjp/gradc.jvp")
+    if v.type.is_complex:
+        if mode == "fwd":
+            raise ArgumentError(f"{what}: forward mode needs real inputs; {v.name} is {v.type}", where=where,
+                                hint="pass holomorphic=True for a holomorphic function, or use gradc.jacrev")
+        return "rev"
+    if outs_complex:
+        if mode == "rev":
+            raise ArgumentError(f"{what}: reverse mode needs real outputs; "
+                                f"{', '.join(str(o.type) for o in graph.outputs)} given", where=where,
+                                hint="pass holomorphic=True for a holomorphic function, or use gradc.jacfwd")
+        return "fwd"
+    return mode
+
+
+def _values(plan, leaves, argnums, mode, holomorphic=False, what="jacobian"):
     """The Jacobians of the flat function at ``leaves`` as values of the trace in progress (flat, the traced aux
     leaves last), their nesting, and the output's layout."""
     graph, _, layout = plan.trace(leaves, inline=True)  # inside a trace: the enclosing values read are inputs
@@ -102,7 +136,7 @@ def _values(plan, leaves, argnums, mode):
     per_arg = []
     for name in names:
         v = next(v for v in graph.inputs if v.name == name)
-        use_fwd = _forward_sweep(v, main, mode)
+        use_fwd = _forward_sweep(v, main, _complex_mode(plan.f, v, main, mode, holomorphic, what))
         sweep = _forward_jacobians if use_fwd else _reverse_jacobians
         per_arg.append(sweep(main, name, inputs))
     # JAX's nesting: outputs outside, argnums inside; kept as flat values and a nested structure of positions
@@ -166,7 +200,7 @@ def _nest(flat, structure):
     return tuple(_nest(flat, s) for s in structure)
 
 
-def jacobian_graph(f, args, argnums: Selection | int | tuple = 0, mode="auto", what="jacobian"):
+def jacobian_graph(f, args, argnums: Selection | int | tuple = 0, mode="auto", what="jacobian", holomorphic=False):
     """``(graph, returns)``: the whole Jacobian computation of ``f`` at arguments like ``args`` as one graph.
 
     ``args`` may be arrays or types (``TensorType``); ``returns`` nests the outputs as JAX does.
@@ -181,18 +215,19 @@ def jacobian_graph(f, args, argnums: Selection | int | tuple = 0, mode="auto", w
     if isinstance(argnums, Selection):
         argnums = _argnums_of(f, argnums)
     plan = flat_function(f, bind_arguments(f, args))
-    graph, returns, _ = _whole_graph(plan, plan.leaves(list(bind_arguments(f, args).values())), argnums, mode, what)
+    graph, returns, _ = _whole_graph(plan, plan.leaves(list(bind_arguments(f, args).values())), argnums, mode, what,
+                                     holomorphic)
     return graph, returns
 
 
-def _whole_graph(plan, leaves, argnums, mode, what):
+def _whole_graph(plan, leaves, argnums, mode, what, holomorphic=False):
     """``(graph, returns, layout)`` of the Jacobian computation of ``plan``'s function (``argnums`` of its leaves)."""
     user_fn = inspect.unwrap(plan.f)  # through our own wrappers (hessian is jacfwd of jacrev) to the user's function
     fname = function_name(user_fn)
     found = []
 
     def whole(*traced):
-        flat, structure, layout = _values(plan, traced, argnums, mode)
+        flat, structure, layout = _values(plan, traced, argnums, mode, holomorphic, _WHAT.get(mode, what))
         found.append((structure, layout, len(flat)))
         return tuple(flat) if len(flat) > 1 else flat[0]
 
@@ -207,7 +242,10 @@ def _whole_graph(plan, leaves, argnums, mode, what):
     return graph.replace(origin=function_origin(user_fn)), structure, layout
 
 
-def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
+_WHAT = {"fwd": "gradc.jacfwd", "rev": "gradc.jacrev", "auto": "gradc.jacobian"}
+
+
+def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False, holomorphic=False):
     """The function computing the Jacobian of ``f`` (mode "fwd", "rev" or "auto"), traced and emitted per signature.
 
     ``what`` names it in the emitted code (``hessian`` for the Jacobian of a gradient).
@@ -216,13 +254,14 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
 
     @functools.wraps(f, updated=())  # not f.__dict__ (a transform's state)
     def jac(*args, **kwargs):
-        entry = None if kwargs or has_aux else cached_plain(f, (what, mode, None, hashable(argnums)), args)
+        entry = None if kwargs or has_aux else cached_plain(f, (what, mode, None, hashable(argnums), holomorphic),
+                                                            args)
         if entry is not None and entry.layout.direct:
             return entry(*args)
         plan, leaves = flat_call(f, args, kwargs, has_aux)
         flat_argnums, nesting = _flat_argnums(plan, argnums)
         if signature_key(leaves) is None or tracing():  # inside an outer trace: inline
-            flat, structure, layout = _values(plan, leaves, flat_argnums, mode)
+            flat, structure, layout = _values(plan, leaves, flat_argnums, mode, holomorphic, _WHAT.get(mode, what))
             if layout.n_flat > layout.n_out:
                 n_aux = layout.n_flat - layout.n_out
                 return _arrange((_nest(flat, structure), flat[len(flat) - n_aux:]), plan, layout, nesting)
@@ -231,7 +270,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
         return _arrange(entry(*leaves), plan, entry.layout, nesting)
 
     def build(plan, leaves, flat_argnums):
-        graph, returns, layout = _whole_graph(plan, leaves, flat_argnums, mode, what)
+        graph, returns, layout = _whole_graph(plan, leaves, flat_argnums, mode, what, holomorphic)
         how = "forward over reverse mode" if what == "hessian" else _MODES[mode]
         title = "Hessian" if what == "hessian" else "Jacobian"
         entry = Emitted(graph, f"{title} of {fname} ({how}).", returns,
@@ -240,7 +279,7 @@ def _jacobian_fn(f, argnums, mode, what="jacobian", has_aux=False):
         return entry
 
     def _emitted(plan, leaves, flat_argnums):
-        kind = (what, mode, None if plan.plain else plan, hashable(flat_argnums))
+        kind = (what, mode, None if plan.plain else plan, hashable(flat_argnums), holomorphic)
         return _cached(plan.f, kind, leaves, lambda: build(plan, leaves, flat_argnums))
 
     def emitted(*args, **kwargs):
@@ -273,23 +312,29 @@ _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen fro
 
 
 def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
-           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+           holomorphic: bool = False) -> Callable:
     """The Jacobian of ``f`` by forward mode (a batched jvp sweep): cheap for few inputs, many outputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
+    Complex values follow JAX's rules: a complex input needs ``holomorphic=True`` (``docs/complex.md``).
 
     >>> import numpy as np
+    >>> jacfwd(lambda z: z ** 2, holomorphic=True)(np.array([1j]))
+    array([[0.+2.j]])
     >>> jacfwd(lambda x: np.sin(x) * x[0])(np.array([0.0, 1.0])).round(3)
     array([[0.   , 0.   ],
            [0.841, 0.   ]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacfwd")
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacfwd",
-                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "fwd", has_aux=has_aux))
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "fwd", has_aux=has_aux,
+                                                     holomorphic=holomorphic))
 
 
 def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
-           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+           static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+           holomorphic: bool = False) -> Callable:
     """The Jacobian of ``f`` by reverse mode (a batched vjp sweep): cheap for few outputs, many inputs.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -301,11 +346,13 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacrev")
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacrev",
-                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "rev", has_aux=has_aux))
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "rev", has_aux=has_aux,
+                                                     holomorphic=holomorphic))
 
 
 def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
-             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+             holomorphic: bool = False) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -319,11 +366,13 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacobian")
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacobian",
-                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "auto", has_aux=has_aux))
+                        lambda g: _jacobian_fn(g, _argnums_of(g, selection), "auto", has_aux=has_aux,
+                                                     holomorphic=holomorphic))
 
 
 def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
-            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
+            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
+            holomorphic: bool = False) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
@@ -338,7 +387,8 @@ def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fal
 
     def make(g):
         chosen = _argnums_of(g, selection)
-        return _jacobian_fn(jacrev(g, chosen, has_aux=has_aux), chosen, "fwd", what="hessian", has_aux=has_aux)
+        return _jacobian_fn(jacrev(g, chosen, has_aux=has_aux, holomorphic=holomorphic), chosen, "fwd",
+                            what="hessian", has_aux=has_aux, holomorphic=holomorphic)
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.hessian", make)
 
 

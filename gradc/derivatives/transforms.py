@@ -282,6 +282,15 @@ def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, 
     return _split_jvp(entry(*leaves, *_tangents_fast(entry, plan.f, leaves, dots, entry.names)), entry.layout)
 
 
+def _check_holomorphic(f, graph, layout):
+    """``holomorphic=True``: the function's float inputs and its outputs are complex (JAX's rule)."""
+    kinds = [v for v in graph.inputs if v.type.is_inexact] + list(graph.outputs[:layout.n_out])
+    real = [v for v in kinds if not v.type.is_complex]
+    if real:
+        raise ArgumentError(f"holomorphic=True needs complex inputs and outputs; {real[0].type} found",
+                            where=def_location(f), hint="drop holomorphic=True, or pass complex arrays")
+
+
 def given_leaves(plan, primals) -> int:
     """How many leaves the primals given have (the parameters after them are left to their defaults)."""
     return plan.ranges[len(primals) - 1][1] if primals else 0
@@ -295,8 +304,12 @@ def tensor_args(graph, args):
 @user_facing
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple | None = None,
         wrt: Any = None, static_argnums: int | tuple | None = None,
-        static_argnames: str | tuple | None = None) -> tuple:
+        static_argnames: str | tuple | None = None, holomorphic: bool = False) -> tuple:
     """``(f(*primals), vjp_fn)``; ``vjp_fn(ct)`` is a tuple with ``ct``'s pull-back onto each primal.
+
+    Complex values need no option here (JAX's convention: the pull-back is the transpose of the
+    tangent map, ``ct * f'(z)`` for a holomorphic ``f``; ``docs/complex.md``); ``holomorphic=True``
+    only checks that the differentiated inputs and the outputs are complex, as the other transforms do.
 
     ``ct`` has the output's structure (a tuple for a function returning a tuple, a dict for
     a dict, ...); each entry of the result has its primal's structure. Entries for leaves
@@ -328,6 +341,8 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
     plan, leaves = flat_call(f, primals, has_aux=has_aux)
     inline = signature_key(leaves) is None or tracing()
     graph, _, layout = plan.trace(leaves, inline=inline)
+    if holomorphic:
+        _check_holomorphic(f, graph, layout)
     names = own_inputs(graph, len(leaves))
     n_out, n_flat = layout.n_out, layout.n_flat
     main = graph.replace(outputs=graph.outputs[:n_out])  # the aux is passed through, never differentiated

@@ -18,6 +18,8 @@ So the gradient of a real-valued ``f(z)``, ``z = x + iy``, is ``df/dx - i df/dy`
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from gradc.errors import TraceError
@@ -25,6 +27,7 @@ from gradc.ir.registry import bind, defop
 from gradc.ir.types import COMPLEX_OF_REAL, REAL_OF_COMPLEX
 from gradc.ops import c_spell, spell
 from gradc.ops import elementwise as ew
+from gradc.ops.linalg_decomp import _leading_batch
 from gradc.ops.values import aval, is_concrete
 
 
@@ -137,3 +140,25 @@ def complex_dtype(dtype: str) -> str:
     if dtype in REAL_OF_COMPLEX:
         return dtype
     return COMPLEX_OF_REAL.get(dtype, "c128")
+
+
+# ---------------------------------------------------------------- the phase of a complex determinant
+def _det_phase_infer(types, params):
+    t = types[0]
+    return t.with_shape(t.shape[:-2])
+
+
+def _det_phase_vjp(ct, out, a, needs):
+    # out = det/|det| moves with a: d out = i out Im(tr(inv(a) da)), whose transpose is i Im(ct out) inv(a).T
+    from gradc.ops.linalg_decomp import _cols, eye_like, mT, solve
+
+    inv_t = solve(mT(a), eye_like(a))
+    turn = ew.mul(ew.astype(imag(ew.mul(ct, out)), aval(a).dtype), 1j)
+    return (ew.mul(inv_t, _cols(_cols(turn))),)
+
+
+defop("det_phase", infer=_det_phase_infer, impl=lambda a: np.linalg.slogdet(a)[0], vjp=_det_phase_vjp,
+      doc="the sign det/|det| of a complex matrix; a_bar = i Im(ct out) inv(a).T",
+      np=lambda args, params, out, target: ast.Subscript(spell.call("np.linalg.slogdet", args[0]),
+                                                         ast.Constant(0), ast.Load()),
+      c=c_spell.NONE, batch=_leading_batch("det_phase"))

@@ -19,6 +19,7 @@ import gradc.ops.reduce as red
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError, TraceError
 from gradc.ir import dims
+from gradc.ops.complex_numbers import conj
 from gradc.ops.linalg import matmul
 from gradc.ops.linalg_api import as_float
 from gradc.ops.values import aval, broadcast_shapes, normalize_axes
@@ -221,12 +222,13 @@ def inner(a, b):
 
 
 def vdot(a, b):
-    """``np.vdot`` of real arrays: the flattened dot product.
+    """``np.vdot``: the flattened dot product, the first operand conjugated.
 
     >>> float(vdot(np.ones((2, 2)), np.ones((2, 2))))
     4.0
     """
     a, b = as_float(a, b)
+    a = conj(a)
     return red.sum_(ew.mul(sh.reshape(a, (aval(a).size,)), sh.reshape(b, (aval(b).size,))))
 
 
@@ -306,12 +308,13 @@ def diag(v, k=0):
 
 
 def vecdot(x1, x2, axis=-1):
-    """``np.vecdot`` of real arrays.
+    """``np.vecdot``: the first operand conjugated, as NumPy's.
 
     >>> vecdot(np.ones((2, 3)), np.ones(3))
     array([3., 3.])
     """
     x1, x2 = as_float(x1, x2)
+    x1 = conj(x1)
     prod = ew.mul(x1, x2)
     return red.sum_(prod, normalize_axes(axis, aval(prod).ndim))
 

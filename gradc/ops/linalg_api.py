@@ -21,6 +21,7 @@ import gradc.ops.shape as sh
 from gradc.errors import ShapeError, TraceError
 from gradc.ir import dims
 from gradc.ir.registry import bind
+from gradc.ir.types import INEXACT_DTYPES
 from gradc.ops.linalg import matmul
 from gradc.ops.linalg_decomp import eye_like, mT
 from gradc.ops.linalg_decomp import solve as solve_raw
@@ -34,14 +35,29 @@ QRResult = namedtuple("QRResult", "Q R")
 
 
 def as_float(*xs):
-    """The operands in one float dtype (integers become float64)."""
+    """The operands in one float or complex dtype (integers become float64)."""
     dtype = result_dtype(*xs)
-    dtype = dtype if dtype in ("f32", "f64") else "f64"
+    dtype = dtype if dtype in INEXACT_DTYPES else "f64"
     return [ew.astype(x, dtype) for x in xs]
+
+
+# the NumPy functions gradc computes on complex matrices; the others (decompositions) refuse them
+COMPLEX_OK = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
+                        "np.linalg.matrix_power", "np.linalg.tensorinv", "np.linalg.tensorsolve"})
+
+
+def refuse_complex(x, what):
+    """A clear refusal of a complex operand of ``what`` (a decomposition gradc computes on real matrices only)."""
+    t = aval(x)
+    if t.dtype is not None and t.is_complex and what not in COMPLEX_OK:
+        raise TraceError(f"{what} of a complex matrix ({t}) is not supported by gradc: its decompositions and "
+                         "their derivatives are real-only (complex: solve, inv, det, slogdet, matrix_power)",
+                         hint="split the matrix into real and imaginary parts, or use a supported function")
 
 
 def _matrices(x, what):
     (x,) = as_float(x)
+    refuse_complex(x, what)
     t = aval(x)
     if t.ndim < 2:
         raise ShapeError(f"{what} needs a matrix (at least 2-D), not {t}", hint="pass a 2-D array (or a stack)")
@@ -100,11 +116,14 @@ def slogdet(a):
     [-1.0, 1.0]
     """
     a = _squares(a, "np.linalg.slogdet")
+    if aval(a).is_complex:  # the sign is a phase that moves with a (gradc.ops.complex_numbers)
+        return SlogdetResult(bind("det_phase", a), bind("logabsdet", a))
     return SlogdetResult(bind("det_sign", a), bind("logabsdet", a))
 
 
 def det(a):
     """``np.linalg.det`` as ``sign * exp(log|det|)`` (see the module docstring)."""
+    a = _squares(a, "np.linalg.det")
     sign, logabsdet = slogdet(a)
     return ew.mul(sign, ew.exp(logabsdet))
 
@@ -250,6 +269,7 @@ def lstsq(a, b, rcond=None, what="np.linalg.lstsq"):
     """
     a = _matrices(a, what)
     a, b = as_float(a, b)
+    refuse_complex(b, what)
     m, n = aval(a).shape
     if aval(b).ndim not in (1, 2) or aval(b).shape[0] != m:
         raise ShapeError(f"{what}: a {aval(a)} and b {aval(b)} do not fit", hint="b needs shape (m,) or (m, k)")
@@ -273,6 +293,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """
     (x,) = as_float(x)
     t = aval(x)
+    if t.is_complex:  # the entrywise norms are those of |x|; the spectral ones need a complex SVD
+        if ord in (2, -2, "nuc") and (t.ndim == 2 if axis is None else len(tuple(np.atleast_1d(axis))) == 2):
+            refuse_complex(x, f"np.linalg.norm(ord={ord!r})")
+        x = ew.abs_(x)
+        t = aval(x)
     if axis is None and ord is None:
         return _keep(ew.root_of_squares(red.sum_(ew.mul(x, x))), t.ndim, tuple(range(t.ndim)), keepdims)
     if axis is None:

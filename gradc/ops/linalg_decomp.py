@@ -37,7 +37,7 @@ def _square(t, what):
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
         raise ShapeError(f"{what} needs square matrices (..., n, n), not {t}",
                          hint="pass a square matrix (or a stack of them)")
-    if not t.is_float:
+    if not t.is_inexact:  # complex matrices: gradc.ops.linalg_api refuses them where gradc cannot
         raise ShapeError(f"{what} of {t} (internal: convert to float first)")
     return t
 
@@ -301,6 +301,11 @@ def _det_infer(types, params):
     return _square(types[0], "det").with_shape(types[0].shape[:-2])
 
 
+def _logabsdet_infer(types, params):  # real also of a complex matrix
+    t = _det_infer(types, params)
+    return t.with_dtype({"c64": "f32", "c128": "f64"}.get(t.dtype, t.dtype))
+
+
 def _logabsdet_vjp(ct, out, a, needs):
     inv_t = solve(mT(a), eye_like(a))  # the gradient of log|det a| is inv(a).T, here solved for
     return (ew.mul(inv_t, _cols(_cols(ct))),)
@@ -310,7 +315,7 @@ def _slogdet_spell(i):
     return lambda args, params, out, target: _item(spell.call("np.linalg.slogdet", args[0]), i)
 
 
-defop("logabsdet", infer=_det_infer, impl=lambda a: np.linalg.slogdet(a)[1], vjp=_logabsdet_vjp,
+defop("logabsdet", infer=_logabsdet_infer, impl=lambda a: np.linalg.slogdet(a)[1], vjp=_logabsdet_vjp,
       np=_slogdet_spell(1), doc="a_bar = ct * solve(a.T, I)", c=c_spell.loop("slogdet"),
       batch=_leading_batch("logabsdet"))
 defop("det_sign", infer=_det_infer, impl=lambda a: np.linalg.slogdet(a)[0], nondiff=True,

@@ -15,7 +15,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.errors import TraceError
 from gradc.ir.registry import bind
-from gradc.ops.linalg_api import _squares, _with_batch, as_float, cholesky, solve
+from gradc.ops.linalg_api import _squares, _with_batch, as_float, cholesky, refuse_complex, solve
 from gradc.ops.linalg_decomp import eye_like, mT, tri, triangular_solve
 from gradc.ops.values import aval, broadcast_shapes
 
@@ -28,6 +28,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, what="scip
     """
     a = _squares(a, what)
     a, b = as_float(a, b)
+    refuse_complex(b, what)
     if trans in ("C", "T", 1, 2):
         trans = True
     elif trans in (0, "N"):

@@ -37,6 +37,8 @@ def classify_argument(name: str, value):
         return "static", int(value)
     if isinstance(value, float):
         return "tensor", TensorType((), "f64")
+    if isinstance(value, complex):
+        return "tensor", TensorType((), "c128")
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype not in DTYPE_NAMES:
             raise ArgumentError(f"argument {name!r} has dtype {value.dtype}, which gradc does not handle",

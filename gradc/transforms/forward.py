@@ -28,7 +28,7 @@ from gradc.errors import MissingRuleError
 from gradc.ir.builder import Builder, Traced, next_index
 from gradc.ir.graph import Graph, Var
 from gradc.ir.interpret import evaluate
-from gradc.ir.registry import OPS
+from gradc.ir.registry import OPS, bind
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
 from gradc.transforms.reverse import grad_graph
@@ -78,6 +78,8 @@ def derived_rule(op, in_types, out_type, needs, params) -> Graph | None:
         if d is None or r is None:
             continue
         term = ew.mul(r, d)
+        if term.aval.is_complex:  # the pairing of a cotangent and a tangent is Re(r * d) (JAX's convention)
+            term = bind("real", term)
         if term.aval.shape:
             term = red.sum_(term)
         total = term if total is None else ew.add(total, term)

@@ -95,6 +95,22 @@ from gradc.passes.in_place import mark_in_place
 MAX_TREE = 48
 
 
+def complex_values(graph) -> list:
+    """Sorted names of the ops of ``graph`` (sub-graphs included) that read or make a complex value."""
+    found = set()
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        for v in g.inputs:
+            if getattr(v.type, "is_complex", False):
+                found.add("input")
+        for e in g.eqns:
+            if any(getattr(a.type, "is_complex", False) for a in [*e.inputs, e.out]):
+                found.add(e.op)
+            stack.extend(p for p in e.params.values() if hasattr(p, "eqns"))
+    return sorted(found)
+
+
 class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage, CallLowerings, FftLowerings):
     """Lowers one graph to the body of one C function."""
 
@@ -103,6 +119,11 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         if bad:
             raise EmitError(f"no C lowering for op{'s' if len(bad) > 1 else ''} {', '.join(bad)} in {graph.name}",
                             where=graph.origin or None, hint="use target='numpy' for this function")
+        complex_ops = complex_values(graph) if check else []
+        if complex_ops:
+            raise EmitError(f"target c does not compile complex values yet (in {graph.name}: "
+                            f"{', '.join(complex_ops)})", where=graph.origin or None,
+                            hint="use target='numpy' for this function")
         bad = unsized_ops(graph) if check else []
         if bad:
             raise EmitError(f"target c does not take named sizes for op{'s' if len(bad) > 1 else ''} "

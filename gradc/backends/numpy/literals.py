@@ -18,6 +18,8 @@ from gradc.ops import spell
 def scalar_literal(value, math_mode: bool) -> ast.expr:
     """A NumPy or Python scalar as a source literal (``np.inf`` / ``math.inf`` for infinities)."""
     value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, complex):
+        return complex_literal(value, math_mode)
     if isinstance(value, float):
         if math.isnan(value):
             return spell.dotted("math.nan" if math_mode else "np.nan")
@@ -27,10 +29,25 @@ def scalar_literal(value, math_mode: bool) -> ast.expr:
     return spell.literal(value)
 
 
+def complex_literal(value: complex, math_mode: bool = False) -> ast.expr:
+    """A complex scalar as source: ``2j`` for a plain imaginary number, else ``complex(re, im)`` (each part
+    a float literal, so negative zeros, NaN and infinities survive: ``1-0j`` would lose the zero's sign).
+
+    >>> [ast.unparse(complex_literal(v)) for v in (2j, complex(1, -2), complex(float("nan"), -0.0))]
+    ['2j', 'complex(1.0, -2.0)', 'complex(np.nan, -0.0)']
+    """
+    re, im = value.real, value.imag
+    if re == 0.0 and math.copysign(1.0, re) > 0 and math.isfinite(im) and math.copysign(1.0, im) > 0:
+        return ast.Constant(value)
+    return spell.call("complex", scalar_literal(re, math_mode), scalar_literal(im, math_mode))
+
+
 def const_value_for_literal(const: Const):
     v = const.value[()]
     if const.type.dtype == "f32":
         return float(str(v))  # shortest text that rounds back to the same float32
+    if const.type.dtype == "c64":
+        return complex(float(str(v.real)), float(str(v.imag)))
     return v.item()
 
 
@@ -48,8 +65,18 @@ def array_constant_expr(const: Const) -> ast.expr:
     dtype = spell.dotted(f"np.{arr.dtype.name}")
     if arr.size == 0:  # [] would lose the shape, e.g. (0, 1)
         return spell.call("np.zeros", spell.literal(arr.shape), dtype=dtype)
-    data = _NonFinite().visit(ast.parse(repr(arr.tolist()), mode="eval").body)
+    if arr.dtype.kind == "c":
+        data = _complex_list(arr.tolist())
+    else:
+        data = _NonFinite().visit(ast.parse(repr(arr.tolist()), mode="eval").body)
     return spell.call("np.array", data, dtype=dtype)
+
+
+def _complex_list(values) -> ast.expr:
+    """Nested lists of complex numbers, each a literal of ``complex_literal``."""
+    if isinstance(values, list):
+        return ast.List([_complex_list(v) for v in values], ast.Load())
+    return complex_literal(values)
 
 
 class _NonFinite(ast.NodeTransformer):

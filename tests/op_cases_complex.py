@@ -1,0 +1,60 @@
+"""Per-op table entries for complex numbers (merged into ``op_cases``; see its docstring for the checks).
+
+Each case takes real inputs ``x, y`` and works on ``z = x + 1j * y`` inside, returning a real value: the
+table's finite differences in ``x`` and ``y`` are then the differences along the real and the imaginary
+direction of ``z``, and its dot-product test checks JAX's convention of every complex op on the way
+(gradc/ops/complex_numbers.py). Domains keep away from 0 (abs, angle) and the branch cut of log and sqrt.
+"""
+from __future__ import annotations
+
+import numpy as np
+from op_cases import Case, away_from_zero, f32, normal, positive
+
+
+def _z(x, y):
+    return x + 1j * y
+
+
+def _matrix(x, y):
+    return _z(x, y) + 3.0 * np.eye(x.shape[-1])
+
+
+DIFF_CASES = [
+    Case("complex_real_imag", lambda x, y: np.real(_z(x, y) * (2 - 1j)) + 2 * np.imag(_z(x, y) ** 2),
+         [normal(4), normal(4)], ("real", "imag", "mul")),
+    Case("complex_conj", lambda x, y: np.imag(np.conj(_z(x, y)) * (0.5 + 2j)) + np.real(_z(x, y).conj() ** 3),
+         [normal(4), normal(4)], ("conj", "imag", "real")),
+    Case("complex_abs", lambda x, y: np.abs(_z(x, y) * (1 - 2j)), [away_from_zero(5), away_from_zero(5)],
+         ("abs",)),
+    Case("complex_abs_f32", lambda x, y: np.abs(_z(x, y)), [f32(away_from_zero(4)), f32(away_from_zero(4))],
+         ("abs",), rtol=1e-3),
+    Case("complex_angle", lambda x, y: np.angle(_z(x, y)), [away_from_zero(5), away_from_zero(5)],
+         ("arctan2", "real", "imag")),
+    Case("complex_exp_log", lambda x, y: np.real(np.exp(_z(x, y))) + np.imag(np.log(_z(x, y))),
+         [positive(4), normal(4)], ("exp", "log", "real", "imag")),
+    Case("complex_sqrt_div", lambda x, y: np.abs(np.sqrt(_z(x, y)) / (_z(x, y) + 3.0)),
+         [positive(4), normal(4)], ("sqrt", "div", "abs")),
+    Case("complex_trig", lambda x, y: np.real(np.sin(_z(x, y)) * np.cos(_z(x, y)) + np.tan(0.3 * _z(x, y))),
+         [normal(4), normal(4)], ("sin", "cos", "tan", "real")),
+    Case("complex_hyperbolic", lambda x, y: np.imag(np.sinh(_z(x, y)) + np.cosh(_z(x, y)) * np.tanh(_z(x, y))),
+         [normal(4), normal(4)], ("sinh", "cosh", "tanh", "imag")),
+    Case("complex_pow", lambda x, y: np.real(_z(x, y) ** 3 - 1.0 / _z(x, y) + _z(x, y) ** (0.5 + 0.5j)),
+         [positive(4), normal(4)], ("pow", "div", "real")),
+    Case("complex_reductions",
+         lambda x, y: np.abs(np.sum(_z(x, y), axis=0)) + np.real(np.mean(_z(x, y) ** 2)) + np.imag(np.prod(_z(x, y))),
+         [normal(3, 2), normal(3, 2)], ("sum", "mean", "prod", "abs")),
+    Case("complex_matmul",
+         lambda x, y: np.real(_z(x, y) @ _z(y, x).T) + np.imag(np.einsum("ij,ij->i", _z(x, y), _z(x, y))),
+         [normal(3, 2), normal(3, 2)], ("matmul", "real", "imag")),
+    Case("complex_promote_real", lambda x, y: np.abs(x * (1 + 2j) + y) ** 2, [normal(4), normal(4)],
+         ("astype", "abs")),
+    Case("complex_solve_inv", lambda x, y: np.real(np.linalg.solve(_matrix(x, y), np.ones(3) + 1j)) +
+         np.imag(np.linalg.inv(_matrix(y, x))[0]), [normal(3, 3), normal(3, 3)], ("solve",)),
+    Case("complex_det", lambda x, y: np.real(np.linalg.det(_matrix(x, y))) + np.imag(np.linalg.det(_matrix(x, y))),
+         [normal(3, 3), normal(3, 3)], ("det_phase", "logabsdet")),
+    Case("complex_slogdet",
+         lambda x, y: np.linalg.slogdet(_matrix(x, y))[1] + np.imag(np.linalg.slogdet(_matrix(x, y))[0]),
+         [normal(3, 3), normal(3, 3)], ("det_phase", "logabsdet")),
+]
+
+NONDIFF_CASES: list = []
