@@ -19,6 +19,7 @@ So the gradient of a real-valued ``f(z)``, ``z = x + iy``, is ``df/dx - i df/dy`
 from __future__ import annotations
 
 import ast
+import functools
 
 import numpy as np
 
@@ -52,8 +53,25 @@ def _conj_vjp(ct, out, x, needs):
     return (conj(ct),)
 
 
+@functools.lru_cache(maxsize=None)
+def _c_function(name: str, is_real: bool):
+    """A SymPy function printed as the C99 call ``name(x)`` (complex.h; type-generic through tgmath.h)."""
+    sp = c_spell.sym().sp
+
+    def _ccode(self, printer):
+        return f"{name}({printer._print(self.args[0])})"
+
+    extra = {"is_real": True, "_eval_is_extended_real": lambda self: True} if is_real else {}
+    return type(f"c99_{name}", (sp.Function,), {"nargs": 1, "_ccode": _ccode, **extra})
+
+
+def c_complex_call(name: str, x, is_real: bool = True):
+    """``name(x)`` in C (``creal``, ``cimag``, ``cabs``, ``carg``: real; ``conj``: complex)."""
+    return _c_function(name, is_real)(x)
+
+
 def _c_part(fn_name):
-    return c_spell.scalar(lambda a, p, ti, to: c_spell.sym().sp.Function(fn_name)(a[0]))
+    return c_spell.scalar(lambda a, p, ti, to: c_complex_call(fn_name, a[0], fn_name != "conj"))
 
 
 defop("real", infer=_to_real, impl=np.real, vjp=_real_vjp, elementwise=True, linear=True,

@@ -172,8 +172,11 @@ def _abs_vjp(ct, out, x, needs):
 
 
 def _abs_c(a, p, ti, to):
-    s = c_spell.sym()
-    return s.sp.Function("cabs")(a[0]) if ti[0].is_complex else s.abs(a[0])
+    if ti[0].is_complex:
+        from gradc.ops.complex_numbers import c_complex_call  # C99's cabs (complex.h)
+
+        return c_complex_call("cabs", a[0])
+    return c_spell.sym().abs(a[0])
 
 
 defop("abs", infer=_abs_infer, impl=np.abs, vjp=_abs_vjp, elementwise=True,

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import gradc
+from gradc.backends.c import build as c_build
 from gradc.backends.numpy.literals import complex_literal
 from gradc.errors import GradcError
 from gradc.ir.types import TensorType, parse_type, type_of_array
@@ -137,9 +138,34 @@ def test_fabs_and_real_if_close_refuse_complex():
     assert gradc.grad(lambda x: np.sum(np.real_if_close(x) ** 2))(np.ones(2)).tolist() == [2.0, 2.0]
 
 
-def test_c_target_refuses_complex_clearly():
-    def f(z):
-        return np.sum(np.abs(z) ** 2)
-    with pytest.raises(GradcError, match="complex") as info:
-        gradc.compile(f, np.ones(2, np.complex128), target="c")
+def test_c_target_refuses_real_only_lowerings_clearly():
+    def f(a):
+        return np.sum(np.abs(np.linalg.solve(a, np.ones(2))))
+    with pytest.raises(GradcError, match="computes solve on real values only") as info:
+        gradc.compile(f, np.eye(2) * (1 + 1j), target="c")
     assert "target='numpy'" in str(info.value)
+
+
+@pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler found")
+def test_c_source_is_byte_identical_and_keeps_special_constants():
+    def f(z):
+        c = np.array([complex(np.nan, -np.inf), -0.0 - 2j, 1.5 + 0j])
+        return np.sum(np.abs(z * (1 - 2j)) ** 2) + np.real(np.sum(np.where(np.isnan(c), 0, c) * z))
+    z = np.array([1 + 2j, -0.5j, 3.0 + 0j])
+    first = gradc.compile(f, z, target="c")
+    second = gradc.compile(f, z, target="c")
+    assert first.source == second.source
+    assert "#include <complex.h>" in first.source and "double _Complex" in first.source
+    value, grad = first.value_and_grad(z)
+    want_value, want_grad = gradc.value_and_grad(f)(z)
+    np.testing.assert_allclose(value, want_value, rtol=1e-12)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,fn", [("maximum", lambda z: np.maximum(z, 1j)), ("max", lambda z: np.max(z)),
+                                     ("sign", lambda z: np.sign(z))])
+def test_c_target_refuses_ordering_of_complex_values(name, fn):
+    def f(z):
+        return np.sum(np.abs(fn(z)))
+    with pytest.raises(GradcError, match=f"computes {name} on real values only"):
+        gradc.compile(f, np.array([1 + 2j, 2 - 1j]), target="c")

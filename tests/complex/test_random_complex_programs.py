@@ -1,6 +1,7 @@
 """Seeded random compositions of complex elementwise ops, each differentiated by gradc and checked against
 the user's function run by NumPy and against central differences along the real and the imaginary direction
-of every complex input (JAX's convention: the gradient of a real loss is df/dx - i df/dy)."""
+of every complex input (JAX's convention: the gradient of a real loss is df/dx - i df/dy), on the NumPy and
+the C target."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,10 @@ import pytest
 from finite_differences import central_gradient
 
 import gradc
+from gradc.backends.c import build as c_build
+
+TARGETS = ["numpy", pytest.param("c", marks=pytest.mark.skipif(c_build.find_compiler() is None,
+                                                                 reason="no C compiler found"))]
 
 # (name, arity, function): holomorphic ops, the non-holomorphic parts, and promotion with real operands
 UNARY = [
@@ -59,13 +64,14 @@ def random_program(seed):
     return program, text
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_random_complex_program_against_differences(seed):
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("seed", range(30))
+def test_random_complex_program_against_differences(seed, target):
     program, text = random_program(seed)
     rng = np.random.default_rng(1000 + seed)
     z = rng.normal(size=3) * 0.7 + 1j * rng.normal(size=3) * 0.7
     x = rng.normal(size=3)
-    compiled = gradc.compile(program, z, x, wrt=("z", "x"))
+    compiled = gradc.compile(program, z, x, wrt=("z", "x"), target=target)
     value, (gz, gx) = compiled.value_and_grad(z, x)
     np.testing.assert_allclose(value, program(z, x), rtol=1e-11, atol=1e-12, err_msg=text)
     assert gz.dtype == np.complex128 and gx.dtype == np.float64, text

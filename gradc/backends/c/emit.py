@@ -95,16 +95,28 @@ from gradc.passes.in_place import mark_in_place
 MAX_TREE = 48
 
 
+# the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
+# elementwise ops, reductions, contractions and the moves of data; the dense linear algebra is real-only
+COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
+                               "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like"})
+# the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
+# are real-only)
+COMPLEX_SCALAR_OPS = frozenset({
+    "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
+    "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to"})
+
+
 def complex_values(graph) -> list:
-    """Sorted names of the ops of ``graph`` (sub-graphs included) that read or make a complex value."""
+    """Sorted names of the ops of ``graph`` (sub-graphs included) that read or make a complex value in C
+    where their lowering computes on real values only."""
     found = set()
     stack = [graph]
     while stack:
         g = stack.pop()
-        for v in g.inputs:
-            if getattr(v.type, "is_complex", False):
-                found.add("input")
         for e in g.eqns:
+            lowering = C_LOWERING.get(e.op)
+            if lowering is not None and (lowering[0] in COMPLEX_LOWERINGS or e.op in COMPLEX_SCALAR_OPS):
+                continue
             if any(getattr(a.type, "is_complex", False) for a in [*e.inputs, e.out]):
                 found.add(e.op)
             stack.extend(p for p in e.params.values() if hasattr(p, "eqns"))
@@ -121,8 +133,8 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
                             where=graph.origin or None, hint="use target='numpy' for this function")
         complex_ops = complex_values(graph) if check else []
         if complex_ops:
-            raise EmitError(f"target c does not compile complex values yet (in {graph.name}: "
-                            f"{', '.join(complex_ops)})", where=graph.origin or None,
+            raise EmitError(f"target c computes {', '.join(complex_ops)} on real values only, not on the complex "
+                            f"values of {graph.name}", where=graph.origin or None,
                             hint="use target='numpy' for this function")
         bad = unsized_ops(graph) if check else []
         if bad:
@@ -362,9 +374,9 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         # float where every float value of the run is float32, else double; inside a loop the vectorisable math
         dtype = compute_dtype(eqns)
         ctypes = ["int" if e.out.type.dtype == "bool" else "int64_t" if e.out.type.dtype in INT_DTYPES
-                  else C_TYPES[dtype] for e in eqns]
+                  else C_TYPES[_temporary_dtype(dtype, e.out.type.dtype)] for e in eqns]
         run = FusedRun(eqns, operands, targets, ctypes, ints, dtype, float_only(eqns), self.temps)
-        vector = known(size(shape) >= VECTOR_MIN, True)  # a named size counts as large
+        vector = known(size(shape) >= VECTOR_MIN, True) and dtype not in ("c64", "c128")  # a named size: large
         lines = run.lines(vector=True) if vector else None
         if vector and not all(vectorises(line) for line in lines):
             vector = False  # a libm call (arctan, pow, ...) keeps the loop scalar, where libm's exp and log are faster
@@ -414,6 +426,14 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         self.place(holder, copy)
         self.copy(copy, loc, f"{name}: {loc.name} read in row-major order, so the loop below is one flat loop")
         return copy
+
+
+def _temporary_dtype(compute: str, dtype: str) -> str:
+    """The C type of a temporary in a run computing in ``compute``: a real value of a complex run stays real
+    (C99's real functions, atan2 and the comparisons, take no complex argument)."""
+    if compute in ("c64", "c128") and dtype not in ("c64", "c128"):
+        return "f32" if compute == "c64" else "f64"
+    return compute
 
 
 def _name(atom):
@@ -550,7 +570,18 @@ def unsized_ops(graph) -> list:
                    and any(named(a.type) for a in [*e.inputs, e.out])})
 
 
-_NP = {"double": np.float64, "float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "unsigned char": np.uint8}
+# a complex constant from its parts (C11's CMPLX is not C99; re + im*I would turn an infinite part into NaNs):
+# C99 lays a complex number out as an array of two reals
+COMPLEX_CONSTANT = """static inline double _Complex gradc_complex(double re, double im)
+{
+    union { double _Complex z; double parts[2]; } u;
+    u.parts[0] = re;
+    u.parts[1] = im;
+    return u.z;
+}"""
+
+_NP = {"double": np.float64, "float": np.float32, "int64_t": np.int64, "int32_t": np.int32, "unsigned char": np.uint8,
+       "double _Complex": np.complex128, "float _Complex": np.complex64}
 
 
 def emit_c(functions, header_lines, guard, max_trips=None):
@@ -584,6 +615,8 @@ def emit_c(functions, header_lines, guard, max_trips=None):
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
     includes = ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
+    if "_Complex" in "\n".join(defs):  # complex values: C99's complex.h, and tgmath.h so exp(z) is cexp(z)
+        includes += ["#include <complex.h>", "#include <tgmath.h>", "", COMPLEX_CONSTANT]
     includes += ["#include <string.h>"] if library else []
     includes += list(fft_mathlib.INCLUDES) if any("gradc_fft_any(" in text for text in library) else []
     statics = module.definitions()

@@ -232,7 +232,7 @@ class FusedRun:
     def lines(self, vector: bool) -> list:
         """The statements of the loop body: temporaries in the program's order, then the stores."""
         tpls = self.templates(vector)
-        pairs = {} if vector else self._sincos_pairs(tpls)
+        pairs = {} if vector or self.compute not in SINCOS_NAMES else self._sincos_pairs(tpls)  # complex: none
         texts: dict = {}
         out = []
         for n, tpl in enumerate(tpls):

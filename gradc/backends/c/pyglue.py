@@ -21,7 +21,8 @@ import sysconfig
 from gradc.backends.c import values as c_values
 from gradc.backends.c.bounds import work_guard
 
-_CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
+_CTYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char",
+           "c128": "double _Complex", "c64": "float _Complex"}
 
 
 def python_include() -> str | None:

@@ -78,6 +78,8 @@ def symbol(text: str, dtype: str):
     """
     if dtype in INT_DTYPES:
         return sp.Symbol(text, integer=True)
+    if dtype in ("c64", "c128"):
+        return sp.Symbol(text, complex=True)
     s = sp.Symbol(text, real=True)
     return sp.Ne(s, 0) if dtype == "bool" else s
 

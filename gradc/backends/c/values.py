@@ -23,7 +23,8 @@ from gradc.ir.dims import is_dim_expr, is_symbolic
 from gradc.ir.dims import prod as dims_prod
 from gradc.ir.graph import Var
 
-C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char"}
+C_TYPES = {"f64": "double", "f32": "float", "i64": "int64_t", "i32": "int32_t", "bool": "unsigned char",
+           "c128": "double _Complex", "c64": "float _Complex"}  # C99 complex.h (tgmath.h picks cexp for exp)
 STACK_LIMIT = 65536  # bytes of work arrays a function keeps on the stack
 
 
@@ -84,6 +85,9 @@ class _Printer(C99CodePrinter):
             return f"gradc_abs_i64({self._print(expr.args[0])})"
         return super()._print_Abs(expr)
 
+    def _print_ImaginaryUnit(self, expr):
+        return "_Complex_I"  # complex.h's own name (its macro I could meet a user's name)
+
     def _print_isnan(self, expr):
         return f"isnan({self._print(expr.args[0])})"
 
@@ -105,7 +109,7 @@ def printer(dtype: str = "f64", vector: bool = False, selects: bool = False) -> 
     >>> printer("f32", vector=True).doprint(sp.exp(-x) + 0.5), printer().doprint(sp.exp(-x) + 0.5)
     ('0.5F + gradc_expf(-x)', '0.5 + exp(-x)')
     """
-    return _Printer("f32" if dtype == "f32" else "f64", vector, selects)
+    return _Printer(dtype if dtype in ("f32", "c64", "c128") else "f64", vector, selects)  # complex: libm's names
 
 
 def c_name(name: str) -> str:
@@ -283,12 +287,51 @@ class FloatZero(sp.AtomicExpr):
         return "-0.0" if self.negative else "0.0"
 
 
+class ComplexConst(sp.Expr):
+    """A complex constant, printed as ``gradc_complex(re, im)`` (the emitter defines it when a module has complex
+    values; NaN, infinite and signed-zero parts are kept, which SymPy's ``a + b*I`` would fold away).
+
+    >>> PRINTER.doprint(ComplexConst(1.0, -2.0))
+    'gradc_complex(1.0, -2.0)'
+    """
+
+    is_commutative = True
+    is_complex = True
+
+    def __new__(cls, re, im):
+        obj = sp.Expr.__new__(cls)
+        obj.parts = (float(re), float(im))
+        return obj
+
+    @property
+    def args(self):
+        return ()
+
+    def _hashable_content(self):
+        return tuple(repr(p) for p in self.parts)
+
+    def _part(self, x):
+        if np.isnan(x):
+            return "NAN"
+        if np.isinf(x):
+            return "INFINITY" if x > 0 else "-INFINITY"
+        return repr(x)
+
+    def _ccode(self, printer):
+        return f"gradc_complex({self._part(self.parts[0])}, {self._part(self.parts[1])})"
+
+    def _sympystr(self, printer):
+        return f"complex{self.parts}"
+
+
 def sym_const(value):
     v = value.item() if isinstance(value, np.generic) else value
     if isinstance(v, bool):
         return sp.true if v else sp.false
     if isinstance(v, int):
         return sp.Integer(v)
+    if isinstance(v, complex):
+        return ComplexConst(v.real, v.imag)
     if v == 0:
         return FloatZero.of(v)
     return sp.Float(v) if np.isfinite(v) else (sp.nan if v != v else (sp.oo if v > 0 else -sp.oo))
@@ -322,6 +365,13 @@ class Module:
         key = (prefix, ctype, tuple(values), key_extra)
         if key not in self.statics:
             name = f"{prefix}{sum(1 for k in self.statics if k[0] == prefix)}"
+            if ctype.endswith("_Complex"):  # as pairs of reals (an initialiser cannot build a NaN or infinite part)
+                real = ctype.split()[0]
+                parts = [p for v in values for p in (complex(v).real, complex(v).imag)]
+                body = ", ".join(literal(v, "f64") for v in parts) or "0"
+                self.statics[key] = (name, f"static const {real} {name}_parts[{max(len(parts), 2)}] = {{{body}}};\n"
+                                           f"static const {ctype} *const {name} = (const {ctype} *){name}_parts;")
+                return name
             dtype = {"double": "f64", "float": "f32"}.get(ctype, "i64")
             body = ", ".join(literal(v, dtype) for v in values) or "0"
             self.statics[key] = (name, f"static const {ctype} {name}[{max(len(values), 1)}] = {{{body}}};")

@@ -53,4 +53,6 @@ def compute_dtype(eqns) -> str:
     Integers keep the run in double: a temporary may hold one, and a float holds only 24 bits.
     """
     dtypes = {a.type.dtype for e in eqns for a in [*e.inputs, e.out]}
+    if dtypes & {"c64", "c128"}:  # complex temporaries (a real value in one is exact)
+        return "c64" if dtypes <= {"c64", "f32", "bool"} else "c128"
     return "f32" if "f32" in dtypes and dtypes <= {"f32", "bool"} else "f64"

@@ -38,6 +38,10 @@ def test_c_target_equals_numpy_target(case):
     # the C target has no loops yet: a loop of static length unrolls there (while loops and branches cannot)
     unrolled = {"scan", "element"} if not {"while_loop", "cond"} & set(case.ops) else set()
     no_c = sorted(op for op in case.ops if OPS[op].c is None and op not in unrolled)
+    if getattr(case, "extra", {}).get("c_refuses"):  # a lowering that computes on real values only, given complex
+        with pytest.raises(gradc.GradcError, match=case.extra["c_refuses"]):
+            gradc.compile(make_loss(case.fn, len(args)), *args, 0.0, target="c")
+        return
     if no_c:  # ops without a C lowering (c=None at the defop): a clear error naming them, nothing built
         with pytest.raises(gradc.GradcError, match=f"no C lowering for ops? {', '.join(no_c)} in loss"):
             gradc.compile(make_loss(case.fn, len(args)), *args, 0.0, target="c")

@@ -73,6 +73,7 @@ LIMITS = {"f64": 2.0 ** 20, "f32": 2.0 ** 28}
 SCALAR_NAMES = {
     "f64": {"sin": "gradc_sin_scalar", "cos": "gradc_cos_scalar", "tan": "gradc_tan_scalar"},
     "f32": {"sin": "gradc_sinf_scalar", "cos": "gradc_cosf_scalar", "tan": "gradc_tanf_scalar"},
+    "c128": {}, "c64": {},  # complex: C99's type-generic functions (tgmath.h: exp of a complex is cexp)
 }
 
 
