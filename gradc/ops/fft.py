@@ -83,10 +83,8 @@ def _scale_along(x, values: np.ndarray, axis: int, dtype: str):
     return ew.mul(x, values.reshape(shape).astype(_NP_REAL[real]))
 
 
-# The C lowering is written (``gradc.backends.c.fft``: ``loop("fft_lines")`` over the radix-2/Bluestein library
-# of ``gradc.backends.c.mathlib.fft``) but waits for the C emitter's complex arrays (c128/c64 storage,
-# constants and arithmetic, the complex branch's part): until then the emitter lists these ops as unsupported.
-_C = c_spell.NONE
+# C: one call per equation of a line function of the radix-2/Bluestein library (``gradc.backends.c.fft``)
+_C = c_spell.loop("fft_lines")
 
 
 def _axis_length(t, axis: int, what: str) -> int:
