@@ -219,3 +219,14 @@ def test_float32_stays_single_precision(fn):
     got = gradc.compile(fn, x, mode="vjp").forward(x)
     assert got.dtype == fn(x).dtype
     np.testing.assert_allclose(got, fn(x), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("label, fn, shape", COMPLEX_IN, ids=[c[0] for c in COMPLEX_IN])
+def test_complex_inputs_jvp_real_and_imaginary_directions(label, fn, shape):
+    rng = np.random.default_rng(12)
+    z = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    compiled = gradc.compile(fn, z, mode="jvp")
+    for d in (rng.standard_normal(shape) + 0j, 1j * rng.standard_normal(shape)):
+        value, tangent = compiled.jvp(z, d)
+        np.testing.assert_allclose(value, fn(z), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(tangent, _central(fn, z, d), rtol=1e-6, atol=1e-7)
