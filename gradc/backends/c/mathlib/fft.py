@@ -24,6 +24,14 @@ function returns -1; otherwise 0.
 """
 
 _CORE = """\
+/* Discrete Fourier transforms, O(n log n) for every length n, nothing divided by n:
+ *   X[k] = sum_j x[j] exp(s 2 pi i jk/n), s = -1 (forward) or +1 (inverse, unscaled).
+ * Powers of two: iterative radix-2 Cooley-Tukey (bit-reversal permutation, then log2 n passes of butterflies;
+ * each twiddle is cos/sin of its own angle, so no error builds up along a pass). Other lengths: Bluestein's
+ * chirp-z identity jk = (j^2 + k^2 - (k - j)^2) / 2 makes X a circular convolution of x[j] w[j] with
+ * conj(w), w[j] = exp(s pi i j^2 / n) (j^2 taken mod 2n), done by three radix-2 transforms of a power of
+ * two m >= 2n - 1. Scratch space is malloc'd; where that fails the results are NaN. */
+
 /* in-place radix-2 FFT of a[0..m-1], m a power of two; sign -1: exp(-2 pi i jk/m), +1: exp(+...), unscaled */
 static void gradc_fft_pow2(double complex *a, long m, int sign)
 {
