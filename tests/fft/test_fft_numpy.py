@@ -230,3 +230,15 @@ def test_complex_inputs_jvp_real_and_imaginary_directions(label, fn, shape):
         value, tangent = compiled.jvp(z, d)
         np.testing.assert_allclose(value, fn(z), rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(tangent, _central(fn, z, d), rtol=1e-6, atol=1e-7)
+
+
+def test_integer_operands_transform_as_float():
+    k = np.arange(4)
+
+    def f(x, k):
+        return np.sum(np.abs(np.fft.fft(k) * x) ** 2) + np.sum(np.fft.rfft(k).real * x[:3])
+
+    x = np.random.default_rng(9).standard_normal(4)
+    d = np.random.default_rng(10).standard_normal(4)
+    g = gradc.grad(f)(x, k)
+    np.testing.assert_allclose(np.sum(g * d), _central(lambda x: f(x, k), x, d), rtol=1e-6)
