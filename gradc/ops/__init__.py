@@ -24,6 +24,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     contract,
     control,
     elementwise,
+    fft,
     index_add,
     linalg,
     linalg_api,

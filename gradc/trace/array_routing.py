@@ -7,7 +7,7 @@ converts its list before any dispatch. So, like SciPy's functions
 (``gradc.trace.scipy_dispatch.rebind``), they are routed before they run: when the traced
 function's code names NumPy (a module, a function gradc dispatches, a scalar type such as
 ``np.int64``) or ``int``/``float``, its module's ``numpy`` (``np``) is seen through
-``NUMPY`` (and ``np.linalg`` through ``LINALG``): modules whose attributes are numpy's
+``NUMPY`` (``np.linalg`` through ``LINALG``, ``np.fft`` through ``FFT``): modules whose attributes are numpy's
 own except that ``array``, ``asarray``, ``asanyarray``, ``r_`` and ``c_`` build the
 traced result (a stack of the elements) when a traced value is inside, every dispatched
 function and ufunc takes lists of traced values as array-likes
@@ -181,6 +181,8 @@ NUMPY.array, NUMPY.asarray, NUMPY.asanyarray = array, asarray, asarray
 NUMPY.r_, NUMPY.c_ = _Concatenator(np.r_, False), _Concatenator(np.c_, True)
 LINALG = _module(np.linalg, "numpy.linalg")
 NUMPY.linalg = LINALG
+FFT = _module(np.fft, "numpy.fft")
+NUMPY.fft = FFT
 FUNCTIONS = {np.array: array, np.asarray: asarray, np.asanyarray: asarray}  # for from-imports, by identity
 _STAND_INS: dict = {}  # id(real) -> (real, stand-in): every routed NumPy function, type and module
 
@@ -195,7 +197,7 @@ def _stand_ins() -> dict:
     from gradc.trace.numpy_dispatch import UFUNCS
     for real, ours in FUNCTIONS.items():
         _STAND_INS[id(real)] = (real, ours)
-    for proxy, module in ((NUMPY, np), (LINALG, np.linalg)):
+    for proxy, module in ((NUMPY, np), (LINALG, np.linalg), (FFT, np.fft)):
         _STAND_INS[id(module)] = (module, proxy)
         for attr, real in vars(module).items():
             if attr.startswith("_") or attr in ROUTED_NAMES:

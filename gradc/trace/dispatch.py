@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gradc.trace import (
     arrangement_dispatch,
+    fft_dispatch,
     polynomial_dispatch,
     routines_dispatch,
     shape_dispatch,
@@ -20,7 +21,7 @@ from gradc.trace import (
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNCS
 
 for _family in (stats_dispatch, special_dispatch, shape_dispatch, routines_dispatch, polynomial_dispatch,
-                arrangement_dispatch):
+                arrangement_dispatch, fft_dispatch):
     FUNCTIONS.update(_family.FUNCTIONS)
     UFUNCS.update(_family.UFUNCS)
 

@@ -27,7 +27,7 @@ RENAMES = {name: name for name in (
     "copysign", "signbit", "round", "remainder", "floor_divide", "positive", "logical_xor", "isdtype",
     "less", "less_equal", "greater", "greater_equal", "add", "subtract", "multiply", "divide", "floor_divide",
     "linalg.cholesky", "linalg.eigh", "linalg.eigvalsh", "linalg.solve", "linalg.slogdet", "linalg.svd",
-    "linalg.qr", "linalg.inv", "linalg.det", "linalg.pinv")}
+    "linalg.qr", "linalg.inv", "linalg.det", "linalg.pinv", "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft")}
 RENAMES.update({"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arccosh": "acosh", "arcsinh": "asinh",
                 "arctanh": "atanh", "arctan2": "atan2", "power": "pow", "concatenate": "concat", "dot": "vecdot",
                 "mod": "remainder", "rint": "round"})
@@ -35,6 +35,7 @@ RENAMES.update({"bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwi
                 "invert": "bitwise_invert", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift"})
 RENAMES.update({"cumsum": "cumulative_sum", "cumprod": "cumulative_prod", "argsort": "argsort",  # the stats family
                 "searchsorted": "searchsorted"})
+RENAMES.update({"real": "real", "imag": "imag", "conj": "conj"})  # complex values (the FFT's VJPs read them)
 # creation functions whose default dtype is the library's (torch: float32): NumPy's float64 made explicit
 CREATION = {"zeros", "empty", "full", "eye", "ones"}
 REDUCE = {"add": "sum", "maximum": "max", "minimum": "min", "multiply": "prod", "logical_and": "all",

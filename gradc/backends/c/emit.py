@@ -51,10 +51,12 @@ from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
+from gradc.backends.c.fft import FftLowerings
 from gradc.backends.c.fused import FusedRun
 from gradc.backends.c.in_place import InPlaceStorage, sink_reads
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
+from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
@@ -96,7 +98,8 @@ MAX_TREE = 48
 # the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
 # elementwise ops, reductions, contractions and the moves of data; the dense linear algebra is real-only
 COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
-                               "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like"})
+                               "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like",
+                               "fft_lines"})
 # the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
@@ -121,7 +124,7 @@ def complex_values(graph) -> list:
     return sorted(found)
 
 
-class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage, CallLowerings):
+class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage, CallLowerings, FftLowerings):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
@@ -616,6 +619,7 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     if "_Complex" in "\n".join(defs):  # complex values: C99's complex.h, and tgmath.h so exp(z) is cexp(z)
         includes += ["#include <complex.h>", "#include <tgmath.h>", "", COMPLEX_CONSTANT]
     includes += ["#include <string.h>"] if library else []
+    includes += list(fft_mathlib.INCLUDES) if any("gradc_fft_any(" in text for text in library) else []
     statics = module.definitions()
     library_text = ["\n\n".join(library), ""] if library else []
     source = "\n".join(comment + [""] + includes + [""] + library_text + statics + ([""] if statics else [])

@@ -53,7 +53,18 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bessel, beta_zeta, bits, exp_log, hyperbolic, incomplete, integer, special, trig
+from gradc.backends.c.mathlib import (
+    bessel,
+    beta_zeta,
+    bits,
+    exp_log,
+    fft,
+    hyperbolic,
+    incomplete,
+    integer,
+    special,
+    trig,
+)
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -136,6 +147,7 @@ _LIBRARY = {
     **bessel.LIBRARY,  # Bessel functions: libm's J and Y of integer order, gradc's I and K
     **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
+    **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
 _CALL = re.compile(r"\b(gradc_\w+)\(")
