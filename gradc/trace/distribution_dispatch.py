@@ -1,0 +1,253 @@
+"""``scipy.stats`` distributions on traced values: stand-ins for SciPy's objects, routed by public name.
+
+``scipy.stats.norm``, ``t``, ``gamma``, ... (every name of ``gradc.ops.special_stats.DISTRIBUTIONS``),
+``multivariate_normal`` and ``dirichlet`` are replaced while tracing by objects whose methods take SciPy's
+arguments (``x, *shapes, loc=0, scale=1``, positionally or by keyword) and compute in gradc ops when an argument
+is traced; every other call goes to SciPy's own object. Calling one freezes it (``norm(mu, s).logpdf(x)``), and
+a frozen distribution made with constants outside the traced function (``prior = norm(0, 1)`` at module level)
+is replaced the same way. A method gradc lacks (``rvs``, ``fit``, ``t.ppf`` ...) with a traced argument is
+refused by its public name at the user's line, and so is a distribution gradc lacks, whichever way it is reached.
+
+>>> "scipy.stats.norm" in scipy_dispatch.SCIPY_FUNCTIONS and "scipy.stats.multivariate_normal" in STAND_INS
+True
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from gradc.errors import TraceError
+from gradc.ops import distributions_multivariate as mv
+from gradc.ops import elementwise as ew
+from gradc.ops import special_stats as st
+from gradc.ops.values import first_traced
+from gradc.trace import scipy_dispatch
+
+
+def _has_tracer(values) -> bool:
+    return any(first_traced([v]) is not None or (isinstance(v, (tuple, list)) and _has_tracer(v)) for v in values)
+
+
+def _f64(value):
+    """``value`` in float64, as SciPy's distributions compute (ints and float32 included)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if value is None:
+        return None
+    return ew.astype(value if first_traced([value]) is not None else np.asarray(value, dtype=float), "f64")
+
+
+_FIRST = {"ppf": "q", "isf": "q", "logpmf": "k", "pmf": "k"}
+_REFUSED_HINTS = {
+    "rvs": "draw standard samples outside the differentiated function (or pass them in) and transform them: "
+           "loc + scale * z",
+    "fit": "fitting is an optimisation: differentiate the log-likelihood (sum of logpdf) instead",
+}
+
+
+def _refusal(what, available):
+    method = what.rsplit(".", 1)[-1]
+    hint = _REFUSED_HINTS.get(method, f"gradc has {', '.join(available)}" if available else
+                              "write its density with NumPy operations gradc supports")
+    return TraceError(f"{what} is not supported by gradc on traced arguments", hint=hint)
+
+
+def _bind(name, method, args, kwargs):
+    """SciPy's arguments of ``<name>.<method>``: ``(x, *shapes, loc=0, scale=1)`` as x, shapes, loc, scale."""
+    spec = st.DISTRIBUTIONS[name]
+    what = f"scipy.stats.{name}.{method}"
+    first = "k" if spec.discrete else _FIRST.get(method, "x")
+    names = (first, *spec.shapes, "loc", *(() if spec.discrete else ("scale",)))
+    values = {"loc": 0.0, "scale": 1.0}
+    if len(args) > len(names):
+        raise TraceError(f"{what} takes at most {len(names)} arguments ({', '.join(names)})",
+                         hint=f"call {what}({', '.join(names)})")
+    values.update(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names or names.index(key) < len(args):
+            raise TraceError(f"{what} got an unexpected or repeated argument {key!r}",
+                             hint=f"its arguments are {', '.join(names)}")
+        values[key] = value
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise TraceError(f"{what} is missing {', '.join(missing)}", hint=f"call {what}({', '.join(names)})")
+    return values[first], tuple(values[n] for n in spec.shapes), values["loc"], values["scale"]
+
+
+class _StandIn:
+    """What the univariate and multivariate stand-ins share: SciPy's object for the rest, freezing."""
+
+    routes_itself = True  # scipy_dispatch uses this object as it is (it falls back to SciPy by itself)
+
+    def __init__(self, name):
+        self._name = name
+
+    def _real(self):
+        return getattr(sys.modules["scipy.stats"], self._name)
+
+    def _methods(self) -> list:
+        raise NotImplementedError
+
+    def _compute(self, method, args, kwargs):
+        raise NotImplementedError
+
+    def __getattr__(self, method):
+        real = getattr(self._real(), method)
+        if method.startswith("_") or not callable(real):
+            return real
+        known = method in self._methods()
+
+        def call(*args, **kwargs):
+            if not _has_tracer(args) and not _has_tracer(kwargs.values()):
+                return real(*args, **kwargs)
+            if not known:
+                raise _refusal(f"scipy.stats.{self._name}.{method}", self._methods())
+            return self._compute(method, args, kwargs)
+        call.__name__ = method
+        return call
+
+    def __call__(self, *args, **kwargs):
+        """A frozen distribution: ``norm(loc, scale)``, ``t(df, loc, scale)``, ``multivariate_normal(mean, cov)``."""
+        return Frozen(self, args, kwargs)
+
+    def __repr__(self):
+        return f"<gradc stand-in for scipy.stats.{self._name}>"
+
+
+class Distribution(_StandIn):
+    """Stands in for a univariate ``scipy.stats.<name>`` (methods: ``special_stats.METHODS[name]``)."""
+
+    def _methods(self):
+        return st.METHODS[self._name]
+
+    def _compute(self, method, args, kwargs):
+        x, shapes, loc, scale = _bind(self._name, method, args, kwargs)
+        return st.evaluate(self._name, method, _f64(x), tuple(_f64(s) for s in shapes), _f64(loc), _f64(scale))
+
+
+class Multivariate(_StandIn):
+    """Stands in for ``scipy.stats.multivariate_normal`` or ``scipy.stats.dirichlet`` (logpdf and pdf)."""
+
+    def _methods(self):
+        return ["logpdf", "pdf"]
+
+    def _compute(self, method, args, kwargs):
+        what = f"scipy.stats.{self._name}.{method}"
+        if self._name == "dirichlet":
+            value = _call(mv.dirichlet_logpdf, what, args, kwargs, ("x", "alpha"), {})
+        else:
+            defaults = {"mean": None, "cov": 1.0, "allow_singular": False}
+            value = _call(_normal_logpdf, what, args, kwargs, ("x", "mean", "cov", "allow_singular"), defaults)
+        return ew.exp(value) if method == "pdf" else value
+
+
+def _normal_logpdf(x, mean, cov, allow_singular, what):
+    if not isinstance(allow_singular, (bool, np.bool_)):
+        raise TraceError(f"{what}: allow_singular must be True or False", hint="drop allow_singular=")
+    if not hasattr(cov, "shape") and not isinstance(cov, (int, float, list, tuple)):  # SciPy's Covariance objects
+        raise TraceError(f"{what} with a {type(cov).__name__} covariance is not supported by gradc",
+                         hint="pass the covariance as an array (a matrix, its diagonal or a scalar)")
+    return mv.multivariate_normal_logpdf(x, 0.0 if mean is None else mean, cov, what=what)
+
+
+def _call(fn, what, args, kwargs, names, defaults):
+    if len(args) > len(names):
+        raise TraceError(f"{what} takes at most {len(names)} arguments ({', '.join(names)})",
+                         hint=f"call {what}({', '.join(names)})")
+    values = {**defaults, **dict(zip(names, args))}
+    for key, value in kwargs.items():
+        if key not in names or names.index(key) < len(args):
+            raise TraceError(f"{what} got an unexpected or repeated argument {key!r}",
+                             hint=f"its arguments are {', '.join(names)}")
+        values[key] = value
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise TraceError(f"{what} is missing {', '.join(missing)}", hint=f"call {what}({', '.join(names)})")
+    ordered = [values[n] for n in names]
+    arrays = [_f64(np.asarray(v) if isinstance(v, (list, tuple)) else v) if n != "allow_singular" else v
+              for n, v in zip(names, ordered)]
+    return fn(*arrays, what=what)
+
+
+class Frozen:
+    """``dist(*args, **kwargs)``: its methods are ``dist``'s with those arguments after the first."""
+
+    def __init__(self, dist, args, kwargs):
+        self._dist, self._args, self._kwargs = dist, tuple(args), dict(kwargs)
+
+    def __getattr__(self, method):
+        if method.startswith("_"):
+            raise AttributeError(method)
+        traced = _has_tracer(self._args) or _has_tracer(self._kwargs.values())
+        if traced or method in self._dist._methods():
+            bound = getattr(self._dist, method)
+            return lambda *first, **kw: bound(*first[:1], *self._args, *first[1:], **self._kwargs, **kw)
+        return getattr(self._dist._real()(*self._args, **self._kwargs), method)
+
+    def __repr__(self):
+        return f"<gradc stand-in for a frozen scipy.stats.{self._dist._name}>"
+
+
+STAND_INS: dict = {}
+for _name in st.DISTRIBUTIONS:
+    STAND_INS[f"scipy.stats.{_name}"] = Distribution(_name)
+for _name in ("multivariate_normal", "dirichlet"):
+    STAND_INS[f"scipy.stats.{_name}"] = Multivariate(_name)
+for _path, _stand_in in STAND_INS.items():
+    scipy_dispatch.register(_path, _stand_in)
+
+
+# ---------------------------------------------------------------- frozen objects made outside, and the names
+def distribution_name(obj):
+    """``norm`` for SciPy's ``norm`` object or a frozen ``norm(...)``; None for anything else."""
+    module = type(obj).__module__ or ""
+    if not module.startswith("scipy.stats"):
+        return None
+    dist = getattr(obj, "dist", obj)  # rv_frozen keeps its generator in .dist
+    name = getattr(dist, "name", None)
+    if isinstance(name, str):
+        return name
+    cls = type(obj).__name__
+    for suffix in ("_frozen", "_gen"):
+        if cls.endswith(suffix):
+            return cls[: -len(suffix)]
+    return None
+
+
+def frozen_stand_in(value):
+    """A stand-in for a frozen SciPy distribution made with constants (None for any other value)."""
+    if not (type(value).__module__ or "").startswith("scipy.stats") or not type(value).__name__.endswith("frozen"):
+        return None
+    name = distribution_name(value)
+    stand_in = STAND_INS.get(f"scipy.stats.{name}")
+    if stand_in is None:
+        return None
+    if isinstance(stand_in, Distribution):
+        return Frozen(stand_in, getattr(value, "args", ()), getattr(value, "kwds", {}))
+    if name == "dirichlet":
+        return Frozen(stand_in, (value.alpha,), {})
+    return Frozen(stand_in, (value.mean, value.cov), {})
+
+
+def conversion_message(frames):
+    """The refusal for SciPy distribution code that met a tracer (``frames``: SciPy's, outermost last)."""
+    for frame in reversed(frames):
+        name = distribution_name(frame.f_locals.get("self"))
+        if name is not None:
+            what = f"scipy.stats.{name}.{frame.f_code.co_name}"
+            stand_in = STAND_INS.get(f"scipy.stats.{name}")
+            if stand_in is not None and frame.f_code.co_name in stand_in._methods():
+                return (f"{what} was reached on a traced value through an object gradc could not route (a frozen "
+                        "distribution passed in as an argument or kept in a container)",
+                        f"make it in the differentiated function or its module, or call {what}(x, ...) directly")
+            available = ", ".join(sorted(n.rsplit(".", 1)[1] for n in STAND_INS))
+            return (f"{what} is not supported by gradc on traced arguments",
+                    _REFUSED_HINTS.get(frame.f_code.co_name, f"gradc's scipy.stats distributions: {available}"))
+    return None
+
+
+scipy_dispatch.add_stand_in_maker(frozen_stand_in)
+scipy_dispatch.add_conversion_namer(conversion_message)
+
+__all__ = ["Distribution", "Multivariate", "Frozen", "STAND_INS"]
