@@ -145,9 +145,10 @@ class Multivariate(_StandIn):
 def _normal_logpdf(x, mean, cov, allow_singular, what):
     if not isinstance(allow_singular, (bool, np.bool_)):
         raise TraceError(f"{what}: allow_singular must be True or False", hint="drop allow_singular=")
-    if not hasattr(cov, "shape") and not isinstance(cov, (int, float, list, tuple)):  # SciPy's Covariance objects
-        raise TraceError(f"{what} with a {type(cov).__name__} covariance is not supported by gradc",
-                         hint="pass the covariance as an array (a matrix, its diagonal or a scalar)")
+    if not _is_array_like(cov, "cov"):  # SciPy's Covariance objects
+        raise TraceError(f"{what} with cov of type {type(cov).__name__} is not supported by gradc",
+                         hint="pass the covariance as an array (a matrix, its diagonal or a scalar), not a "
+                              "scipy.stats.Covariance object")
     return mv.multivariate_normal_logpdf(x, 0.0 if mean is None else mean, cov, what=what)
 
 
@@ -165,9 +166,15 @@ def _call(fn, what, args, kwargs, names, defaults):
     if missing:
         raise TraceError(f"{what} is missing {', '.join(missing)}", hint=f"call {what}({', '.join(names)})")
     ordered = [values[n] for n in names]
-    arrays = [_f64(np.asarray(v) if isinstance(v, (list, tuple)) else v) if n != "allow_singular" else v
+    arrays = [_f64(np.asarray(v) if isinstance(v, (list, tuple)) else v) if _is_array_like(v, n) else v
               for n, v in zip(names, ordered)]
     return fn(*arrays, what=what)
+
+
+def _is_array_like(value, name) -> bool:
+    if name == "allow_singular":
+        return False
+    return isinstance(value, (list, tuple, np.ndarray, np.generic, int, float)) or first_traced([value]) is not None
 
 
 class Frozen:
