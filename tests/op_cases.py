@@ -562,11 +562,13 @@ NONDIFF_CASES.extend([
 
 # ================================================================ the other families' entries (one module each)
 import op_cases_control  # noqa: E402
+import op_cases_distributions  # noqa: E402
 import op_cases_shape  # noqa: E402
 import op_cases_special  # noqa: E402
 import op_cases_special_scipy  # noqa: E402
 import op_cases_stats  # noqa: E402
 
-for _family in (op_cases_stats, op_cases_special, op_cases_special_scipy, op_cases_shape, op_cases_control):
+for _family in (op_cases_stats, op_cases_special, op_cases_special_scipy, op_cases_shape, op_cases_control,
+                op_cases_distributions):
     DIFF_CASES.extend(_family.DIFF_CASES)
     NONDIFF_CASES.extend(_family.NONDIFF_CASES)
