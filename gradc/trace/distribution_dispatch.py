@@ -13,7 +13,7 @@ True
 """
 from __future__ import annotations
 
-import sys
+import importlib
 
 import numpy as np
 
@@ -84,7 +84,7 @@ class _StandIn:
         self._name = name
 
     def _real(self):
-        return getattr(sys.modules["scipy.stats"], self._name)
+        return getattr(importlib.import_module("scipy.stats"), self._name)
 
     def _methods(self) -> list:
         raise NotImplementedError
@@ -93,6 +93,8 @@ class _StandIn:
         raise NotImplementedError
 
     def __getattr__(self, method):
+        if method.startswith("__"):  # protocols (copy, pickle, inspection) are the stand-in's own
+            raise AttributeError(method)
         real = getattr(self._real(), method)
         if method.startswith("_") or not callable(real):
             return real
