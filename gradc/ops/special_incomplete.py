@@ -18,6 +18,8 @@ True
 """
 from __future__ import annotations
 
+import numpy as np  # noqa: F401 (the doctests use it)
+
 from gradc.errors import TraceError, user_location
 from gradc.ir.registry import defop
 from gradc.ops import c_spell
@@ -100,12 +102,9 @@ def _betaincinv_vjp(ct, out, a, b, y, needs, where=""):
     return None, None, (ew.div(ct, _beta_density(a, b, out)) if needs[2] else None)
 
 
-C_SPELLINGS: dict = {}  # filled as the C math library gains them
-
-
 def _defop(name, vjp, doc):
     defop(name, infer=_same_types, impl=_impl(name), vjp=vjp, elementwise=True, doc=doc,
-          np=scipy_spelling(name), c=C_SPELLINGS.get(name, c_spell.NONE))
+          np=scipy_spelling(name), c=_mathlib(name))
 
 
 _defop("gammainc", _gamma_vjp("gammainc", 1.0), "x_bar = ct * x^(a-1) e^-x / Gamma(a); a: refused")

@@ -164,6 +164,36 @@ _defop("betaln", _betaln_vjp, "a_bar = ct * (digamma(a) - digamma(a + b)); b_bar
 _defop("beta", _beta_vjp, "a_bar = ct * out * (digamma(a) - digamma(a + b)); b_bar likewise", c=c_spell.NONE)
 
 
+def _rgamma_vjp(ct, out, x, needs):
+    """-out * digamma(x); at the poles of Gamma (x = -n), where 1/Gamma is 0, its limit (-1)^n n!."""
+    pole = ew.logical_and(ew.less_equal(x, 0.0), ew.equal(x, ew.floor(x)))
+    at = ew.where(pole, x, 0.0)  # each branch finite everywhere: its derivative is masked, not multiplied by NaN
+    at_pole = ew.mul(ew.cos(ew.mul(at, math.pi)), gamma(ew.sub(1.0, at)))
+    return (ew.mul(ct, ew.where(pole, at_pole, ew.neg(ew.mul(out, digamma(ew.where(pole, 1.0, x)))))),)
+
+
+def _rgamma_c(s, x):  # SciPy's 0 at the poles and at -inf (C's tgamma: a pole error, NaN)
+    sp = s.sp
+    pole = sp.Or(sp.And(x <= 0, sp.Eq(x, c_call("floor", [x]))), sp.Eq(x, -sp.oo))
+    return s.ite(pole, x * 0, 1 / c_call("tgamma", [x]))
+
+
+def _gammasgn_c(s, x):  # SciPy's: NaN at the poles, -inf and NaN; the sign of zero at 0
+    sp = s.sp
+    below = s.ite(sp.Eq(x, c_call("floor", [x])), sp.nan,
+                  s.ite(sp.Eq(c_call("fmod", [c_call("floor", [x]), sp.Integer(2)]), 0), sp.Integer(1), sp.Integer(-1)))
+    return s.ite(sp.Or(x > 0, s.isnan(x)), s.ite(s.isnan(x), sp.nan, sp.Integer(1)),
+                 s.ite(sp.Eq(x, 0), c_call("copysign", [sp.Integer(1), x]), below))
+
+
+_defop("rgamma", _rgamma_vjp, "x_bar = -ct * out * digamma(x) ((-1)^n n! at x = -n)", c=_c(_rgamma_c))
+defop("gammasgn", infer=_same_types, impl=_impl("gammasgn"), nondiff=True, elementwise=True,
+      doc="the sign of Gamma(x): derivative zero (piecewise constant)", np=scipy_spelling("gammasgn"),
+      c=_c(_gammasgn_c))
+_defop("erfcx", lambda ct, out, x, needs: (ew.mul(ct, ew.sub(ew.mul(ew.mul(x, out), 2.0), 2.0 / _SQRT_PI)),),
+       "x_bar = ct * (2 x out - 2/sqrt(pi))", c=_mathlib("erfcx"))
+
+
 # ---------------------------------------------------------------- the logistic function
 def _logit_c(s, x):  # SciPy's: log1p differences near 1/2, where x / (1 - x) loses digits
     sp = s.sp
@@ -235,7 +265,8 @@ def _make(name):
 
 erf, erfc, erfinv, erfcinv, ndtr, log_ndtr, ndtri = (_make(n) for n in (
     "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri"))
-gammaln, gamma, digamma, betaln, beta = (_make(n) for n in ("gammaln", "gamma", "digamma", "betaln", "beta"))
+gammaln, gamma, digamma, betaln, beta, rgamma, gammasgn, erfcx = (_make(n) for n in (
+    "gammaln", "gamma", "digamma", "betaln", "beta", "rgamma", "gammasgn", "erfcx"))
 expit, logit, log_expit, xlogy, xlog1py, rel_entr = (_make(n) for n in (
     "expit", "logit", "log_expit", "xlogy", "xlog1py", "rel_entr"))
 
@@ -361,6 +392,7 @@ def log_softmax(x, axis=None):
     return ew.sub(shifted, ew.log(red.sum_(ew.exp(shifted), axis, keepdims=True)))
 
 
-__all__ = ["erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri", "gammaln", "gamma", "betaln", "beta",
+__all__ = ["rgamma", "gammasgn", "erfcx", "erf", "erfc", "erfinv", "erfcinv", "ndtr", "log_ndtr", "ndtri", "gammaln",
+           "gamma", "betaln", "beta",
            "expit", "logit", "log_expit", "xlogy", "xlog1py", "rel_entr", "polygamma", "digamma", "loggamma", "entr",
            "kl_div", "multigammaln", "logsumexp", "softmax", "log_softmax"]

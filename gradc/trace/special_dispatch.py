@@ -13,6 +13,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ops import elementwise as ew
+from gradc.ops import special_bessel as bes
 from gradc.ops import special_incomplete as inc
 from gradc.ops import special_numpy as sf
 from gradc.ops import special_scipy as sc
@@ -62,6 +63,7 @@ for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("
                    ("logit", sc.logit), ("log_expit", sc.log_expit), ("xlogy", sc.xlogy), ("xlog1py", sc.xlog1py),
                    ("entr", sc.entr), ("rel_entr", sc.rel_entr), ("kl_div", sc.kl_div),
                    ("multigammaln", sc.multigammaln),
+                   ("rgamma", sc.rgamma), ("gammasgn", sc.gammasgn), ("erfcx", sc.erfcx),
                    ("gammainc", inc.gammainc), ("gammaincc", inc.gammaincc), ("gammaincinv", inc.gammaincinv),
                    ("gammainccinv", inc.gammainccinv), ("betainc", inc.betainc), ("betaincinv", inc.betaincinv)]:
     scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, _fn))
@@ -69,6 +71,10 @@ for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("
 
 def _polygamma(n, x):  # SciPy's polygamma is Python, not a ufunc: it gives float64 for float32
     return sc.polygamma(n, _f64(x))
+
+
+for _name in bes.__all__[:-1]:  # Bessel functions (the order a constant)
+    scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, getattr(bes, _name)))
 
 
 scipy_dispatch.register("scipy.special.polygamma", _elementwise("polygamma", _polygamma))

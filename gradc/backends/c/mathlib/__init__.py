@@ -40,8 +40,9 @@ within 2 ulp); NaN, infinities, signed zeros, overflow, underflow and subnormals
 follow C99 Annex F like libm. The bit manipulations assume what Annex F and NumPy
 do: IEEE 754 binary64 and binary32, integers and floats of one byte order.
 
-``special`` adds functions C99 lacks (``digamma``, ``erfinv``, ``erfcinv``, ``ndtri``, ``log_ndtr``): scalar code, for
-SciPy's special functions, not written to vectorise.
+``special`` adds functions C99 lacks (``digamma``, ``erfinv``, ``erfcinv``, ``ndtri``, ``log_ndtr``, ``erfcx``),
+``incomplete`` the incomplete gamma and beta functions and their inverses, ``bessel`` the Bessel functions:
+scalar code, for SciPy's special functions, not written to vectorise.
 
 >>> VECTOR_NAMES["f32"]["exp"]
 'gradc_expf'
@@ -52,7 +53,7 @@ from __future__ import annotations
 
 import re
 
-from gradc.backends.c.mathlib import bits, exp_log, hyperbolic, integer, special, trig
+from gradc.backends.c.mathlib import bessel, bits, exp_log, hyperbolic, incomplete, integer, special, trig
 
 VECTOR_NAMES = {
     "f64": {"exp": "gradc_exp", "log": "gradc_log", "log1p": "gradc_log1p", "expm1": "gradc_expm1",
@@ -129,7 +130,9 @@ _LIBRARY = {
     "gradc_tanf_scalar": (trig.TANF_SCALAR, ("gradc_tanf",)),
     "gradc_sinf_scalar": (trig.SINF_SCALAR, ("gradc_sinf",)),
     "gradc_cosf_scalar": (trig.COSF_SCALAR, ("gradc_cosf",)),
-    **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr
+    **special.LIBRARY,  # digamma, erfinv, erfcinv, ndtri, log_ndtr, erfcx
+    **incomplete.LIBRARY,  # gammainc, gammaincc, betainc and their inverses
+    **bessel.LIBRARY,  # Bessel functions: libm's J and Y of integer order, gradc's I and K
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
 }
 
@@ -158,7 +161,7 @@ def definitions(names) -> list:
         if name not in wanted:
             wanted.add(name)
             todo.extend(_LIBRARY[name][1])
-    return [text for name, (text, _) in _LIBRARY.items() if name in wanted]
+    return [text for name, (text, _) in _LIBRARY.items() if name in wanted and text]  # "": an alias of its callee
 
 
 def source(names) -> str:

@@ -1,5 +1,6 @@
-"""``digamma``, ``erfinv``, ``erfcinv``, ``ndtri`` and ``log_ndtr`` (double and float) for the C math library:
-C99 has ``lgamma`` but not its derivative, ``erf`` but not its inverse or the log of the normal distribution.
+"""``digamma``, ``erfinv``, ``erfcinv``, ``ndtri``, ``log_ndtr`` and ``erfcx`` (double and float) for the C math
+library: C99 has ``lgamma`` but not its derivative, ``erf`` but not its inverse, the log of the normal distribution
+or the scaled ``erfc``.
 
 C text only; ``gradc.backends.c.mathlib`` says what calls what and emits what is used. Method: for
 negative ``x`` the reflection ``psi(x) = psi(1 - x) - pi / tan(pi x)`` (``tan`` of the exact fractional
@@ -16,6 +17,9 @@ two of SciPy's (a few 1e-16 relative; measured in ``tests/ops/test_special.py``)
 ``log_ndtr(a)``: SciPy's ``log1p(-erfc(a / sqrt 2) / 2)`` from ``a = -1`` up, ``log(erfc(-a / sqrt 2) / 2)``
 below (SciPy's ``log(erfcx) - t^2``, where C99 has no ``erfcx``), and below ``-20`` the asymptotic series
 ``-a^2/2 - log(-a) - log(2 pi)/2 + log(1 - 1/a^2 + 3/a^4 - ...)`` (eleven terms: below 1e-18).
+
+``erfcx(x) = exp(x^2) erfc(x)``: ``x^2`` split exactly with ``fma`` (``exp(x^2)`` keeps its digits, where
+SciPy's loses ``x^2`` ulps below 0), the continued fraction of ``erfc`` from ``x = 25``, ``1/(sqrt(pi) x)`` beyond 1e8.
 
 The float versions compute in double (as SciPy's float32 loops do) and round once.
 """
@@ -146,12 +150,40 @@ static inline double gradc_log_ndtr(double a)
 }"""
 
 
+ERFCX = """\
+/* erfcx(x) = exp(x^2) erfc(x): x^2 split exactly (fma) so exp(x^2) keeps its digits; the continued fraction
+   1 / (sqrt(pi) (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))) from x = 25 (erfc underflows near 27) */
+static inline double gradc_erfcx(double x)
+{
+    if (isnan(x)) {
+        return x;
+    }
+    if (x < 25.0) {
+        if (x < -26.7) {
+            return INFINITY;
+        }
+        const double hi = x * x, lo = fma(x, x, -hi);
+        const double grow = exp(hi) * (1.0 + lo);
+        return x < 0.0 ? 2.0 * grow - grow * erfc(-x) : grow * erfc(x);
+    }
+    if (x > 1e8) {  /* the next term is below 1e-16 relative */
+        return 0.56418958354775629 / x;
+    }
+    double t = x;
+    for (int k = 40; k >= 1; --k) {
+        t = x + 0.5 * k / t;
+    }
+    return 0.56418958354775629 / t;
+}"""
+
+
 def _in_double(name):
     return (f"/* {name}f(x): gradc_{name} in double, rounded once */\n"
             f"static inline float gradc_{name}f(float x)\n{{\n    return (float)gradc_{name}((double)x);\n}}")
 
 
-ERFINVF, ERFCINVF, NDTRIF, LOG_NDTRF = (_in_double(name) for name in ("erfinv", "erfcinv", "ndtri", "log_ndtr"))
+ERFINVF, ERFCINVF, NDTRIF, LOG_NDTRF, ERFCXF = (_in_double(name) for name in (
+    "erfinv", "erfcinv", "ndtri", "log_ndtr", "erfcx"))
 
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
@@ -166,4 +198,6 @@ LIBRARY = {
     "gradc_ndtrif": (NDTRIF, ("gradc_ndtri",)),
     "gradc_log_ndtr": (LOG_NDTR, ()),
     "gradc_log_ndtrf": (LOG_NDTRF, ("gradc_log_ndtr",)),
+    "gradc_erfcx": (ERFCX, ()),
+    "gradc_erfcxf": (ERFCXF, ("gradc_erfcx",)),
 }
