@@ -20,7 +20,8 @@ from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops import special_scipy as sc
-from gradc.ops.linalg_api import cholesky
+from gradc.ops.linalg import matmul
+from gradc.ops.linalg_api import cholesky, eigh
 from gradc.ops.linalg_decomp import eye_like, mT, tri
 from gradc.ops.linalg_scipy import solve_triangular
 from gradc.ops.values import aval
@@ -59,25 +60,75 @@ def _squeezed(value):
     return value if kept == shape else sh.reshape(value, kept)
 
 
-def multivariate_normal_logpdf(x, mean, cov, what="scipy.stats.multivariate_normal.logpdf"):
-    """``scipy.stats.multivariate_normal.logpdf(x, mean, cov)`` (``mean`` may be 0, ``cov`` 1)."""
+def _as_matrix(cov, d):
+    """A vector (diagonal) or scalar covariance as the matrix SciPy makes of it."""
+    ndim = aval(cov).ndim
+    if ndim == 2:
+        return cov
+    eye = np.eye(d)
+    return ew.mul(eye, cov if ndim == 0 else sh.reshape(cov, (1, d)))
+
+
+def _symmetric_lower(cov):
+    """The symmetric matrix of ``cov``'s lower triangle (the entries SciPy reads)."""
+    return ew.add(tri(cov, True), mT(tri(cov, True, -1)))
+
+
+def _singular_logpdf(diff, cov, d):
+    """SciPy's pseudo-density (``allow_singular=True``): eigenvalues above SciPy's cutoff count, the rest span
+    directions with no spread; a point off the support (a deviation along those directions) has log-density -inf."""
+    values, vectors = eigh(_symmetric_lower(_as_matrix(cov, d)))
+    cutoff = ew.mul(red.max_(ew.abs_(values)), 1e6 * float(np.finfo(np.float64).eps))
+    kept = ew.greater(values, cutoff)
+    safe = ew.where(kept, values, 1.0)
+    log_pdet = red.sum_(ew.where(kept, ew.log(safe), 0.0))
+    rank = red.sum_(ew.astype(kept, "f64"))
+    whitened = matmul(diff, ew.mul(vectors, ew.where(kept, ew.div(1.0, ew.sqrt(safe)), 0.0)))
+    maha = red.sum_(ew.mul(whitened, whitened), axis=-1)
+    off = matmul(diff, ew.mul(vectors, ew.where(kept, 0.0, 1.0)))
+    outside = ew.greater_equal(ew.sqrt(red.sum_(ew.mul(off, off), axis=-1)), ew.mul(cutoff, 1e3))
+    value = ew.mul(ew.add(ew.add(maha, log_pdet), ew.mul(rank, _LOG_2PI)), -0.5)
+    return ew.where(outside, -np.inf, value)
+
+
+def _log_det(cov, d, what):
+    """``log det cov`` and the Cholesky factor of a matrix ``cov`` (None for a diagonal or a scalar)."""
+    cov_ndim = aval(cov).ndim
+    if cov_ndim == 0:
+        return ew.mul(ew.log(cov), float(d)), None
+    if cov_ndim == 1:
+        return red.sum_(ew.log(cov)), None
+    factor = cholesky(_symmetric_lower(cov), what=what)
+    return ew.mul(red.sum_(ew.log(red.sum_(ew.mul(factor, eye_like(factor)), axis=-1))), 2.0), factor
+
+
+def _mahalanobis(diff, cov, factor, what):
+    """The squared Mahalanobis length of each point (row) of ``diff``."""
+    if factor is None:  # a diagonal (vector) or a multiple of the identity (scalar)
+        return red.sum_(ew.div(ew.mul(diff, diff), cov), axis=-1)
+    if aval(diff).ndim > 2:
+        raise TraceError(f"{what}: x of shape {aval(diff).shape}: gradc takes a point or a matrix of points",
+                         hint="reshape x to (n, d) and the result back")
+    solved = solve_triangular(factor, mT(diff) if aval(diff).ndim == 2 else diff, lower=True, what=what)
+    return red.sum_(ew.mul(solved, solved), axis=0)
+
+
+def multivariate_normal_logpdf(x, mean, cov, allow_singular=False, what="scipy.stats.multivariate_normal.logpdf"):
+    """``scipy.stats.multivariate_normal.logpdf(x, mean, cov, allow_singular)`` (``mean`` may be 0, ``cov`` 1)."""
     d = _dimension(mean, cov, what)
     diff = ew.sub(_points(x, d, what), mean)  # (..., d)
-    cov_ndim = aval(cov).ndim
-    if cov_ndim < 2:  # a diagonal (vector) or a multiple of the identity (scalar)
-        log_det = ew.mul(ew.log(cov), float(d)) if cov_ndim == 0 else red.sum_(ew.log(cov))
-        maha = red.sum_(ew.div(ew.mul(diff, diff), cov), axis=-1)
-    else:
-        lower = tri(cov, True)
-        factor = cholesky(ew.add(lower, mT(tri(cov, True, -1))), what=what)
-        log_det = ew.mul(red.sum_(ew.log(red.sum_(ew.mul(factor, eye_like(factor)), axis=-1))), 2.0)
-        solved = solve_triangular(factor, mT(diff) if aval(diff).ndim == 2 else diff, lower=True, what=what)
-        if aval(diff).ndim > 2:
-            raise TraceError(f"{what}: x of shape {aval(x).shape}: gradc takes a point or a matrix of points",
-                             hint="reshape x to (n, d) and the result back")
-        maha = red.sum_(ew.mul(solved, solved), axis=0)
-    value = ew.mul(ew.add(ew.add(maha, log_det), d * _LOG_2PI), -0.5)
+    if allow_singular:
+        return _squeezed(_singular_logpdf(diff, cov, d))
+    log_det, factor = _log_det(cov, d, what)
+    value = ew.mul(ew.add(ew.add(_mahalanobis(diff, cov, factor, what), log_det), d * _LOG_2PI), -0.5)
     return _squeezed(value)
+
+
+def multivariate_normal_entropy(mean, cov, what="scipy.stats.multivariate_normal.entropy"):
+    """``scipy.stats.multivariate_normal.entropy(mean, cov)``: ``(d (1 + log 2 pi) + log det cov) / 2``."""
+    d = _dimension(mean, cov, what)
+    log_det, _ = _log_det(cov, d, what)
+    return ew.mul(ew.add(log_det, d * (1.0 + _LOG_2PI)), 0.5)
 
 
 def dirichlet_logpdf(x, alpha, what="scipy.stats.dirichlet.logpdf"):
@@ -99,4 +150,4 @@ def dirichlet_logpdf(x, alpha, what="scipy.stats.dirichlet.logpdf"):
     return _squeezed(value)
 
 
-__all__ = ["multivariate_normal_logpdf", "dirichlet_logpdf"]
+__all__ = ["multivariate_normal_logpdf", "multivariate_normal_entropy", "dirichlet_logpdf"]

@@ -132,12 +132,14 @@ class Multivariate(_StandIn):
     """Stands in for ``scipy.stats.multivariate_normal`` or ``scipy.stats.dirichlet`` (logpdf and pdf)."""
 
     def _methods(self):
-        return ["logpdf", "pdf"]
+        return ["logpdf", "pdf", *(["entropy"] if self._name == "multivariate_normal" else [])]
 
     def _compute(self, method, args, kwargs):
         what = f"scipy.stats.{self._name}.{method}"
         if self._name == "dirichlet":
             value = _call(mv.dirichlet_logpdf, what, args, kwargs, ("x", "alpha"), {})
+        elif method == "entropy":
+            return _call(_normal_entropy, what, args, kwargs, ("mean", "cov"), {"mean": None, "cov": 1.0})
         else:
             defaults = {"mean": None, "cov": 1.0, "allow_singular": False}
             value = _call(_normal_logpdf, what, args, kwargs, ("x", "mean", "cov", "allow_singular"), defaults)
@@ -151,7 +153,12 @@ def _normal_logpdf(x, mean, cov, allow_singular, what):
         raise TraceError(f"{what} with cov of type {type(cov).__name__} is not supported by gradc",
                          hint="pass the covariance as an array (a matrix, its diagonal or a scalar), not a "
                               "scipy.stats.Covariance object")
-    return mv.multivariate_normal_logpdf(x, 0.0 if mean is None else mean, cov, what=what)
+    return mv.multivariate_normal_logpdf(x, 0.0 if mean is None else mean, cov, bool(allow_singular), what=what)
+
+
+def _normal_entropy(mean, cov, what):
+    _normal_logpdf(0.0, mean, cov, False, what)  # the same checks of the arguments
+    return mv.multivariate_normal_entropy(0.0 if mean is None else mean, cov, what=what)
 
 
 def _call(fn, what, args, kwargs, names, defaults):

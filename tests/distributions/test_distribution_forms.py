@@ -178,3 +178,50 @@ def test_c_target_multivariate_and_frozen():
     np.testing.assert_allclose(value, f(*args), rtol=1e-12)
     for g, i in zip(grads, range(4)):
         np.testing.assert_allclose(g, central_differences(f, list(args), i), rtol=1e-6, atol=1e-7)
+
+
+def test_multivariate_normal_singular_covariance_as_scipy():
+    cov = np.diag((1.0, 1.0, 0.0, 0.0))
+    x = np.concatenate((RNG.standard_normal(2), np.zeros(2)))
+    mean = np.concatenate((RNG.standard_normal(2), np.zeros(2)))
+
+    def f(x, mean, cov):
+        return multivariate_normal.logpdf(x, mean, cov, allow_singular=True)
+
+    value, (gx, gm) = gradc.compile(f, x, mean, cov, argnums=(0, 1)).value_and_grad(x, mean, cov)
+    assert abs(value - f(x, mean, cov)) < 1e-12
+    with np.errstate(invalid="ignore"):  # differences off the support (the last two coordinates) are -inf - -inf
+        for g, i in ((gx, 0), (gm, 1)):
+            np.testing.assert_allclose(g[:2], central_differences(f, [x, mean, cov], i)[:2], rtol=1e-6)
+    off = x + np.array([0.0, 0.0, 0.0, 0.5])  # a deviation where the covariance has no spread
+    assert gradc.compile(f, off, mean, cov, mode="vjp").forward(off, mean, cov) == f(off, mean, cov) == -np.inf
+    a = RNG.standard_normal((3, 3))
+    spd = a @ a.T + np.eye(3)
+    _agrees(lambda x, c: np.sum(multivariate_normal.logpdf(x, np.zeros(3), c, True)), RNG.standard_normal((4, 3)),
+            spd)
+
+
+def test_multivariate_normal_entropy():
+    a = RNG.standard_normal((3, 3))
+
+    def f(mean, cov):
+        return multivariate_normal.entropy(mean, cov)
+
+    def g(v):
+        return st.multivariate_normal(np.zeros(2), v).entropy()
+
+    _agrees(f, np.zeros(3), a @ a.T + np.eye(3), wrt=(1,))
+    _agrees(g, np.array([1.5, 0.5]))
+
+
+def test_broadcast_arguments_as_autograd_tests_them():
+    x, loc, scale = RNG.standard_normal((4, 3)), RNG.standard_normal((1, 3)), RNG.uniform(0.5, 2.0, (4, 1))
+
+    def f(x, loc, scale):
+        return np.sum(scipy.stats.norm.logcdf(x, loc, scale) + scipy.stats.t.logpdf(x, 3.5, loc, scale))
+
+    def g(x, df):
+        return np.sum(scipy.stats.t.logpdf(x, df))
+
+    _agrees(f, x, loc, scale)
+    _agrees(g, x, RNG.uniform(2.0, 5.0, (1, 3)))
