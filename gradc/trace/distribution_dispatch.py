@@ -22,6 +22,7 @@ from gradc.ops import distributions_multivariate as mv
 from gradc.ops import elementwise as ew
 from gradc.ops import special_stats as st
 from gradc.ops.values import first_traced
+from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace import scipy_dispatch
 
 
@@ -35,6 +36,8 @@ def _f64(value):
         return float(value)
     if value is None:
         return None
+    if isinstance(value, (list, tuple)) and array_likes.has_traced(value):  # SciPy's np.asarray of the list
+        value = array_likes.build(value)
     return ew.astype(value if first_traced([value]) is not None else np.asarray(value, dtype=float), "f64")
 
 

@@ -225,3 +225,20 @@ def test_broadcast_arguments_as_autograd_tests_them():
 
     _agrees(f, x, loc, scale)
     _agrees(g, x, RNG.uniform(2.0, 5.0, (1, 3)))
+
+
+def _closure_with_frozen():
+    prior = st.laplace(0.2, 1.5)  # made outside the traced function, seen through a closure cell
+
+    def f(x):
+        return np.sum(prior.logpdf(x)) + np.sum(prior.cdf(x))
+    return f
+
+
+def test_frozen_in_a_closure_and_lists_of_traced_values():
+    _agrees(_closure_with_frozen(), X)
+
+    def f(a, b):
+        return np.sum(norm.logpdf([a, b, 1.0], loc=[0.0, a, b]))
+
+    _agrees(f, 0.3, -0.4)
