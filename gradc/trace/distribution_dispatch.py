@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import importlib
+import types
 
 import numpy as np
 
@@ -234,8 +235,14 @@ def distribution_name(obj):
     return None
 
 
-def frozen_stand_in(value):
-    """A stand-in for a frozen SciPy distribution made with constants (None for any other value)."""
+def stand_in_for(value):
+    """A stand-in for a frozen SciPy distribution made with constants, or for a bound method of a distribution
+    (``stats.norm.pdf`` or ``prior.logpdf`` kept in a variable); None for any other value."""
+    if isinstance(value, types.MethodType):
+        owner = stand_in_for(value.__self__)
+        if owner is None:
+            owner = STAND_INS.get(f"scipy.stats.{distribution_name(value.__self__)}")
+        return getattr(owner, value.__name__) if owner is not None and not value.__name__.startswith("_") else None
     if not (type(value).__module__ or "").startswith("scipy.stats") or not type(value).__name__.endswith("frozen"):
         return None
     name = distribution_name(value)
@@ -266,7 +273,7 @@ def conversion_message(frames):
     return None
 
 
-scipy_dispatch.add_stand_in_maker(frozen_stand_in)
+scipy_dispatch.add_stand_in_maker(stand_in_for)
 scipy_dispatch.add_conversion_namer(conversion_message)
 
 __all__ = ["Distribution", "Multivariate", "Frozen", "STAND_INS"]

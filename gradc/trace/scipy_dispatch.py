@@ -234,7 +234,8 @@ def _substitute(value, table, arrays=False):
     known = table.get(id(value))
     if known is not None and known[0] is value:
         return known[1]
-    if _STAND_IN_MAKERS and (type(value).__module__ or "").startswith("scipy"):
+    owner = value.__self__ if isinstance(value, types.MethodType) else value  # a bound method: its object's
+    if _STAND_IN_MAKERS and (type(owner).__module__ or "").startswith("scipy"):
         for make in _STAND_IN_MAKERS:
             sub = make(value)
             if sub is not None:

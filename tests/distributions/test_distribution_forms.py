@@ -242,3 +242,25 @@ def test_frozen_in_a_closure_and_lists_of_traced_values():
         return np.sum(norm.logpdf([a, b, 1.0], loc=[0.0, a, b]))
 
     _agrees(f, 0.3, -0.4)
+
+
+LOGPDF = scipy.stats.t.logpdf  # a bound method kept in a variable (as a test harness passes SciPy's functions)
+FROZEN_LOGCDF = norm(0.5, 2.0).logcdf
+
+
+def _check_all(fun):
+    def f(x, a):
+        return np.sum(fun(x, a))
+    return f
+
+
+def test_bound_methods_kept_in_variables_and_closures():
+    x = np.array([1.2, 2.5, 3.1])
+    _agrees(_check_all(scipy.stats.chi2.pdf), x, 3.0, wrt=(0,))
+    _agrees(_check_all(scipy.stats.gamma.logpdf), x, 2.5)
+    _agrees(_check_all(multivariate_normal.logpdf), RNG.standard_normal((3, 2)), np.array([0.2, -0.1]))
+
+    def f(x, df):
+        return np.sum(LOGPDF(x, df)) + np.sum(FROZEN_LOGCDF(x))  # a frozen one's: its parameters fixed
+
+    _agrees(f, x, 4.0)
