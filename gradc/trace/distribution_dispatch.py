@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import importlib
+import inspect
 import types
 
 import numpy as np
@@ -25,6 +26,7 @@ from gradc.ops import special_stats as st
 from gradc.ops.values import first_traced
 from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace import scipy_dispatch
+from gradc.trace.signature import CALLABLE_CONVERTERS
 
 
 def _has_tracer(values) -> bool:
@@ -273,7 +275,47 @@ def conversion_message(frames):
     return None
 
 
+def _parameters(owner_name, method, frozen):
+    """The named parameters of a distribution's method, as SciPy documents them."""
+    plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if frozen:
+        return [inspect.Parameter(_FIRST.get(method, "x"), plain)]
+    if owner_name == "dirichlet":
+        return [inspect.Parameter(n, plain) for n in ("x", "alpha")]
+    if owner_name == "multivariate_normal":
+        given = [] if method == "entropy" else [inspect.Parameter("x", plain)]
+        return given + [inspect.Parameter("mean", plain, default=None), inspect.Parameter("cov", plain, default=1.0)]
+    spec = st.DISTRIBUTIONS[owner_name]
+    first = "k" if spec.discrete else _FIRST.get(method, "x")
+    defaults = [("loc", 0.0)] + ([] if spec.discrete else [("scale", 1.0)])
+    return ([inspect.Parameter(first, plain)] + [inspect.Parameter(n, plain) for n in spec.shapes]
+            + [inspect.Parameter(n, plain, default=v) for n, v in defaults])
+
+
+def as_named_function(f):
+    """A distribution's method passed itself to a transform (``gradc.grad(scipy.stats.norm.logpdf)``): a
+    function of SciPy's named parameters calling the stand-in; None for anything else."""
+    if not isinstance(f, types.MethodType) or not (type(f.__self__).__module__ or "").startswith("scipy.stats"):
+        return None
+    name = distribution_name(f.__self__)
+    stand_in = STAND_INS.get(f"scipy.stats.{name}")
+    if name is None or f.__name__.startswith("_"):
+        return None
+    if stand_in is None or f.__name__ not in stand_in._methods():
+        raise _refusal(f"scipy.stats.{name}.{f.__name__}", stand_in._methods() if stand_in is not None else [])
+    method = stand_in_for(f)
+
+    def distribution_method(*args, **kwargs):
+        return method(*args, **kwargs)
+
+    frozen = type(f.__self__).__name__.endswith("frozen")
+    distribution_method.__signature__ = inspect.Signature(_parameters(name, f.__name__, frozen))
+    distribution_method.__name__ = distribution_method.__qualname__ = f"{name}_{f.__name__}"
+    return distribution_method
+
+
 scipy_dispatch.add_stand_in_maker(stand_in_for)
+CALLABLE_CONVERTERS.append(as_named_function)
 scipy_dispatch.add_conversion_namer(conversion_message)
 
 __all__ = ["Distribution", "Multivariate", "Frozen", "STAND_INS"]

@@ -264,3 +264,16 @@ def test_bound_methods_kept_in_variables_and_closures():
         return np.sum(LOGPDF(x, df)) + np.sum(FROZEN_LOGCDF(x))  # a frozen one's: its parameters fixed
 
     _agrees(f, x, 4.0)
+
+
+def test_a_distribution_method_passed_to_a_transform_itself():
+    assert gradc.grad(scipy.stats.norm.logpdf)(0.3) == -0.3
+    g = gradc.grad(scipy.stats.t.logcdf, argnums=(0, 2))(0.3, 3.0, 0.1)
+    hazard = scipy.stats.t.pdf(0.3, 3.0, 0.1) / scipy.stats.t.cdf(0.3, 3.0, 0.1)
+    np.testing.assert_allclose(g, [hazard, -hazard], rtol=1e-12)
+    np.testing.assert_allclose(gradc.grad(norm(1.0, 2.0).logpdf)(0.3), 0.7 / 4.0, rtol=1e-14)
+    np.testing.assert_allclose(gradc.grad(scipy.stats.poisson.logpmf, argnums=1)(3.0, 2.0), 0.5, rtol=1e-14)
+    np.testing.assert_allclose(gradc.grad(multivariate_normal.logpdf, argnums=1)(np.ones(2), np.zeros(2), np.eye(2)),
+                               [1.0, 1.0], rtol=1e-14)
+    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.gumbel_r\.logpdf is not supported.*forms\.py:\d+"):
+        gradc.grad(scipy.stats.gumbel_r.logpdf)(0.3)
