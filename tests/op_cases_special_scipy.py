@@ -43,7 +43,7 @@ DIFF_CASES = [
       for name in ("jv", "yv", "iv", "kv", "ive", "kve") for v in (0, 1, 3, -2)],
     *[Case(f"{name}_order_{v}".replace("-", "minus_").replace(".", "_"),
            routed(_of_order(getattr(S, name), v)), [uniform(0.2, 9.0, 4)], (name,))
-      for name in ("iv", "kv", "ive", "kve") for v in (0.5, 2.25, -1.7)],
+      for name in ("jv", "yv", "iv", "kv", "ive", "kve") for v in (0.5, 2.25, -1.7)],
     Case("jn_yn", routed(lambda x: S.jn(2, x) + S.yn(3, x)), [uniform(0.5, 9.0, 4)], ("jv", "yv")),
     Case("ive_negative_x", routed(lambda x: S.ive(2, x) + S.iv(3, x)), [uniform(-5.0, -0.3, 4)], ("ive", "iv")),
     Case("iv_f32", routed(lambda x: S.iv(1.5, x)), [f32(uniform(0.3, 5.0, 4))], ("iv",), rtol=1e-3),

@@ -14,8 +14,7 @@ differentiate again::
 and the product rule for the scaled ones, ``ive = iv e^-|x|`` and ``kve = kv e^x`` (SciPy's definitions for
 real x): ``ive' = (ive_{v-1} + ive_{v+1}) / 2 - sign(x) ive``, ``kve' = kve - (kve_{v-1} + kve_{v+1}) / 2``.
 C: gradc's C math library (``gradc/backends/c/mathlib/bessel.py``): libm's POSIX ``j0 j1 jn y0 y1 yn`` for the
-integer orders of J and Y (a fractional order of ``jv``/``yv`` is refused when compiling to C), gradc's
-own I and K of any real order.
+integer orders of J and Y, gradc's own J and Y of fractional order and I and K of any real order.
 
 >>> bool(np.isclose(jv(0, np.float64(1.0)), 0.7651976865579666))
 True
@@ -24,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import EmitError, TraceError
+from gradc.errors import TraceError
 from gradc.ir.registry import defop
 from gradc.ops import c_spell, spell
 from gradc.ops import elementwise as ew
@@ -83,16 +82,15 @@ def _is_integer(v) -> bool:
     return float(v) == int(v)
 
 
-def _ordered_c(name, integer_only):
-    """C: ``gradc_<name>(v, x)``; J and Y only of an integer order (libm's ``jn``/``yn``), refused otherwise."""
+def _ordered_c(name):
+    """C: ``gradc_<name>(v, x)`` of gradc's C math library; J and Y of an integer order call libm's ``jn``/``yn``."""
     def build(args, params, in_types, out_type):
         v = params["v"]
-        if integer_only and not _is_integer(v):
-            raise EmitError(f"scipy.special.{name} of the fractional order {v!r} has no C lowering in gradc (C has "
-                            f"Bessel functions {name[0].upper()}_n of integer order only)",
-                            hint="use an integer order, or compile to the NumPy target (target='numpy')")
-        order = str(int(v)) if integer_only else repr(float(v))
-        return c_call(f"gradc_{name}", [args[0]], template=f"gradc_{name}{{f}}({order}, {{0}})")
+        if name in ("jv", "yv"):
+            function, order = (f"gradc_{name}", str(int(v))) if _is_integer(v) else (f"gradc_{name}_real", repr(v))
+        else:
+            function, order = f"gradc_{name}", repr(float(v))
+        return c_call(function, [args[0]], template=f"{function}{{f}}({order}, {{0}})")
     return c_spell.scalar(build)
 
 
@@ -127,16 +125,15 @@ def _kve_vjp(ct, out, x, needs, v):
     return (ew.mul(ct, ew.sub(out, ew.mul(ew.add(below, above), 0.5))),)
 
 
-for _name, _vjp, _formula, _integer_only in [
-        ("jv", _jy_vjp(lambda v, x: jv(v, x)), "(jv(v-1, x) - jv(v+1, x)) / 2", True),
-        ("yv", _jy_vjp(lambda v, x: yv(v, x)), "(yv(v-1, x) - yv(v+1, x)) / 2", True),
-        ("iv", _iv_vjp, "(iv(v-1, x) + iv(v+1, x)) / 2", False),
-        ("kv", _kv_vjp, "-(kv(v-1, x) + kv(v+1, x)) / 2", False),
-        ("ive", _ive_vjp, "(ive(v-1, x) + ive(v+1, x)) / 2 - sign(x) out", False),
-        ("kve", _kve_vjp, "out - (kve(v-1, x) + kve(v+1, x)) / 2", False)]:
+for _name, _vjp, _formula in [
+        ("jv", _jy_vjp(lambda v, x: jv(v, x)), "(jv(v-1, x) - jv(v+1, x)) / 2"),
+        ("yv", _jy_vjp(lambda v, x: yv(v, x)), "(yv(v-1, x) - yv(v+1, x)) / 2"),
+        ("iv", _iv_vjp, "(iv(v-1, x) + iv(v+1, x)) / 2"),
+        ("kv", _kv_vjp, "-(kv(v-1, x) + kv(v+1, x)) / 2"),
+        ("ive", _ive_vjp, "(ive(v-1, x) + ive(v+1, x)) / 2 - sign(x) out"),
+        ("kve", _kve_vjp, "out - (kve(v-1, x) + kve(v+1, x)) / 2")]:
     defop(_name, infer=_same_types, impl=_ordered_impl(_name), vjp=_vjp, elementwise=True,
-          doc=f"x_bar = ct * {_formula}; the order v is static", np=_ordered_spelling(_name),
-          c=_ordered_c(_name, _integer_only))
+          doc=f"x_bar = ct * ({_formula}); the order v is static", np=_ordered_spelling(_name), c=_ordered_c(_name))
 
 
 # ---------------------------------------------------------------- the functions tracers and rules call
@@ -166,10 +163,12 @@ def static_order(v, what: str, *, integer: bool = False):
         shown = f"an array of shape {np.shape(v)}" if isinstance(v, np.ndarray) else repr(v)
         raise TraceError(f"{what}: the order must be one number, not {shown}",
                          hint="call once per order, e.g. np.stack([f(v, x) for v in orders])")
+    if not np.isfinite(v):
+        raise TraceError(f"{what}: the order must be finite, not {v!r}", hint="pass a finite order")
     if integer and not _is_integer(v):
         raise TraceError(f"{what}: the order must be an integer, not {v!r}", hint="use scipy.special.yv for "
                          "fractional orders" if what.endswith("yn") else "pass an integer order")
-    return int(v) if np.isfinite(v) and _is_integer(v) else float(v)
+    return int(v) if _is_integer(v) else float(v)
 
 
 def _ordered(name):

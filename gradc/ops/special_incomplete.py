@@ -10,7 +10,8 @@ Derivatives: in ``x`` the density, ``dP/dx = x^(a-1) e^-x / Gamma(a)`` (``-`` th
 differentiate again; the inverses by the inverse function rule, ``dx/dy = 1 / density(x)`` at ``x = out``.
 In the shape parameters (``a``, ``b``) there is no closed form; gradc refuses that derivative when it is
 asked for, naming the user's function and line (recorded when tracing in the op's ``where``, only when a
-shape parameter is traced), and says to treat the parameter as a constant.
+shape parameter is traced), and says to treat the parameter as a constant. Callers standing for another
+public function (``scipy.stats.gamma.cdf``) pass ``public=`` and ``shape_names=`` to be named instead.
 
 >>> import numpy as np
 >>> bool(np.isclose(gammainc(2.0, np.float64(1.0)), 1.0 - 2.0 / np.e))
@@ -41,7 +42,7 @@ from gradc.ops.values import first_traced
 
 
 def _impl(name):
-    def run(*xs, where=""):
+    def run(*xs, **refusal):
         return _like(xs[-1], getattr(_scipy_special(), name)(*xs))
     return run
 
@@ -54,14 +55,18 @@ def _mathlib(name):
     return c_spell.scalar(build)
 
 
-def _refuse(name, shapes, where):
-    def fail():
-        raise TraceError(f"scipy.special.{name}: the derivative in {shapes} is not available in gradc "
-                         f"(only the derivative in x is)", where=where or None,
-                         hint=f"treat {shapes} as a constant: pass it as a NumPy value or Python float rather than "
-                              f"a differentiated argument, or wrap it in gradc.stop_gradient(...) "
-                              f"(argnums=/wrt= can leave it out)")
-    return fail
+def _refuse(name, needs, where="", public="", shape_names=""):
+    """The refusal of a derivative in the shape parameters, if one is needed: ``needs`` are the shape parameters'
+    flags; ``public``/``shape_names`` are the caller's (``scipy.stats.gamma.cdf``, ``"a"``), recorded when tracing."""
+    if not any(needs):
+        return
+    names = shape_names.split(",") if shape_names else ["a", "b"][:len(needs)]
+    what = " and ".join(n for n, need in zip(names, needs) if need)
+    raise TraceError(f"{public or 'scipy.special.' + name}: the derivative in {what} is not available in gradc "
+                     f"(only the derivative in x is)", where=where or None,
+                     hint=f"treat {what} as a constant: pass it as a NumPy value or Python float rather than "
+                          f"a differentiated argument, or wrap it in gradc.stop_gradient(...) "
+                          f"(argnums=/wrt= can leave it out)")
 
 
 def _gamma_density(a, x):
@@ -75,30 +80,26 @@ def _beta_density(a, b, x):
 
 
 def _gamma_vjp(name, sign):
-    def vjp(ct, out, a, x, needs, where=""):
-        if needs[0]:
-            _refuse(name, "a", where)()
+    def vjp(ct, out, a, x, needs, **refusal):
+        _refuse(name, needs[:1], **refusal)
         return None, (ew.mul(ct, ew.mul(_gamma_density(a, x), sign)) if needs[1] else None)
     return vjp
 
 
 def _gamma_inverse_vjp(name, sign):
-    def vjp(ct, out, a, y, needs, where=""):
-        if needs[0]:
-            _refuse(name, "a", where)()
+    def vjp(ct, out, a, y, needs, **refusal):
+        _refuse(name, needs[:1], **refusal)
         return None, (ew.div(ct, ew.mul(_gamma_density(a, out), sign)) if needs[1] else None)
     return vjp
 
 
-def _betainc_vjp(ct, out, a, b, x, needs, where=""):
-    if needs[0] or needs[1]:
-        _refuse("betainc", "a and b" if needs[0] and needs[1] else ("a" if needs[0] else "b"), where)()
+def _betainc_vjp(ct, out, a, b, x, needs, **refusal):
+    _refuse("betainc", needs[:2], **refusal)
     return None, None, (ew.mul(ct, _beta_density(a, b, x)) if needs[2] else None)
 
 
-def _betaincinv_vjp(ct, out, a, b, y, needs, where=""):
-    if needs[0] or needs[1]:
-        _refuse("betaincinv", "a and b" if needs[0] and needs[1] else ("a" if needs[0] else "b"), where)()
+def _betaincinv_vjp(ct, out, a, b, y, needs, **refusal):
+    _refuse("betaincinv", needs[:2], **refusal)
     return None, None, (ew.div(ct, _beta_density(a, b, out)) if needs[2] else None)
 
 
@@ -115,65 +116,71 @@ _defop("betainc", _betainc_vjp, "x_bar = ct * x^(a-1) (1-x)^(b-1) / B(a, b); a, 
 _defop("betaincinv", _betaincinv_vjp, "y_bar = ct / (out^(a-1) (1-out)^(b-1) / B(a, b)); a, b: refused")
 
 
-def _apply(name, shapes, last):
-    """The op on ``(*shapes, last)``; the user's line recorded when a shape parameter is traced (for the refusal)."""
-    where = user_location() or "" if first_traced(list(shapes)) is not None else ""
-    params = {"where": where} if where else {}
+def _apply(name, shapes, last, public, shape_names):
+    """The op on ``(*shapes, last)``; when a shape parameter is traced, the user's line (and the caller's public
+    name and parameter names, if given) recorded for the refusal of its derivative."""
+    params = {}
+    if first_traced(list(shapes)) is not None:
+        params = {"where": user_location() or ""}
+        if public:
+            params["public"] = public
+        if shape_names:
+            params["shape_names"] = ",".join(shape_names)
     return apply_elementwise(name, *scipy_operands(name, [*shapes, last]), float_only=True, **params)
 
 
-def gammainc(a, x):
+def gammainc(a, x, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.gammainc(a, x)``: the regularized lower incomplete gamma function ``P(a, x)``.
 
     >>> float(gammainc(1.0, np.float64(0.0)))
     0.0
     """
-    return _apply("gammainc", (a,), x)
+    return _apply("gammainc", (a,), x, public, shape_names)
 
 
-def gammaincc(a, x):
+def gammaincc(a, x, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.gammaincc(a, x)``: the regularized upper incomplete gamma function ``1 - P(a, x)``.
 
     >>> bool(np.isclose(gammaincc(1.0, np.float64(2.0)), np.exp(-2.0)))
     True
     """
-    return _apply("gammaincc", (a,), x)
+    return _apply("gammaincc", (a,), x, public, shape_names)
 
 
-def gammaincinv(a, y):
+def gammaincinv(a, y, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.gammaincinv(a, y)``: ``x`` with ``gammainc(a, x) = y``.
 
     >>> bool(np.isclose(gammaincinv(1.0, np.float64(1.0 - np.exp(-2.0))), 2.0))
     True
     """
-    return _apply("gammaincinv", (a,), y)
+    return _apply("gammaincinv", (a,), y, public, shape_names)
 
 
-def gammainccinv(a, y):
+def gammainccinv(a, y, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.gammainccinv(a, y)``: ``x`` with ``gammaincc(a, x) = y``.
 
     >>> bool(np.isclose(gammainccinv(1.0, np.float64(np.exp(-2.0))), 2.0))
     True
     """
-    return _apply("gammainccinv", (a,), y)
+    return _apply("gammainccinv", (a,), y, public, shape_names)
 
 
-def betainc(a, b, x):
+def betainc(a, b, x, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.betainc(a, b, x)``: the regularized incomplete beta function ``I_x(a, b)``.
 
     >>> bool(np.isclose(betainc(1.0, 1.0, np.float64(0.3)), 0.3))
     True
     """
-    return _apply("betainc", (a, b), x)
+    return _apply("betainc", (a, b), x, public, shape_names)
 
 
-def betaincinv(a, b, y):
+def betaincinv(a, b, y, *, public: str = "", shape_names: tuple = ()):
     """``scipy.special.betaincinv(a, b, y)``: ``x`` with ``betainc(a, b, x) = y``.
 
     >>> bool(np.isclose(betaincinv(2.0, 1.0, np.float64(0.25)), 0.5))
     True
     """
-    return _apply("betaincinv", (a, b), y)
+    return _apply("betaincinv", (a, b), y, public, shape_names)
 
 
 __all__ = ["gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv"]

@@ -56,12 +56,22 @@ def _elementwise(name, fn):
     return call
 
 
+def _in_scipys_dtype(name, fn):
+    """A ufunc of several operands: a Python float next to float32 arrays computes in the dtype SciPy's loop
+    order picks (``sc.scipy_operands``): float64 for ``xlogy(1.5, x32)``, as SciPy gives."""
+    def call(*args):
+        return fn(*sc.scipy_operands(name, list(args)))
+    return call
+
+
+for _name, _fn in [("xlogy", sc.xlogy), ("xlog1py", sc.xlog1py), ("rel_entr", sc.rel_entr), ("kl_div", sc.kl_div),
+                   ("betaln", sc.betaln), ("beta", sc.beta)]:
+    scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, _in_scipys_dtype(_name, _fn)))
+
 for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("erfcinv", sc.erfcinv),
                    ("ndtr", sc.ndtr), ("ndtri", sc.ndtri), ("log_ndtr", sc.log_ndtr), ("gammaln", sc.gammaln),
                    ("loggamma", sc.loggamma), ("gamma", sc.gamma), ("digamma", sc.digamma), ("psi", sc.digamma),
-                   ("betaln", sc.betaln), ("beta", sc.beta), ("expit", sc.expit),
-                   ("logit", sc.logit), ("log_expit", sc.log_expit), ("xlogy", sc.xlogy), ("xlog1py", sc.xlog1py),
-                   ("entr", sc.entr), ("rel_entr", sc.rel_entr), ("kl_div", sc.kl_div),
+                   ("expit", sc.expit), ("logit", sc.logit), ("log_expit", sc.log_expit), ("entr", sc.entr),
                    ("multigammaln", sc.multigammaln),
                    ("rgamma", sc.rgamma), ("gammasgn", sc.gammasgn), ("erfcx", sc.erfcx),
                    ("gammainc", inc.gammainc), ("gammaincc", inc.gammaincc), ("gammaincinv", inc.gammaincinv),

@@ -1,6 +1,6 @@
 """gradc's C math library for SciPy's special functions of issue 24 (incomplete gamma and beta and their inverses,
-Bessel functions, erfcx) against SciPy over grids that reach the tails and zero, and against mpmath (50 digits)
-where SciPy's own error is the larger one. Each bound is stated at its assertion."""
+Bessel functions of real order, erfcx) against SciPy over grids that reach the tails and zero, and against mpmath
+(50 digits) where SciPy's own error is the larger one. Each bound is stated at its assertion."""
 from __future__ import annotations
 
 import ctypes
@@ -29,6 +29,8 @@ FUNCTIONS = {  # C name -> (number of double arguments, the C call of loop argum
     "gradc_kve": (2, "gradc_kve(a[i], x[i])"),
     **{f"gradc_{n}": (1, f"gradc_{n}(x[i])") for n in ("i0", "i1", "i0e", "i1e", "k0", "k1", "k0e", "k1e")},
     "gradc_ivf": (2, "gradc_ivf(a[i], (float)x[i])"),
+    "gradc_jv_real": (2, "gradc_jv_real(a[i], x[i])"),
+    "gradc_yv_real": (2, "gradc_yv_real(a[i], x[i])"),
 }
 
 
@@ -105,6 +107,16 @@ def test_incomplete_gamma_over_a_grid(c_function, name):
     assert np.all(relative_error(got.ravel()[pick][keep], exact[keep]) < 2e-16 * (50 + np.abs(np.log(exact[keep]))))
 
 
+def test_upper_incomplete_gamma_for_small_a_keeps_relative_accuracy(c_function):
+    # Q(a, x) ~ a E1(x) as a -> 0: 1 - P would lose it (1e-7 relative at a = 1e-8)
+    a, x = (t.ravel() for t in np.meshgrid([1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 0.01, 0.1, 0.3, 0.49],
+                                           [1e-5, 1e-3, 0.1, 0.5, 1.0, 1.2, 1.45]))
+    exact = mp_values(lambda s, t: mpmath.gammainc(s, t, mpmath.inf, regularized=True), a, x)
+    assert relative_error(c_function("gradc_gammaincc", a, x), exact).max() < 1e-14
+    exact = mp_values(lambda s, t: mpmath.gammainc(s, 0, t, regularized=True), a, x)
+    assert relative_error(c_function("gradc_gammainc", a, x), exact).max() < 1e-14
+
+
 def test_incomplete_gamma_special_values(c_function):
     a = np.array([0.0, 0.0, 1.0, 1.0, -1.0, 1.0, np.inf, 1.0, np.nan, 2.5])
     x = np.array([1.0, 0.0, 0.0, np.inf, 1.0, -1.0, 1.0, np.nan, 1.0, 1e-300])
@@ -125,6 +137,16 @@ def test_incomplete_beta_over_a_grid(c_function):
     special_x = np.array([0.5, 0.5, 0.0, 1.0, 1.5, 0.5, -0.1, 0.5])
     np.testing.assert_array_equal(c_function("gradc_betainc", special_a, special_b, special_x),
                                   S.betainc(special_a, special_b, special_x))
+
+
+def test_incomplete_beta_for_small_b_keeps_relative_accuracy(c_function):
+    # I_x(a, b) ~ b for tiny b: the complement 1 - I_{1-x}(b, a) would lose it (3e-8 relative at b = 1e-8)
+    a, b, x = (t.ravel() for t in np.meshgrid([1e-4, 0.01, 0.5, 2.0, 50.0], [1e-8, 1e-4, 0.01, 0.5],
+                                              [1e-6, 0.01, 0.3, 0.7, 0.99, 0.999]))
+    exact = mp_values(lambda p, q, t: mpmath.betainc(p, q, 0, t, regularized=True), a, b, x)
+    shown = exact > 1e-280
+    # (|log I| ulp in the far tails: 1e-13 at I = 1e-72)
+    assert relative_error(c_function("gradc_betainc", a, b, x)[shown], exact[shown]).max() < 2e-13
 
 
 @pytest.mark.parametrize("name", ["gammaincinv", "gammainccinv"])
@@ -197,13 +219,44 @@ def test_real_order_bessel_against_mpmath(c_function, name):
     assert relative_error(c_function(f"gradc_{name}", v, x)[shown], exact[shown]).max() < 1e-14
 
 
+# ---------------------------------------------------------------- Bessel functions J and Y of real order
+def test_real_order_bessel_j_and_y_over_a_grid(c_function):
+    v, x = np.meshgrid(np.concatenate([np.linspace(-10.25, 10.25, 83), [0.3, -0.7, 25.5, 60.5, -33.25]]),
+                       np.concatenate([np.geomspace(1e-6, 3e4, 400), [1.9999, 2.0, 2.0001, 24.99, 25.01]]))
+    with np.errstate(all="ignore"):
+        j, y = c_function("gradc_jv_real", v, x), c_function("gradc_yv_real", v, x)
+        j_ref, y_ref = S.jv(v, x), S.yv(v, x)
+        modulus = np.hypot(j_ref, y_ref)  # J and Y oscillate: errors relative to sqrt(J^2 + Y^2) (zeros included)
+    for got, expected in ((j, j_ref), (y, y_ref)):
+        normal = np.isfinite(expected) & (modulus > 1e-280) & (modulus < 1e280)
+        # SciPy's own error reaches 6e-13 of the modulus (at v = 60.5, x = 847: mpmath below)
+        assert (np.abs(got[normal] - expected[normal]) / modulus[normal]).max() < 1e-12
+        assert np.median(relative_error(got[normal], expected[normal])) < 2e-15
+        special = ~np.isfinite(expected)
+        np.testing.assert_array_equal(got[special], expected[special])
+
+
+@pytest.mark.parametrize("name", ["jv", "yv"])
+def test_real_order_bessel_j_and_y_against_mpmath(c_function, name):
+    v, x = (a.ravel() for a in np.meshgrid(np.linspace(-3.25, 3.25, 14), [1e-7, 0.1, 0.5, 1.0, 1.9999, 2.0, 3.0, 10.0,
+                                                                          24.9, 25.1, 846.98, 9510.66]))
+    v = np.append(v, [60.5, 60.5])
+    x = np.append(x, [846.9792063691515, 1145.9482208676216])
+    exact = mp_values(mpmath.besselj if name == "jv" else mpmath.bessely, v, x)
+    modulus = mp_values(lambda s, t: mpmath.sqrt(mpmath.besselj(s, t) ** 2 + mpmath.bessely(s, t) ** 2), v, x)
+    shown = modulus < 1e300
+    got = c_function(f"gradc_{name}_real", v, x)
+    assert (np.abs(got - exact)[shown] / modulus[shown]).max() < 2e-14
+
+
 def test_bessel_special_values(c_function):
     x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -2.0])
     for v in (0.0, 1.0, 0.5, -1.5, -2.0, 2.5):
-        for name in ("iv", "ive", "kv", "kve"):
+        for name in ("iv", "ive", "kv", "kve", "jv_real", "yv_real"):
             with np.errstate(all="ignore"):
-                np.testing.assert_allclose(c_function(f"gradc_{name}", v, x), getattr(S, name)(v, x), rtol=1e-15,
-                                           atol=0, equal_nan=True, err_msg=f"{name}({v}, x)")
+                expected = getattr(S, name.replace("_real", ""))(v, x)
+                np.testing.assert_allclose(c_function(f"gradc_{name}", v, x), expected, rtol=1e-15, atol=0,
+                                           equal_nan=True, err_msg=f"{name}({v}, x)")
 
 
 def test_float_twin_rounds_the_double_once(c_function):
@@ -211,3 +264,23 @@ def test_float_twin_rounds_the_double_once(c_function):
     got = c_function("gradc_ivf", 1.5, x.astype(np.float32).astype(np.float64))
     expected = S.iv(1.5, x.astype(np.float32).astype(np.float64)).astype(np.float32).astype(np.float64)
     np.testing.assert_allclose(got, expected, rtol=1.2e-7)
+
+
+def test_random_orders_and_arguments(c_function):
+    """Seeded random (order, argument) pairs over the whole range, for the four real-order families."""
+    rng = np.random.default_rng(2024)
+    v = rng.uniform(-20.0, 20.0, 3000)
+    x = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), 3000))
+    with np.errstate(all="ignore"):
+        modulus = np.hypot(S.jv(v, x), S.yv(v, x))
+        for name in ("jv_real", "yv_real"):
+            got, expected = c_function(f"gradc_{name}", v, x), getattr(S, name[:2])(v, x)
+            shown = np.isfinite(expected) & (modulus < 1e280) & (modulus > 1e-280)
+            assert (np.abs(got[shown] - expected[shown]) / modulus[shown]).max() < 1e-12, name
+        for name in ("ive", "kve"):
+            got, expected = c_function(f"gradc_{name}", v, x), getattr(S, name)(v, x)
+            shown = np.isfinite(expected) & (np.abs(expected) > 1e-280) & (np.abs(expected) < 1e280)
+            if name == "ive":  # away from the zeros of I_{-v} (a difference of two terms there)
+                shown &= np.abs(expected) > 1e-2 * np.abs(S.ive(np.abs(v), x))
+            # SciPy's own error reaches 2e-12 next to negative integer orders (ours: 1e-13 of mpmath there)
+            assert relative_error(got[shown], expected[shown]).max() < 3e-12, name

@@ -1,4 +1,5 @@
-"""Bessel functions for the C math library: J and Y of integer order from libm, I and K of any real order here.
+"""Bessel functions for the C math library: J and Y of integer order from libm; J and Y of fractional order, and I and
+K of any real order, here.
 
 C text only; ``gradc.backends.c.mathlib`` says what calls what.
 
@@ -7,8 +8,9 @@ does not declare under ``-std=c99`` (glibc declares them only when a feature mac
 or ``_DEFAULT_SOURCE`` is defined before the first include). Since this text follows the includes of the
 translation unit, it declares them itself with their POSIX prototypes (identical redeclarations are valid C
 where ``<math.h>`` also declares them) and they link from ``-lm``. The wrappers give SciPy's values where POSIX
-leaves them to the library: ``-inf`` at 0 and NaN below 0 for Y. Fractional orders of J and Y are refused by
-the emitter (``gradc.ops.special_bessel``).
+leaves them to the library: ``-inf`` at 0 and NaN below 0 for Y.
+
+**J and Y** of fractional order: ``bessel_jy`` (the same scheme as I and K's).
 
 **I and K** of real order ``v >= 0`` and ``x > 0`` (``gradc_bessel_ik``), computed scaled, ``e^-x I_v(x)`` and
 ``e^x K_v(x)``, so ``ive``/``kve`` neither overflow nor underflow where SciPy's do not:
@@ -30,6 +32,8 @@ Negative orders: ``K_{-v} = K_v`` and ``I_{-v} = I_v + (2/pi) sin(v pi) K_v`` (D
 ``I_n(-x) = (-1)^n I_n(x)`` for integer ``n``, NaN otherwise (as SciPy), ``K`` NaN. The float versions compute
 in double and round once. Accuracy against SciPy over grids, tails and near zero: tests/ops/test_special_functions_c.py.
 """
+
+from gradc.backends.c.mathlib import bessel_jy
 
 _POSIX = """\
 /* POSIX (XSI) Bessel functions of libm (see gradc/backends/c/mathlib/bessel.py: not declared under -std=c99) */
@@ -294,6 +298,7 @@ def _float_ordered(name, order_type):
             f"    return (float)gradc_{name}(v, (double)x);\n}}")
 
 
+
 _LIBM = ("j0", "j1", "jv", "y0", "y1", "yv")
 _ANY = ("iv", "ive", "kv", "kve")
 
@@ -310,6 +315,7 @@ LIBRARY = {
     "gradc_ik": (_IK, ("gradc_bessel_ik", "gradc_sinpi")),
     **{f"gradc_{n}": ("", ("gradc_ik",)) for n in _ANY},
     **{f"gradc_{n}f": (_float_ordered(n, "double"), (f"gradc_{n}",)) for n in _ANY},
+    **bessel_jy.library(_float_ordered),
     **{f"gradc_{n}": (_fixed(n, call), ("gradc_ik",)) for n, call in _ORDER_FIXED.items()},
     **{f"gradc_{n}f": (_float_unary(n), (f"gradc_{n}",)) for n in _ORDER_FIXED},
 }
