@@ -280,12 +280,37 @@ def _cells(fn, table, arrays=False):
     new, changed = [], False
     for cell in fn.__closure__:
         try:
-            sub = _substitute(cell.cell_contents, table, arrays)
+            value = cell.cell_contents
         except ValueError:  # an empty cell
-            sub = None
+            value = None
+        sub = _substitute(value, table, arrays) if value is not None else None
+        if sub is None and _is_user_function(value) and value is not fn:
+            sub = _rebound_helper(value)  # a helper the function closes over (a nested def) sees the same names
         new.append(types.CellType(sub) if sub is not None else cell)
         changed |= sub is not None
     return tuple(new) if changed else None
+
+
+_REBINDING: set = set()  # ids of the helpers being rebound (a recursive nested function closes over itself)
+
+
+def _is_user_function(value) -> bool:
+    if not isinstance(value, types.FunctionType):
+        return False
+    path = value.__code__.co_filename
+    return not (_in_scipy(path) or _in_numpy_or_gradc(path))
+
+
+def _rebound_helper(helper):
+    """``helper`` rebound as the function that closes over it is, or None when nothing changes."""
+    if id(helper) in _REBINDING:
+        return None
+    _REBINDING.add(id(helper))
+    try:
+        out = rebind(helper)
+    finally:
+        _REBINDING.discard(id(helper))
+    return out if out is not helper else None
 
 
 def _copy(fn, new_globals, closure):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 import scipy.stats as st
 from distribution_cases import central_differences
@@ -277,3 +278,18 @@ def test_a_distribution_method_passed_to_a_transform_itself():
                                [1.0, 1.0], rtol=1e-14)
     with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.gumbel_r\.logpdf is not supported.*forms\.py:\d+"):
         gradc.grad(scipy.stats.gumbel_r.logpdf)(0.3)
+
+
+def test_a_nested_helper_calling_scipy_is_routed():
+    def outer():
+        def density(x, mu):
+            return scipy.stats.norm.logcdf(x, mu) + scipy.special.log_ndtr(x)
+        return density
+
+    density = outer()
+
+    def f(x, mu):
+        return np.sum(density(x, mu))
+
+    _agrees(lambda x, mu: np.sum(density(x, mu)), X, 0.2)
+    _agrees(f, X, 0.2)

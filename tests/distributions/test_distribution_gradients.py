@@ -93,3 +93,20 @@ def test_second_derivative_of_norm_logpdf_in_scale():
     h = 1e-4
     expected = (f(x, 1.3 + h) - 2 * f(x, 1.3) + f(x, 1.3 - h)) / h ** 2
     assert abs(second - expected) < 1e-5 * abs(expected)
+
+
+def test_forward_mode_agrees_with_reverse_mode():
+    def f(x, mu, s):
+        return (scipy.stats.norm.logcdf(x, mu, s) + scipy.stats.gamma.logpdf(x * x, 2.5, scale=s)
+                + scipy.stats.t.logsf(x, 4.0, mu, s) + scipy.stats.logistic.logsf(x, mu))
+
+    x, mu, s = np.array([-1.5, 0.3, 2.0]), 0.2, 1.4
+    tangents = (np.array([0.3, -0.2, 0.5]), 0.7, -0.4)
+    _, tangent_out = gradc.jvp(f, (x, mu, s), tangents)
+    grads = gradc.grad(lambda x, mu, s: np.sum(f(x, mu, s) * np.array([1.0, 2.0, 3.0])), argnums=(0, 1, 2))(x, mu, s)
+    reverse = sum(np.sum(g * t) for g, t in zip(grads, tangents))
+    np.testing.assert_allclose(np.sum(tangent_out * np.array([1.0, 2.0, 3.0])), reverse, rtol=1e-12)
+    h = 1e-6
+    up = f(x + h * tangents[0], mu + h * tangents[1], s + h * tangents[2])
+    down = f(x - h * tangents[0], mu - h * tangents[1], s - h * tangents[2])
+    np.testing.assert_allclose(tangent_out, (up - down) / (2 * h), rtol=1e-6)
