@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from gradc.ops import elementwise as ew
+from gradc.ops import special_incomplete
 from gradc.ops import special_numpy as sn
 
 
@@ -93,9 +94,19 @@ def is_integer(k):
     return ew.equal(ew.floor(k), k)
 
 
+PUBLIC = [""]  # the scipy.stats method being evaluated (special_stats.evaluate sets it): named in refusals
+
+
+def incomplete(name, *operands, names=()):
+    """``scipy.special.<name>`` (incomplete gamma/beta or an inverse) of ``operands``, a refusal of its derivative in
+    a shape parameter naming the public ``scipy.stats`` method and that parameter (``names``, per operand)."""
+    return getattr(special_incomplete, name)(*operands, public=PUBLIC[0], shape_names=tuple(names))
+
+
 def arctan2(y, x):
     return sn.arctan2(y, x)
 
 
 __all__ = ["Spec", "all_of", "on_support", "positive", "unit", "between", "log1mexp", "log_probability", "is_integer",
+           "incomplete", "PUBLIC",
            "is_static"]

@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from gradc.ops import elementwise as ew
-from gradc.ops import special_incomplete as inc
 from gradc.ops import special_scipy as sc
-from gradc.ops.distributions import Spec, all_of, is_integer, log1mexp, log_probability, on_support
+from gradc.ops.distributions import Spec, all_of, incomplete, is_integer, log1mexp, log_probability, on_support
 
 
 def _on_whole(k, low, high, formula):
@@ -38,8 +37,9 @@ def _poisson_logpmf(k, mu):
     return _on_whole(k, 0.0, None, lambda j: ew.sub(ew.sub(sc.xlogy(j, mu), sc.gammaln(ew.add(j, 1.0))), mu))
 
 
-def _poisson(fn, below):
-    return lambda k, mu: _counted(k, 0.0, None, lambda j: fn(ew.add(j, 1.0), mu), below, None)
+def _poisson(name, below):
+    return lambda k, mu: _counted(k, 0.0, None, lambda j: incomplete(name, ew.add(j, 1.0), mu, names=("k",)),
+                                  below, None)
 
 
 def _binom_logpmf(k, n, p):
@@ -51,11 +51,15 @@ def _binom_logpmf(k, n, p):
 
 
 def _binom_cdf(k, n, p):  # P(K <= j) = I_{1-p}(n - j, j + 1)
-    return _counted(k, 0.0, n, lambda j: inc.betainc(ew.sub(n, j), ew.add(j, 1.0), ew.sub(1.0, p)), 0.0, 1.0)
+    def below(j):
+        return incomplete("betainc", ew.sub(n, j), ew.add(j, 1.0), ew.sub(1.0, p), names=("n", "k"))
+    return _counted(k, 0.0, n, below, 0.0, 1.0)
 
 
 def _binom_sf(k, n, p):  # P(K > j) = I_p(j + 1, n - j)
-    return _counted(k, 0.0, n, lambda j: inc.betainc(ew.add(j, 1.0), ew.sub(n, j), p), 1.0, 0.0)
+    def above(j):
+        return incomplete("betainc", ew.add(j, 1.0), ew.sub(n, j), p, names=("k", "n"))
+    return _counted(k, 0.0, n, above, 1.0, 0.0)
 
 
 def _geom_log_survival(j, p):  # log P(K > j) = j log(1 - p)
@@ -70,11 +74,13 @@ def _nbinom_logpmf(k, n, p):
 
 
 def _nbinom_cdf(k, n, p):  # P(K <= j) = I_p(n, j + 1)
-    return _counted(k, 0.0, None, lambda j: inc.betainc(n, ew.add(j, 1.0), p), 0.0, None)
+    return _counted(k, 0.0, None, lambda j: incomplete("betainc", n, ew.add(j, 1.0), p, names=("n", "k")), 0.0, None)
 
 
 def _nbinom_sf(k, n, p):  # P(K > j) = I_{1-p}(j + 1, n)
-    return _counted(k, 0.0, None, lambda j: inc.betainc(ew.add(j, 1.0), n, ew.sub(1.0, p)), 1.0, None)
+    def above(j):
+        return incomplete("betainc", ew.add(j, 1.0), n, ew.sub(1.0, p), names=("k", "n"))
+    return _counted(k, 0.0, None, above, 1.0, None)
 
 
 def _probability(p):
@@ -87,7 +93,7 @@ def _log_of(fn, complement):
 
 DISTRIBUTIONS = {
     "poisson": Spec(("mu",), {
-        "logpmf": _poisson_logpmf, "cdf": _poisson(inc.gammaincc, 0.0), "sf": _poisson(inc.gammainc, 1.0),
+        "logpmf": _poisson_logpmf, "cdf": _poisson("gammaincc", 0.0), "sf": _poisson("gammainc", 1.0),
     }, valid=lambda mu: ew.greater_equal(mu, 0.0), discrete=True),
     "binom": Spec(("n", "p"), {"logpmf": _binom_logpmf, "cdf": _binom_cdf, "sf": _binom_sf},
                   valid=lambda n, p: all_of(is_integer(n), ew.greater_equal(n, 0.0), _probability(p)), discrete=True),

@@ -15,9 +15,18 @@ import math
 import numpy as np
 
 from gradc.ops import elementwise as ew
-from gradc.ops import special_incomplete as inc
 from gradc.ops import special_scipy as sc
-from gradc.ops.distributions import Spec, all_of, between, log1mexp, log_probability, on_support, positive, unit
+from gradc.ops.distributions import (
+    Spec,
+    all_of,
+    between,
+    incomplete,
+    log1mexp,
+    log_probability,
+    on_support,
+    positive,
+    unit,
+)
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG2 = math.log(2.0)
@@ -36,7 +45,8 @@ def _t_logpdf(z, df):
 
 def _t_tail(z, df):
     """P(T < -|z|) = I_{df / (df + z^2)}(df / 2, 1 / 2) / 2."""
-    return ew.mul(inc.betainc(ew.mul(df, 0.5), 0.5, ew.div(df, ew.add(df, ew.mul(z, z)))), 0.5)
+    x = ew.div(df, ew.add(df, ew.mul(z, z)))
+    return ew.mul(incomplete("betainc", ew.mul(df, 0.5), 0.5, x, names=("df", "")), 0.5)
 
 
 def _t_cdf(z, df):
@@ -53,7 +63,7 @@ def _t_ppf(p, df):
     """The quantile from the inverse incomplete beta of the smaller tail."""
     low = ew.less(p, 0.5)
     tail = ew.where(low, p, ew.sub(1.0, p))
-    x = inc.betaincinv(ew.mul(df, 0.5), 0.5, ew.mul(tail, 2.0))  # df / (df + t^2)
+    x = incomplete("betaincinv", ew.mul(df, 0.5), 0.5, ew.mul(tail, 2.0), names=("df", ""))  # df / (df + t^2)
     magnitude = ew.sqrt(ew.div(ew.mul(df, ew.sub(1.0, x)), x))
     return ew.where(low, ew.neg(magnitude), magnitude)
 
@@ -63,25 +73,25 @@ def _gamma_logpdf(z, a):
     return positive(z, lambda s: ew.sub(ew.sub(sc.xlogy(ew.sub(a, 1.0), s), s), sc.gammaln(a)))
 
 
-def _gamma_methods(a_of, z_scale):
-    """gamma's methods in ``a_of(shape)`` and ``z / z_scale`` (chi2: a = df / 2, scale 2)."""
+def _gamma_methods(a_of, z_scale, names):
+    """gamma's methods in ``a_of(shape)`` and ``z / z_scale`` (chi2: a = df / 2, scale 2); ``names``: the shape's."""
     def z_of(z):
         return z if z_scale == 1 else ew.div(z, z_scale)
 
     return {
         "logpdf": lambda z, s: ew.sub(_gamma_logpdf(z_of(z), a_of(s)), math.log(z_scale)),
-        "cdf": lambda z, s: positive(z_of(z), lambda u: inc.gammainc(a_of(s), u), 0.0),
-        "sf": lambda z, s: positive(z_of(z), lambda u: inc.gammaincc(a_of(s), u), 1.0),
-        "logcdf": lambda z, s: positive(z_of(z), lambda u: _log_gamma_tail(inc.gammainc, a_of(s), u)),
-        "logsf": lambda z, s: positive(z_of(z), lambda u: _log_gamma_tail(inc.gammaincc, a_of(s), u), 0.0),
-        "ppf": lambda p, s: ew.mul(inc.gammaincinv(a_of(s), p), z_scale),
-        "isf": lambda p, s: ew.mul(inc.gammainccinv(a_of(s), p), z_scale),
+        "cdf": lambda z, s: positive(z_of(z), lambda u: incomplete("gammainc", a_of(s), u, names=names), 0.0),
+        "sf": lambda z, s: positive(z_of(z), lambda u: incomplete("gammaincc", a_of(s), u, names=names), 1.0),
+        "logcdf": lambda z, s: positive(z_of(z), lambda u: _log_gamma_tail("gammainc", a_of(s), u, names)),
+        "logsf": lambda z, s: positive(z_of(z), lambda u: _log_gamma_tail("gammaincc", a_of(s), u, names), 0.0),
+        "ppf": lambda p, s: ew.mul(incomplete("gammaincinv", a_of(s), p, names=names), z_scale),
+        "isf": lambda p, s: ew.mul(incomplete("gammainccinv", a_of(s), p, names=names), z_scale),
     }
 
 
-def _log_gamma_tail(tail, a, u):
-    other = inc.gammaincc if tail is inc.gammainc else inc.gammainc
-    return log_probability(tail(a, u), other(a, u))
+def _log_gamma_tail(tail, a, u, names):
+    other = "gammaincc" if tail == "gammainc" else "gammainc"
+    return log_probability(incomplete(tail, a, u, names=names), incomplete(other, a, u, names=names))
 
 
 def _half(df):
@@ -95,11 +105,11 @@ def _beta_logpdf(z, a, b):
 
 
 def _beta_cdf(z, a, b):
-    return between(z, 0.0, lambda s: inc.betainc(a, b, s), 1.0)
+    return between(z, 0.0, lambda s: incomplete("betainc", a, b, s, names=("a", "b")), 1.0)
 
 
 def _beta_sf(z, a, b):
-    return between(z, 1.0, lambda s: inc.betainc(b, a, ew.sub(1.0, s)), 0.0)
+    return between(z, 1.0, lambda s: incomplete("betainc", b, a, ew.sub(1.0, s), names=("b", "a")), 0.0)
 
 
 # ---------------------------------------------------------------- lognorm, weibull_min, pareto, invgamma
@@ -145,14 +155,14 @@ def _reciprocal_positive(z, formula, outside):
 DISTRIBUTIONS = {
     "t": Spec(("df",), {"logpdf": _t_logpdf, "cdf": _t_cdf, "logcdf": _t_logcdf, "ppf": _t_ppf},
               valid=_gt0, symmetric=True),
-    "gamma": Spec(("a",), _gamma_methods(lambda a: a, 1.0), valid=_gt0),
-    "chi2": Spec(("df",), _gamma_methods(_half, 2.0), valid=_gt0),
+    "gamma": Spec(("a",), _gamma_methods(lambda a: a, 1.0, ("a",)), valid=_gt0),
+    "chi2": Spec(("df",), _gamma_methods(_half, 2.0, ("df",)), valid=_gt0),
     "beta": Spec(("a", "b"), {
         "logpdf": _beta_logpdf, "cdf": _beta_cdf, "sf": _beta_sf,
         "logcdf": lambda z, a, b: log_probability(_beta_cdf(z, a, b), _beta_sf(z, a, b)),
         "logsf": lambda z, a, b: log_probability(_beta_sf(z, a, b), _beta_cdf(z, a, b)),
-        "ppf": lambda p, a, b: inc.betaincinv(a, b, p),
-        "isf": lambda p, a, b: ew.sub(1.0, inc.betaincinv(b, a, p)),
+        "ppf": lambda p, a, b: incomplete("betaincinv", a, b, p, names=("a", "b")),
+        "isf": lambda p, a, b: ew.sub(1.0, incomplete("betaincinv", b, a, p, names=("b", "a"))),
     }, valid=_gt0),
     "lognorm": Spec(("s",), {
         **{name: _lognorm(name) for name in _LOGNORM},
@@ -180,12 +190,12 @@ DISTRIBUTIONS = {
     }, valid=_gt0),
     "invgamma": Spec(("a",), {
         "logpdf": _invgamma_logpdf,
-        "cdf": lambda z, a: _reciprocal_positive(z, lambda r: inc.gammaincc(a, r), 0.0),
-        "sf": lambda z, a: _reciprocal_positive(z, lambda r: inc.gammainc(a, r), 1.0),
-        "logcdf": lambda z, a: _reciprocal_positive(z, lambda r: _log_gamma_tail(inc.gammaincc, a, r), -np.inf),
-        "logsf": lambda z, a: _reciprocal_positive(z, lambda r: _log_gamma_tail(inc.gammainc, a, r), 0.0),
-        "ppf": lambda p, a: ew.div(1.0, inc.gammainccinv(a, p)),
-        "isf": lambda p, a: ew.div(1.0, inc.gammaincinv(a, p)),
+        "cdf": lambda z, a: _reciprocal_positive(z, lambda r: incomplete("gammaincc", a, r, names=("a",)), 0.0),
+        "sf": lambda z, a: _reciprocal_positive(z, lambda r: incomplete("gammainc", a, r, names=("a",)), 1.0),
+        "logcdf": lambda z, a: _reciprocal_positive(z, lambda r: _log_gamma_tail("gammaincc", a, r, ("a",)), -np.inf),
+        "logsf": lambda z, a: _reciprocal_positive(z, lambda r: _log_gamma_tail("gammainc", a, r, ("a",)), 0.0),
+        "ppf": lambda p, a: ew.div(1.0, incomplete("gammainccinv", a, p, names=("a",))),
+        "isf": lambda p, a: ew.div(1.0, incomplete("gammaincinv", a, p, names=("a",))),
     }, valid=_gt0),
 }
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.ops import distributions_discrete, distributions_location, distributions_shaped
+from gradc.ops import distributions, distributions_discrete, distributions_location, distributions_shaped
 from gradc.ops import elementwise as ew
 from gradc.ops.distributions import Spec, all_of, is_static, on_support
 
@@ -69,7 +69,15 @@ def evaluate(name: str, method: str, x, shapes: tuple, loc, scale=1.0):
     >>> float(evaluate("expon", "cdf", np.float64(-1.0), (), 0.0, 1.0))
     0.0
     """
-    spec = DISTRIBUTIONS[name]
+    outer = distributions.PUBLIC[0]
+    distributions.PUBLIC[0] = f"scipy.stats.{name}.{method}"
+    try:
+        return _evaluate(DISTRIBUTIONS[name], method, x, shapes, loc, scale)
+    finally:
+        distributions.PUBLIC[0] = outer
+
+
+def _evaluate(spec: Spec, method: str, x, shapes: tuple, loc, scale):
     valid = all_of(spec.valid(*shapes) if spec.valid is not None else True,
                    True if spec.discrete or _is(scale, 1) else ew.greater(scale, 0.0))
     safe_scale = scale if valid is True or spec.discrete else ew.where(valid, scale, 1.0)

@@ -284,8 +284,8 @@ def _cells(fn, table, arrays=False):
         except ValueError:  # an empty cell
             value = None
         sub = _substitute(value, table, arrays) if value is not None else None
-        if sub is None and _is_user_function(value) and value is not fn:
-            sub = _rebound_helper(value)  # a helper the function closes over (a nested def) sees the same names
+        if sub is None and _is_user_function(value) and value is not fn and value.__globals__ is fn.__globals__:
+            sub = _rebound_helper(value)  # a helper of the same module it closes over (a nested def): same names
         new.append(types.CellType(sub) if sub is not None else cell)
         changed |= sub is not None
     return tuple(new) if changed else None

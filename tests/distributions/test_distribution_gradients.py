@@ -80,8 +80,14 @@ def test_shape_derivative_of_the_incomplete_functions_is_refused_at_the_users_li
 
     x = np.array([0.5, 1.5])
     assert np.allclose(gradc.grad(f)(x, 2.0), scipy.stats.gamma.pdf(x, 2.0))  # in x: fine with a traced
-    with pytest.raises(gradc.GradcError, match=r"derivative in a.*test_distribution_gradients\.py:\d+"):
+    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.gamma\.cdf: the derivative in a .*gradients\.py:\d+"):
         gradc.grad(f, argnums=1)(x, 2.0)
+
+    def g(x, b):
+        return np.sum(scipy.stats.beta.sf(x, 2.0, b))
+
+    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.beta\.sf: the derivative in b is not"):
+        gradc.grad(g, argnums=1)(np.array([0.3, 0.6]), 2.5)
 
 
 def test_second_derivative_of_norm_logpdf_in_scale():
