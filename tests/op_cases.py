@@ -571,6 +571,7 @@ NONDIFF_CASES.extend([
 # ================================================================ the other families' entries (one module each)
 import op_cases_complex  # noqa: E402
 import op_cases_control  # noqa: E402
+import op_cases_distributions  # noqa: E402
 import op_cases_fft  # noqa: E402
 import op_cases_routines  # noqa: E402
 import op_cases_shape  # noqa: E402
@@ -579,6 +580,6 @@ import op_cases_special_scipy  # noqa: E402
 import op_cases_stats  # noqa: E402
 
 for _family in (op_cases_stats, op_cases_special, op_cases_special_scipy, op_cases_shape, op_cases_control,
-                op_cases_routines, op_cases_complex, op_cases_fft):
+                op_cases_routines, op_cases_complex, op_cases_fft, op_cases_distributions):
     DIFF_CASES.extend(_family.DIFF_CASES)
     NONDIFF_CASES.extend(_family.NONDIFF_CASES)

@@ -1,9 +1,12 @@
-"""``scipy.stats`` distributions' log-densities and distribution functions, in gradc ops.
+"""``scipy.stats`` distributions' densities, distribution functions and quantiles, in gradc ops.
 
-Each distribution is a table of functions of the standardised value ``z = (x - loc) / scale`` and its
-shape parameters; ``evaluate`` applies loc and scale (``logpdf`` subtracts ``log(scale)``; ``pdf`` is
-``exp(logpdf)``). Outside a distribution's support the log-density is ``-inf`` (the formula is evaluated
-at a safe point there, so no NaN reaches the gradient). Which methods each has: ``METHODS``.
+The tables (``gradc.ops.distributions_location``, ``_shaped``, ``_discrete``) give each method as a function
+of the standardised value ``z = (x - loc) / scale`` (``k - loc`` for a discrete distribution) and the shape
+parameters; ``evaluate`` applies loc and scale (``logpdf`` subtracts ``log(scale)``, ``ppf`` maps back
+``loc + scale * q``), derives the methods a table leaves out (``pdf = exp(logpdf)``, a symmetric
+distribution's ``sf(z) = cdf(-z)``), and gives NaN where SciPy does: invalid shape parameters or scale, a
+probability outside [0, 1]. Everything is composed of differentiable ops with C lowerings, so derivatives in
+``x``, ``loc``, ``scale`` and the shapes come from their rules. Which methods each has: ``METHODS``.
 
 >>> import numpy as np
 >>> bool(evaluate("norm", "logpdf", np.float64(0.0), (), 0.0, 1.0) == -0.5 * np.log(2 * np.pi))
@@ -11,104 +14,90 @@ True
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from gradc.ops import distributions, distributions_discrete, distributions_location, distributions_shaped
 from gradc.ops import elementwise as ew
-from gradc.ops import special_scipy as sc
+from gradc.ops.distributions import Spec, all_of, is_static, on_support
 
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+DISTRIBUTIONS: dict[str, Spec] = {**distributions_location.DISTRIBUTIONS, **distributions_shaped.DISTRIBUTIONS,
+                                  **distributions_discrete.DISTRIBUTIONS}
 
-
-def _on_support(inside, z, formula, outside, safe=1.0):
-    """``formula(z)`` where ``inside``, ``outside`` elsewhere; evaluated at ``safe`` outside (double where)."""
-    return ew.where(inside, formula(ew.where(inside, z, safe)), outside)
-
-
-def _positive(z, formula, outside=-np.inf):
-    return _on_support(ew.greater_equal(z, 0.0), z, formula, outside)
+_CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")
+_DISCRETE = ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+_QUANTILES = ("ppf", "isf")
 
 
-def _unit(z, formula):
-    inside = ew.logical_and(ew.greater_equal(z, 0.0), ew.less_equal(z, 1.0))
-    return _on_support(inside, z, formula, -np.inf, safe=0.5)
+def _has(spec: Spec, method: str) -> bool:
+    table = spec.methods
+    if method in table:
+        return True
+    if method in ("pdf", "pmf"):
+        return "log" + method in table
+    if spec.symmetric and method in ("sf", "logsf", "isf"):
+        return {"sf": "cdf", "logsf": "logcdf", "isf": "ppf"}[method] in table
+    if method in ("logcdf", "logsf"):
+        return _has(spec, method[3:])
+    return False
 
 
-def _t_logpdf(z, df):
-    half = ew.mul(ew.add(df, 1.0), 0.5)
-    norm = ew.sub(ew.sub(sc.gammaln(half), sc.gammaln(ew.mul(df, 0.5))), ew.mul(ew.log(ew.mul(df, math.pi)), 0.5))
-    return ew.sub(norm, ew.mul(half, ew.log1p(ew.div(ew.mul(z, z), df))))
+METHODS = {name: [m for m in (_DISCRETE if spec.discrete else _CONTINUOUS) if _has(spec, m)]
+           for name, spec in DISTRIBUTIONS.items()}
 
 
-def _laplace_cdf(z):
-    negative = ew.less_equal(z, 0.0)
-    low = ew.mul(ew.exp(ew.where(negative, z, 0.0)), 0.5)
-    high = ew.sub(1.0, ew.mul(ew.exp(ew.neg(ew.where(negative, 0.0, z))), 0.5))
-    return ew.where(negative, low, high)
+def _standard(spec: Spec, method: str, z, shapes):
+    """``method`` of the standardised distribution at ``z`` (a probability for ppf/isf)."""
+    table = spec.methods
+    if method in table:
+        return table[method](z, *shapes)
+    if method in ("pdf", "pmf"):
+        return ew.exp(_standard(spec, "log" + method, z, shapes))
+    if spec.symmetric and method in ("sf", "logsf"):
+        return _standard(spec, {"sf": "cdf", "logsf": "logcdf"}[method], ew.neg(z), shapes)
+    if spec.symmetric and method == "isf":
+        return ew.neg(_standard(spec, "ppf", z, shapes))
+    return ew.log(_standard(spec, method[3:], z, shapes))  # logcdf, logsf
 
 
-def _laplace_logcdf(z):
-    negative = ew.less(z, 0.0)
-    high = ew.log1p(ew.mul(ew.exp(ew.neg(ew.where(negative, 0.0, z))), -0.5))
-    return ew.where(negative, ew.add(z, math.log(0.5)), high)
+def _is(value, number) -> bool:
+    return is_static(value) and value == number
 
 
-# name -> (shape parameter names, {method: function of z and the shape parameters})
-DISTRIBUTIONS = {
-    "norm": ((), {
-        "logpdf": lambda z: ew.sub(ew.mul(ew.mul(z, z), -0.5), _HALF_LOG_2PI),
-        "cdf": sc.ndtr, "logcdf": sc.log_ndtr,
-        "sf": lambda z: sc.ndtr(ew.neg(z)), "logsf": lambda z: sc.log_ndtr(ew.neg(z)),
-    }),
-    "t": (("df",), {"logpdf": _t_logpdf}),
-    "gamma": (("a",), {
-        "logpdf": lambda z, a: _positive(z, lambda s: ew.sub(ew.sub(sc.xlogy(ew.sub(a, 1.0), s), s), sc.gammaln(a))),
-    }),
-    "beta": (("a", "b"), {
-        "logpdf": lambda z, a, b: _unit(z, lambda s: ew.sub(
-            ew.add(sc.xlog1py(ew.sub(b, 1.0), ew.neg(s)), sc.xlogy(ew.sub(a, 1.0), s)), sc.betaln(a, b))),
-    }),
-    "expon": ((), {
-        "logpdf": lambda z: _positive(z, ew.neg),
-        "cdf": lambda z: _positive(z, lambda s: ew.neg(ew.expm1(ew.neg(s))), 0.0),
-        "logcdf": lambda z: _positive(z, lambda s: ew.log(ew.neg(ew.expm1(ew.neg(s))))),
-        "sf": lambda z: _positive(z, lambda s: ew.exp(ew.neg(s)), 1.0),
-        "logsf": lambda z: _positive(z, ew.neg, 0.0),
-    }),
-    "laplace": ((), {
-        "logpdf": lambda z: ew.sub(ew.neg(ew.abs_(z)), math.log(2.0)),
-        "cdf": _laplace_cdf, "logcdf": _laplace_logcdf,
-        "sf": lambda z: _laplace_cdf(ew.neg(z)), "logsf": lambda z: _laplace_logcdf(ew.neg(z)),
-    }),
-    "cauchy": ((), {
-        "logpdf": lambda z: ew.neg(ew.add(ew.log1p(ew.mul(z, z)), math.log(math.pi))),
-        "cdf": lambda z: ew.add(ew.div(ew.arctan(z), math.pi), 0.5),
-        "logcdf": lambda z: ew.log(ew.add(ew.div(ew.arctan(z), math.pi), 0.5)),
-        "sf": lambda z: ew.sub(0.5, ew.div(ew.arctan(z), math.pi)),
-        "logsf": lambda z: ew.log(ew.sub(0.5, ew.div(ew.arctan(z), math.pi))),
-    }),
-}
-
-METHODS = {name: sorted([*table, "pdf"] if "logpdf" in table else table) for name, (_, table) in DISTRIBUTIONS.items()}
-
-
-def evaluate(name: str, method: str, x, shapes: tuple, loc, scale):
+def evaluate(name: str, method: str, x, shapes: tuple, loc, scale=1.0):
     """``scipy.stats.<name>.<method>(x, *shapes, loc=loc, scale=scale)`` in gradc ops (``method`` in ``METHODS``).
 
     >>> float(evaluate("expon", "cdf", np.float64(-1.0), (), 0.0, 1.0))
     0.0
     """
-    _, table = DISTRIBUTIONS[name]
-    z = x if (isinstance(loc, (int, float)) and loc == 0) else ew.sub(x, loc)
-    unit_scale = isinstance(scale, (int, float)) and scale == 1
-    z = z if unit_scale else ew.div(z, scale)
-    if method == "pdf":
-        return ew.exp(evaluate(name, "logpdf", x, shapes, loc, scale))
-    value = table[method](z, *shapes)
-    if method == "logpdf" and not unit_scale:
-        value = ew.sub(value, ew.log(scale))
-    return value
+    outer = distributions.PUBLIC[0]
+    distributions.PUBLIC[0] = f"scipy.stats.{name}.{method}"
+    try:
+        return _evaluate(DISTRIBUTIONS[name], method, x, shapes, loc, scale)
+    finally:
+        distributions.PUBLIC[0] = outer
+
+
+def _evaluate(spec: Spec, method: str, x, shapes: tuple, loc, scale):
+    valid = all_of(spec.valid(*shapes) if spec.valid is not None else True,
+                   True if spec.discrete or _is(scale, 1) else ew.greater(scale, 0.0))
+    safe_scale = scale if valid is True or spec.discrete else ew.where(valid, scale, 1.0)
+    if method in _QUANTILES:
+        probability = all_of(ew.greater_equal(x, 0.0), ew.less_equal(x, 1.0))
+        q = on_support(probability, x, lambda p: _standard(spec, method, p, shapes), np.nan, safe=0.5)
+        value = q if _is(safe_scale, 1) else ew.mul(q, safe_scale)
+        value = value if _is(loc, 0) else ew.add(value, loc)
+    else:
+        z = x if _is(loc, 0) else ew.sub(x, loc)
+        z = z if _is(safe_scale, 1) else ew.div(z, safe_scale)
+        if method == "pdf" and not _is(safe_scale, 1):
+            value = ew.exp(ew.sub(_standard(spec, "logpdf", z, shapes), ew.log(safe_scale)))
+        else:
+            value = _standard(spec, method, z, shapes)
+            if method == "logpdf" and not _is(safe_scale, 1):
+                value = ew.sub(value, ew.log(safe_scale))
+    if valid is True:
+        return value
+    return ew.where(valid, value, np.nan)
 
 
 __all__ = ["DISTRIBUTIONS", "METHODS", "evaluate"]

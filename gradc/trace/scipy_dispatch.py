@@ -47,6 +47,20 @@ SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signa
 _resolved: dict = {}  # id(SciPy function) -> (function, gradc function), for the modules imported so far
 
 
+_STAND_IN_MAKERS: list = []  # value -> a stand-in or None (objects such as a frozen distribution)
+_CONVERSION_NAMERS: list = []  # SciPy frames (outermost last) -> (message, hint) or None
+
+
+def add_stand_in_maker(make) -> None:
+    """``make(value)`` gives a stand-in for SciPy objects the traced function sees (None: not one of them)."""
+    _STAND_IN_MAKERS.append(make)
+
+
+def add_conversion_namer(name) -> None:
+    """``name(scipy_frames)`` gives ``(message, hint)`` for SciPy code that met a tracer, or None."""
+    _CONVERSION_NAMERS.append(name)
+
+
 def register(path: str, fn) -> None:
     """Route ``path`` (e.g. ``"scipy.special.erf"``) to ``fn`` on traced arguments."""
     SCIPY_FUNCTIONS[path] = fn
@@ -247,7 +261,15 @@ def _substitute(value, table, arrays=False):
         if sub is not None:
             return sub
     known = table.get(id(value))
-    return known[1] if known is not None and known[0] is value else None
+    if known is not None and known[0] is value:
+        return known[1]
+    owner = value.__self__ if isinstance(value, types.MethodType) else value  # a bound method: its object's
+    if _STAND_IN_MAKERS and (type(owner).__module__ or "").startswith("scipy"):
+        for make in _STAND_IN_MAKERS:
+            sub = make(value)
+            if sub is not None:
+                return sub
+    return None
 
 
 def rebind(f):
@@ -287,12 +309,37 @@ def _cells(fn, table, arrays=False):
     new, changed = [], False
     for cell in fn.__closure__:
         try:
-            sub = _substitute(cell.cell_contents, table, arrays)
+            value = cell.cell_contents
         except ValueError:  # an empty cell
-            sub = None
+            value = None
+        sub = _substitute(value, table, arrays) if value is not None else None
+        if sub is None and _is_user_function(value) and value is not fn and value.__globals__ is fn.__globals__:
+            sub = _rebound_helper(value)  # a helper of the same module it closes over (a nested def): same names
         new.append(types.CellType(sub) if sub is not None else cell)
         changed |= sub is not None
     return tuple(new) if changed else None
+
+
+_REBINDING: set = set()  # ids of the helpers being rebound (a recursive nested function closes over itself)
+
+
+def _is_user_function(value) -> bool:
+    if not isinstance(value, types.FunctionType):
+        return False
+    path = value.__code__.co_filename
+    return not (_in_scipy(path) or _in_numpy_or_gradc(path))
+
+
+def _rebound_helper(helper):
+    """``helper`` rebound as the function that closes over it is, or None when nothing changes."""
+    if id(helper) in _REBINDING:
+        return None
+    _REBINDING.add(id(helper))
+    try:
+        out = rebind(helper)
+    finally:
+        _REBINDING.discard(id(helper))
+    return out if out is not helper else None
 
 
 def _copy(fn, new_globals, closure):
@@ -336,6 +383,10 @@ def conversion_error(default: TraceError) -> TraceError:
     while frame is not None and _in_numpy_or_gradc(frame.f_code.co_filename):  # gradc's call hook: the user's line
         frame = frame.f_back
     where = f"{_display_path(frame.f_code.co_filename)}:{frame.f_lineno}" if frame is not None else None
+    for namer in _CONVERSION_NAMERS:  # an object's method, such as a distribution's (scipy.stats.t.ppf)
+        named = namer(scipy_frames)
+        if named is not None:
+            return TraceError(named[0], where=where, hint=named[1])
     name = next((n for n in map(_public_path, reversed(scipy_frames)) if n), _module_path(scipy_frame))
     if name in SCIPY_FUNCTIONS:
         return TraceError(f"{name} was reached on a traced value where gradc could not route it (through an "

@@ -255,6 +255,9 @@ def call_bound(f, values: dict):
     return f(*args, **kwargs)
 
 
+CALLABLE_CONVERTERS: list = []  # f -> a function of named parameters standing in for f, or None
+
+
 def as_function(f):
     """``f`` as gradc calls it: a NumPy ufunc becomes a function of its inputs alone (``np.sin`` -> ``sin(x)``,
     ``np.add`` -> ``add(x1, x2)``), since its keyword options (``out=``, ``dtype=``, ``where=``) are no
@@ -266,6 +269,10 @@ def as_function(f):
     >>> as_function(len) is len
     True
     """
+    for convert in CALLABLE_CONVERTERS:  # SciPy's distribution methods (gradc.trace.distribution_dispatch)
+        converted = convert(f)
+        if converted is not None:
+            return converted
     if not isinstance(f, np.ufunc):
         return f
     ufunc = f

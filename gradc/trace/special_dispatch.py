@@ -1,18 +1,13 @@
 """What NumPy's elementwise math and SciPy's special functions mean on traced values (tables merged into
 ``numpy_dispatch``; SciPy names registered with ``scipy_dispatch.register``).
 
-``scipy.special.NAME`` and the ``scipy.stats`` distributions ``norm``, ``t``, ``gamma``, ``beta``, ``expon``,
-``laplace`` and ``cauchy`` are routed by name before SciPy's code runs. A distribution is routed as an object
-standing in for SciPy's (``Distribution``): its ``logpdf``/``pdf``/``cdf``/... take SciPy's arguments, and a
-frozen distribution (``norm(mu, sigma).logpdf(x)``) works too; its other methods go to SciPy's object,
-and with a traced argument they are refused by name.
+``scipy.special.NAME`` is routed by name before SciPy's code runs (the ``scipy.stats`` distributions:
+``gradc.trace.distribution_dispatch``).
 
 >>> np.arcsin in UFUNCS, np.round in FUNCTIONS, "scipy.special.erf" in scipy_dispatch.SCIPY_FUNCTIONS
 (True, True, True)
 """
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -22,7 +17,6 @@ from gradc.ops import special_bessel as bes
 from gradc.ops import special_incomplete as inc
 from gradc.ops import special_numpy as sf
 from gradc.ops import special_scipy as sc
-from gradc.ops import special_stats as st
 from gradc.ops.values import first_traced
 from gradc.trace import scipy_dispatch
 
@@ -99,34 +93,8 @@ scipy_dispatch.register("scipy.special.softmax", sc.softmax)
 scipy_dispatch.register("scipy.special.log_softmax", sc.log_softmax)
 
 
-# ---------------------------------------------------------------- scipy.stats distributions
-def _has_tracer(values) -> bool:
-    return any(first_traced([v]) is not None or (isinstance(v, (tuple, list)) and _has_tracer(v)) for v in values)
-
-
-def _bind(name, method, args, kwargs):
-    """SciPy's arguments of ``<name>.<method>``: ``(x, *shapes, loc=0, scale=1)`` as x, shapes, loc, scale."""
-    shape_names = st.DISTRIBUTIONS[name][0]
-    names = ("x", *shape_names, "loc", "scale")
-    values = {"loc": 0.0, "scale": 1.0}
-    if len(args) > len(names):
-        raise TraceError(f"scipy.stats.{name}.{method} takes at most {len(names)} arguments ({', '.join(names)})",
-                         hint=f"call scipy.stats.{name}.{method}({', '.join(names)})")
-    values.update(zip(names, args))
-    for key, value in kwargs.items():
-        if key not in names or names.index(key) < len(args):
-            raise TraceError(f"scipy.stats.{name}.{method} got an unexpected or repeated argument {key!r}",
-                             hint=f"its arguments are {', '.join(names)}")
-        values[key] = value
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise TraceError(f"scipy.stats.{name}.{method} is missing {', '.join(missing)}",
-                         hint=f"call scipy.stats.{name}.{method}({', '.join(names)})")
-    return values["x"], tuple(values[n] for n in shape_names), values["loc"], values["scale"]
-
-
 def _f64(value):
-    """``value`` in float64, as SciPy's distributions compute (also for float32 arguments)."""
+    """``value`` in float64, as SciPy's Python functions compute (also for float32 arguments)."""
     if isinstance(value, tuple):
         return tuple(_f64(v) for v in value)
     if isinstance(value, (int, float)):
@@ -134,52 +102,4 @@ def _f64(value):
     return ew.astype(value if first_traced([value]) is not None else np.asarray(value), "f64")
 
 
-class Distribution:
-    """Stands in for ``scipy.stats.<name>`` while tracing: its methods in ``special_stats.METHODS`` compute in
-    gradc ops when an argument is traced; everything else is SciPy's own object."""
-
-    routes_itself = True  # scipy_dispatch uses this object as it is (it falls back to SciPy by itself)
-
-    def __init__(self, name):
-        self._name = name
-
-    def _real(self):
-        return getattr(sys.modules["scipy.stats"], self._name)
-
-    def __getattr__(self, method):
-        real = getattr(self._real(), method)
-        if method.startswith("_") or not callable(real):
-            return real
-        known = method in st.METHODS[self._name]
-
-        def call(*args, **kwargs):
-            if not _has_tracer(args) and not _has_tracer(kwargs.values()):
-                return real(*args, **kwargs)
-            if not known:
-                raise TraceError(f"scipy.stats.{self._name}.{method} is not supported by gradc",
-                                 hint=f"gradc has scipy.stats.{self._name}.{', .'.join(st.METHODS[self._name])}")
-            x, shapes, loc, scale = (_f64(v) for v in _bind(self._name, method, args, kwargs))
-            return st.evaluate(self._name, method, x, shapes, loc, scale)
-        call.__name__ = method
-        return call
-
-    def __call__(self, *args, **kwargs):
-        """A frozen distribution: ``norm(loc, scale)``, ``t(df, loc, scale)``..."""
-        return _Frozen(self, args, kwargs)
-
-
-class _Frozen:
-    def __init__(self, dist, args, kwargs):
-        self._dist, self._args, self._kwargs = dist, args, kwargs
-
-    def __getattr__(self, method):
-        if _has_tracer(self._args) or _has_tracer(self._kwargs.values()) or method in st.METHODS[self._dist._name]:
-            bound = getattr(self._dist, method)
-            return lambda x, *rest, **kw: bound(x, *self._args, *rest, **self._kwargs, **kw)
-        return getattr(self._dist._real()(*self._args, **self._kwargs), method)
-
-
-for _name in st.DISTRIBUTIONS:
-    scipy_dispatch.register(f"scipy.stats.{_name}", Distribution(_name))
-
-__all__ = ["FUNCTIONS", "UFUNCS", "Distribution"]
+__all__ = ["FUNCTIONS", "UFUNCS"]

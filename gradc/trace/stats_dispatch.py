@@ -18,7 +18,7 @@ from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
 from gradc.ops import stats, stats_moments, stats_order, stats_scan
-from gradc.trace import scipy_dispatch
+from gradc.trace import distribution_dispatch, scipy_dispatch
 
 
 def _refuse(what, **given):
@@ -194,3 +194,4 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
     FUNCTIONS[np.cumulative_prod] = _cumulative("prod")
 UFUNCS: dict = {}
 scipy_dispatch.register("scipy.stats.zscore", _zscore)
+__all__ = ["FUNCTIONS", "UFUNCS", "distribution_dispatch"]  # the distributions are registered on import
