@@ -19,6 +19,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
 
 # ---------------------------------------------------------------- helper sources (T: the C type, F: libm suffix)
@@ -241,7 +242,9 @@ static void gradc_cholesky_gradF(long n, const T *restrict l, long lrs, long lcs
     }
 }""",
 }
-_NEEDS = {"solve": ("lu",), "slogdet": ("lu",)}  # helpers a helper calls (defined before it)
+_HELPERS.update(DECOMP_HELPERS)  # eigh, svd, qr, expm (gradc.backends.c.linalg_decomp)
+_NEEDS = {"solve": ("lu",), "slogdet": ("lu",), **DECOMP_NEEDS}  # helpers a helper calls (defined before it)
+_EPSILON = {"double": "2.220446049250313e-16", "float": "1.1920929e-07F"}
 
 
 def helper_text(kind: str, ctype: str) -> str:
@@ -252,11 +255,11 @@ def helper_text(kind: str, ctype: str) -> str:
     """
     suffix = "f" if ctype == "float" else ""
     text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
-    text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(")
+    text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 
-class LinalgLowerings:
+class LinalgLowerings(DecompLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
     def linalg_helper(self, kind, dtype):
