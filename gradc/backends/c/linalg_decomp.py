@@ -91,8 +91,9 @@ static void gradc_qrF(long m, long n, const T *restrict a, long rs, long cs, T *
     }
 }""",
     "square_matmul": """
-/* c = a b for contiguous n x n matrices (c distinct from both). */
-static void gradc_square_matmulF(long n, const T *restrict a, const T *restrict b, T *restrict c)
+/* c = a b for contiguous n x n matrices, c distinct from both. No restrict: a and b are one matrix when squaring,
+ * and with restrict there GCC -O3 gave wrong products once the helper was inlined. */
+static void gradc_square_matmulF(long n, const T *a, const T *b, T *c)
 {
     for (long i = 0; i < n; ++i) {
         for (long j = 0; j < n; ++j) {
