@@ -173,3 +173,31 @@ def test_emitted_c_is_deterministic():
     assert first == second
     for algorithm in ("cyclic Jacobi", "one-sided Jacobi", "Householder", "Pade"):
         assert algorithm in first
+
+
+def every_linalg_function(a, b):
+    """One call of each np.linalg / scipy.linalg function gradc supports (a: 4 x 4, b: 4 x 2)."""
+    spd = a @ a.T + 4.0 * np.eye(4)
+    lu = scipy.linalg.lu_factor(spd)
+    terms = [
+        np.linalg.solve(spd, b), np.linalg.inv(spd), np.linalg.det(spd), np.linalg.slogdet(spd)[1],
+        np.linalg.cholesky(spd), np.linalg.matrix_power(spd, -2), np.linalg.matrix_power(a, 3),
+        np.linalg.pinv(a[:, :3]), np.linalg.lstsq(a[:, :3], b, rcond=None)[0], np.linalg.cond(spd),
+        np.linalg.norm(a, 2), np.linalg.norm(a, "nuc"), np.linalg.eigvalsh(spd), np.linalg.svd(a, compute_uv=False),
+        np.linalg.qr(a, mode="r"), scipy.linalg.solve_triangular(spd, b, lower=True),
+        scipy.linalg.cho_solve(scipy.linalg.cho_factor(spd), b), scipy.linalg.lu_solve(lu, b),
+        scipy.linalg.eigh(spd, eigvals_only=True), scipy.linalg.svdvals(a), scipy.linalg.expm(a / 4),
+        scipy.linalg.qr(a, mode="economic")[1], scipy.linalg.pinv(spd), scipy.linalg.lstsq(a, b)[0],
+    ]
+    return sum(np.sum(np.sin(t)) for t in terms)
+
+
+def test_every_linalg_function_lowers_to_c():
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((4, 4)), rng.standard_normal((4, 2))
+    c_compiled = gradc.compile(every_linalg_function, a, b, wrt=("a", "b"), target="c")
+    value, grads = gradc.compile(every_linalg_function, a, b, wrt=("a", "b")).value_and_grad(a, b)
+    c_value, c_grads = c_compiled.value_and_grad(a, b)
+    assert abs(c_value - every_linalg_function(a, b)) <= 1e-10 * (1 + abs(value))
+    for cg, g in zip(c_grads, grads):
+        np.testing.assert_allclose(cg, g, rtol=1e-9, atol=1e-9 * np.abs(g).max())
