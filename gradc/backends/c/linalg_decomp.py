@@ -39,15 +39,18 @@ static void gradc_qrF(long m, long n, const T *restrict a, long rs, long cs, T *
     }
     for (long j = 0; j < k; ++j) {
         const T alpha = w[j*n + j];
-        T xx = 0;
+        T big = 0, xx = 0;  /* |x| = big sqrt(sum (x_i / big)^2): no overflow or underflow (as dnrm2) */
         for (long i = j + 1; i < m; ++i) {
-            xx += w[i*n + j] * w[i*n + j];
+            big = fabsF(w[i*n + j]) > big || isnan(w[i*n + j]) ? fabsF(w[i*n + j]) : big;
         }
-        if (xx == 0) {
+        if (big == 0) {
             tau[j] = 0;
             continue;
         }
-        const T beta = -copysignF(hypotF(alpha, sqrtF(xx)), alpha);
+        for (long i = j + 1; i < m; ++i) {
+            xx += (w[i*n + j] / big) * (w[i*n + j] / big);
+        }
+        const T beta = -copysignF(hypotF(alpha, big * sqrtF(xx)), alpha);
         tau[j] = (beta - alpha) / beta;
         const T scale = 1 / (alpha - beta);
         for (long i = j + 1; i < m; ++i) {

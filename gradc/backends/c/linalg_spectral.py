@@ -23,21 +23,21 @@ SPECTRAL_HELPERS = {
 /* w (n, ascending) and v (n x n, row stride ldv, column j the eigenvector of w[j]; NULL: eigenvalues only) of the
  * symmetric matrix whose lower (lower != 0) or upper triangle the strided n x n a holds, by the cyclic Jacobi
  * method (Golub & Van Loan, Matrix Computations, 4th ed., 8.5.3): each sweep zeroes every off-diagonal entry in
- * turn with a plane rotation; sweeps repeat until no entry exceeds eps sqrt|a_pp a_qq| (nor eps^2 |a|_F).
+ * turn with a plane rotation; sweeps repeat until no entry exceeds eps sqrt|a_pp a_qq| (nor eps^2 max|a|).
  * Each eigenvector's entry of largest magnitude is made positive. Work: s (n*n). */
 static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower, T *restrict w, T *restrict v,
                        long ldv, T *restrict s)
 {
-    T fro = 0;
+    T big = 0;
     for (long i = 0; i < n; ++i) {
         for (long j = 0; j <= i; ++j) {
             const T x = lower ? a[i*rs + j*cs] : a[j*rs + i*cs];
             s[i*n + j] = x;
             s[j*n + i] = x;
-            fro += (i == j ? 1 : 2) * x * x;
+            big = fabsF(x) > big || isnan(x) ? fabsF(x) : big;
         }
     }
-    if (!isfinite(fro)) {
+    if (!isfinite(big)) {
         for (long i = 0; i < n; ++i) {
             w[i] = NAN;
             for (long j = 0; v && j < n; ++j) {
@@ -51,7 +51,13 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
             v[i*ldv + j] = i == j;
         }
     }
-    const T floor_ = EPS_T * EPS_T * sqrtF(fro);
+    /* scaled by a power of two to largest magnitude in [0.5, 1): no overflow or underflow on the way, exact */
+    int scale = 0;
+    frexpF(big, &scale);
+    for (long i = 0; i < n*n; ++i) {
+        s[i] = ldexpF(s[i], -scale);
+    }
+    const T floor_ = EPS_T * EPS_T;
     for (int sweep = 0; sweep < 100; ++sweep) {
         int rotated = 0;
         for (long p = 0; p < n; ++p) {
@@ -91,7 +97,7 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
         }
     }
     for (long i = 0; i < n; ++i) {
-        w[i] = s[i*n + i];
+        w[i] = ldexpF(s[i*n + i], scale);
     }
     gradc_order_columnsF(n, w, v, ldv);
 }""",
@@ -140,19 +146,27 @@ static void gradc_order_columnsF(long n, T *restrict w, T *restrict v, long ldv)
 static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T *restrict u, long ldu,
                       T *restrict sv, T *restrict v, long ldv)
 {
-    T total = 0;
+    T big = 0;
     for (long i = 0; i < m; ++i) {
         for (long j = 0; j < n; ++j) {
             u[i*ldu + j] = a[i*rs + j*cs];
-            total += u[i*ldu + j] * u[i*ldu + j];
+            big = fabsF(u[i*ldu + j]) > big || isnan(u[i*ldu + j]) ? fabsF(u[i*ldu + j]) : big;
+        }
+    }
+    const int finite = isfinite(big);
+    int scale = 0;  /* a power of two bringing the largest magnitude to [0.5, 1): no overflow or underflow */
+    frexpF(finite ? big : 1, &scale);
+    for (long i = 0; i < m; ++i) {
+        for (long j = 0; j < n; ++j) {
+            u[i*ldu + j] = ldexpF(u[i*ldu + j], -scale);
         }
     }
     for (long i = 0; v && i < n; ++i) {
         for (long j = 0; j < n; ++j) {
-            v[i*ldv + j] = isfinite(total) ? i == j : NAN;
+            v[i*ldv + j] = finite ? i == j : NAN;
         }
     }
-    if (!isfinite(total)) {
+    if (!finite) {
         for (long j = 0; j < n; ++j) {
             sv[j] = NAN;
             for (long i = 0; i < m; ++i) {
@@ -202,6 +216,7 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T 
         }
         sv[j] = sqrtF(ss);
     }
+    /* (sv is scaled by 2^-scale until the end) */
     /* order by sv descending, moving the columns of u and v along */
     for (long i = 0; i < n; ++i) {
         long best = i;
@@ -262,6 +277,9 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T 
         for (long k = 0; k < m; ++k) {
             u[k*ldu + j] /= sqrtF(ss);
         }
+    }
+    for (long j = 0; j < n; ++j) {
+        sv[j] = ldexpF(sv[j], scale);
     }
     for (long j = 0; v && j < n; ++j) {  /* signs: v's entry of largest magnitude positive, u's column follows */
         long big = 0;

@@ -193,3 +193,20 @@ def test_nan_input_gives_nan():
     assert np.all(np.isnan(raw(lambda x: np.linalg.eigvalsh(x), a)))
     assert np.all(np.isnan(raw(lambda x: np.linalg.svd(x, compute_uv=False), a)))
     assert np.all(np.isnan(raw(matrix_exponential, a)))
+
+
+@pytest.mark.parametrize("magnitude", [1e-200, 1e150, 1e300])
+def test_huge_and_tiny_entries(magnitude):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((4, 3))
+    sym = (a[:3] + a[:3].T) * magnitude
+    np.testing.assert_allclose(raw(lambda x: np.linalg.eigvalsh(x), sym), np.linalg.eigvalsh(sym), rtol=1e-12,
+                               atol=1e-12 * np.abs(sym).max())
+    big = a * magnitude
+    np.testing.assert_allclose(raw(lambda x: np.linalg.svd(x, compute_uv=False), big),
+                               np.linalg.svd(big, compute_uv=False), rtol=1e-12)
+
+    def parts(x):
+        q, r = np.linalg.qr(x)
+        return np.concatenate([q.ravel(), r.ravel() / magnitude])
+    np.testing.assert_allclose(raw(parts, big), parts(big), rtol=1e-11, atol=1e-12)
