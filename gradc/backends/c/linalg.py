@@ -7,6 +7,8 @@ column strides, so transposed and sliced views cost no copy; they write contiguo
 take work arrays from the caller (the emitter places them like any other, on the stack or in
 ``work``). Plain loops, no blocking and no BLAS: these are for the small matrices the C target
 is meant for (a few hundred rows at most).
+The decompositions (eigh, eigvalsh, svd, svdvals, qr, expm) are in ``linalg_decomp`` and
+``linalg_spectral``, mixed in here.
 
 Errors: a C function has no exception to raise and returns nothing. A matrix that is not
 positive definite (a pivot <= 0, or NaN) makes ``cholesky`` write NaN into the whole factor, and

@@ -210,3 +210,13 @@ def test_huge_and_tiny_entries(magnitude):
         q, r = np.linalg.qr(x)
         return np.concatenate([q.ravel(), r.ravel() / magnitude])
     np.testing.assert_allclose(raw(parts, big), parts(big), rtol=1e-11, atol=1e-12)
+
+
+def eigvalsh_sum(a):
+    return np.sum(np.linalg.eigvalsh(a))
+
+
+def test_named_sizes_are_refused_clearly():
+    with pytest.raises(gradc.GradcError, match="does not take named sizes for op eigvalsh") as info:
+        gradc.compile(eigvalsh_sum, gradc.spec("f64[n,n]"), target="c")
+    assert "test_c_decompositions.py" in str(info.value) and "target='numpy'" in str(info.value)
