@@ -360,7 +360,7 @@ def _unpack_rows(packed, k):
     return head, sh.index(packed, lead + (sh.slice_item(k, None, None),))
 
 
-defop("eigh", infer=_eigh_infer, impl=_eigh_impl, vjp=_eigh_vjp, c=None, batch=_leading_batch("eigh"),
+defop("eigh", infer=_eigh_infer, impl=_eigh_impl, vjp=_eigh_vjp, c=c_spell.loop("eigh"), batch=_leading_batch("eigh"),
       np=_stmts(lambda a, p: spell.call("np.linalg.eigh", a[0], UPLO=ast.Constant("L" if p["lower"] else "U")),
                 lambda t, p: _cat([_row(_item(t, 0)), _item(t, 1)], -2)),
       doc="a_bar = V (diag(w_bar) + F * (V^T V_bar)) V^T, F_ij = 1/(w_j - w_i) (distinct eigenvalues)")
@@ -373,8 +373,8 @@ def _eigvalsh_vjp(ct, out, a, needs, lower):
 
 
 defop("eigvalsh", infer=lambda types, params: _square(types[0], "eigvalsh").with_shape(types[0].shape[:-1]),
-      impl=lambda a, lower: np.linalg.eigvalsh(a, UPLO="L" if lower else "U"), vjp=_eigvalsh_vjp, c=None,
-      np=lambda args, params, out, target: spell.call("np.linalg.eigvalsh", args[0],
+      impl=lambda a, lower: np.linalg.eigvalsh(a, UPLO="L" if lower else "U"), vjp=_eigvalsh_vjp,
+      c=c_spell.loop("eigh"), np=lambda args, params, out, target: spell.call("np.linalg.eigvalsh", args[0],
                                                       UPLO=ast.Constant("L" if params["lower"] else "U")),
       doc="a_bar = V diag(ct) V^T", batch=_leading_batch("eigvalsh"))
 

@@ -21,7 +21,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
-from gradc.ops import spell
+from gradc.ops import c_spell, spell
 from gradc.ops.linalg import matmul
 from gradc.ops.linalg_decomp import (
     _cat,
@@ -93,7 +93,7 @@ def _svd_vjp(ct, out, a, needs):
     return (a_bar,)
 
 
-defop("svd", infer=_svd_infer, impl=_svd_impl, vjp=_svd_vjp, c=None, batch=_leading_batch("svd"),
+defop("svd", infer=_svd_infer, impl=_svd_impl, vjp=_svd_vjp, c=c_spell.loop("svd"), batch=_leading_batch("svd"),
       np=_stmts(lambda a, p: spell.call("np.linalg.svd", a[0], full_matrices=ast.Constant(False)),
                 lambda t, p: _cat([_item(t, 0), _row(_item(t, 1)), _swap_ast(_item(t, 2))], -2)),
       doc="a_bar = U (J S + diag(s_bar) + S K) V^T + projections (Townsend 2016; distinct singular values)")
@@ -106,7 +106,7 @@ def _svdvals_vjp(ct, out, a, needs):
 
 defop("svdvals", infer=lambda types, params: _matrix(types[0], "svd").with_shape(
           types[0].shape[:-2] + (min(types[0].shape[-2:]),)),
-      impl=lambda a: np.linalg.svd(a, compute_uv=False), vjp=_svdvals_vjp, c=None,
+      impl=lambda a: np.linalg.svd(a, compute_uv=False), vjp=_svdvals_vjp, c=c_spell.loop("svd"),
       np=lambda args, params, out, target: spell.call("np.linalg.svd", args[0], compute_uv=ast.Constant(False)),
       doc="a_bar = U diag(ct) V^T", batch=_leading_batch("svdvals"))
 
@@ -154,7 +154,7 @@ def _qr_second(t, p, axis):
     return _cat([_item(t, 0), _item(t, 1)], axis)
 
 
-defop("qr", infer=_qr_infer, impl=_qr_impl, vjp=_qr_vjp, c=None, batch=_leading_batch("qr"),
+defop("qr", infer=_qr_infer, impl=_qr_impl, vjp=_qr_vjp, c=c_spell.loop("qr"), batch=_leading_batch("qr"),
       np=lambda args, params, out, target: _stmts(
           lambda a, p: spell.call("np.linalg.qr", a[0]),
           lambda t, p: _qr_second(t, p, -2 if out.shape[-2] > out.shape[-1] else -1))(args, params, out, target),
@@ -177,6 +177,6 @@ def _expm_vjp(ct, out, a, needs):
     return (take(take(e, -2, 0, n), -1, n, None),)
 
 
-defop("expm", infer=lambda types, params: _square(types[0], "expm"), impl=_expm_impl, vjp=_expm_vjp, c=None,
-      np=empty_or(spell.fn("scipy.linalg.expm")), batch=_leading_batch("expm"),
+defop("expm", infer=lambda types, params: _square(types[0], "expm"), impl=_expm_impl, vjp=_expm_vjp,
+      c=c_spell.loop("expm"), np=empty_or(spell.fn("scipy.linalg.expm")), batch=_leading_batch("expm"),
       doc="a_bar = expm([[a^T, ct], [0, a^T]])[:n, n:] (the Frechet derivative)")

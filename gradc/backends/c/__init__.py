@@ -3,7 +3,8 @@
 ``emit`` writes functions (``values``: locations and the SymPy printer;
 ``vectorise``: which fused loops vectorise; ``loops`` and ``matmul``: the tensor
 ops' loops; ``linalg``: Cholesky, triangular and LU solves, log|det| and the
-Cholesky adjoint; ``control``: loops and branches as ``for``/``while``/``if``, their tapes
+Cholesky adjoint; ``linalg_decomp``/``linalg_spectral``: eigh, svd, qr and expm in plain C99
+(Jacobi, one-sided Jacobi, Householder, Pade); ``control``: loops and branches as ``for``/``while``/``if``, their tapes
 and the ``max_trips`` bound; ``lowering``: each op's ``c=`` facet; ``mathlib``: gradc's own
 vectorisable exp/log, hyperbolic and trig functions); ``build`` compiles and
 caches; ``pyglue`` is the extension's C entry points. SymPy is imported only

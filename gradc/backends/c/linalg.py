@@ -7,6 +7,8 @@ column strides, so transposed and sliced views cost no copy; they write contiguo
 take work arrays from the caller (the emitter places them like any other, on the stack or in
 ``work``). Plain loops, no blocking and no BLAS: these are for the small matrices the C target
 is meant for (a few hundred rows at most).
+The decompositions (eigh, eigvalsh, svd, svdvals, qr, expm) are in ``linalg_decomp`` and
+``linalg_spectral``, mixed in here.
 
 Errors: a C function has no exception to raise and returns nothing. A matrix that is not
 positive definite (a pivot <= 0, or NaN) makes ``cholesky`` write NaN into the whole factor, and
@@ -19,6 +21,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
 
 # ---------------------------------------------------------------- helper sources (T: the C type, F: libm suffix)
@@ -241,7 +244,9 @@ static void gradc_cholesky_gradF(long n, const T *restrict l, long lrs, long lcs
     }
 }""",
 }
-_NEEDS = {"solve": ("lu",), "slogdet": ("lu",)}  # helpers a helper calls (defined before it)
+_HELPERS.update(DECOMP_HELPERS)  # eigh, svd, qr, expm (gradc.backends.c.linalg_decomp)
+_NEEDS = {"solve": ("lu",), "slogdet": ("lu",), **DECOMP_NEEDS}  # helpers a helper calls (defined before it)
+_EPSILON = {"double": "2.220446049250313e-16", "float": "1.1920929e-07F"}
 
 
 def helper_text(kind: str, ctype: str) -> str:
@@ -252,11 +257,11 @@ def helper_text(kind: str, ctype: str) -> str:
     """
     suffix = "f" if ctype == "float" else ""
     text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
-    text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(")
+    text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 
-class LinalgLowerings:
+class LinalgLowerings(DecompLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
     def linalg_helper(self, kind, dtype):
