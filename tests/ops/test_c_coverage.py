@@ -11,7 +11,8 @@ from gradc.ir.registry import OPS
 from gradc.ops import c_spell
 
 # the dense decompositions (their C99 algorithms are another part of issue 24)
-WITHOUT_C = frozenset({"eigh", "eigvalsh", "svd", "svdvals", "qr", "expm"})
+# the sign (phase) of a complex determinant: it needs a complex LU in C
+WITHOUT_C = frozenset({"det_phase"})
 
 
 def _without_c():
