@@ -710,9 +710,9 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
     ``z = x + iy`` the gradient is ``df/dx - i df/dy``; a complex-valued ``f`` needs
     ``holomorphic=True`` (its inputs complex too), and then the gradient is ``f'(z)``.
 
-    >>> grad(lambda z: np.abs(z) ** 2)(3 + 4j)
+    >>> complex(grad(lambda z: np.abs(z) ** 2)(3 + 4j))
     (6-8j)
-    >>> grad(lambda z: z ** 2, holomorphic=True)(3 + 4j)
+    >>> complex(grad(lambda z: z ** 2, holomorphic=True)(3 + 4j))
     (6+8j)
     """
     check_options(checkpoint)  # refused at the user's call, not when the first call traces

@@ -121,7 +121,7 @@ DIFF_CASES = [
     Case("laplace", routed(lambda x, m: scipy.stats.laplace.logpdf(x, m) * scipy.stats.laplace.cdf(x, m)),
          [distinct(4), uniform(-0.05, 0.05, 4)], ("abs", "where")),
     Case("cauchy", routed(lambda x, s: scipy.stats.cauchy.logpdf(x, scale=s) + scipy.stats.cauchy.cdf(x)),
-         [normal(4), positive(4)], ("log1p", "arctan")),
+         [normal(4), positive(4)], ("log1p", "arctan2")),
 ]
 
 NONDIFF_CASES = [

@@ -173,7 +173,11 @@ def _rgamma_vjp(ct, out, x, needs):
     """-out * digamma(x); at the poles of Gamma (x = -n), where 1/Gamma is 0, its limit (-1)^n n!."""
     pole = ew.logical_and(ew.less_equal(x, 0.0), ew.equal(x, ew.floor(x)))
     at = ew.where(pole, x, 0.0)  # each branch finite everywhere: its derivative is masked, not multiplied by NaN
-    at_pole = ew.mul(ew.cos(ew.mul(at, math.pi)), gamma(ew.sub(1.0, at)))
+    # (-1)^n n! = cos(pi x) Gamma(1 - x) at x = -n; the factor 1 - psi(1 - x0) (x - x0), x0 = x held constant, is
+    # 1 there and makes the slope of this expression (-2 (-1)^n n! psi(n + 1)) that of the exact derivative
+    held = stop_gradient(at)
+    at_pole = ew.mul(ew.mul(ew.cos(ew.mul(at, math.pi)), gamma(ew.sub(1.0, at))),
+                     ew.sub(1.0, ew.mul(digamma(ew.sub(1.0, held)), ew.sub(at, held))))
     return (ew.mul(ct, ew.where(pole, at_pole, ew.neg(ew.mul(out, digamma(ew.where(pole, 1.0, x)))))),)
 
 

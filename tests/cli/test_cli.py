@@ -38,7 +38,7 @@ def branchy(x: "f64[3]"):
 
 
 def unsupported(x: "f64[3]"):
-    return np.sum(np.fft.fft(x).real)
+    return np.sum(np.histogram(x, bins=2)[0] * x[:2])
 
 
 def unannotated(x, w):

@@ -213,7 +213,11 @@ class Rewriter(ast.NodeTransformer):
             node.value.id in self.types else None
         indexed = sum(1 for i in items if not (isinstance(i, ast.Constant) and i.value is None))
         sliced = any(isinstance(i, ast.Slice) or isinstance(i, ast.Constant) and i.value is None for i in items)
-        if indexed < rank if rank is not None else sliced:  # a tuple's item (svd(a)[0]) has no rank here
+        if rank is None and isinstance(node.value, ast.Call) and not _returns_tuple(node.value):
+            wanted = True  # an array a call returns (solve(a, b)[0]): `...` may stand for no axis at all
+        else:  # a tuple's item (svd(a)[0]) has no rank here
+            wanted = indexed < rank if rank is not None else sliced
+        if wanted:
             node.slice = ast.Tuple(items + [ast.Constant(...)], ast.Load())
         return node
 
@@ -292,3 +296,15 @@ class Rewriter(ast.NodeTransformer):
         if args and name in ("argmax", "argmin", "max", "min", "sum"):
             keywords.insert(0, ast.keyword("axis", args.pop(0)))
         return self._call(name, [obj] + args, keywords)
+
+
+# the array-API functions that return tuples: an index into their result picks an item, not an axis
+_TUPLE_RESULTS = frozenset({"svd", "qr", "eigh", "slogdet", "frexp", "modf", "meshgrid", "broadcast_arrays",
+                            "unique_all", "unique_counts", "unique_inverse", "nonzero", "divmod", "lu_factor",
+                            "cho_factor", "lstsq", "histogram", "where"})
+
+
+def _returns_tuple(call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name is None or name in _TUPLE_RESULTS or name.startswith("_")

@@ -104,7 +104,8 @@ COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenat
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
     "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
-    "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to"})
+    "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to",
+    "element"})  # element: an item of a tuple-valued result, moved as it is
 
 
 def complex_values(graph) -> list:

@@ -28,7 +28,8 @@ NOT_STANDARD = {"np.add.at", "np.einsum", "np.pad", "np.lib.stride_tricks.slidin
                 "x[array] = ... (setitem with an array index)"}
 # Dask's own limits (its reshape, negative-step setitem and blocked linear algebra), not the target's
 DASK_LIMITS = {"reshape", "index_negative_step", "solve_vector_batched", "inv", "det", "slogdet_batched",
-               "lu_solve", "svd_tall", "svd_wide", "svdvals", "pinv", "lstsq", "lstsq_residuals",
+               "complex_solve_inv", "complex_det", "complex_slogdet", "lu_solve", "svd_tall", "svd_wide", "svdvals",
+               "pinv", "lstsq", "lstsq_residuals",
                "matrix_power_negative", "norm_nuc", "norm_2_matrix",
                # dask.array.fft transforms only along an axis of one chunk
                "rfft_irfft_odd", "rfft_irfft_even_ortho", "fft_axis0_to_irfft", "ifft_padded_to_irfft",
