@@ -296,7 +296,7 @@ def _astype_vjp(ct, out, x, needs, dtype):
     src = aval(x).dtype
     if aval(ct).is_complex and src not in ("c64", "c128"):  # a real value promoted to complex: the real part
         ct = bind("real", ct)  # (the op of gradc.ops.complex_numbers)
-    return (astype(ct, src),)
+    return (astype(ct, src, explicit=True),)
 
 
 def _astype_spell(args, params, out, target):
@@ -379,8 +379,19 @@ def clip(x, lo, hi):
     return apply_elementwise("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
 
 
-def astype(x, dtype: str):
-    return x if aval(x).dtype == dtype else bind("astype", x, dtype=dtype)
+def astype(x, dtype: str, explicit: bool = False):
+    """``x`` converted to ``dtype``. From complex to real only when the user's code asks (``explicit``: NumPy's
+    ``.astype(float)`` drops the imaginary part); a conversion gradc would make on its own is refused instead,
+    as it would give a wrong value (a real-only function given complex values)."""
+    src = aval(x).dtype
+    if src == dtype:
+        return x
+    if src in ("c64", "c128") and dtype not in ("c64", "c128") and not explicit:
+        from gradc.errors import TraceError
+        raise TraceError(f"this function of complex values ({src}) would drop their imaginary parts: gradc computes "
+                         "it on real values only", hint="apply it to np.real(z), np.imag(z) or np.abs(z), or convert "
+                                                        "explicitly with z.real or z.astype(float)")
+    return bind("astype", x, dtype=dtype)
 
 
 def _make_unary(name, float_only=True):

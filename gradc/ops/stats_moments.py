@@ -26,8 +26,16 @@ from gradc.ops.values import aval, normalize_axes
 
 
 def as_float(x):
-    """``x`` itself if it is a float array, else as float64 (the statistics of integers are float64)."""
-    return x if aval(x).is_float else ew.astype(x, "f64")
+    """``x`` itself if it is a float or complex array, else as float64 (the statistics of integers are float64)."""
+    return x if aval(x).is_inexact else ew.astype(x, "f64")
+
+
+def _squared_magnitude(d):
+    """``|d|**2``: NumPy's variance of complex values is the mean of the squared magnitudes (a real number)."""
+    if not aval(d).is_complex:
+        return ew.square(d)
+    from gradc.ops.complex_numbers import imag, real
+    return ew.add(ew.square(real(d)), ew.square(imag(d)))
 
 
 def _count(shape, axes):
@@ -57,7 +65,8 @@ def var(a, axis=None, ddof=0, keepdims=False, mean=None, what="np.var"):
     dof = _dof(_count(t.shape, axes), ddof, what)
     centre = red.mean(a, axes, keepdims=True) if mean is None else mean
     deviation = ew.sub(a, centre)
-    return ew.div(red.sum_(ew.square(deviation), axes, keepdims), dim_value(dof, a, aval(a).dtype))
+    total = red.sum_(_squared_magnitude(deviation), axes, keepdims)
+    return ew.div(total, dim_value(dof, total, aval(total).dtype))
 
 
 def std(a, axis=None, ddof=0, keepdims=False, mean=None):
@@ -151,7 +160,7 @@ def nanvar(a, axis=None, ddof=0, keepdims=False):
     dof = ew.sub(_valid_count(a, axes, keepdims), float(ddof))
     enough = ew.greater(dof, 0.0)
     # a safe divisor where the slice has too few values, so the unused branch's gradient is 0, not NaN
-    quotient = ew.div(red.sum_(ew.square(deviation), axes, keepdims), ew.where(enough, dof, 1.0))
+    quotient = ew.div(red.sum_(_squared_magnitude(deviation), axes, keepdims), ew.where(enough, dof, 1.0))
     return ew.where(enough, quotient, np.nan)
 
 

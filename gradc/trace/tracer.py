@@ -242,7 +242,7 @@ class Tracer(Traced):
     def dot(self, o): return la.matmul(self, _operand(o, self))
     def clip(self, lo=None, hi=None): return FUNCTIONS[np.clip](self, lo, hi)
     def astype(self, dtype, copy=True):
-        out = ew.astype(self, dtype_name(dtype))
+        out = ew.astype(self, dtype_name(dtype), explicit=True)  # NumPy's: complex to real drops the imaginary part
         return out.copy() if out is self and copy else out
     def copy(self, order="K"): return _Copy(self.builder, self.atom)
     def flatten(self): return sh.reshape(self, (self.size,))
