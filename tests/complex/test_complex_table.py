@@ -15,37 +15,12 @@ import pytest
 
 import gradc
 from gradc.errors import GradcError
-from gradc.trace.dispatch import FUNCTIONS, UFUNCS
+from tests.dispatch_table import finite_values, functions, name_of
 
 # call forms that are not functions of complex array values (shapes, types, constructors) or random positions
 _SKIP = {"shape", "ndim", "size", "copyto", "empty_like", "full_like", "zeros_like", "ones_like", "result_type",
          "can_cast", "iscomplexobj", "isrealobj", "isscalar", "unstack", "histogram", "histogram_bin_edges",
          "histogramdd", "histogram2d", "bincount", "digitize", "searchsorted", "lexsort"}
-
-
-def _name(f):
-    return getattr(f, "__name__", repr(f))
-
-
-def _table():
-    seen, out = set(), []
-    for f in list(FUNCTIONS) + list(UFUNCS):
-        if not callable(f) or id(f) in seen or _name(f) in _SKIP:
-            continue
-        seen.add(id(f))
-        out.append(f)
-    return sorted(out, key=lambda f: (getattr(f, "__module__", None) or "", _name(f)))
-
-
-def _finite(value):
-    leaves = list(value) if isinstance(value, (tuple, list)) else [value]
-    if not leaves:
-        return False
-    for leaf in leaves:
-        arr = np.asarray(leaf)
-        if arr.dtype.kind not in "fc" or arr.size == 0 or not np.all(np.isfinite(arr)):
-            return False
-    return True
 
 
 def _call_form(f, rng):
@@ -59,17 +34,17 @@ def _call_form(f, rng):
                     value = f(*args)
             except Exception:  # noqa: BLE001  (NumPy refuses this form: try the next)
                 continue
-            if _finite(value) and not any(value is a for a in args):
+            if finite_values(value, "fc") and not any(value is a for a in args):
                 return args
     return None
 
 
 CASES = []
 _rng = np.random.default_rng(24)
-for _f in _table():
+for _f in functions(_SKIP):
     _args = _call_form(_f, _rng)
     if _args is not None:
-        CASES.append(pytest.param(_f, _args, id=_name(_f)))
+        CASES.append(pytest.param(_f, _args, id=name_of(_f)))
 
 
 def test_the_generator_covers_the_table():

@@ -15,7 +15,7 @@ import pytest
 
 import gradc
 from gradc.errors import GradcError
-from gradc.trace.dispatch import FUNCTIONS, UFUNCS
+from tests.dispatch_table import finite_values, functions, name_of
 from tests.finite_differences import central_gradient
 
 # functions whose concrete call forms are not array-likes of floats, or whose value is not a smooth function of
@@ -25,31 +25,6 @@ _SKIP = {"shape", "ndim", "size", "copyto", "empty_like", "full_like", "zeros_li
          "unique", "searchsorted", "digitize", "bincount", "histogram", "histogram_bin_edges", "histogramdd",
          "histogram2d", "lexsort", "argsort", "argpartition", "partition",
          "unstack"}  # np.unstack itself takes arrays only (x.ndim): a list is NumPy's AttributeError
-
-
-def _name(f):
-    return getattr(f, "__name__", repr(f))
-
-
-def _table():
-    seen, out = set(), []
-    for f in list(FUNCTIONS) + list(UFUNCS):
-        if not callable(f) or id(f) in seen or _name(f) in _SKIP:
-            continue
-        seen.add(id(f))
-        out.append(f)
-    return sorted(out, key=lambda f: (getattr(f, "__module__", None) or "", _name(f)))
-
-
-def _finite_floats(value):
-    leaves = list(value) if isinstance(value, (tuple, list)) else [value]
-    if not leaves:
-        return False
-    for leaf in leaves:
-        arr = np.asarray(leaf)
-        if arr.dtype.kind != "f" or arr.size == 0 or not np.all(np.isfinite(arr)):
-            return False
-    return True
 
 
 def _call_form(f, rng):
@@ -63,7 +38,7 @@ def _call_form(f, rng):
                     value = f(*args)
             except Exception:  # noqa: BLE001  (NumPy refuses this form: try the next)
                 continue
-            if _finite_floats(value) and not any(value is a for a in args):  # not a form writing into out=
+            if finite_values(value) and not any(value is a for a in args):  # not a form writing into out=
                 return args
     return None
 
@@ -76,12 +51,12 @@ def _scalar(value, weights):
 
 CASES = []
 _rng = np.random.default_rng(26)
-for _f in _table():
+for _f in functions(_SKIP):
     _args = _call_form(_f, _rng)
     if _args is None:
         continue
     for _position in range(len(_args)):
-        _label = ("linalg." if "linalg" in (getattr(_f, "__module__", None) or "") else "") + _name(_f)
+        _label = ("linalg." if "linalg" in (getattr(_f, "__module__", None) or "") else "") + name_of(_f)
         CASES.append(pytest.param(_f, _args, _position, int(_rng.integers(1 << 30)), id=f"{_label}-{_position}"))
 
 
