@@ -124,6 +124,9 @@ def _wrap(value, depth=0):
 # functions whose dispatcher tells nested lists by ``type(x) is list`` (a wrapper would look like an array): their
 # gradc entries take the nested lists of traced values themselves
 NESTED_LISTS = frozenset({np.block})
+# NumPy's aliases that are plain Python functions (no dispatch): routed as the function they stand for, whose
+# sequence of arrays NumPy's dispatcher hands on as it is
+_ALIASES = {np.row_stack: np.vstack} if hasattr(np, "row_stack") else {}
 
 
 def needs_wrapping(args, kwargs, func=None) -> bool:
@@ -177,6 +180,7 @@ def routed(real):
     """
     if isinstance(real, np.ufunc):
         return RoutedUfunc(real)
+    real = _ALIASES.get(real, real)
     dispatched = hasattr(real, "_implementation")
 
     def call(*args, **kwargs):

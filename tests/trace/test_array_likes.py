@@ -179,3 +179,16 @@ def test_scipy_functions_take_lists_of_traced_values():
     x = np.array([0.3, 0.7, 1.3])
     np.testing.assert_allclose(gradc.jit(scipy_of_lists)(x), scipy_of_lists(x), rtol=1e-12)
     np.testing.assert_allclose(gradc.grad(scipy_of_lists)(x), central_gradient(scipy_of_lists, x), rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_row_stack_takes_arrays_of_different_row_counts_as_vstack_does():
+    """np.row_stack (NumPy's alias of vstack, a plain function): a tuple of arrays, not one array-like."""
+    def f(x, y):
+        return np.sum(np.row_stack((x, y)) ** 2)
+    if not hasattr(np, "row_stack"):
+        pytest.skip("this NumPy has no row_stack")
+    a, b = np.array([[0.5, -1.0]]), np.array([[2.0, 1.5], [0.25, -0.75]])
+    gx, gy = gradc.grad(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(gx, 2 * a)
+    np.testing.assert_allclose(gy, 2 * b)
