@@ -72,6 +72,7 @@ from gradc.errors import (
 from gradc.ir.graph import Graph
 from gradc.trace.checkpoint import binomial  # checkpoint=binomial(snapshots=s): Revolve schedules for loops
 from gradc.trace.control import cond, fori_loop, scan, while_loop  # structured control flow (JAX's signatures)
+from gradc import integrate as _integrate  # noqa: F401  (routes scipy.integrate's odeint and solve_ivp)
 
 __version__: str = _importlib.import_module("gradc.version").__version__  # the package metadata's (gradc.version)
 

@@ -222,7 +222,7 @@ def _routed(real, ours):
         return ours
 
     def call(*args, **kwargs):
-        if _has_tracer(args) or _has_tracer(kwargs.values()):
+        if getattr(ours, "closure_reads_traced", False) or _has_tracer(args) or _has_tracer(kwargs.values()):
             # a list of traced values is an array-like, as SciPy's np.asarray makes it (a tuple may be a
             # factorization's (c, lower): kept)
             args = tuple(array_likes.build(a) if _traced_list(a) else a for a in args)
