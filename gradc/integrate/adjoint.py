@@ -65,7 +65,8 @@ def solve(rhs: ClosedRhs, y0, ts, rtol: float, atol, max_steps: int = dopri.MAX_
         autodiff.RULES[key] = autodiff.Rule(
             "scipy.integrate ODE solve",
             vjp=partial(_adjoint, rhs.graph, rtol, atol, max_steps),
-            jvp=partial(_sensitivities, rhs.graph, rtol, atol, max_steps))
+            jvp=partial(_sensitivities, rhs.graph, rtol, atol, max_steps),
+            tolerance=max(float(rtol), float(np.max(atol))))
     return _tracer(autodiff.custom_call(ys, [ys], [y0, ts, *params], key))
 
 

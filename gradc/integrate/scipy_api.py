@@ -28,6 +28,7 @@ from gradc.integrate import dopri
 from gradc.integrate.adjoint import solve
 from gradc.integrate.rhs import as_state, closed_rhs
 from gradc.ir.builder import Traced
+from gradc.trace.calls import call  # the user's function as the trace calls it: captured, SciPy routed
 
 ODEINT_TOL = 1.49012e-8  # odeint's default rtol and atol
 _LSODA_ONLY = ("Dfun", "col_deriv", "ml", "mu", "hmin", "ixpr", "mxhnil", "mxordn", "mxords", "printmessg")
@@ -92,7 +93,7 @@ def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
         _refuse(what, "tcrit", "split the integration at the critical times (one odeint call per piece)")
     if not isinstance(args, tuple):
         args = (args,)
-    user = (lambda y, s, *a: func(s, y, *a)) if tfirst else func
+    user = (lambda y, s, *a: call(func, s, y, *a)) if tfirst else (lambda y, s, *a: call(func, y, s, *a))
     rtol = ODEINT_TOL if rtol is None else rtol
     atol = ODEINT_TOL if atol is None else atol
     rhs, ys = _solve(user, y0, t, args, rtol, atol, int(mxstep) or dopri.MAX_STEPS, hmax, what)
@@ -141,7 +142,7 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, e
             raise TraceError(f"{what}: t_eval has values outside t_span {tuple(t_span)}", where=user_location(),
                              hint="keep t_eval within t_span")
     times = _with_start(t0, t_eval)
-    rhs, ys = _solve(lambda y, t, *a: fun(t, y, *a), y0, times, args, rtol, atol, dopri.MAX_STEPS,
+    rhs, ys = _solve(lambda y, t, *a: call(fun, t, y, *a), y0, times, args, rtol, atol, dopri.MAX_STEPS,
                      options.get("max_step", np.inf), what)
     if ys is None:
         import scipy.integrate

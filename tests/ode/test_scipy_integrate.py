@@ -190,4 +190,61 @@ def test_refusals_name_the_option_and_the_users_line(user, words):
         gradc.grad(user)(np.ones(2))
     message = str(info.value)
     assert words in message
-    assert f"test_odeint.py:{user.__code__.co_firstlineno + 1}" in message
+    assert f"test_scipy_integrate.py:{user.__code__.co_firstlineno + 1}" in message
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_check_against_the_users_function_allows_the_solvers_tolerance(target):
+    # the user's function runs SciPy's LSODA, the compiled code Dormand-Prince: equal to the tolerance
+    p = np.array([1.1, 0.7])
+    report = gradc.check(gradc.compile(loss_params, p, target=target), loss_params, p)
+    assert report.passed
+    def scaled(p):  # off by 1e-4 relative: well outside the solver's tolerance, so the check must fail
+        return loss_params(p) * (1 + 1e-4)
+    wrong = gradc.compile(scaled, p, target=target)
+    assert not gradc.check(wrong, loss_params, p, raise_on_failure=False).passed
+
+
+def piecewise_rate(y, t, k):
+    if t < 1.0:  # a branch on the traced time: captured like the user's own control flow
+        return -k * y
+    return k * y
+
+
+def test_right_hand_side_with_a_branch_on_the_time():
+    def loss(k):
+        return odeint(piecewise_rate, np.ones(1), np.array([0.0, 0.5, 2.0]), args=(k,), rtol=1e-11,
+                      atol=1e-11)[-1, 0]
+    k = 0.3
+    assert abs(gradc.compile(loss, k).forward(k) - np.exp(0.0 * k)) < 1e-7  # exp(-k) exp(k)
+    np.testing.assert_allclose(gradc.grad(loss)(k), central(lambda q: loss(q[0]), [k])[0], atol=1e-6)
+
+
+def test_quad_in_parameters_and_limits():
+    def area(k, b):
+        return si.quad(lambda x, c: np.exp(-c * x) * np.sin(x), 0.0, b, args=(k,))[0]
+    k, b = 0.7, 2.0
+    assert abs(gradc.compile(area, k, b).forward(k, b) - area(k, b)) < 1e-8
+    g_k, g_b = gradc.grad(area, argnums=(0, 1))(k, b)
+    np.testing.assert_allclose(g_k, central(lambda q: area(q[0], b), [k])[0], rtol=1e-6)
+    assert abs(g_b - np.exp(-k * b) * np.sin(b)) < 1e-8  # the integrand at the upper limit
+
+
+def test_cumulative_trapezoid_matches_scipy():
+    x = np.sort(np.random.default_rng(0).uniform(0, 3, size=7))
+
+    def f(w):
+        return np.sum(si.cumulative_trapezoid(np.sin(w * x), x, initial=0) ** 2)
+    assert abs(gradc.compile(f, 1.3).forward(1.3) - f(1.3)) < 1e-12
+    np.testing.assert_allclose(gradc.grad(f)(1.3), central(lambda q: f(q[0]), [1.3])[0], rtol=1e-7)
+
+
+def _quad_infinite(k):
+    return si.quad(lambda x: np.exp(-k * x), 0.0, np.inf)[0]
+
+
+def test_quad_over_an_infinite_interval_is_refused_at_the_users_line():
+    with pytest.raises(TraceError) as info:
+        gradc.grad(_quad_infinite)(1.0)
+    assert "infinite interval" in str(info.value)
+    assert f"test_scipy_integrate.py:{_quad_infinite.__code__.co_firstlineno + 1}" in str(info.value)
