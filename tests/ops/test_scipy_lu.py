@@ -26,12 +26,12 @@ def test_factors_match_scipy_and_gradients_match_central_differences(shape, seed
     w_l, w_u = rng.normal(size=(shape[0], min(shape))), rng.normal(size=(min(shape), shape[1]))
 
     def parts(a):
-        p, l, u = lu(a)
-        return p, l, u
+        p, lower, u = lu(a)
+        return p, lower, u
 
     def loss(a):
-        p, l, u = lu(a)
-        return np.sum(w_l * l) + np.sum(w_u * u) + np.sum(p)
+        p, lower, u = lu(a)
+        return np.sum(w_l * lower) + np.sum(w_u * u) + np.sum(p)
 
     compiled = gradc.compile(parts, a, mode="jvp")
     for got, want in zip(compiled.forward(a), scipy.linalg.lu(a)):
@@ -44,8 +44,8 @@ def test_permute_l_and_p_indices_and_the_c_target():
 
     def both(a):
         pl, u = scipy.linalg.lu(a, permute_l=True)
-        perm, l, u2 = scipy.linalg.lu(a, p_indices=True)
-        return pl, u, perm, l, u2
+        perm, lower, u2 = scipy.linalg.lu(a, p_indices=True)
+        return pl, u, perm, lower, u2
     want_pl, want_u = scipy.linalg.lu(a, permute_l=True)
     want_perm, want_l, _ = scipy.linalg.lu(a, p_indices=True)
     for target in ("numpy", "c"):
