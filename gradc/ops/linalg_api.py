@@ -45,7 +45,8 @@ def as_float(*xs):
 COMPLEX_OK = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
                         "np.linalg.matrix_power", "np.linalg.tensorinv", "np.linalg.tensorsolve",
                         "np.linalg.eigh", "np.linalg.eigvalsh", "scipy.linalg.eigh", "scipy.linalg.eigvalsh",
-                        "np.linalg.svd", "scipy.linalg.svd", "scipy.linalg.svdvals", "np.linalg.svdvals"})
+                        "np.linalg.svd", "scipy.linalg.svd", "scipy.linalg.svdvals", "np.linalg.svdvals",
+                        "np.linalg.eig", "np.linalg.eigvals"})
 
 
 def refuse_complex(x, what):
@@ -192,6 +193,31 @@ def eigh(a, UPLO="L"):
     from gradc.ops.complex_numbers import real
     return EighResult(real(sh.index(packed, lead + (("int", 0),))),  # real also for a Hermitian (complex) matrix
                       sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+
+
+EigResult = namedtuple("EigResult", "eigenvalues eigenvectors")
+
+
+def eig(a, what="np.linalg.eig"):
+    """``np.linalg.eig``: complex eigenvalues and unit-norm eigenvectors (complex always, as JAX's; see
+    ``gradc.ops.linalg_eig``).
+
+    >>> eig(np.diag([2.0, 1.0])).eigenvalues
+    array([2.+0.j, 1.+0.j])
+    """
+    packed = bind("eig", _squares(a, what))
+    t = aval(packed)
+    lead = (sh.slice_item(None, None, None),) * (t.ndim - 2)
+    return EigResult(sh.index(packed, lead + (("int", 0),)), sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+
+
+def eigvals(a):
+    """``np.linalg.eigvals``: ``eig``'s eigenvalues.
+
+    >>> eigvals(np.diag([2.0, 1.0]))
+    array([2.+0.j, 1.+0.j])
+    """
+    return eig(a, "np.linalg.eigvals").eigenvalues
 
 
 def eigvalsh(a, UPLO="L"):
