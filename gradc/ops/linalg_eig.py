@@ -23,7 +23,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.reduce as red
-from gradc.ir.registry import bind, defop
+from gradc.ir.registry import defop
 from gradc.ir.types import COMPLEX_OF_REAL
 from gradc.ops import c_spell, spell
 from gradc.ops.linalg import matmul
