@@ -39,6 +39,7 @@ import importlib as _importlib
 import importlib.abc as _importlib_abc
 import sys as _sys
 
+from gradc import integrate as _integrate  # noqa: F401  (routes scipy.integrate's odeint and solve_ivp)
 from gradc import tree_util as tree_util  # pytrees: JAX's names and semantics (gradc.tree_util.tree_map, ...)
 from gradc.api import Compiled, check, compile, grad, spec, trace, value_and_grad  # noqa: A004 - gradc.compile
 from gradc.derivatives import (

@@ -39,6 +39,11 @@ def enclosing_builder(leaves):
         if stack and current is not None and stack[-1].encloses(current):
             candidates.append(stack[-1])
     candidates = [b for b in candidates if b is not None]
+    traced = [a.builder for a in leaves if isinstance(a, Traced)]
+    if traced:  # only builders on the arguments' chain: the trace in progress may be another tree (a derivative
+        # rule running inside a graph transform, itself inside a helper's body) at the same depth
+        deepest = max(traced, key=lambda b: b.depth)
+        candidates = [b for b in candidates if deepest.encloses(b) or b.encloses(deepest)]
     return max(candidates, key=lambda b: b.depth) if candidates else None
 
 

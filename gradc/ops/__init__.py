@@ -30,6 +30,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     linalg_api,
     linalg_cholesky,
     linalg_decomp,
+    linalg_eig,
     linalg_svd,
     nn,
     reduce,

@@ -33,6 +33,7 @@ class Rule:
     name: str
     vjp: Callable | None = None
     jvp: Callable | None = None
+    tolerance: float = 0.0  # the value's relative accuracy when an iterative solve computes it (0: exact)
 
 
 RULES: dict = {}  # key -> Rule; keys are the user functions' names, made unique in registration order

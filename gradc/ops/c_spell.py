@@ -24,6 +24,7 @@ the namespace the scalar spellings build with (SymPy plus ``ite``, ``isnan``,
 from __future__ import annotations
 
 import functools
+import math
 
 NONE = None  # "this op has no C lowering", said at the op (the emitter reports it)
 MISSING = "missing"  # the default of ``defop(c=...)``: the completeness test rejects it
@@ -83,6 +84,43 @@ def complex_call(name: str, x, is_real: bool = True):
     True
     """
     return _complex_function(name, is_real)(x)
+
+
+@functools.lru_cache(maxsize=None)
+def _quotient_class():
+    sp = sym().sp
+
+    class Quotient(sp.Function):  # an unevaluated x / c: SymPy would turn it into x * (1/c), an ulp off
+        nargs = 2
+
+        @classmethod
+        def eval(cls, x, y):
+            if x.is_Number and y.is_Number and y != 0:
+                return sp.Float(float(x) / float(y))  # Python's float division: IEEE's, as C's
+            return None
+
+        def _eval_is_extended_real(self):
+            return self.args[0].is_extended_real
+
+        def _ccode(self, printer):
+            return f"({printer._print(self.args[0])}/{printer._print(self.args[1])})"
+    return Quotient
+
+
+def quotient(x, y):
+    """``x / y`` that C computes as a division, as NumPy does: a constant ``y`` that is not a power of two is not
+    turned into a multiplication by its rounded reciprocal (``x / 6.0`` is not ``0.16666666666666666 * x``).
+
+    >>> s = sym().sp; x = s.Symbol("x", real=True)
+    >>> s.ccode(quotient(x, s.Float(6.0))), s.ccode(quotient(x, s.Float(4.0))), s.ccode(quotient(x, s.Symbol("y")))
+    ('(x/6.0)', '0.25*x', 'x/y')
+    """
+    sp = sym().sp
+    if (isinstance(y, sp.Number) and y.is_extended_real) or isinstance(y, (int, float)):
+        value = float(y)
+        if value != 0.0 and math.isfinite(value) and abs(math.frexp(value)[0]) != 0.5:  # not a power of two
+            return _quotient_class()(x, sp.Float(value))
+    return x / y
 
 
 @functools.lru_cache(maxsize=None)

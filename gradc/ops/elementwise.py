@@ -64,7 +64,7 @@ def _div_vjp(ct, out, x, y, needs):
 
 
 _binary("div", np.true_divide, _div_vjp, symbol="/", doc="x_bar = ct / y; y_bar = -ct * out / y",
-        c=c_spell.binary(lambda s, x, y: x / y))
+        c=c_spell.binary(lambda s, x, y: c_spell.quotient(x, y)))
 
 
 def _pow_vjp(ct, out, x, y, needs):
@@ -376,7 +376,8 @@ def clip(x, lo, hi):
     dtype = result_dtype(x, *(b for b in (lo, hi) if b is not None))  # NumPy's: ints clipped at 2.5 are floats
     if dtype != aval(x).dtype:
         x = astype(x, dtype)
-    return apply_elementwise("clip", x, lo=None if lo is None else float(lo), hi=None if hi is None else float(hi))
+    bound = int if np.dtype(aval(x).np_dtype).kind in "iub" else float  # an int array clipped stays an int array
+    return apply_elementwise("clip", x, lo=None if lo is None else bound(lo), hi=None if hi is None else bound(hi))
 
 
 def astype(x, dtype: str, explicit: bool = False):
@@ -435,7 +436,9 @@ def logical_not(x):
 
 
 def square(x):
-    """``x ** 2`` (NumPy's ``np.square``)."""
+    """``x ** 2`` (NumPy's ``np.square``; of integers an integer, ``x * x``)."""
+    if np.dtype(aval(x).np_dtype).kind in "iu":
+        return mul(x, x)
     return power(x, 2.0)
 
 

@@ -43,7 +43,10 @@ def as_float(*xs):
 
 # the NumPy functions gradc computes on complex matrices; the others (decompositions) refuse them
 COMPLEX_OK = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
-                        "np.linalg.matrix_power", "np.linalg.tensorinv", "np.linalg.tensorsolve"})
+                        "np.linalg.matrix_power", "np.linalg.tensorinv", "np.linalg.tensorsolve",
+                        "np.linalg.eigh", "np.linalg.eigvalsh", "scipy.linalg.eigh", "scipy.linalg.eigvalsh",
+                        "np.linalg.svd", "scipy.linalg.svd", "scipy.linalg.svdvals", "np.linalg.svdvals",
+                        "np.linalg.eig", "np.linalg.eigvals"})
 
 
 def refuse_complex(x, what):
@@ -51,7 +54,8 @@ def refuse_complex(x, what):
     t = aval(x)
     if t.dtype is not None and t.is_complex and what not in COMPLEX_OK:
         raise TraceError(f"{what} of a complex matrix ({t}) is not supported by gradc: its decompositions and "
-                         "their derivatives are real-only (complex: solve, inv, det, slogdet, matrix_power)",
+                         "their derivatives are real-only (complex: solve, inv, det, slogdet, matrix_power, eigh, "
+                         "eigvalsh, svd)",
                          hint="split the matrix into real and imaginary parts, or use a supported function")
 
 
@@ -186,7 +190,34 @@ def eigh(a, UPLO="L"):
     packed = bind("eigh", _squares(a, "np.linalg.eigh"), lower=_uplo(UPLO))
     t = aval(packed)
     lead = (sh.slice_item(None, None, None),) * (t.ndim - 2)
-    return EighResult(sh.index(packed, lead + (("int", 0),)), sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+    from gradc.ops.complex_numbers import real
+    return EighResult(real(sh.index(packed, lead + (("int", 0),))),  # real also for a Hermitian (complex) matrix
+                      sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+
+
+EigResult = namedtuple("EigResult", "eigenvalues eigenvectors")
+
+
+def eig(a, what="np.linalg.eig"):
+    """``np.linalg.eig``: complex eigenvalues and unit-norm eigenvectors (complex always, as JAX's; see
+    ``gradc.ops.linalg_eig``).
+
+    >>> eig(np.diag([2.0, 1.0])).eigenvalues
+    array([2.+0.j, 1.+0.j])
+    """
+    packed = bind("eig", _squares(a, what))
+    t = aval(packed)
+    lead = (sh.slice_item(None, None, None),) * (t.ndim - 2)
+    return EigResult(sh.index(packed, lead + (("int", 0),)), sh.index(packed, lead + (sh.slice_item(1, None, None),)))
+
+
+def eigvals(a):
+    """``np.linalg.eigvals``: ``eig``'s eigenvalues.
+
+    >>> eigvals(np.diag([2.0, 1.0]))
+    array([2.+0.j, 1.+0.j])
+    """
+    return eig(a, "np.linalg.eigvals").eigenvalues
 
 
 def eigvalsh(a, UPLO="L"):
@@ -217,8 +248,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg
     if full_matrices and m != n:
         raise TraceError(f"{what} with full_matrices=True of a {m}x{n} matrix: the extra singular vectors are not "
                          "unique, so they have no derivative", hint="pass full_matrices=False")
+    from gradc.ops.complex_numbers import conj, real
     u, s, v = unpack_svd(bind("svd", a), m)
-    return SVDResult(u, s, mT(v))
+    return SVDResult(u, real(s), conj(mT(v)))  # singular values real also of a complex matrix; Vh = V^H
 
 
 def qr(a, mode="reduced", what="np.linalg.qr"):
@@ -293,9 +325,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """
     (x,) = as_float(x)
     t = aval(x)
-    if t.is_complex:  # the entrywise norms are those of |x|; the spectral ones need a complex SVD
-        if ord in (2, -2, "nuc") and (t.ndim == 2 if axis is None else len(tuple(np.atleast_1d(axis))) == 2):
-            refuse_complex(x, f"np.linalg.norm(ord={ord!r})")
+    spectral = ord in (2, -2, "nuc") and (t.ndim == 2 if axis is None else len(tuple(np.atleast_1d(axis))) == 2)
+    if t.is_complex and not spectral:  # the entrywise norms are those of |x|; the spectral ones: the complex SVD's
         x = ew.abs_(x)
         t = aval(x)
     if axis is None and ord is None:

@@ -118,8 +118,11 @@ def _cols(v):
 
 
 def _lower_grad(g, lower):
-    """The gradient on the triangle a LAPACK routine reads, from ``g`` (a gradient for symmetric perturbations)."""
-    return phi(ew.add(g, mT(g)), lower)
+    """The gradient on the triangle a LAPACK routine reads, from ``g`` (a gradient for symmetric perturbations;
+    Hermitian for complex ``g``: the strict triangle stands for its conjugate mirror too, the diagonal's imaginary
+    part is not read, so its entries get ``g + conj(g^T)``, halved on the diagonal: ``Re(g_ii)``)."""
+    from gradc.ops.complex_numbers import conj
+    return phi(ew.add(g, conj(mT(g))), lower)
 
 
 # ---------------------------------------------------------------- eye_like, tri_mask
@@ -344,11 +347,15 @@ def _off_diagonal_inverse(d):
 
 
 def _eigh_vjp(ct, out, a, needs, lower):
+    # complex (Hermitian) a: the transpose of the tangent map for JAX's pairing Re(sum(a * b)), so conj(V) where a
+    # real V is V; the eigenvectors' phases are fixed as the tangent map fixes them (V^H dV has a zero diagonal)
+    from gradc.ops.complex_numbers import conj, real
     w, v = _unpack_rows(out, 1)
     w_bar, v_bar = _unpack_rows(ct, 1)
+    w, w_bar = real(w), real(w_bar)  # (packed with complex eigenvectors, the eigenvalues are real all the same)
     f = _off_diagonal_inverse(ew.sub(_rows(w), _cols(w)))  # 1 / (w_j - w_i), the distinct-eigenvalue rule
     inner = ew.add(ew.mul(eye_like(f), _rows(w_bar)), ew.mul(f, matmul(mT(v), v_bar)))
-    g = matmul(matmul(v, inner), mT(v))
+    g = matmul(matmul(conj(v), inner), mT(v))
     return (_lower_grad(g, lower),)
 
 
@@ -367,12 +374,19 @@ defop("eigh", infer=_eigh_infer, impl=_eigh_impl, vjp=_eigh_vjp, c=c_spell.loop(
 
 
 def _eigvalsh_vjp(ct, out, a, needs, lower):
+    from gradc.ops.complex_numbers import conj
     _, v = _unpack_rows(bind("eigh", a, lower=lower), 1)
-    g = matmul(ew.mul(v, _rows(ct)), mT(v))
+    g = matmul(ew.mul(conj(v), _rows(ct)), mT(v))
     return (_lower_grad(g, lower),)
 
 
-defop("eigvalsh", infer=lambda types, params: _square(types[0], "eigvalsh").with_shape(types[0].shape[:-1]),
+def _eigvalsh_infer(types, params):
+    from gradc.ir.types import REAL_OF_COMPLEX
+    t = _square(types[0], "eigvalsh").with_shape(types[0].shape[:-1])
+    return t.with_dtype(REAL_OF_COMPLEX.get(t.dtype, t.dtype))  # a Hermitian matrix's eigenvalues are real
+
+
+defop("eigvalsh", infer=_eigvalsh_infer,
       impl=lambda a, lower: np.linalg.eigvalsh(a, UPLO="L" if lower else "U"), vjp=_eigvalsh_vjp,
       c=c_spell.loop("eigh"), np=lambda args, params, out, target: spell.call("np.linalg.eigvalsh", args[0],
                                                       UPLO=ast.Constant("L" if params["lower"] else "U")),

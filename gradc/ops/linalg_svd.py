@@ -43,10 +43,15 @@ from gradc.ops.linalg_decomp import (
 from gradc.ops.values import aval
 
 
-def _matrix(t, what):
-    if t.ndim < 2 or not t.is_float:
+def _matrix(t, what, complex_ok=False):
+    if t.ndim < 2 or not (t.is_float or complex_ok and t.is_complex):
         raise ShapeError(f"{what} needs float matrices (..., m, n), not {t}", hint="pass a 2-D (or stacked) array")
     return t
+
+
+def _real_of(t):
+    from gradc.ir.types import REAL_OF_COMPLEX
+    return t.with_dtype(REAL_OF_COMPLEX.get(t.dtype, t.dtype))
 
 
 def take(x, axis, start, stop):
@@ -59,14 +64,14 @@ def take(x, axis, start, stop):
 
 # ---------------------------------------------------------------- svd
 def _svd_infer(types, params):
-    t = _matrix(types[0], "svd")
+    t = _matrix(types[0], "svd", complex_ok=True)
     m, n = t.shape[-2:]
     return t.with_shape(t.shape[:-2] + (m + 1 + n, min(m, n)))
 
 
 def _svd_impl(a):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    return np.concatenate((u, s[..., None, :], np.swapaxes(vh, -1, -2)), axis=-2)
+    return np.concatenate((u, s[..., None, :], np.conj(np.swapaxes(vh, -1, -2))), axis=-2)  # V = Vh^H
 
 
 def unpack_svd(packed, m):
@@ -76,36 +81,53 @@ def unpack_svd(packed, m):
 
 
 def _svd_vjp(ct, out, a, needs):
+    # the rule for the conjugate pairing Re tr(X^H Y) (Townsend 2016; complex: Wan and Zhang 2019), applied to the
+    # conjugated cotangents and conjugated back: JAX's pairing Re(sum(X * Y)). Real: every conj is the value itself.
+    # A complex pair of singular vectors has a phase of its own: the tangent map puts it in U (i Im(U^H dU_ii))
+    from gradc.ops.complex_numbers import conj, real
     m = aval(a).shape[-2]
     u, s, v = unpack_svd(out, m)
     u_bar, s_bar, v_bar = unpack_svd(ct, m)
+    s, s_bar, u_bar, v_bar = real(s), real(s_bar), conj(u_bar), conj(v_bar)
+    uh, vh = conj(mT(u)), conj(mT(v))
     s2 = ew.mul(s, s)
     f = _off_diagonal_inverse(ew.sub(_rows(s2), _cols(s2)))  # 1 / (s_j^2 - s_i^2)
-    ut_ub, vt_vb = matmul(mT(u), u_bar), matmul(mT(v), v_bar)
-    j = ew.mul(f, ew.sub(ut_ub, mT(ut_ub)))
-    k = ew.mul(f, ew.sub(vt_vb, mT(vt_vb)))
+    ut_ub, vt_vb = matmul(uh, u_bar), matmul(vh, v_bar)
+    j = ew.mul(f, ew.sub(ut_ub, conj(mT(ut_ub))))
+    k = ew.mul(f, ew.sub(vt_vb, conj(mT(vt_vb))))
     inner = ew.add(ew.add(ew.mul(j, _rows(s)), ew.mul(eye_like(j), _rows(s_bar))), ew.mul(_cols(s), k))
-    a_bar = matmul(matmul(u, inner), mT(v))
     inv_s = ew.div(1.0, s)
-    left = ew.mul(ew.sub(u_bar, matmul(u, ut_ub)), _rows(inv_s))  # (I - U U^T) U_bar S^-1
-    right = ew.mul(_cols(inv_s), mT(ew.sub(v_bar, matmul(v, vt_vb))))  # S^-1 V_bar^T (I - V V^T)
-    a_bar = ew.add(a_bar, ew.add(matmul(left, mT(v)), matmul(u, right)))
-    return (a_bar,)
+    if aval(a).is_complex:  # the phase: diag(X - X^H) / 2 = i Im(X_ii), over s_i
+        half_diff = ew.mul(eye_like(j), ew.sub(ut_ub, conj(mT(ut_ub))))
+        inner = ew.add(inner, ew.mul(ew.mul(half_diff, 0.5), _rows(inv_s)))
+    a_bar = matmul(matmul(u, inner), vh)
+    left = ew.mul(ew.sub(u_bar, matmul(u, ut_ub)), _rows(inv_s))  # (I - U U^H) U_bar S^-1
+    right = ew.mul(_cols(inv_s), conj(mT(ew.sub(v_bar, matmul(v, vt_vb)))))  # S^-1 V_bar^H (I - V V^H)
+    a_bar = ew.add(a_bar, ew.add(matmul(left, vh), matmul(u, right)))
+    return (conj(a_bar),)
+
+
+def _svd_spell(args, params, out, target):
+    def vectors(t):  # V = Vh^H (conj only for complex: a real V reads as before)
+        swapped = _swap_ast(_item(t, 2))
+        return spell.call("np.conj", swapped) if out.is_complex else swapped
+    return _stmts(lambda a, p: spell.call("np.linalg.svd", a[0], full_matrices=ast.Constant(False)),
+                  lambda t, p: _cat([_item(t, 0), _row(_item(t, 1)), vectors(t)], -2))(args, params, out, target)
 
 
 defop("svd", infer=_svd_infer, impl=_svd_impl, vjp=_svd_vjp, c=c_spell.loop("svd"), batch=_leading_batch("svd"),
-      np=_stmts(lambda a, p: spell.call("np.linalg.svd", a[0], full_matrices=ast.Constant(False)),
-                lambda t, p: _cat([_item(t, 0), _row(_item(t, 1)), _swap_ast(_item(t, 2))], -2)),
+      np=_svd_spell,
       doc="a_bar = U (J S + diag(s_bar) + S K) V^T + projections (Townsend 2016; distinct singular values)")
 
 
 def _svdvals_vjp(ct, out, a, needs):
+    from gradc.ops.complex_numbers import conj
     u, _, v = unpack_svd(bind("svd", a), aval(a).shape[-2])
-    return (matmul(ew.mul(u, _rows(ct)), mT(v)),)
+    return (matmul(ew.mul(conj(u), _rows(ct)), mT(v)),)  # conj(U diag(ct) V^H): JAX's pairing
 
 
-defop("svdvals", infer=lambda types, params: _matrix(types[0], "svd").with_shape(
-          types[0].shape[:-2] + (min(types[0].shape[-2:]),)),
+defop("svdvals", infer=lambda types, params: _real_of(_matrix(types[0], "svd", complex_ok=True).with_shape(
+          types[0].shape[:-2] + (min(types[0].shape[-2:]),))),
       impl=lambda a: np.linalg.svd(a, compute_uv=False), vjp=_svdvals_vjp, c=c_spell.loop("svd"),
       np=lambda args, params, out, target: spell.call("np.linalg.svd", args[0], compute_uv=ast.Constant(False)),
       doc="a_bar = U diag(ct) V^T", batch=_leading_batch("svdvals"))

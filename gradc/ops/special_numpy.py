@@ -303,7 +303,7 @@ def _integer_rounding(name):
     return apply
 
 
-ceil, trunc = _integer_rounding("ceil"), _integer_rounding("trunc")
+ceil, trunc, floor = _integer_rounding("ceil"), _integer_rounding("trunc"), _integer_rounding("floor")
 isnan, isinf, isfinite, signbit = (_make(n, float_only=False) for n in ("isnan", "isinf", "isfinite", "signbit"))
 
 

@@ -102,6 +102,8 @@ def scan(f: Callable, init: Any, xs: Any, length: int | None = None, *, checkpoi
     >>> carry, ys = scan(lambda c, x: (c + x, c * x), 0.0, np.arange(3.0))
     >>> float(carry), ys
     (3.0, array([0., 0., 2.]))
+    >>> scan(lambda c, x: (c, (x, 2 * x)), 0.0, np.arange(2.0))[1]  # a tuple of outputs: each one stacked
+    (array([0., 1.]), array([0., 2.]))
     """
     check_function(f, "gradc.scan's f", called_with=2)
     if xs is None and length is None:
@@ -117,5 +119,9 @@ def scan(f: Callable, init: Any, xs: Any, length: int | None = None, *, checkpoi
                 return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where,
                                           hint=(carry, y))
             ys.append(y)
-        return carry, (np.stack([np.asarray(y) for y in ys]) if ys and ys[0] is not None else None)
+        if not ys or ys[0] is None:
+            return carry, None
+        leaves = [control_trace.flatten(y)[0] for y in ys]  # ys stacked leafwise, as the traced scan does
+        rebuild = control_trace.flatten(ys[0])[1]
+        return carry, rebuild([np.stack([np.asarray(row[j]) for row in leaves]) for j in range(len(leaves[0]))])
     return control_trace.scan(f, init, xs, length, checkpoint=checkpoint, names=names, where=where)

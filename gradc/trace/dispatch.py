@@ -12,6 +12,7 @@ from __future__ import annotations
 from gradc.trace import (
     arrangement_dispatch,
     fft_dispatch,
+    interval_dispatch,
     polynomial_dispatch,
     routines_dispatch,
     shape_dispatch,
@@ -21,7 +22,7 @@ from gradc.trace import (
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNCS
 
 for _family in (stats_dispatch, special_dispatch, shape_dispatch, routines_dispatch, polynomial_dispatch,
-                arrangement_dispatch, fft_dispatch):
+                arrangement_dispatch, fft_dispatch, interval_dispatch):
     FUNCTIONS.update(_family.FUNCTIONS)
     UFUNCS.update(_family.UFUNCS)
 

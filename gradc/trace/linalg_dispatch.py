@@ -79,10 +79,8 @@ def _refusal(name, why, hint):
     return refuse
 
 
-_EIG_HINT = "for a symmetric matrix use np.linalg.eigh / np.linalg.eigvalsh"
 FUNCTIONS.update({
-    np.linalg.eig: _refusal("np.linalg.eig", "a general matrix has complex eigenpairs", _EIG_HINT),
-    np.linalg.eigvals: _refusal("np.linalg.eigvals", "a general matrix has complex eigenvalues", _EIG_HINT),
+    np.linalg.eig: lin.eig, np.linalg.eigvals: lin.eigvals,
     np.linalg.matrix_rank: _refusal("np.linalg.matrix_rank", "the rank is an integer that depends on the values",
                                     "compute it outside the differentiated function and pass it in as an int"),
 })

@@ -23,6 +23,15 @@ from gradc.ops import shape as sh
 from gradc.ops.values import aval, lift, normalize_axes
 from gradc.trace import complex_dispatch, linalg_dispatch
 
+
+def _reciprocal(x):
+    """``1 / x``; NumPy's reciprocal of integers truncates (``1 // x``): refused rather than computed otherwise."""
+    if np.dtype(aval(x).np_dtype).kind in "iub":
+        raise TraceError("np.reciprocal of integers truncates in NumPy (1 // x, 0 for |x| > 1): gradc does not "
+                         "follow it", hint="convert first: np.reciprocal(x.astype(float)), or write 1.0 / x")
+    return ew.div(1.0, x)
+
+
 UFUNCS = {
     np.add: ew.add, np.subtract: ew.sub, np.multiply: ew.mul, np.true_divide: ew.div, np.divide: ew.div,
     np.power: ew.power, np.negative: ew.neg, np.positive: lambda x: x, np.absolute: ew.abs_,
@@ -33,7 +42,7 @@ UFUNCS = {
     np.less: ew.less, np.less_equal: ew.less_equal, np.greater: ew.greater,
     np.greater_equal: ew.greater_equal, np.equal: ew.equal, np.not_equal: ew.not_equal,
     np.logical_and: ew.logical_and, np.logical_or: ew.logical_or, np.logical_not: ew.logical_not,
-    np.matmul: la.matmul, np.reciprocal: lambda x: ew.div(1.0, x),
+    np.matmul: la.matmul, np.reciprocal: _reciprocal,
     np.bitwise_and: bits.bitwise_and, np.bitwise_or: bits.bitwise_or, np.bitwise_xor: bits.bitwise_xor,
     np.invert: bits.invert, np.left_shift: bits.left_shift, np.right_shift: bits.right_shift,
     **complex_dispatch.UFUNCS,  # np.conjugate, np.fabs

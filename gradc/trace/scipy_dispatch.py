@@ -42,6 +42,7 @@ from gradc.ops import linalg_sylvester as sylvester
 from gradc.ops import signal
 from gradc.ops.linalg_decomp import eye_like, mT, tri
 from gradc.trace import array_like_dispatch as array_likes
+from gradc.trace import pivoted_lu
 
 SCIPY_FUNCTIONS: dict = {}  # public path -> gradc function taking SciPy's signature
 _resolved: dict = {}  # id(SciPy function) -> (function, gradc function), for the modules imported so far
@@ -187,6 +188,7 @@ for _name, _fn in {
     register(f"scipy.signal.{_name}", _convolver(_fn, f"scipy.signal.{_name}", _name in ("convolve", "correlate")))
 for _name in ("toeplitz", "hankel", "circulant", "block_diag"):
     register(f"scipy.linalg.{_name}", getattr(structured, _name))
+register("scipy.linalg.lu", pivoted_lu.lu)
 register("scipy.signal.convolve2d", signal.convolve2d)
 register("scipy.signal.correlate2d", signal.correlate2d)
 
@@ -222,7 +224,7 @@ def _routed(real, ours):
         return ours
 
     def call(*args, **kwargs):
-        if _has_tracer(args) or _has_tracer(kwargs.values()):
+        if getattr(ours, "closure_reads_traced", False) or _has_tracer(args) or _has_tracer(kwargs.values()):
             # a list of traced values is an array-like, as SciPy's np.asarray makes it (a tuple may be a
             # factorization's (c, lower): kept)
             args = tuple(array_likes.build(a) if _traced_list(a) else a for a in args)

@@ -26,6 +26,7 @@ UFUNCS = {
     np.exp2: sf.exp2, np.logaddexp2: sf.logaddexp2, np.cbrt: sf.cbrt, np.fmax: sf.fmax, np.fmin: sf.fmin,
     np.float_power: sf.float_power, np.deg2rad: sf.deg2rad, np.radians: sf.deg2rad, np.rad2deg: sf.rad2deg,
     np.degrees: sf.rad2deg, np.copysign: sf.copysign, np.rint: sf.rint, np.ceil: sf.ceil, np.trunc: sf.trunc,
+    np.floor: sf.floor,
     np.mod: sf.mod, np.fmod: sf.fmod, np.floor_divide: sf.floor_divide, np.divmod: sf.divmod_,
     np.isnan: sf.isnan, np.isinf: sf.isinf, np.isfinite: sf.isfinite, np.signbit: sf.signbit,
 }

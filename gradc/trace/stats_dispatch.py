@@ -17,7 +17,7 @@ from gradc.errors import TraceError
 from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
-from gradc.ops import stats, stats_moments, stats_order, stats_scan
+from gradc.ops import stats, stats_moments, stats_nan_order, stats_order, stats_scan
 from gradc.trace import distribution_dispatch, scipy_dispatch
 
 
@@ -113,6 +113,11 @@ def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return stats_order.median(a, axis, keepdims)
 
 
+def _nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    _refuse("np.nanmedian", out=out)
+    return stats_nan_order.nanmedian(a, axis, keepdims)
+
+
 def _cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     out = stats_moments.cov(_arr(m), _arr(y), rowvar, bias, ddof, _arr(fweights), _arr(aweights))
     return _with_dtype(out, dtype)
@@ -186,6 +191,8 @@ FUNCTIONS = {
     np.median: _median, np.quantile: _quantile(stats_order.quantile, "np.quantile"),
     np.percentile: _quantile(stats_order.percentile, "np.percentile"),
     np.partition: _partition, np.argpartition: _partition,
+    np.nanmedian: _nanmedian, np.nanquantile: _quantile(stats_nan_order.nanquantile, "np.nanquantile"),
+    np.nanpercentile: _quantile(stats_nan_order.nanpercentile, "np.nanpercentile"),
 }
 if hasattr(np, "trapz"):  # removed in NumPy 2.4
     FUNCTIONS[np.trapz] = _trapezoid

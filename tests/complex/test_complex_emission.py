@@ -111,9 +111,7 @@ def test_jacobians_refuse_non_holomorphic_complex_maps():
     _refused(gradc.jacrev(lambda x: x * 1j), np.ones(1), match="reverse mode needs real outputs")
 
 
-@pytest.mark.parametrize("name,call", [
-    ("np.linalg.eigh", lambda a: np.linalg.eigh(a)[0]),
-    ("np.linalg.svd", lambda a: np.linalg.svd(a)[1]),
+@pytest.mark.parametrize("name,call", [  # (eigh and svd of complex matrices work: tests/complex/test_complex_*.py)
     ("np.linalg.qr", lambda a: np.linalg.qr(a)[1]),
     ("np.linalg.cholesky", lambda a: np.linalg.cholesky(a)),
     ("np.linalg.pinv", lambda a: np.linalg.pinv(a)),

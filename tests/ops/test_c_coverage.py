@@ -12,7 +12,7 @@ from gradc.ops import c_spell
 
 # the dense decompositions (their C99 algorithms are another part of issue 24)
 # the sign (phase) of a complex determinant: it needs a complex LU in C
-WITHOUT_C = frozenset({"det_phase"})
+WITHOUT_C = frozenset({"det_phase", "eig"})  # complex LU and Hessenberg QR in C: not yet
 
 
 def _without_c():

@@ -35,12 +35,12 @@ def line_of(fn, marker):
     raise AssertionError(marker)
 
 
-def uses_eig(a):
-    return np.sum(np.linalg.eig(a)[0])  # MARK
+def uses_matrix_rank(a):
+    return np.sum(np.linalg.matrix_rank(a))  # MARK
 
 
 def uses_histogram(a):
-    return np.sum(np.histogram(a)[0])  # MARK
+    return np.sum(np.histogram(a, bins="auto")[1])  # MARK
 
 
 def branches(a):
@@ -70,13 +70,13 @@ def scaled(x, n):
 
 
 @pytest.mark.parametrize("fn, args, cls, words", [
-    (uses_eig, (np.eye(2),), TraceError, ("np.linalg.eig",)),
+    (uses_matrix_rank, (np.eye(2),), TraceError, ("np.linalg.matrix_rank",)),
     (uses_histogram, (np.ones(3),), TraceError, ("np.histogram",)),
     (branches, (np.ones(3),), TraceError, ("if",)),
     (bad_matmul, (np.ones((2, 3)), np.ones((2, 3))), ShapeError, ("matmul",)),
     (bad_broadcast, (np.ones(3), np.ones(4)), ShapeError, ("broadcast",)),
     (masked, (np.ones(3),), TraceError, ("mask",)),
-], ids=["np.linalg.eig", "np.histogram", "python-if", "matmul-shapes", "broadcast-shapes", "boolean-mask"])
+], ids=["np.linalg.matrix_rank", "np.histogram", "python-if", "matmul-shapes", "broadcast-shapes", "boolean-mask"])
 def test_trace_errors_point_at_the_user_line(fn, args, cls, words):
     for run in (lambda: gradc.grad(fn)(*args), lambda: gradc.compile(fn, *args)):
         with pytest.raises(GradcError) as info:
@@ -156,7 +156,7 @@ MORE_ERRORS = {
     "len-of-0d": (lambda a: len(np.sum(a)) * 1.0, (X,), TraceError),
     "dot-shapes": (lambda a: np.sum(np.dot(a, a)), (np.ones((2, 2, 3)),), ShapeError),
     "einsum-subscripts": (lambda a: np.sum(np.einsum("ij,jk", a)), (M,), ShapeError),
-    "linalg-eigvals": (lambda a: np.sum(np.linalg.eigvals(a)), (np.eye(2),), TraceError),
+    "linalg-matrix-rank": (lambda a: np.sum(np.linalg.matrix_rank(a)), (np.eye(2),), TraceError),
     "svd-full-matrices": (lambda a: np.sum(np.linalg.svd(a)[0]), (np.ones((3, 2)),), TraceError),
     "matmul-scalar": (lambda a: np.sum(a @ 2.0), (X,), ShapeError),
     "take-along-axis-ndim": (lambda a, i: np.sum(np.take_along_axis(a, i, axis=1)), (M, np.array([0])), ShapeError),

@@ -1,0 +1,161 @@
+"""``scipy.integrate.odeint`` and ``solve_ivp`` with SciPy's signatures, on traced values.
+
+Both integrate with Dormand and Prince's 5(4) pair at the tolerances given (``gradc.integrate.dopri``)
+whatever ``method`` names: the values agree with SciPy's to the tolerance, not bit for bit. Their
+derivatives are the adjoint method and forward sensitivities (``gradc.integrate.adjoint``). With
+nothing traced (no traced argument, nothing traced read by ``func``) SciPy's own function runs.
+
+Supported: ``odeint(func, y0, t, args=(), rtol=, atol=, h0=, hmax=, mxstep=, tfirst=)`` (``Dfun``,
+``col_deriv``, ``ml``, ``mu`` and the LSODA-only options are accepted and do not change the
+result); ``solve_ivp(fun, t_span, y0, method=, t_eval=, args=, rtol=, atol=, first_step=,
+max_step=)`` with ``t_eval`` given (its result's ``t``, ``y``, ``success``). Times must be
+monotonic; traced times must increase (a decreasing traced pair gives NaN). A solve that needs more
+than ``mxstep`` steps (default 10,000) between two output times gives NaN from there on, never a
+wrong finite number.
+
+>>> import numpy as np, scipy.integrate, gradc
+>>> def final(k):
+...     return scipy.integrate.odeint(lambda y, t: -k * y, np.ones(1), np.array([0.0, 2.0]))[-1, 0]
+>>> bool(np.isclose(gradc.grad(final)(0.5), -2.0 * np.exp(-1.0), rtol=1e-6))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gradc.errors import TraceError, user_location
+from gradc.integrate import dopri
+from gradc.integrate.adjoint import solve
+from gradc.integrate.rhs import as_state, closed_rhs
+from gradc.ir.builder import Traced
+from gradc.trace.calls import call  # the user's function as the trace calls it: captured, SciPy routed
+
+ODEINT_TOL = 1.49012e-8  # odeint's default rtol and atol
+_LSODA_ONLY = ("Dfun", "col_deriv", "ml", "mu", "hmin", "ixpr", "mxhnil", "mxordn", "mxords", "printmessg")
+
+
+def _refuse(what: str, option: str, hint: str):
+    raise TraceError(f"{what} with {option} is not supported by gradc", where=user_location(), hint=hint)
+
+
+def _times(t, what: str):
+    """``(times as increasing values, direction)``: a concrete decreasing sequence is integrated in ``-t``."""
+    if isinstance(t, Traced):
+        if len(t.shape) != 1:
+            raise TraceError(f"{what}: the times have shape {tuple(t.shape)}, not one axis", where=user_location(),
+                             hint="pass a 1-D sequence of output times")
+        return t, 1.0
+    t = np.asarray(t, dtype=np.float64)
+    if t.ndim != 1 or t.size == 0:
+        raise TraceError(f"{what}: the times have shape {t.shape}, not one axis of at least one entry",
+                         where=user_location(), hint="pass a 1-D sequence of output times")
+    steps = np.diff(t)
+    if np.all(steps >= 0):
+        return t, 1.0
+    if np.all(steps <= 0):
+        return -t, -1.0
+    raise TraceError(f"{what}: the output times are not monotonic", where=user_location(),
+                     hint="sort the times (increasing or decreasing)")
+
+
+def _state(y0, what: str):
+    if isinstance(y0, (list, tuple)):
+        from gradc.trace import array_like_dispatch as array_likes
+        y0 = array_likes.build(list(y0)) if array_likes.has_traced(y0) else np.asarray(y0)
+    if isinstance(y0, Traced):
+        y0 = y0.astype(np.float64) if y0.dtype != np.float64 else y0
+        return y0.reshape(-1)
+    return np.asarray(y0, dtype=np.float64).reshape(-1)
+
+
+def _solve(user, y0, t, args, rtol, atol, max_steps, hmax, what):
+    """``(len(t), n)`` states of ``dy/dt = user(y, t, *args)``."""
+    ts, direction = _times(t, what)
+    y0 = _state(y0, what)
+    if direction > 0:
+        def rate(y, s, *a):
+            return user(y, s, *a)
+    else:  # y(t) = z(-t): dz/ds = -f(z, -s)
+        def rate(y, s, *a):
+            return -as_state(user(y, -s, *a), y, what)
+    rhs = closed_rhs(rate, y0, ts[0], tuple(args), what=what)
+    return rhs, solve(rhs, y0, ts, rtol, atol, max_steps, hmax) if rhs.graph is not None else None
+
+
+def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None,  # noqa: N803
+           atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12,
+           mxords=5, printmessg=0, tfirst=False):
+    """``scipy.integrate.odeint`` on traced values (see the module docstring)."""
+    what = "scipy.integrate.odeint"
+    if full_output:
+        _refuse(what, "full_output", "drop full_output: gradc's solve has no LSODA diagnostics")
+    if tcrit is not None:
+        _refuse(what, "tcrit", "split the integration at the critical times (one odeint call per piece)")
+    if not isinstance(args, tuple):
+        args = (args,)
+    user = (lambda y, s, *a: call(func, s, y, *a)) if tfirst else (lambda y, s, *a: call(func, y, s, *a))
+    rtol = ODEINT_TOL if rtol is None else rtol
+    atol = ODEINT_TOL if atol is None else atol
+    rhs, ys = _solve(user, y0, t, args, rtol, atol, int(mxstep) or dopri.MAX_STEPS, hmax, what)
+    if ys is None:  # nothing traced: SciPy's own solver
+        import scipy.integrate
+        return scipy.integrate.odeint(func, y0, t, args=args, Dfun=Dfun, col_deriv=col_deriv, ml=ml, mu=mu,
+                                      rtol=rtol, atol=atol, h0=h0, hmax=hmax, hmin=hmin, ixpr=ixpr,
+                                      mxstep=mxstep, mxhnil=mxhnil, mxordn=mxordn, mxords=mxords,
+                                      printmessg=printmessg, tfirst=tfirst)
+    return ys
+
+
+class _Result(dict):
+    """``solve_ivp``'s result: a dict whose keys are also attributes (as SciPy's ``OdeResult``)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"solve_ivp's result has no {name!r} under gradc (it has {sorted(self)})") \
+                from None
+
+
+def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, events=None, vectorized=False,
+              args=None, **options):
+    """``scipy.integrate.solve_ivp`` on traced values, with ``t_eval`` (see the module docstring)."""
+    what = "scipy.integrate.solve_ivp"
+    if t_eval is None:
+        _refuse(what, "no t_eval", "pass t_eval= the times you need (t_eval=[t0, t1] for the final state, "
+                                   "then read sol.y[:, -1]): the solver's own time points are not fixed in advance")
+    if dense_output:
+        _refuse(what, "dense_output=True", "pass t_eval= the times you need")
+    if events is not None:
+        _refuse(what, "events", "gradc has no event location: integrate to fixed times (t_eval)")
+    known = {"rtol", "atol", "first_step", "max_step", "jac", "jac_sparsity", "lband", "uband", "min_step"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        _refuse(what, f"option {unknown[0]!r}", f"use only {sorted(known)}")
+    rtol, atol = options.get("rtol", 1e-3), options.get("atol", 1e-6)
+    args = () if args is None else args if isinstance(args, tuple) else (args,)
+    t0, t1 = t_span
+    if not isinstance(t_eval, Traced):
+        t_eval = np.asarray(t_eval, dtype=np.float64)
+        if not isinstance(t0, Traced) and (t_eval.size and (np.min(t_eval) < min(t0, t1) or
+                                                           np.max(t_eval) > max(t0, t1))):
+            raise TraceError(f"{what}: t_eval has values outside t_span {tuple(t_span)}", where=user_location(),
+                             hint="keep t_eval within t_span")
+    times = _with_start(t0, t_eval)
+    rhs, ys = _solve(lambda y, t, *a: call(fun, t, y, *a), y0, times, args, rtol, atol, dopri.MAX_STEPS,
+                     options.get("max_step", np.inf), what)
+    if ys is None:
+        import scipy.integrate
+        sol = scipy.integrate.solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval, vectorized=vectorized,
+                                        args=args or None, **options)
+        return sol
+    ys = ys[1:]  # the start time was added in front
+    return _Result(t=t_eval, y=ys.T, success=np.all(np.isfinite(ys)), status=0,
+                   message="gradc: integrated with Dormand-Prince 5(4)", t_events=None, y_events=None, sol=None)
+
+
+def _with_start(t0, t_eval):
+    """The output times with the start time in front (the solve starts at ``t_span[0]``, not at ``t_eval[0]``)."""
+    if isinstance(t_eval, Traced) or isinstance(t0, Traced):
+        return np.concatenate([np.reshape(t0, (1,)) + 0.0 * t_eval[:1], t_eval])
+    return np.concatenate([[float(t0)], t_eval])

@@ -1,0 +1,78 @@
+"""np.linalg.eig / eigvals of general (real and complex) matrices: NumPy's eigenpairs as complex arrays, JAX's
+derivative convention against central differences (real matrices: the real gradient; complex: dL/dx - i dL/dy).
+The losses do not depend on each eigenvector's phase (LAPACK's choice)."""
+import numpy as np
+import pytest
+
+import gradc
+from tests.complex.test_complex_eigh import jax_convention_gradient
+
+
+def central_real(f, a, eps=1e-6):
+    g = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = eps
+        g[idx] = (f(a + e) - f(a - e)) / (2 * eps)
+    return g
+
+
+def losses(n):
+    weights = np.random.default_rng(50).normal(size=(n, n))
+    ramp = np.arange(1.0, n + 1)
+    return {
+        "eigvals_power": lambda a: np.real(np.sum(np.linalg.eigvals(a) ** 2 * ramp)),
+        "eigvals_modulus": lambda a: np.sum(np.abs(np.linalg.eigvals(a)) ** 3),
+        "eigvals_imag": lambda a: np.sum(np.imag(np.linalg.eigvals(a)) ** 2),
+        "vectors_modulus": lambda a: np.sum(np.abs(np.linalg.eig(a)[1]) ** 2 * weights),
+        "reconstruct": lambda a: np.real(np.sum(_power(a) * weights)),
+    }
+
+
+def _power(a):
+    w, v = np.linalg.eig(a)
+    return (v * w ** 2) @ np.linalg.inv(v)  # a @ a, through the eigenpairs: phase-free
+
+
+NAMES = sorted(losses(2))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("n, seed, kind", [(1, 0, "real"), (2, 1, "real"), (3, 2, "real"), (3, 3, "complex"),
+                                           (4, 4, "real"), (2, 5, "complex")])
+def test_value_and_gradient(name, n, seed, kind):
+    loss = losses(n)[name]
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n, n)) + (1j * rng.normal(size=(n, n)) if kind == "complex" else 0.0)
+    assert abs(gradc.compile(loss, a).forward(a) - loss(a)) < 1e-9 * (1 + abs(loss(a)))
+    reference = jax_convention_gradient(loss, a) if kind == "complex" else central_real(loss, a)
+    grad = gradc.grad(loss)(a)
+    assert grad.dtype == a.dtype
+    np.testing.assert_allclose(grad, reference, rtol=1e-5, atol=1e-6)
+
+
+def test_eigenpairs_are_numpys_and_complex():
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])  # real eigenvalues: NumPy returns float64, gradc complex128
+
+    def parts(a):
+        return np.linalg.eig(a)
+    w, v = gradc.compile(parts, a, mode="jvp").forward(a)
+    want_w, want_v = np.linalg.eig(a)
+    assert w.dtype == v.dtype == np.complex128
+    np.testing.assert_allclose(w, want_w, rtol=1e-12)
+    np.testing.assert_allclose(v, want_v, rtol=1e-12)
+
+
+def test_forward_mode_is_the_directional_derivative():
+    loss = losses(3)["reconstruct"]
+    rng = np.random.default_rng(11)
+    a, direction = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    _, tangent = gradc.jvp(loss, (a,), (direction,))
+    expected = (loss(a + 1e-6 * direction) - loss(a - 1e-6 * direction)) / 2e-6
+    assert abs(tangent - expected) < 1e-5 * (1 + abs(expected))
+
+
+def test_c_target_refuses_eig_clearly():
+    with pytest.raises(gradc.EmitError) as info:
+        gradc.compile(losses(2)["eigvals_power"], np.eye(2) + 0.5, target="c")
+    assert "eig" in str(info.value)
