@@ -11,7 +11,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes, fast_ops, grad_mode
+from gradc.facade import dtypes, fast_ops, grad_mode, torch_sum
 from gradc.facade.creation import tensor
 from gradc.facade.fast_ops import SAVES
 from gradc.facade.fast_ops import saved_by as _saved_by
@@ -214,7 +214,19 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
     dims = _dims(dim, a.dim())
     dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
     name = "SumBackward0" if dim is None else "SumBackward1"
-    return record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
+    out = record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
+    return _in_torch_order(out, a, dims, keepdim and dims is not None)
+
+
+def _in_torch_order(out, a, dims, keepdim, count=None):
+    """``out`` (a float32 sum, or a mean when ``count`` is given) with the value torch's summation order gives
+    (``gradc.facade.torch_sum``); the recorded node and its gradient are unchanged."""
+    data = a._data
+    if type(data) is np.ndarray and data.dtype == np.float32 and out._data.dtype == np.float32 and data.size:
+        value = torch_sum.torch_order_sum(data, dims, keepdim)
+        if value is not None:
+            out._data = value if count is None else (value / np.float32(count)).astype(np.float32)
+    return out
 
 
 def mean(a, dim=None, keepdim=False):
@@ -227,7 +239,9 @@ def mean(a, dim=None, keepdim=False):
             return out
     dims = _dims(dim, a.dim())
     name = "MeanBackward0" if dim is None else "MeanBackward1"
-    return record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
+    out = record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
+    count = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
+    return _in_torch_order(out, a, dims, keepdim and dims is not None, count)
 
 
 def prod(a, dim=None, keepdim=False):
