@@ -109,6 +109,15 @@ EXPRESSIONS = [
     ("matmul_1d_3d", "v @ b3.transpose(1, 2)"), ("matmul_3d_3d", "b3 @ b3.transpose(1, 2)"),
     ("matmul_3d_batch_one", "b3 @ m.unsqueeze(0)"), ("matmul_batch_one_3d", "x.unsqueeze(0) @ b3.transpose(1, 2)"),
     ("matmul_noncontiguous_fold", "b3.transpose(0, 1) @ m"), ("matmul_T", "b3 @ m.t().t()"),
+    # more of what tutorials write
+    ("dropout_train", "F.dropout(x, 0.5, training=True)"),
+    ("torch_flatten", "T.flatten(b3, 1)"), ("exp_sum_keepdim", "x.exp().sum(1, keepdim=True)"),
+    ("softmax_by_hand", "x.exp() / x.exp().sum(1, keepdim=True)"), ("max_pool", "F.max_pool2d(img, 2)"),
+    ("avg_pool", "F.avg_pool2d(img, 2)"), ("gelu_tanh", "F.gelu(x, approximate='tanh')"), ("tanh_fn", "T.tanh(x)"),
+    ("abs_max", "x.abs().max()"), ("div_method", "x.div(p)"), ("sub_method_alpha", "x.sub(y, alpha=3)"),
+    ("mean_keepdim", "x.mean(-1, keepdim=True)"), ("var_dim", "x.var(0)"), ("std_dim", "x.std(1)"),
+    ("argmax_no_grad", "x.argmax(1).float().requires_grad_() * 1"), ("detach_then_mul", "x.detach() * y"),
+    ("sigmoid_bce_chain", "F.binary_cross_entropy(T.sigmoid(x @ m).mean(1), target[:, 0])"),
     # joining
     ("cat", "T.cat([x, y])"), ("cat_dim1", "T.cat([x, y], dim=1)"), ("stack", "T.stack([x, y])"),
     ("cat_const", "T.cat([x, c])"), ("stack_dim1", "T.stack([x, y], 1)"),
