@@ -58,6 +58,9 @@ class Node:
     @property
     def next_functions(self):
         edges = self._edges
+        if type(self).__name__ == "CopySlices" and len(edges) == 2 and edges[1] is not None:
+            # torch's CopySlices lists the base's old history, then the in-place op's inputs other than the view
+            return ((edges[0], 0),) + tuple(edges[1].next_functions[1:])
         operands = self.__dict__.get("_operands")
         if operands is not None and len(operands) == 2 and len(edges) == 2:
             name = type(self).__name__

@@ -38,7 +38,7 @@ def _write(self, values, name):
         logical[_memory_order(self._data)] = values
         values = logical
     values = values.reshape(self._data.shape)
-    return self._inplace(lambda s: _overwrite(name, s, Tensor._wrap(values)))
+    return self._inplace(lambda s: _overwrite(name, s, values))
 
 
 def _float_kind(self, op):

@@ -40,6 +40,7 @@ def inputs(T):
          (("x", (3, 4)), ("y", (3, 4)), ("v", (4,)), ("m", (4, 5)), ("b3", (2, 3, 4)), ("s", ()),
           ("img", (2, 3, 6, 6)))}
     g["p"] = (T.rand(3, 4) + 0.5).requires_grad_()
+    g["z"] = g["x"] * 1.0  # not a leaf: in-place ops and writes through views are allowed
     g["c"] = T.randn(3, 4)  # a constant: no gradient
     g["labels"] = T.tensor([1, 0, 3])
     g["target"] = T.rand(3, 4)
@@ -118,6 +119,13 @@ EXPRESSIONS = [
     ("mean_keepdim", "x.mean(-1, keepdim=True)"), ("var_dim", "x.var(0)"), ("std_dim", "x.std(1)"),
     ("argmax_no_grad", "x.argmax(1).float().requires_grad_() * 1"), ("detach_then_mul", "x.detach() * y"),
     ("sigmoid_bce_chain", "F.binary_cross_entropy(T.sigmoid(x @ m).mean(1), target[:, 0])"),
+    # in-place writes through views (CopySlices on the base); ``z`` is ``x * 1.0``
+    ("setitem_number", "(z.__setitem__(0, 5.0), z)[1]"),
+    ("setitem_tensor", "(z.__setitem__((slice(None), 1), x[:, 0]), z)[1]"),
+    ("view_iadd", "(z[0].add_(x[1]), z)[1]"), ("view_mul_", "(z[1:].mul_(2), z)[1]"),
+    ("view_zero_", "(z[0].zero_(), z)[1]"), ("transposed_view_add_", "(z.t()[0].add_(1), z)[1]"),
+    ("inplace_on_nonleaf", "z.add_(1)"), ("inplace_chain", "z.mul_(2).relu_()"), ("fill_", "z.fill_(2.0)"),
+    ("zero_", "z.zero_()"), ("normal_on_nonleaf", "z.normal_()"), ("uniform_on_view", "(z[0].uniform_(), z)[1]"),
     # joining
     ("cat", "T.cat([x, y])"), ("cat_dim1", "T.cat([x, y], dim=1)"), ("stack", "T.stack([x, y])"),
     ("cat_const", "T.cat([x, c])"), ("stack_dim1", "T.stack([x, y], 1)"),
