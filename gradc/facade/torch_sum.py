@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 _F32 = np.float32
+_ZERO = np.zeros(1, np.float32)
 
 
 LANES = 8  # measured: torch 2.13.0's CPU wheel reduces float32 in 8-lane vectors (AVX2 and AVX-512 alike)
@@ -84,9 +85,31 @@ def row_sum(rows: np.ndarray) -> np.ndarray:
     return first
 
 
+def _short_row(x: np.ndarray) -> np.ndarray:
+    """``_inner`` of one row with fewer than ``64 * LANES`` values (no chunk completes in ``multi_row_sum``):
+    the same additions with a handful of array operations, for the sums a training loop takes every step."""
+    n = x.shape[1]
+    row = x[0]
+    nvec = n // LANES
+    ilp = nvec // 4
+    if ilp:
+        groups = row[:ilp * 4 * LANES].reshape(ilp, 4, LANES)
+        partial = (np.cumsum(groups, axis=0, dtype=_F32)[-1] if ilp > 1 else groups[0]) + _F32(0)
+    else:
+        partial = np.zeros((4, LANES), _F32)
+    first = partial[0]
+    for k in range(ilp * 4, nvec):
+        first = first + row[k * LANES:(k + 1) * LANES]
+    vec = ((first + partial[1]) + partial[2]) + partial[3]
+    # zero, then the leftover values, then the lanes, added one by one (a float32 cumsum is sequential)
+    return np.cumsum(np.concatenate((_ZERO, row[nvec * LANES:], vec)), dtype=_F32)[-1:]
+
+
 def _inner(x: np.ndarray) -> np.ndarray:
     """Sum along the last axis of (batch, n) contiguous rows."""
     n = x.shape[1]
+    if x.shape[0] == 1 and LANES <= n < 64 * LANES:
+        return _short_row(x)
     if n < LANES:
         return row_sum(x)
     nvec = n // LANES

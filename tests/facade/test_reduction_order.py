@@ -76,3 +76,18 @@ def test_random_shapes_match_live_torch():
                 assert got.tobytes() == want.tobytes(), (shape, dim, op)
     finally:
         real.set_num_threads(threads)
+
+
+def test_full_sums_in_torch_order_match_live_torch():
+    """``torch_order_sum`` over all elements (not wired into ``x.sum()``: see docs/facade.md) is torch's."""
+    real = pytest.importorskip("torch")
+    threads = real.get_num_threads()
+    real.set_num_threads(1)
+    try:
+        rnd = np.random.default_rng(11)
+        for n in list(range(1, 200)) + [511, 512, 513, 1000, 4096, 20000]:
+            x = (rnd.standard_normal(n) * 10).astype(np.float32)
+            got = torch_sum.torch_order_sum(x, None, False)
+            assert got.tobytes() == real.from_numpy(x).sum().numpy().tobytes(), n
+    finally:
+        real.set_num_threads(threads)
