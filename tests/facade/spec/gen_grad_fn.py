@@ -238,6 +238,26 @@ def linear_3d_no_bias(T):
 
 
 @case
+def linear_noncontiguous_3d(T):
+    T.manual_seed(0)
+    layer, x = T.nn.Linear(4, 5), T.randn(3, 2, 4, requires_grad=True)
+    leaves = dict(layer.named_parameters())
+    leaves["x"] = x
+    return [graph(layer(x.transpose(0, 1)), leaves), graph(T.nn.functional.linear(x.transpose(0, 1), layer.weight),
+                                                           leaves)]
+
+
+@case
+def linear_empty_batch_and_4d(T):
+    T.manual_seed(0)
+    layer = T.nn.Linear(4, 5)
+    x0, x4 = T.randn(0, 4, requires_grad=True), T.randn(2, 2, 3, 4, requires_grad=True)
+    leaves = dict(layer.named_parameters())
+    leaves.update(x0=x0, x4=x4)
+    return [graph(layer(x0), leaves), graph(layer(x4), leaves), list(layer(x4).shape)]
+
+
+@case
 def F_linear(T):
     T.manual_seed(0)
     w, b, x = T.randn(5, 4, requires_grad=True), T.randn(5, requires_grad=True), T.randn(3, 4)
