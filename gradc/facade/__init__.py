@@ -23,7 +23,8 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import methods
+from gradc.facade import methods, random_ops
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
+random_ops.install(Tensor)

@@ -136,7 +136,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     devices.check(device)
     shape = _shape(size)
     g = generator or rng.default_generator
-    data = g.uniform(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    data = (g.doubles(n) if dt.np == np.float64 else g.uniform(n)).reshape(shape)  # 53-bit uniforms for doubles
     return _finish(data, dtype, requires_grad)
 
 

@@ -11,7 +11,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes, fast_ops, grad_mode
+from gradc.facade import dtypes, fast_ops, grad_mode, torch_sum
 from gradc.facade.creation import tensor
 from gradc.facade.fast_ops import SAVES
 from gradc.facade.fast_ops import saved_by as _saved_by
@@ -88,11 +88,21 @@ def compare(op, a, b):
 
 
 def add(a, b, alpha=1):
-    return binary("add", a, b if alpha == 1 else b * alpha, "AddBackward0")
+    return binary("add", a, b, "AddBackward0") if alpha == 1 else _scaled("add", a, b, alpha, "AddBackward0")
 
 
 def sub(a, b, alpha=1):
-    return binary("sub", a, b if alpha == 1 else b * alpha, "SubBackward0")
+    return binary("sub", a, b, "SubBackward0") if alpha == 1 else _scaled("sub", a, b, alpha, "SubBackward0")
+
+
+def _scaled(op, a, b, alpha, name):
+    """``a op alpha * b`` as one node, as torch's ``add``/``sub`` with ``alpha``."""
+    a, b = as_tensor_operand(a), as_tensor_operand(b)
+    check_broadcast(a, b)
+    dt = dtypes.promote(a, b)
+    gfn = _BINARY[op]
+    return record(name, lambda x, y: gfn(_cast_fast(x, dt), ew.mul(_cast_fast(y, dt), _cast_fast(alpha, dt))),
+                  [a, b])
 
 
 def rsub(a, other):
@@ -204,7 +214,19 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
     dims = _dims(dim, a.dim())
     dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
     name = "SumBackward0" if dim is None else "SumBackward1"
-    return record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
+    out = record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
+    return _in_torch_order(out, a, dims, keepdim and dims is not None)
+
+
+def _in_torch_order(out, a, dims, keepdim, count=None):
+    """``out`` (a float32 sum, or a mean when ``count`` is given) with the value torch's summation order gives
+    (``gradc.facade.torch_sum``); the recorded node and its gradient are unchanged."""
+    data = a._data
+    if type(data) is np.ndarray and data.dtype == np.float32 and out._data.dtype == np.float32 and data.size:
+        value = torch_sum.torch_order_sum(data, dims, keepdim)
+        if value is not None:
+            out._data = value if count is None else (value / np.float32(count)).astype(np.float32)
+    return out
 
 
 def mean(a, dim=None, keepdim=False):
@@ -217,7 +239,9 @@ def mean(a, dim=None, keepdim=False):
             return out
     dims = _dims(dim, a.dim())
     name = "MeanBackward0" if dim is None else "MeanBackward1"
-    return record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
+    out = record(name, lambda x: rd.mean(x, dims, keepdims=keepdim and dims is not None), [a])
+    count = a.numel() if dims is None else int(np.prod([a.shape[d] for d in dims], dtype=np.int64))
+    return _in_torch_order(out, a, dims, keepdim and dims is not None, count)
 
 
 def prod(a, dim=None, keepdim=False):
@@ -290,8 +314,41 @@ def matmul(a, b):
         if a.shape[1] != b.shape[0]:
             _mm_error(a, b)
         return record("MvBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])
-    name = "CloneBackward0" if da == 2 and db > 2 else "UnsafeViewBackward0"
-    return record(name, _mm_fn(dt), [a, b], saves=True, saved=[a, b])
+    if da == 0 or db == 0:
+        return record("UnsafeViewBackward0", _mm_fn(dt), [a, b], saves=True, saved=[a, b])  # NumPy's error
+    return _matmul_folded(a, b, da, db)
+
+
+def _matmul_folded(a, b, da, db):
+    """torch's graph for a matmul with a batch: fold the batch into rows (``mm``/``mv``), fold a batched right
+    operand transposed (``(b.mT @ a.mT).mT``), else expand both batches and ``bmm``."""
+    k = a.shape[-1]
+    if (da != 1 and k != b.shape[-2 if db >= 2 else 0]) or (da == 1 and k != b.shape[-2]):
+        return record("UnsafeViewBackward0", _mm_fn(dtypes.promote(a, b)), [a, b])  # NumPy's error
+    if da == 3 and db == 3 and (a.shape[0] == 1) != (b.shape[0] == 1):  # a batch of one against a batch: 2-D
+        if a.shape[0] == 1:
+            a, da = a.squeeze(0), 2
+        else:
+            b, db = b.squeeze(0), 2
+    if da >= 3 and db <= 2:
+        rows = a.reshape(-1, k)
+        out = mm(rows, b) if db == 2 else matmul(rows, b)
+        return _unsafe_view(out, tuple(a.shape[:-1]) + tuple(b.shape[1:]))
+    if db >= 3 and da <= 2:
+        cols = b.transpose(-1, -2).reshape(-1, k)
+        if da == 1:
+            return _unsafe_view(matmul(cols, a), tuple(b.shape[:-2]) + (b.shape[-1],))
+        out = _unsafe_view(mm(cols, a.t()), tuple(b.shape[:-2]) + (b.shape[-1], a.shape[0]))
+        return contiguous(out.transpose(-1, -2))
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    n, p = a.shape[-2], b.shape[-1]
+    left = a.expand(batch + (n, k)).reshape(-1, n, k)
+    right = b.expand(batch + (k, p)).reshape(-1, k, p)
+    return _unsafe_view(bmm(left, right), batch + (n, p))
+
+
+def _unsafe_view(a, shape):
+    return record("UnsafeViewBackward0", lambda x: sh.reshape(x, shape), [a])
 
 
 def bmm(a, b):

@@ -24,6 +24,10 @@ _HINT = ("Hint: enable anomaly detection to find the operation that failed to co
          "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 STATE = {"create_graph": False}
+# How torch's nodes list a Python-number operand: not at all (an overload taking a Scalar), or wrapped as a
+# tensor in the ``other`` slot even when it came first (the reflected operators ``__radd__``, ``__rmul__``).
+_SCALAR_NOT_AN_INPUT = frozenset({"PowBackward0"})
+_SELF_FIRST = frozenset({"AddBackward0", "MulBackward0"})
 SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
 
@@ -53,7 +57,18 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((e, 0) for e in self._edges)
+        edges = self._edges
+        if type(self).__name__ == "CopySlices" and len(edges) == 2 and edges[1] is not None:
+            # torch's CopySlices lists the base's old history, then the in-place op's inputs other than the view
+            return ((edges[0], 0),) + tuple(edges[1].next_functions[1:])
+        operands = self.__dict__.get("_operands")
+        if operands is not None and len(operands) == 2 and len(edges) == 2:
+            name = type(self).__name__
+            if name in _SCALAR_NOT_AN_INPUT and not isinstance(operands[1], Tensor):
+                edges = edges[:1]  # ``pow(Tensor, Scalar)``: the number is an argument, not an input
+            elif name in _SELF_FIRST and not isinstance(operands[0], Tensor) and isinstance(operands[1], Tensor):
+                edges = edges[::-1]  # ``2 * x`` is ``x.__rmul__(2)``: torch's node has the tensor as ``self``
+        return tuple((e, 0) for e in edges)
 
     @property
     def requires_grad(self):

@@ -161,9 +161,41 @@ def _advanced(view, arrays):
     return tuple(spec), [a for _, a in arrays]
 
 
+def _view_steps(t, key):
+    """torch's views for the basic part of ``key``, one per item in key order: ``(dim, item, node name)``,
+    ``dim`` an axis of the view so far (a tuple key skips slices over a whole axis)."""
+    items = key if isinstance(key, tuple) else (key,)
+    skip_full = isinstance(key, tuple)
+    consumed = sum(_mask_ndim(k) if _is_index_array(k) else 1 for k in items if k is not None and k is not Ellipsis)
+    steps, axis, dim = [], 0, 0  # axis: of t; dim: of the view after the steps so far
+    for k in items:
+        if k is None:
+            steps.append((dim, ("new",), "UnsqueezeBackward0"))
+            dim += 1
+        elif k is Ellipsis:
+            axis, dim = axis + t.dim() - consumed, dim + t.dim() - consumed
+        elif _is_index_array(k):
+            axis, dim = axis + _mask_ndim(k), dim + _mask_ndim(k)
+        elif isinstance(k, slice):
+            if not (skip_full and _whole(k, t.shape[axis])):
+                steps.append((dim, ("slice", k.start, k.stop, k.step), "SliceBackward0"))
+            axis, dim = axis + 1, dim + 1
+        else:
+            steps.append((dim, ("int", int(k) % t.shape[axis]), "SelectBackward0"))
+            axis += 1
+    return steps
+
+
 def getitem(t, key):
     spec, arrays = split_key(t, key)
-    view = basic_view(t, spec, _node_name(t, key)) if not (arrays and _trivial(t, spec)) else t
+    steps = _view_steps(t, key) if grad_mode._STATE["enabled"] and t._requires_grad else ()
+    if len(steps) > 1:  # torch's chain of views (``x[0, :3]`` is SliceBackward0 over SelectBackward0)
+        view = t
+        for dim, item, name in steps:
+            rest = view.dim() - dim - (item[0] != "new")
+            view = basic_view(view, (_FULL,) * dim + (item,) + (_FULL,) * rest, name)
+    else:
+        view = basic_view(t, spec, _node_name(t, key)) if not (arrays and _trivial(t, spec)) else t
     if not arrays:
         return view
     gspec, arrs = _advanced(view, arrays)

@@ -142,5 +142,9 @@ def _overwrite(name, old, value):
     def vjp(ct):
         return zero if track_old else None, ew.astype(sh.sum_to(ct, vshape), vkey) if track_v else None
     edges = [gf.edge(old) if track_old else None, gf.edge(value) if track_v else None]
+    if not isinstance(value, Tensor) and name != "FillBackward3":
+        # a number (or drawn values) is an argument, not an input: one slot (``t[k] = 5.0`` copies a tensor)
+        edges, two = edges[:1], vjp
+        vjp = lambda ct: two(ct)[:1]  # noqa: E731
     out._grad_fn, out._requires_grad = gf.node_class(name)(edges, vjp), True
     return out

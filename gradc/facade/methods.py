@@ -188,9 +188,13 @@ def install(T):  # noqa: C901 - a flat list of definitions
     @method("reshape")
     def reshape(a, *shape):
         new = _resolve(a, _shape_args(shape))
-        name = "ViewBackward0" if _contiguous(a) else "ReshapeAliasBackward0" if _viewable(a, new) else \
-            "UnsafeViewBackward0"
-        return record(name, lambda x: sh.reshape(x, new), [a])
+        if _contiguous(a):
+            return record("ViewBackward0", lambda x: sh.reshape(x, new), [a])
+        if _viewable(a, new):
+            return record("ReshapeAliasBackward0", lambda x: sh.reshape(x, new), [a])
+        if type(a._data) is np.ndarray:  # eager: torch copies, then views the copy (CloneBackward0, UnsafeView)
+            a = clone(a)
+        return record("UnsafeViewBackward0", lambda x: sh.reshape(x, new), [a])
 
     @method("view")
     def view(a, *shape):
@@ -306,4 +310,5 @@ def clone(self):
     out = record("CloneBackward0", lambda x: x, [self])
     if out._data is self._data:
         out._data = self._data.copy()
+        out._vc = [0]  # a copy has its own version counter (not its operand's, were that a view)
     return out

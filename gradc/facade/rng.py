@@ -4,7 +4,7 @@ The engine is the 32-bit Mersenne Twister (NumPy's ``MT19937`` with its legacy s
 Uniform doubles take 53 bits of two draws, uniform floats 24 bits of one. Normals for
 fewer than 16 values come from the Box-Muller transform in double precision, one value
 at a time, keeping the second value of each pair for the next request (also across calls);
-16 or more values are produced in blocks of 16 from float32 uniforms.
+16 or more values are produced in blocks of 16 from uniforms of the tensor's dtype (``normal``).
 
 >>> g = Generator(0); [round(float(v), 4) for v in g.normal(3)]
 [1.541, -0.2934, -2.1788]
@@ -12,8 +12,11 @@ at a time, keeping the second value of each pair for the next request (also acro
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
+
+from gradc.facade import normal_float32
 
 _MASK53 = (1 << 53) - 1
 _MASK24 = (1 << 24) - 1
@@ -54,6 +57,30 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    def get_state(self):
+        """The generator's state as a uint8 tensor: the engine's 624 words and position, the seed and the
+        cached normal value (``set_state`` restores it; the layout is the facade's own)."""
+        from gradc.facade.tensor import Tensor
+        st = self._mt.state["state"]
+        pending = self._pending
+        words = np.concatenate([np.asarray(st["key"], np.uint32).view(np.uint8),
+                                np.asarray([st["pos"], self._seed & 0xFFFFFFFFFFFFFFFF,
+                                            pending is not None], np.uint64).view(np.uint8),
+                                np.asarray([pending or 0.0], np.float64).view(np.uint8)])
+        return Tensor._wrap(words)
+
+    def set_state(self, new_state):
+        data = np.asarray(getattr(new_state, "_data", new_state))
+        if data.dtype.kind not in "iu" or data.size != 624 * 4 + 4 * 8:
+            raise RuntimeError("set_state: expected a ByteTensor returned by get_state() of the gradc facade")
+        data = np.ascontiguousarray(data.astype(np.uint8))
+        key = data[:2496].view(np.uint32)
+        pos, seed, has_pending = (int(v) for v in data[2496:2520].view(np.uint64))
+        self._mt.state = {"bit_generator": "MT19937", "state": {"key": key.copy(), "pos": pos}}
+        self._seed = seed
+        self._pending = float(data[2520:].view(np.float64)[0]) if has_pending else None
+        return self
+
     def _u32(self) -> int:
         return int(self._mt.random_raw())
 
@@ -87,27 +114,56 @@ class Generator:
         self._pending = radius * math.sin(angle)
         return radius * math.cos(angle)
 
-    def normal(self, n: int, dtype=np.float32) -> np.ndarray:
-        """``n`` standard normal values (computed in double, then rounded to ``dtype``)."""
-        if n < 16:
-            return np.array([self._one_normal() for _ in range(n)], dtype=dtype)
-        d = self._floats(n)
-        for start in range(0, n - 15, 16):
-            self._box_muller_block(d, start)
-        if n % 16:
-            start = n - 16
-            d[start:] = self._floats(16)
-            self._box_muller_block(d, start)
-        return d
+    def normal(self, n: int, dtype=np.float32, mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+        """``n`` normal values as torch's ``normal_(mean, std)`` draws them for a contiguous tensor of ``dtype``.
 
-    @staticmethod
-    def _box_muller_block(d, start):
-        u1 = np.float32(1) - d[start:start + 8]
-        u2 = d[start + 8:start + 16]
-        radius = np.sqrt(np.float32(-2) * np.log(u1))
-        angle = np.float32(2.0 * math.pi) * u2
-        d[start:start + 8] = radius * np.cos(angle)
-        d[start + 8:start + 16] = radius * np.sin(angle)
+        Fewer than 16: one at a time in double precision (``_one_normal``), scaled, then rounded. 16 or
+        more: uniforms of the dtype for every slot, turned into normals 16 at a time (the last block
+        redrawn when ``n`` is not a multiple of 16), in float32 by torch's vectorised arithmetic
+        (``normal_float32``), in float64 by the C library's ``log``/``cos``/``sin`` (Python's ``math``).
+        """
+        dtype = np.dtype(dtype)
+        if n < 16:
+            if std == 1.0 and mean == 0.0:
+                return np.array([self._one_normal() for _ in range(n)], dtype=np.float64).astype(dtype)
+            return np.array([_fma(self._one_normal(), std, mean) for _ in range(n)], np.float64).astype(dtype)
+        if dtype == np.float64:
+            d = self.doubles(n)
+            starts = list(range(0, n - 15, 16))
+            _normal_blocks64(d, starts, mean, std)
+            if n % 16:
+                d[n - 16:] = self.doubles(16)
+                _normal_blocks64(d, [n - 16], mean, std)
+            return d
+        d = self._floats(n)
+        whole = n - n % 16
+        d[:whole] = normal_float32.box_muller_blocks(d[:whole].reshape(-1, 16)).reshape(-1)
+        if n % 16:
+            d[n - 16:] = normal_float32.box_muller_blocks(self._floats(16).reshape(1, 16)).reshape(-1)
+        if std != 1.0 or mean != 0.0:
+            d = normal_float32.fma32(d, np.float32(std), np.float32(mean))
+        return d.astype(dtype)
+
+
+def _normal_blocks64(d, starts, mean, std):
+    """Box-Muller on float64 blocks of 16 in place: ``d[j]`` and ``d[j + 8]`` from ``1 - d[j]`` and ``d[j + 8]``."""
+    two_pi = 2.0 * math.pi
+    for start in starts:
+        for j in range(start, start + 8):
+            radius = math.sqrt(-2.0 * math.log(1.0 - d[j]))
+            theta = two_pi * d[j + 8]
+            if std == 1.0 and mean == 0.0:
+                d[j], d[j + 8] = radius * math.cos(theta), radius * math.sin(theta)
+            else:  # torch's compiled ``x * std + mean`` is one fused multiply-add
+                d[j], d[j + 8] = _fma(radius * math.cos(theta), std, mean), _fma(radius * math.sin(theta), std, mean)
+
+
+def _fma(x: float, y: float, z: float) -> float:
+    """``x * y + z`` rounded once (``math.fma`` from Python 3.13; exact rationals before)."""
+    fused = getattr(math, "fma", None)
+    if fused is not None:
+        return fused(x, y, z)
+    return float(Fraction(x) * Fraction(y) + Fraction(z))
 
 
 default_generator = Generator(0)

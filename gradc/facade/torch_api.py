@@ -46,6 +46,14 @@ from gradc.facade.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from gradc.facade.random_ops import (  # noqa: F401
+    bernoulli,
+    get_rng_state,
+    multinomial,
+    normal,
+    randint_like,
+    set_rng_state,
+)
 from gradc.facade.rng import Generator, initial_seed, manual_seed  # noqa: F401
 from gradc.facade.serialization import load, save  # noqa: F401
 from gradc.facade.tensor import Size, Tensor  # noqa: F401

@@ -2,7 +2,7 @@
 
 Imported as ``gradc.torch.nn`` (an alias, see ``gradc.facade.torch_modules``).
 """
-from gradc.facade.nn import functional, utils  # noqa: F401 - torch.nn.utils
+from gradc.facade.nn import functional, init, utils  # noqa: F401 - torch.nn.init, torch.nn.utils
 from gradc.facade.nn.containers import ModuleDict, ModuleList
 from gradc.facade.nn.layers import (
                               AdaptiveAvgPool2d,

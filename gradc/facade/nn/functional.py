@@ -13,7 +13,6 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
-import gradc.ops.shape as sh
 from gradc.api import value_and_grad as _value_and_grad  # private: F's names stay torch's
 from gradc.facade import dtypes, grad_mode
 from gradc.facade import functional as fn
@@ -151,11 +150,27 @@ def leaky_relu(input, negative_slope=0.01):  # noqa: A002
 
 
 def linear(input, weight, bias=None):  # noqa: A002
+    """torch's graph: ``addmm(bias, x, weight.t())`` (AddmmBackward0 over TBackward0), rows folded for other ranks.
+
+    Without a bias it is ``matmul(x, weight.t())``; an input of other than 2 dims that cannot be flattened
+    without a copy is ``matmul(x, weight.t()) + bias``, as torch builds them.
+    """
+    wt = weight.t()
     if bias is None:
-        return fn.matmul(input, weight.t())
-    name = "AddmmBackward0" if input.dim() == 2 else "ViewBackward0"
-    return record(name, lambda x, w, b: ew.add(la.matmul(x, sh.transpose(w, (1, 0))), b), [input, weight, bias],
-                  saves=True, saved=[input, weight])
+        return fn.matmul(input, wt)
+    d = input.dim()
+    if d == 2:
+        return _addmm(bias, input, wt)
+    if d == 0 or not input._data.flags["C_CONTIGUOUS"]:
+        return fn.matmul(input, wt) + bias
+    rows = input.reshape(-1, input.shape[-1])
+    out = _addmm(bias, rows, wt)
+    return out.view(tuple(input.shape[:-1]) + (wt.shape[-1],))
+
+
+def _addmm(bias, x, wt):
+    return record("AddmmBackward0", lambda b, m1, m2: ew.add(la.matmul(m1, m2), b), [bias, x, wt],
+                  saves=True, saved=[x, wt])
 
 
 def _erf(x):

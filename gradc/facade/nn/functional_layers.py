@@ -315,7 +315,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
         return Tensor._wrap(ew.mul(data(input), tracing.noise(shape_of(input), p, dtype_of(input))))
     x = np.asarray(data(input))
     noise = dropout_noise(x.shape, p, x.dtype)
-    return apply("MulBackward0", lambda v: ew.mul(v, noise), [input])
+    return apply("MulBackward0", ew.mul, [input, noise])  # torch's node: input times the (constant) mask
 
 
 def dropout_noise(shape, p, dtype):

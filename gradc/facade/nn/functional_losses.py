@@ -209,9 +209,15 @@ def _pointwise(name, terms, input, target, reduction):  # noqa: A002
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """``torch.nn.functional.l1_loss``: the mean (or sum) of ``|input - target|``."""
-    return _pointwise("MeanBackward0" if reduction == "mean" else "SumBackward0" if reduction == "sum"
-                      else "AbsBackward0", ew.abs_, input, target, reduction)
+    """``torch.nn.functional.l1_loss``: the mean (or sum) of ``|input - target|``, three nodes as in torch."""
+    check_reduction(reduction)
+    _check_same_size(input, target)
+    key = {"float32": "f32", "float64": "f64"}.get(np.promote_types(dtype_of(input), dtype_of(target)).name, "f32")
+    diff = apply("SubBackward0", lambda x, y: ew.sub(ew.astype(x, key), ew.astype(y, key)), [input, target])
+    size = apply("AbsBackward0", ew.abs_, [diff])
+    if reduction == "none":
+        return size
+    return apply("MeanBackward0" if reduction == "mean" else "SumBackward0", lambda z: _reduce(z, reduction), [size])
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
