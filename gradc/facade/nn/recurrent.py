@@ -152,7 +152,7 @@ class RNNBase(Module):
             states = None if hx is None else tuple(s.unsqueeze(1) for s in states)
         elif hx is None:
             states = None
-        check_dtype(name, input, self.weight_ih_l0)
+        check_dtype("RNN", input, self.weight_ih_l0)  # torch says "RNN" for all three
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{input.shape[-1]}")
