@@ -24,11 +24,14 @@ from __future__ import annotations
 import numbers
 import warnings
 
+import gradc.ops.shape as sh
+from gradc.facade import dtypes
 from gradc.facade import functional as fn
 from gradc.facade.creation import zeros
 from gradc.facade.nn import functional as F
 from gradc.facade.nn.module_base import Module, Parameter
 from gradc.facade.nn.recurrent_cells import GATES, check_dtype, reset_uniform, step
+from gradc.facade.record import record
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
 
@@ -186,7 +189,14 @@ class RNNBase(Module):
             outputs.append(state[0] if self.mode == "LSTM" else state)
         if reverse:
             outputs.reverse()
-        return fn.stack(outputs, 0), state
+        return _stack_steps(outputs, self._layer_node_name(projected)), state
+
+    def _layer_node_name(self, x):
+        """torch runs a float32 LSTM without projection through oneDNN, one MkldnnRnnLayerBackward0 node a layer
+        and direction: ``print(output)`` shows that name; its composite path (the others) stacks the steps."""
+        if self.mode == "LSTM" and not self.proj_size and x.dtype == dtypes.float32:
+            return "MkldnnRnnLayerBackward0"
+        return "StackBackward0"
 
     def _flat_weights_of(self, index, stem):
         """Parameter ``stem`` of layer-direction ``index`` (None when the layer has none: no bias, no proj)."""
@@ -225,6 +235,12 @@ class RNNBase(Module):
             output = output.squeeze(0 if self.batch_first else 1)
             finals = tuple(f.squeeze(1) for f in finals)
         return output, finals
+
+
+def _stack_steps(outputs, name):
+    """``torch.stack(outputs)`` recorded as node ``name``."""
+    shape = (1,) + tuple(outputs[0].shape)
+    return record(name, lambda *xs: sh.concatenate([sh.reshape(x, shape) for x in xs], 0), list(outputs))
 
 
 class RNN(RNNBase):

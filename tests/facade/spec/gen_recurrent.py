@@ -207,6 +207,53 @@ def cells_unrolled_over_time(T):
 
 
 @case
+def lstm_printed_step_by_step(T):
+    """One step at a time from a given state, then the whole sequence at once: printed as torch prints."""
+    T.manual_seed(4)
+    lstm = T.nn.LSTM(3, 3)
+    steps = [T.randn(1, 3) for _ in range(4)]
+    state = (T.randn(1, 1, 3), T.randn(1, 1, 3))
+    for x in steps:
+        out, state = lstm(x.view(1, 1, -1), state)
+    printed = [str(out), str(state)]
+    whole, final = lstm(T.cat(steps).view(len(steps), 1, -1), (T.randn(1, 1, 3), T.randn(1, 1, 3)))
+    return printed + [str(whole), str(final)]
+
+
+@case
+def lstm_tagger_training(T):
+    """Embedding -> LSTM -> Linear -> log_softmax, NLLLoss, SGD over two tagged sentences (tutorial style)."""
+    T.manual_seed(5)
+    data = [([0, 1, 2, 3, 4], [0, 1, 2, 0, 1]), ([5, 6, 2, 7], [0, 1, 2, 0])]
+
+    class Tagger(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = T.nn.Embedding(8, 5)
+            self.lstm = T.nn.LSTM(5, 6)
+            self.out = T.nn.Linear(6, 3)
+
+        def forward(self, words):
+            e = self.embed(words)
+            h, _ = self.lstm(e.view(len(words), 1, -1))
+            return T.nn.functional.log_softmax(self.out(h.view(len(words), -1)), dim=1)
+
+    model = Tagger()
+    opt = T.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(15):
+        for words, tags in data:
+            model.zero_grad()
+            loss = T.nn.functional.nll_loss(model(T.tensor(words)), T.tensor(tags))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    with T.no_grad():
+        scores = model(T.tensor(data[0][0]))
+    return [losses, t(scores), str(model)]
+
+
+@case
 def printed_models(T):
     return [repr(m) for m in (
         T.nn.LSTM(3, 4, 2, bias=False, batch_first=True, dropout=0.0, bidirectional=True, proj_size=2),
