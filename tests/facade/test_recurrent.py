@@ -244,3 +244,20 @@ def test_functional_call_uses_the_given_parameters():
 def test_errors_say_what_is_wrong(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("cls, kw", [("LSTM", {"num_layers": 2, "proj_size": 2}), ("GRU", {"bidirectional": True}),
+                                     ("RNN", {"batch_first": True})])
+def test_double_backward_matches_torch(cls, kw):
+    """A gradient penalty: the gradient of |d out / d x|^2, through the recurrence twice (float64)."""
+    torch = pytest.importorskip("torch")
+    grads = []
+    for T in (torch, G):
+        T.manual_seed(2)
+        layer = getattr(T.nn, cls)(3, 4, dtype=T.float64, **kw)
+        x = T.tensor(np.random.RandomState(0).uniform(-1, 1, (4, 2, 3)), requires_grad=True)
+        g, = T.autograd.grad(layer(x)[0].pow(2).sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        grads.append([np.asarray(t.grad.numpy()) for t in [x, *layer.parameters()]])
+    for theirs, ours in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
