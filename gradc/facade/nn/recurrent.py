@@ -24,13 +24,16 @@ from __future__ import annotations
 import numbers
 import warnings
 
+import numpy as np
+
 import gradc.ops.shape as sh
 from gradc.facade import dtypes
 from gradc.facade import functional as fn
-from gradc.facade.creation import zeros
+from gradc.facade.creation import tensor, zeros
 from gradc.facade.nn import functional as F
 from gradc.facade.nn.module_base import Module, Parameter
 from gradc.facade.nn.recurrent_cells import GATES, check_dtype, reset_uniform, step
+from gradc.facade.nn.rnn_utils import PackedSequence, pad_packed_sequence
 from gradc.facade.record import record
 
 __all__ = ["GRU", "LSTM", "RNN", "RNNBase"]
@@ -131,9 +134,6 @@ class RNNBase(Module):
     def _prepare(self, input, hx):  # noqa: A002 - torch's names
         """(time-major 3-D input, the states as a tuple of 3-D tensors, whether the input was batched)."""
         name = "RNN" if self.mode.startswith("RNN") else self.mode
-        if type(input).__name__ == "PackedSequence":
-            raise NotImplementedError(f"{name}: the facade does not run PackedSequence inputs; pass a padded "
-                                      "tensor (and mask the padded steps) instead")
         if input.dim() not in (2, 3):
             tail = " tensor" if name == "RNN" else ""
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail} instead")
@@ -178,14 +178,24 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         return input, states, batched
 
-    def _run_direction(self, projected, state, index, reverse):
-        """Step through ``projected`` (T, N, G) from ``state``; (outputs in input order, the last state)."""
+    def _run_direction(self, projected, state, index, reverse, masks=None):
+        """Step through ``projected`` (T, N, G) from ``state``; (outputs in input order, the last state).
+
+        ``masks`` (packed input): per step, (N, 1) ones for the sequences still running, zeros for
+        those that ended, whose state then stays as it was (so the backward direction starts each
+        sequence at its own last step)."""
         w_hh, b_hh = self._flat_weights_of(index, "weight_hh"), self._flat_weights_of(index, "bias_hh")
         w_hr = self._flat_weights_of(index, "weight_hr")
         steps = projected.unbind(0)
         outputs = []
-        for gi in (reversed(steps) if reverse else steps):
-            state = step(self.mode, gi, state, w_hh, b_hh, w_hr)
+        order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
+        for t in order:
+            new = step(self.mode, steps[t], state, w_hh, b_hh, w_hr)
+            if masks is not None:
+                keep, take = masks[t]
+                new = tuple(n * take + s * keep for n, s in zip(new, state)) if self.mode == "LSTM" \
+                    else new * take + state * keep
+            state = new
             outputs.append(state[0] if self.mode == "LSTM" else state)
         if reverse:
             outputs.reverse()
@@ -205,7 +215,7 @@ class RNNBase(Module):
                 return getattr(self, name)
         return None
 
-    def _layers(self, x, states):
+    def _layers(self, x, states, masks=None):
         """All layers over time-major ``x``: (output, final states stacked as torch orders them)."""
         lstm = self.mode == "LSTM"
         initial = [s.unbind(0) for s in states]
@@ -217,7 +227,7 @@ class RNNBase(Module):
                 w_ih = self._flat_weights_of(index, "weight_ih")
                 projected = F.linear(x, w_ih, self._flat_weights_of(index, "bias_ih"))
                 state = (initial[0][index], initial[1][index]) if lstm else initial[0][index]
-                out, state = self._run_direction(projected, state, index, reverse=direction == 1)
+                out, state = self._run_direction(projected, state, index, direction == 1, masks)
                 outs.append(out)
                 for final, s in zip(finals, state if lstm else (state,)):
                     final.append(s)
@@ -227,6 +237,8 @@ class RNNBase(Module):
         return x, tuple(fn.stack(f, 0) for f in finals)
 
     def _forward(self, input, hx):  # noqa: A002
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, states, batched = self._prepare(input, hx)
         output, finals = self._layers(x, states)
         if self.batch_first:  # torch's GRU and RNN transpose in place (TransposeBackward1), its LSTM does not
@@ -235,6 +247,47 @@ class RNNBase(Module):
             output = output.squeeze(0 if self.batch_first else 1)
             finals = tuple(f.squeeze(1) for f in finals)
         return output, finals
+
+
+    def _forward_packed(self, packed, hx):
+        """A ``PackedSequence`` through every layer, each sequence stopping at its own length."""
+        name = "RNN" if self.mode.startswith("RNN") else self.mode
+        data, sizes = packed.data, [int(n) for n in packed.batch_sizes.tolist()]
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        check_dtype("RNN", data, self.weight_ih_l0)
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{data.shape[-1]}")
+        lstm, batch = self.mode == "LSTM", sizes[0]
+        expected = [(self.num_layers * self._directions(), batch, self.proj_size or self.hidden_size)]
+        if lstm:
+            expected.append(expected[0][:2] + (self.hidden_size,))
+        if hx is None:
+            states = tuple(zeros(*size, dtype=data.dtype) for size in expected)
+        else:
+            if lstm != isinstance(hx, (tuple, list)) or lstm and len(hx) != 2:
+                wanted = "a tuple (h_0, c_0) of two tensors" if lstm else "one tensor h_0"
+                raise TypeError(f"{name}: hx must be {wanted}, got {type(hx).__name__}")
+            states = tuple(hx) if lstm else (hx,)
+            for i, (s, size) in enumerate(zip(states, expected)):
+                if tuple(s.shape) != size:
+                    which = f"hidden[{i}]" if lstm else "hidden"
+                    raise RuntimeError(f"Expected {which} size {size}, got {list(s.shape)}")
+            if packed.sorted_indices is not None:  # the caller's batch order -> the packed (sorted) order
+                order = np.asarray(packed.sorted_indices.tolist(), np.int64)
+                states = tuple(s[:, order] for s in states)
+        sorted_only = PackedSequence(data, packed.batch_sizes)
+        x, _ = pad_packed_sequence(sorted_only)
+        running = [(np.arange(batch) < n).astype(data.dtype.np)[:, None] for n in sizes]
+        masks = [(tensor(1.0 - r), tensor(r)) for r in running]
+        output, finals = self._layers(x, states, masks)
+        rows = [t * batch + b for t, n in enumerate(sizes) for b in range(n)]
+        out_data = output.reshape(-1, output.shape[-1])[np.asarray(rows, np.int64)]
+        if packed.unsorted_indices is not None:
+            back = np.asarray(packed.unsorted_indices.tolist(), np.int64)
+            finals = tuple(f[:, back] for f in finals)
+        return PackedSequence(out_data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices), finals
 
 
 def _stack_steps(outputs, name):
