@@ -253,6 +253,60 @@ def lstm_tagger_training(T):
     return [losses, t(scores), str(model)]
 
 
+def _packed(T, make, lengths, enforce_sorted, states=(), f64=False, seed=40):
+    """A padded batch packed, run through ``make()``, unpacked; outputs and every gradient."""
+    T.manual_seed(seed)
+    layer = make()
+    R = T.nn.utils.rnn
+    x = image(T, max(lengths), len(lengths), 3, f64=f64).requires_grad_(True)
+    hx = [image(T, *shape, f64=f64).requires_grad_(True) for shape in states]
+    packed = R.pack_padded_sequence(x, lengths, enforce_sorted=enforce_sorted)
+    out, hn = layer(packed, None if not hx else hx[0] if len(hx) == 1 else tuple(hx))
+    padded, lens = R.pad_packed_sequence(out, batch_first=True, padding_value=-2.0)
+    finals = list(hn) if isinstance(hn, tuple) else [hn]
+    loss = 0
+    for o in [padded] + finals:
+        loss = loss + (o * (T.rand(*o.shape) * 2 - 1).to(o.dtype)).sum()
+    loss.backward()
+    return {"packed": [t(packed.data), t(packed.batch_sizes), t(packed.sorted_indices), t(packed.unsorted_indices)],
+            "out": [t(out.data), t(out.batch_sizes), t(padded), t(lens)], "finals": [t(f) for f in finals],
+            "grads": [t(p.grad) for p in layer.parameters()], "x_grad": t(x.grad), "h_grads": [t(h.grad) for h in hx]}
+
+
+@case
+def packed_lstm_bidirectional_unsorted_f64(T):
+    return _packed(T, lambda: T.nn.LSTM(3, 4, 2, bidirectional=True, dtype=T.float64), [2, 5, 1, 5, 3], False,
+                   states=[(4, 5, 4), (4, 5, 4)], f64=True)
+
+
+@case
+def packed_gru_sorted(T):
+    return _packed(T, lambda: T.nn.GRU(3, 4, bidirectional=True), [4, 4, 2, 1], True, states=[(2, 4, 4)])
+
+
+@case
+def packed_rnn_relu_f64(T):
+    return _packed(T, lambda: T.nn.RNN(3, 2, nonlinearity="relu", dtype=T.float64), [1, 3, 2], False, f64=True)
+
+
+@case
+def packed_lstm_proj_batch_first_ignored(T):
+    return _packed(T, lambda: T.nn.LSTM(3, 4, proj_size=2, batch_first=True), [3, 1, 2], False)
+
+
+@case
+def rnn_utils_functions(T):
+    T.manual_seed(41)
+    R = T.nn.utils.rnn
+    seqs = [T.randn(n, 2) for n in (2, 4, 1)]
+    packed = R.pack_sequence(seqs, enforce_sorted=False)
+    padded, lens = R.pad_packed_sequence(packed, total_length=6)
+    return [t(R.pad_sequence(seqs)), t(R.pad_sequence(seqs, batch_first=True, padding_value=9.0)),
+            t(R.pad_sequence(seqs, padding_side="left")), [t(v) for v in packed], t(padded), t(lens),
+            [t(s) for s in R.unpack_sequence(packed)], [t(s) for s in R.unpad_sequence(padded, lens)],
+            [t(v) for v in R.pack_sequence(sorted(seqs, key=len, reverse=True))]]
+
+
 @case
 def printed_models(T):
     return [repr(m) for m in (
