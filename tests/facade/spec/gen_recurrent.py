@@ -104,6 +104,18 @@ def lstm_eval_dropout_is_identity(T):
     return _run(T, lambda: T.nn.LSTM(3, 4, num_layers=2, dropout=0.5), (3, 2, 3), train=False)
 
 
+@case
+def lstm_training_dropout_stream_f64(T):
+    """Dropout between layers in training draws torch's random stream: the same masks for the same seed."""
+    return _run(T, lambda: T.nn.LSTM(3, 4, num_layers=3, dropout=0.5, bidirectional=True, dtype=T.float64),
+                (5, 2, 3), f64=True, train=True)
+
+
+@case
+def gru_training_dropout_stream(T):
+    return _run(T, lambda: T.nn.GRU(3, 4, num_layers=2, dropout=0.3), (4, 3, 3), train=True)
+
+
 # ---------------------------------------------------------------- GRU
 @case
 def gru_default(T):
