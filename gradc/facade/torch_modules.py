@@ -60,6 +60,8 @@ def _with_submodules(roots: dict) -> dict:
 
 
 ALIASES = _with_submodules(_ROOTS)
+# torch.nn.utils is a module here (gradc/facade/nn/utils.py); its ``rnn`` is a sibling file, entered after its parent
+ALIASES["gradc.torch.nn.utils.rnn"] = "gradc.facade.nn.rnn_utils"
 
 
 def register() -> None:

@@ -51,6 +51,8 @@ from gradc.facade.nn.modules import (
                               Sigmoid,
                               Tanh,
 )
+from gradc.facade.nn.recurrent import GRU, LSTM, RNN, RNNBase
+from gradc.facade.nn.recurrent_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Linear", "MSELoss", "Module", "Parameter", "ReLU",
            "Sequential", "Sigmoid", "Tanh", "functional"]
@@ -59,3 +61,4 @@ __all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Con
             "NLLLoss", "SmoothL1Loss", "Softmax", "Unflatten"]
 __all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "Conv1d", "ELU", "EmbeddingBag", "GELU", "LeakyReLU", "MaxPool1d",
             "SiLU", "Softplus"]
+__all__ += ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
