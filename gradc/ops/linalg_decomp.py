@@ -117,12 +117,22 @@ def _cols(v):
     return sh.reshape(v, t.shape + (1,))
 
 
+def conj_of(x):
+    """``conj(x)`` for a complex ``x``, ``x`` itself for a real one (the ``conj`` op, bound by name: the complex
+    numbers' module builds on this one)."""
+    return bind("conj", x) if aval(x).is_complex else x
+
+
+def real_of(x):
+    """``real(x)`` for a complex ``x``, ``x`` itself for a real one (see ``conj_of``)."""
+    return bind("real", x) if aval(x).is_complex else x
+
+
 def _lower_grad(g, lower):
     """The gradient on the triangle a LAPACK routine reads, from ``g`` (a gradient for symmetric perturbations;
     Hermitian for complex ``g``: the strict triangle stands for its conjugate mirror too, the diagonal's imaginary
     part is not read, so its entries get ``g + conj(g^T)``, halved on the diagonal: ``Re(g_ii)``)."""
-    from gradc.ops.complex_numbers import conj
-    return phi(ew.add(g, conj(mT(g))), lower)
+    return phi(ew.add(g, conj_of(mT(g))), lower)
 
 
 # ---------------------------------------------------------------- eye_like, tri_mask
@@ -349,13 +359,12 @@ def _off_diagonal_inverse(d):
 def _eigh_vjp(ct, out, a, needs, lower):
     # complex (Hermitian) a: the transpose of the tangent map for JAX's pairing Re(sum(a * b)), so conj(V) where a
     # real V is V; the eigenvectors' phases are fixed as the tangent map fixes them (V^H dV has a zero diagonal)
-    from gradc.ops.complex_numbers import conj, real
     w, v = _unpack_rows(out, 1)
     w_bar, v_bar = _unpack_rows(ct, 1)
-    w, w_bar = real(w), real(w_bar)  # (packed with complex eigenvectors, the eigenvalues are real all the same)
+    w, w_bar = real_of(w), real_of(w_bar)  # (packed with complex eigenvectors, the eigenvalues are real all the same)
     f = _off_diagonal_inverse(ew.sub(_rows(w), _cols(w)))  # 1 / (w_j - w_i), the distinct-eigenvalue rule
     inner = ew.add(ew.mul(eye_like(f), _rows(w_bar)), ew.mul(f, matmul(mT(v), v_bar)))
-    g = matmul(matmul(conj(v), inner), mT(v))
+    g = matmul(matmul(conj_of(v), inner), mT(v))
     return (_lower_grad(g, lower),)
 
 
@@ -374,9 +383,8 @@ defop("eigh", infer=_eigh_infer, impl=_eigh_impl, vjp=_eigh_vjp, c=c_spell.loop(
 
 
 def _eigvalsh_vjp(ct, out, a, needs, lower):
-    from gradc.ops.complex_numbers import conj
     _, v = _unpack_rows(bind("eigh", a, lower=lower), 1)
-    g = matmul(ew.mul(conj(v), _rows(ct)), mT(v))
+    g = matmul(ew.mul(conj_of(v), _rows(ct)), mT(v))
     return (_lower_grad(g, lower),)
 
 

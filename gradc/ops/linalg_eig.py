@@ -11,6 +11,7 @@ eigenvector's phase is LAPACK's choice, so only functions that do not depend on 
 No C lowering (a complex Hessenberg QR): the C target refuses it.
 
 >>> import numpy as np
+>>> from gradc.ir.registry import bind
 >>> w = bind("eig", np.array([[0.0, 1.0], [-1.0, 0.0]]))[0]
 >>> np.sort_complex(w)
 array([0.-1.j, 0.+1.j])
@@ -38,8 +39,10 @@ from gradc.ops.linalg_decomp import (
     _square,
     _stmts,
     _unpack_rows,
+    conj_of,
     eye_like,
     mT,
+    real_of,
     solve,
 )
 from gradc.ops.values import aval
@@ -58,15 +61,14 @@ def _eig_impl(a):
 
 
 def _eig_vjp(ct, out, a, needs):
-    from gradc.ops.complex_numbers import conj, real
     w, v = _unpack_rows(out, 1)
     w_bar, v_bar = _unpack_rows(ct, 1)
     along = red.sum_(ew.mul(v, v_bar), -2)  # diag(V^T V_bar)
-    v_bar = ew.sub(v_bar, ew.mul(conj(v), _rows(real(along))))  # the unit-norm constraint's transpose
+    v_bar = ew.sub(v_bar, ew.mul(conj_of(v), _rows(real_of(along))))  # the unit-norm constraint's transpose
     f = _off_diagonal_inverse(ew.sub(_rows(w), _cols(w)))  # 1 / (w_j - w_i), distinct eigenvalues
     inner = ew.add(ew.mul(eye_like(f), _rows(w_bar)), ew.mul(f, matmul(mT(v), v_bar)))
     a_bar = solve(mT(v), matmul(inner, mT(v)))  # V^-T inner V^T
-    return (a_bar if aval(a).is_complex else real(a_bar),)
+    return (a_bar if aval(a).is_complex else real_of(a_bar),)
 
 
 def _eig_spell(args, params, out, target):

@@ -34,9 +34,11 @@ from gradc.ops.linalg_decomp import (
     _square,
     _stmts,
     _swap_ast,
+    conj_of,
     empty_or,
     eye_like,
     mT,
+    real_of,
     tri,
     triangular_solve,
 )
@@ -49,7 +51,7 @@ def _matrix(t, what, complex_ok=False):
     return t
 
 
-def _real_of(t):
+def _real_type(t):
     from gradc.ir.types import REAL_OF_COMPLEX
     return t.with_dtype(REAL_OF_COMPLEX.get(t.dtype, t.dtype))
 
@@ -84,27 +86,26 @@ def _svd_vjp(ct, out, a, needs):
     # the rule for the conjugate pairing Re tr(X^H Y) (Townsend 2016; complex: Wan and Zhang 2019), applied to the
     # conjugated cotangents and conjugated back: JAX's pairing Re(sum(X * Y)). Real: every conj is the value itself.
     # A complex pair of singular vectors has a phase of its own: the tangent map puts it in U (i Im(U^H dU_ii))
-    from gradc.ops.complex_numbers import conj, real
     m = aval(a).shape[-2]
     u, s, v = unpack_svd(out, m)
     u_bar, s_bar, v_bar = unpack_svd(ct, m)
-    s, s_bar, u_bar, v_bar = real(s), real(s_bar), conj(u_bar), conj(v_bar)
-    uh, vh = conj(mT(u)), conj(mT(v))
+    s, s_bar, u_bar, v_bar = real_of(s), real_of(s_bar), conj_of(u_bar), conj_of(v_bar)
+    uh, vh = conj_of(mT(u)), conj_of(mT(v))
     s2 = ew.mul(s, s)
     f = _off_diagonal_inverse(ew.sub(_rows(s2), _cols(s2)))  # 1 / (s_j^2 - s_i^2)
     ut_ub, vt_vb = matmul(uh, u_bar), matmul(vh, v_bar)
-    j = ew.mul(f, ew.sub(ut_ub, conj(mT(ut_ub))))
-    k = ew.mul(f, ew.sub(vt_vb, conj(mT(vt_vb))))
+    j = ew.mul(f, ew.sub(ut_ub, conj_of(mT(ut_ub))))
+    k = ew.mul(f, ew.sub(vt_vb, conj_of(mT(vt_vb))))
     inner = ew.add(ew.add(ew.mul(j, _rows(s)), ew.mul(eye_like(j), _rows(s_bar))), ew.mul(_cols(s), k))
     inv_s = ew.div(1.0, s)
     if aval(a).is_complex:  # the phase: diag(X - X^H) / 2 = i Im(X_ii), over s_i
-        half_diff = ew.mul(eye_like(j), ew.sub(ut_ub, conj(mT(ut_ub))))
+        half_diff = ew.mul(eye_like(j), ew.sub(ut_ub, conj_of(mT(ut_ub))))
         inner = ew.add(inner, ew.mul(ew.mul(half_diff, 0.5), _rows(inv_s)))
     a_bar = matmul(matmul(u, inner), vh)
     left = ew.mul(ew.sub(u_bar, matmul(u, ut_ub)), _rows(inv_s))  # (I - U U^H) U_bar S^-1
-    right = ew.mul(_cols(inv_s), conj(mT(ew.sub(v_bar, matmul(v, vt_vb)))))  # S^-1 V_bar^H (I - V V^H)
+    right = ew.mul(_cols(inv_s), conj_of(mT(ew.sub(v_bar, matmul(v, vt_vb)))))  # S^-1 V_bar^H (I - V V^H)
     a_bar = ew.add(a_bar, ew.add(matmul(left, vh), matmul(u, right)))
-    return (conj(a_bar),)
+    return (conj_of(a_bar),)
 
 
 def _svd_spell(args, params, out, target):
@@ -121,12 +122,11 @@ defop("svd", infer=_svd_infer, impl=_svd_impl, vjp=_svd_vjp, c=c_spell.loop("svd
 
 
 def _svdvals_vjp(ct, out, a, needs):
-    from gradc.ops.complex_numbers import conj
     u, _, v = unpack_svd(bind("svd", a), aval(a).shape[-2])
-    return (matmul(ew.mul(conj(u), _rows(ct)), mT(v)),)  # conj(U diag(ct) V^H): JAX's pairing
+    return (matmul(ew.mul(conj_of(u), _rows(ct)), mT(v)),)  # conj(U diag(ct) V^H): JAX's pairing
 
 
-defop("svdvals", infer=lambda types, params: _real_of(_matrix(types[0], "svd", complex_ok=True).with_shape(
+defop("svdvals", infer=lambda types, params: _real_type(_matrix(types[0], "svd", complex_ok=True).with_shape(
           types[0].shape[:-2] + (min(types[0].shape[-2:]),))),
       impl=lambda a: np.linalg.svd(a, compute_uv=False), vjp=_svdvals_vjp, c=c_spell.loop("svd"),
       np=lambda args, params, out, target: spell.call("np.linalg.svd", args[0], compute_uv=ast.Constant(False)),
