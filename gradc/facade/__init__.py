@@ -23,7 +23,9 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import methods
+from gradc.facade import methods, missing, tensor_math
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
+tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
+missing.install_tensor(Tensor)  # a method the facade lacks names the close ones it has

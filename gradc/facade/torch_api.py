@@ -7,6 +7,10 @@ from gradc.errors import user_facing as _user_facing
 from gradc.facade import (
     cuda,  # noqa: F401 - torch.cuda
     dtypes,
+    fft,  # noqa: F401 - torch.fft
+    linalg,  # noqa: F401 - torch.linalg
+    special,  # noqa: F401 - torch.special
+    tensor_math,
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
@@ -121,6 +125,9 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
+for _name in tensor_math.FUNCTIONS:  # einsum, repeat_interleave, logsumexp, cross, erf, det, ...
+    globals()[_name] = tensor_math.__dict__[_name]
+
 _DETERMINISTIC = [False]
 
 
@@ -159,4 +166,4 @@ for _name in TRACED:
         globals()[_name] = traceable(_name, globals()[_name])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out")]
+    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math")]
