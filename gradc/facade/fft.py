@@ -72,3 +72,6 @@ def _complex(name):
 for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
               "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"):
     globals()[_name] = _complex(_name)
+
+__all__ = sorted(n for n, v in dict(globals()).items()
+                 if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)

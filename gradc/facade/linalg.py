@@ -343,3 +343,6 @@ def _complex(name):
 
 
 eig, eigvals = _complex("eig"), _complex("eigvals")
+
+__all__ = sorted(n for n, v in dict(globals()).items()
+                 if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)

@@ -42,8 +42,8 @@ def _public(module) -> list:
     if names is not None:
         return list(names)
     return [n for n, v in vars(module).items()
-            if not inspect.ismodule(v) and n != "annotations" and getattr(v, "__module__", module.__name__)
-            in (module.__name__, None)]
+            if not inspect.ismodule(v) and n != "annotations"
+            and (getattr(v, "__module__", None) or "gradc.facade").startswith("gradc.facade")]
 
 
 def install(module, owner: str) -> None:

@@ -154,3 +154,6 @@ for _name in ("zeta", "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial
               "legendre_polynomial_p", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
               "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"):
     globals()[_name] = _absent(_name)
+
+__all__ = sorted(n for n, v in dict(globals()).items()
+                 if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)
