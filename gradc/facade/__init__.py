@@ -23,9 +23,10 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import methods, missing, tensor_math
+from gradc.facade import methods, missing, tensor_math, tensor_select
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
 tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
+tensor_select.install(Tensor)  # x.gather, x.scatter_add_, x.sort, x.topk, x.masked_fill, ...
 missing.install_tensor(Tensor)  # a method the facade lacks names the close ones it has

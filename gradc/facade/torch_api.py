@@ -11,6 +11,7 @@ from gradc.facade import (
     linalg,  # noqa: F401 - torch.linalg
     special,  # noqa: F401 - torch.special
     tensor_math,
+    tensor_select,
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
@@ -125,8 +126,9 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _name in tensor_math.FUNCTIONS:  # einsum, repeat_interleave, logsumexp, cross, erf, det, ...
-    globals()[_name] = tensor_math.__dict__[_name]
+for _module in (tensor_math, tensor_select):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
+    for _name in _module.FUNCTIONS:
+        globals()[_name] = _module.__dict__[_name]
 
 _DETERMINISTIC = [False]
 
@@ -166,4 +168,5 @@ for _name in TRACED:
         globals()[_name] = traceable(_name, globals()[_name])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math")]
+    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
+    "tensor_select")]
