@@ -22,6 +22,7 @@ import gradc.ops.linalg_api as la
 import gradc.ops.linalg_scipy as ls
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
+from gradc.facade.functional import matmul as _facade_matmul
 from gradc.facade.lift import apply, apply_each, dim_tuple, operand
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
@@ -315,9 +316,8 @@ def vecdot(x, y, *, dim=-1, out=None):
                     "linalg.vecdot")
 
 
-def matmul(input, other, *, out=None):  # noqa: A002, F811 - torch.linalg.matmul is torch.matmul
-    from gradc.facade.torch_api import matmul as torch_matmul
-    return torch_matmul(input, other, out=out)
+def matmul(input, other, *, out=None):  # noqa: A002 - torch.linalg.matmul is torch.matmul
+    return with_out(_facade_matmul(operand(input), operand(other)), out, "linalg.matmul")
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

@@ -11,6 +11,7 @@ from gradc.facade import (
     linalg,  # noqa: F401 - torch.linalg
     special,  # noqa: F401 - torch.special
     tensor_math,
+    tensor_misc,
     tensor_select,
 )
 from gradc.facade import devices as _devices
@@ -110,6 +111,13 @@ subtract, multiply, divide, clip, true_divide = sub, mul, div, clamp, div
         "prod", "argmax", "argmin", "reshape", "transpose", "t", "squeeze", "unsqueeze", "flatten", "permute", "eq",
         "ne", "gt", "lt", "ge", "le", "all", "any", "norm", "clone", "softmax", "log_softmax", "flip", "detach"))
 negative, absolute = neg, abs
+# torch functions that are the Tensor methods of the same name
+(chunk, split, narrow, unbind, movedim, moveaxis, swapaxes, swapdims, select, std, var, cosh, sinh, tan, atan, expm1,
+ diagonal, unflatten) = (method_fn(n, ("input",)) for n in (
+    "chunk", "split", "narrow", "unbind", "movedim", "moveaxis", "swapaxes", "swapdims", "select", "std", "var", "cosh",
+    "sinh", "tan", "atan", "expm1", "diagonal", "unflatten"))
+arctan = atan
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002 - torch names
@@ -126,7 +134,7 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
+for _module in (tensor_math, tensor_select, tensor_misc):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
@@ -169,4 +177,4 @@ for _name in TRACED:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
-    "tensor_select")]
+    "tensor_select", "tensor_misc")]
