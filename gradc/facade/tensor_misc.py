@@ -267,15 +267,74 @@ def is_complex(input):  # noqa: A002
     return False  # the facade's tensors are real
 
 
+def round(input, *, decimals=0, out=None):  # noqa: A001, A002
+    return operand(input).round(decimals=decimals)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    values = np.power(float(base), np.linspace(float(start), float(end), int(steps), dtype=np.float64))
+    return Tensor._wrap(values.astype(dt.np), requires_grad=requires_grad)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):  # noqa: A002
+    """The ``q``-th quantiles (linear interpolation between the sorted values, differentiable in ``input``)."""
+    from gradc.facade.tensor_select import sort
+    if interpolation != "linear":
+        raise RuntimeError(f"quantile(): interpolation={interpolation!r} is not supported by gradc's facade "
+                           "(use 'linear')")
+    x = operand(input)
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    d = dim_tuple(dim, x.dim(), "quantile")[0]
+    qs = np.atleast_1d(np.asarray(q._data if isinstance(q, Tensor) else q, np.float64))
+    if np.any((qs < 0) | (qs > 1)):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    ordered = sort(x, d).values
+    pos = qs * (x.shape[d] - 1)
+    lo, hi = np.floor(pos).astype(np.int64), np.ceil(pos).astype(np.int64)
+    frac_w = pos - lo
+    parts = []
+    for i in range(len(qs)):
+        a = ordered.select(d, int(lo[i]))
+        b = ordered.select(d, int(hi[i]))
+        v = a + (b - a) * float(frac_w[i])
+        parts.append(v.unsqueeze(d) if keepdim else v)
+    out_t = _stack(parts, 0)
+    return out_t.squeeze(0) if np.ndim(q._data if isinstance(q, Tensor) else q) == 0 else out_t
+
+
+def _unfold(self, dimension, size, step):
+    """``Tensor.unfold``: windows of ``size`` every ``step`` along ``dimension``, as a new last dim."""
+    d = dim_tuple(dimension, self.dim(), "unfold")[0] if self.dim() else 0
+    n = self.shape[d] if self.dim() else 1
+    starts = np.arange(0, n - int(size) + 1, int(step))
+    index = starts[:, None] + np.arange(int(size))[None, :]
+    picked = self[(slice(None),) * d + (Tensor._wrap(index),)]
+    return picked.movedim(d + 1, -1)
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """``Tensor.fill_diagonal_``: the main diagonal (all dims equal index); ``wrap`` restarts it below a tall
+    matrix's square, every ``ncols + 1`` elements of the flattened storage, as torch does."""
+    mask = np.zeros(self._data.shape, bool)
+    if wrap and self.dim() == 2:
+        mask.reshape(-1)[::self.shape[1] + 1] = True
+    else:
+        k = np.arange(min(self.shape))
+        mask[(k,) * self.dim()] = True
+    return self.masked_fill_(Tensor._wrap(mask), fill_value)
+
+
 FUNCTIONS = ("pi", "e", "inf", "nan", "ceil", "trunc", "fix", "frac", "sgn", "fmod", "remainder", "floor_divide",
              "fmax", "fmin", "heaviside", "logical_and", "logical_or", "logical_not", "logical_xor", "clamp_min",
              "clamp_max", "nan_to_num", "var_mean", "std_mean", "dist", "cdist", "cosine_similarity",
              "pairwise_distance", "cummax", "cummin", "logcumsumexp", "diff", "tril_indices", "triu_indices",
              "cartesian_prod", "combinations", "baddbmm", "addmv", "chain_matmul", "finfo", "iinfo", "typename",
-             "result_type", "promote_types", "is_floating_point", "is_complex")
+             "result_type", "promote_types", "is_floating_point", "is_complex", "round", "logspace", "quantile")
 METHODS = ("ceil", "trunc", "fix", "frac", "sgn", "fmod", "remainder", "floor_divide", "fmax", "fmin", "heaviside",
            "logical_and", "logical_or", "logical_not", "logical_xor", "clamp_min", "clamp_max", "nan_to_num", "dist",
-           "cummax", "cummin", "logcumsumexp", "diff", "baddbmm", "addmv", "is_complex")
+           "cummax", "cummin", "logcumsumexp", "diff", "baddbmm", "addmv", "is_complex", "quantile")
 
 
 def install(T) -> None:
@@ -289,6 +348,16 @@ def install(T) -> None:
     T.fliplr = lambda self: self.flip(1)
     T.flipud = lambda self: self.flip(0)
     T.where = lambda self, condition, other: _where(condition, self, other)
+    T.unfold = _unfold
+    T.fill_diagonal_ = _fill_diagonal_
+    T.is_contiguous = lambda self, memory_format=None: type(self._data) is not np.ndarray or \
+        self._data.flags["C_CONTIGUOUS"]
+    T.stride = lambda self, dim=None: (tuple(s // self._data.itemsize for s in self._data.strides) if dim is None
+                                       else self._data.strides[dim] // self._data.itemsize)
+    T.share_memory_ = T.pin_memory = lambda self, *args, **kwargs: self  # one CPU process: nothing to move
+    for name in ("lerp", "clip", "clamp_min", "clamp_max", "remainder", "fmod", "frac", "ceil", "trunc"):
+        target = getattr(T, name)
+        setattr(T, name + "_", (lambda f: lambda self, *a, **k: self._inplace(lambda s: f(s, *a, **k)))(target))
 
 
 def _where(condition, a, b):

@@ -310,7 +310,7 @@ METHODS = ("gather", "scatter", "scatter_add", "index_select", "index_add", "mas
 
 def _in_place(fn):
     def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
+        return self._inplace(lambda s: fn(s, *args, **kwargs))  # the facade's one in-place path
     method.__name__ = fn.__name__ + "_"
     return method
 
