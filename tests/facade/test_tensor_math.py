@@ -182,3 +182,12 @@ def test_new_namespaces_import_under_torchs_paths():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                           env={"PYTHONPATH": str(root), "PATH": ""})
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("make", [lambda: torch.tensor([1 + 2j]), lambda: torch.tensor(np.array([1 + 2j])),
+                                  lambda: torch.from_numpy(np.array([1j], np.complex64)),
+                                  lambda: torch.as_tensor(np.ones(2, complex))])
+def test_complex_values_are_refused_not_truncated(make):
+    """The facade's tensors are real: complex input is refused (it used to lose its imaginary part)."""
+    with pytest.raises(TypeError, match="real tensors only"):
+        make()
