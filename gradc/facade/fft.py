@@ -20,17 +20,13 @@ import numpy as np
 from gradc.facade import dtypes
 from gradc.facade.creation import tensor
 from gradc.facade.lift import dim_tuple, operand
-from gradc.facade.tensor import Tensor
+from gradc.facade.tensor_select import roll_by
 
 
 def _roll(x, dim, sign: int):
     x = operand(x)
     dims = tuple(range(x.dim())) if dim is None else dim_tuple(dim, x.dim(), "fftshift")
-    for d in dims:
-        n = x.shape[d]
-        index = np.roll(np.arange(n, dtype=np.int64), sign * (n // 2) if sign > 0 else -(n // 2))
-        x = x[(slice(None),) * d + (Tensor._wrap(index),)]
-    return x
+    return roll_by("RollBackward0", x, {d: sign * (x.shape[d] // 2) for d in dims})
 
 
 def fftshift(input, dim=None):  # noqa: A002 - torch name

@@ -99,7 +99,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple of different dimensions. Got {dim}")
     if ord not in ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    return with_out(apply("LinalgMatrixNormBackward0", lambda v: la.norm(v, ord=ord, axis=dims, keepdims=keepdim), A),
+    node = "LinalgVectorNormBackward0" if ord == "fro" else "LinalgMatrixNormBackward0"  # torch's: fro is a vector norm
+    return with_out(apply(node, lambda v: la.norm(v, ord=ord, axis=dims, keepdims=keepdim), A),
                     out, "linalg.matrix_norm")
 
 

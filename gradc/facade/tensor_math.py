@@ -37,8 +37,12 @@ def einsum(equation, *operands):
         raise TypeError("einsum(): the first argument must be the equation string (the sublist form is not "
                         "supported by gradc's facade)")
     ts = [operand(x) for x in operands]
-    return apply("EinsumBackward0" if len(ts) != 2 else "BmmBackward0",
-                 lambda *xs: ct.einsum(equation.replace(" ", ""), *xs), *ts)
+    # torch's einsum ends in a reshape (ViewBackward0) after its contraction, in a permute or sum alone
+    eq = equation.replace(" ", "")
+    node = "ViewBackward0"
+    if len(ts) == 1:
+        node = "PermuteBackward0" if "->" in eq and len(eq.split("->")[1]) == len(eq.split("->")[0]) else "SumBackward1"
+    return apply(node, lambda *xs: ct.einsum(eq, *xs), *ts)
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002 - torch name
@@ -69,7 +73,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
         raise RuntimeError(f"allocated size does not match required size ({output_size} vs {index.shape[0]})")
     if x.dim() == 0:
         x = x.reshape(1)
-    return x[(slice(None),) * d + (Tensor._wrap(index),)]
+    from gradc.facade.tensor_select import pick_along
+    return pick_along("ViewBackward0", x, d, index)
 
 
 def logsumexp(input, dim=(), keepdim=False, *, out=None):  # noqa: A002
@@ -112,7 +117,7 @@ def triu(input, diagonal=0, *, out=None):  # noqa: A002
 
 
 def outer(input, vec2, *, out=None):  # noqa: A002
-    return with_out(apply("OuterBackward0", lambda a, b: ct.einsum("i,j->ij", a, b), input, vec2), out, "outer")
+    return with_out(apply("MulBackward0", lambda a, b: ct.einsum("i,j->ij", a, b), input, vec2), out, "outer")
 
 
 def tensordot(a, b, dims=2, out=None):

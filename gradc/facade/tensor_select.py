@@ -41,6 +41,13 @@ def _along(index: np.ndarray, dim: int):
     return arrays
 
 
+def pick_along(node: str, x, d: int, index, floating=False):
+    """``x`` indexed by the integer array ``index`` along dim ``d`` (one gather, recorded as node ``node``)."""
+    spec = (sh.slice_item(None, None, None),) * d + (("array", 0),)
+    idx = np.asarray(index, np.int64)
+    return apply(node, lambda v: sh.gather(v, [idx], spec), x, floating=floating)
+
+
 def _check_index(x, dim, index, what):
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{what}(): Expected dtype int64 for index")
@@ -102,7 +109,7 @@ def index_select(input, dim, index, *, out=None):  # noqa: A002
     x = operand(input)
     d = dim_tuple(dim, x.dim(), "index_select")[0]
     idx = as_int_array(index).reshape(-1)
-    return x[(slice(None),) * d + (Tensor._wrap(idx),)]
+    return pick_along("IndexSelectBackward0", x, d, idx % max(x.shape[d], 1))
 
 
 def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
@@ -155,7 +162,10 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):  # noqa: A
     if not x.dim():
         order = order.reshape(())
         return SortResult(x.clone(), Tensor._wrap(np.zeros((), np.int64)))
-    return SortResult(gather(x, d, order), Tensor._wrap(order.astype(np.int64)))
+    arrays = _along(order, d)
+    spec = tuple(("array", k) for k in range(len(arrays)))
+    values = apply("SortBackward0", lambda v: sh.gather(v, arrays, spec), x, floating=False)
+    return SortResult(values, Tensor._wrap(order.astype(np.int64)))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
@@ -167,9 +177,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     d = dim_tuple(dim, x.dim(), "topk")[0] if x.dim() else 0
     if not 0 <= int(k) <= (x.shape[d] if x.dim() else 1):
         raise RuntimeError("selected index k out of range")
-    s = sort(x, d, descending=largest)
-    sl = (slice(None),) * d + (slice(0, int(k)),)
-    return TopkResult(s.values[sl], s.indices[sl])
+    order = sort(x.detach(), d, descending=largest).indices._data
+    order = order[(slice(None),) * d + (slice(0, int(k)),)] if x.dim() else order
+    arrays = _along(order, d) if x.dim() else []
+    spec = tuple(("array", k) for k in range(len(arrays)))
+    values = apply("TopkBackward0", lambda v: sh.gather(v, arrays, spec) if arrays else v, x, floating=False)
+    return TopkResult(values, Tensor._wrap(order.astype(np.int64)))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):  # noqa: A002
@@ -228,10 +241,18 @@ def roll(input, shifts, dims=None):  # noqa: A002
         return roll(x.reshape(-1), shifts, 0).reshape(x.shape)
     shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
-    for s, d in zip(shifts, dim_tuple(dims, x.dim(), "roll")):
-        n = x.shape[d]
-        x = x[(slice(None),) * d + (Tensor._wrap((np.arange(n) - int(s)) % max(n, 1)),)]
-    return x
+    return roll_by("RollBackward0", x, {d: int(s) for s, d in zip(shifts, dim_tuple(dims, x.dim(), "roll"))})
+
+
+def roll_by(node: str, x, shifts: dict):
+    """``x`` rolled by ``shifts[d]`` along each dim ``d``, one recorded node (``torch.roll``, ``fft.fftshift``)."""
+    plan = [(d, (np.arange(x.shape[d]) - s) % max(x.shape[d], 1)) for d, s in shifts.items()]
+
+    def fn(v):
+        for d, idx in plan:
+            v = sh.gather(v, [idx], (sh.slice_item(None, None, None),) * d + (("array", 0),))
+        return v
+    return apply(node, fn, x, floating=False)
 
 
 def tile(input, dims):  # noqa: A002

@@ -191,3 +191,42 @@ def test_complex_values_are_refused_not_truncated(make):
     """The facade's tensors are real: complex input is refused (it used to lose its imaginary part)."""
     with pytest.raises(TypeError, match="real tensors only"):
         make()
+
+
+NODE_NAMES = {  # the grad_fn torch 2.13.0 gives each (recorded from torch)
+    "LinalgSolveExBackward0": lambda T, a, c: T.linalg.solve(c, a[0]),
+    "LinalgInvExBackward0": lambda T, a, c: T.linalg.inv(c),
+    "LinalgVectorNormBackward0": lambda T, a, c: T.linalg.matrix_norm(c),
+    "LinalgCrossBackward0": lambda T, a, c: T.linalg.cross(c, c),
+    "ErfBackward0": lambda T, a, c: T.special.erf(a),
+    "LgammaBackward0": lambda T, a, c: T.special.gammaln(a),
+    "SigmoidBackward0": lambda T, a, c: T.special.expit(a),
+    "SpecialI0EBackward0": lambda T, a, c: T.special.i0e(a),
+    "LogsumexpBackward0": lambda T, a, c: T.logsumexp(a, 1),
+    "GatherBackward0": lambda T, a, c: T.gather(a, 1, T.tensor([[0], [1]])),
+    "ViewBackward0": lambda T, a, c: T.einsum("ij,jk->ik", a, c),
+    "LinalgDetBackward0": lambda T, a, c: T.linalg.det(c),
+    "LinalgEighBackward0": lambda T, a, c: T.linalg.eigh(c).eigenvalues,
+    "LinalgSvdBackward0": lambda T, a, c: T.linalg.svd(c).U,
+    "SortBackward0": lambda T, a, c: T.sort(a).values,
+    "TopkBackward0": lambda T, a, c: T.topk(a, 2).values,
+    "IndexSelectBackward0": lambda T, a, c: T.index_select(a, 1, T.tensor([0])),
+    "MaskedFillBackward0": lambda T, a, c: T.masked_fill(a, T.tensor([[True, False, False]] * 2), 1.0),
+    "RollBackward0": lambda T, a, c: T.fft.fftshift(a),
+    "CumsumBackward0": lambda T, a, c: T.cumsum(a, 1),
+    "TrilBackward0": lambda T, a, c: T.tril(c),
+    "MulBackward0": lambda T, a, c: T.outer(a[0], a[1]),
+    "LinalgPinvBackward0": lambda T, a, c: T.linalg.pinv(c),
+    "LinalgMatrixExpBackward0": lambda T, a, c: T.linalg.matrix_exp(c),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NODE_NAMES))
+def test_grad_fn_names_are_torchs(name):
+    a = torch.tensor(_x(2, 3), requires_grad=True)
+    c = torch.tensor(_x(3, 3), requires_grad=True)
+    assert type(NODE_NAMES[name](torch, a, c).grad_fn).__name__ == name
+    if real_torch is not None:
+        ra, rc = real_torch.tensor(a.detach().numpy(), requires_grad=True), real_torch.tensor(c.detach().numpy(),
+                                                                                               requires_grad=True)
+        assert type(NODE_NAMES[name](real_torch, ra, rc).grad_fn).__name__ == name
