@@ -19,7 +19,7 @@ import numpy as np
 
 from gradc.facade import dtypes
 from gradc.facade.creation import tensor
-from gradc.facade.lift import dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, dim_tuple, operand
 from gradc.facade.tensor_select import roll_by
 
 
@@ -71,3 +71,5 @@ for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", 
 
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)
+
+accept_traced_everywhere(globals(), __all__)  # torch-style code given to gradc.grad on NumPy arrays

@@ -14,15 +14,17 @@ its own. ``apply_each`` does the same for a function with several outputs (one n
 from __future__ import annotations
 
 import collections
+import functools
 from typing import Callable
 
 import numpy as np
 
-from gradc.facade import dtypes
+from gradc.facade import dtypes, grad_mode
 from gradc.facade.creation import tensor
 from gradc.facade.functional import cast
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
+from gradc.ir.builder import Traced
 
 
 def operand(x):
@@ -93,3 +95,35 @@ def as_int_array(x) -> np.ndarray:
     """The integer values of a Tensor, list or number (indices and counts never carry gradients)."""
     data = x._data if isinstance(x, Tensor) else np.asarray(x)
     return np.asarray(data)
+
+
+def _unwrap(out):
+    if isinstance(out, Tensor):
+        return out._data
+    if isinstance(out, tuple):
+        items = [_unwrap(v) for v in out]
+        return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
+    return out
+
+
+def accepts_traced(f: Callable) -> Callable:
+    """``f``, also on gradc's traced values (``gradc.grad`` of a function calling ``torch.linalg.det(x)`` on a
+    NumPy array): they run through the same facade code as Tensors holding them, without recording, so the
+    compiler sees the gradc ops the node would have recorded. Eager calls pay one ``isinstance`` per argument."""
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        if not any(isinstance(v, Traced) for v in args) and not any(isinstance(v, Traced) for v in kwargs.values()):
+            return f(*args, **kwargs)
+        args = [Tensor._wrap(v) if isinstance(v, Traced) else v for v in args]
+        kwargs = {k: Tensor._wrap(v) if isinstance(v, Traced) else v for k, v in kwargs.items()}
+        with grad_mode.no_grad():
+            return _unwrap(f(*args, **kwargs))
+    return call
+
+
+def accept_traced_everywhere(namespace: dict, names) -> None:
+    """Wrap each function ``namespace[name]`` with ``accepts_traced`` (a module's public functions)."""
+    for name in names:
+        value = namespace[name]
+        if callable(value) and not isinstance(value, type):
+            namespace[name] = accepts_traced(value)

@@ -23,7 +23,7 @@ import gradc.ops.linalg_scipy as ls
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade.functional import matmul as _facade_matmul
-from gradc.facade.lift import apply, apply_each, dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, apply, apply_each, dim_tuple, operand
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
 from gradc.ops.linalg import matmul as _matmul
@@ -347,3 +347,5 @@ eig, eigvals = _complex("eig"), _complex("eigvals")
 
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)
+
+accept_traced_everywhere(globals(), __all__)  # torch-style code given to gradc.grad on NumPy arrays

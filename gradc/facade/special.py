@@ -22,7 +22,7 @@ import gradc.ops.special_bessel as sb
 import gradc.ops.special_incomplete as si
 import gradc.ops.special_numpy as sn
 import gradc.ops.special_scipy as ss
-from gradc.facade.lift import apply, dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, apply, dim_tuple, operand
 from gradc.facade.torch_args import with_out
 
 
@@ -157,3 +157,5 @@ for _name in ("zeta", "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial
 
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)
+
+accept_traced_everywhere(globals(), __all__)  # torch-style code given to gradc.grad on NumPy arrays

@@ -23,7 +23,7 @@ import gradc.ops.reduce as rd
 import gradc.ops.special_numpy as sn
 import gradc.ops.stats as st
 from gradc.facade import linalg, special
-from gradc.facade.lift import apply, as_int_array, dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, apply, as_int_array, dim_tuple, operand
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
 from gradc.ops.linalg_decomp import tri
@@ -252,3 +252,5 @@ def install(T) -> None:
         setattr(T, name, g[name])
     T.polygamma = lambda self, n: polygamma(n, self)
     T.norm = _norm_method
+
+accept_traced_everywhere(globals(), FUNCTIONS)  # torch-style code given to gradc.grad on NumPy arrays

@@ -25,7 +25,7 @@ import gradc.ops.stats as st
 import gradc.ops.stats_scan as scan
 from gradc.facade import dtypes
 from gradc.facade.functional import stack as _stack
-from gradc.facade.lift import apply, dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, apply, dim_tuple, operand
 from gradc.facade.linalg import _return_type
 from gradc.facade.tensor import Tensor
 
@@ -363,3 +363,5 @@ def install(T) -> None:
 def _where(condition, a, b):
     from gradc.facade.functional import where
     return where(condition, a, b)
+
+accept_traced_everywhere(globals(), FUNCTIONS)  # torch-style code given to gradc.grad on NumPy arrays

@@ -18,7 +18,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
 from gradc.facade.functional import cat as _cat
-from gradc.facade.lift import apply, as_int_array, dim_tuple, operand
+from gradc.facade.lift import accept_traced_everywhere, apply, as_int_array, dim_tuple, operand
 from gradc.facade.linalg import _return_type
 from gradc.facade.tensor import Tensor
 
@@ -343,3 +343,5 @@ def install(T) -> None:
         setattr(T, name, g[name])
     for name in ("scatter", "scatter_add", "index_add", "masked_fill"):
         setattr(T, name + "_", _in_place(g[name]))
+
+accept_traced_everywhere(globals(), FUNCTIONS)  # torch-style code given to gradc.grad on NumPy arrays

@@ -230,3 +230,29 @@ def test_grad_fn_names_are_torchs(name):
         ra, rc = real_torch.tensor(a.detach().numpy(), requires_grad=True), real_torch.tensor(c.detach().numpy(),
                                                                                                requires_grad=True)
         assert type(NODE_NAMES[name](real_torch, ra, rc).grad_fn).__name__ == name
+
+
+TRACED_CASES = {
+    "det": (lambda T, x: T.linalg.det(x), _x(3, 3)),
+    "slogdet": (lambda T, x: T.linalg.slogdet(x)[1], _x(3, 3) + 3 * np.eye(3)),
+    "solve": (lambda T, x: T.linalg.solve(x, T.ones(3, dtype=x.dtype)).sum(), _x(3, 3) + 3 * np.eye(3)),
+    "norm": (lambda T, x: T.linalg.norm(x), _x(2, 3)),
+    "einsum": (lambda T, x: T.einsum("ij,kj->", x, x), _x(2, 3)),
+    "erf": (lambda T, x: T.special.erf(x).sum(), _x(4)),
+    "gammaln": (lambda T, x: T.special.gammaln(x).sum(), np.abs(_x(4)) + 0.5),
+    "logsumexp": (lambda T, x: T.logsumexp(x, 1).sum(), _x(2, 3)),
+    "repeat_interleave": (lambda T, x: (T.repeat_interleave(x, 2, dim=0) ** 2).sum(), _x(2, 3)),
+    "gather": (lambda T, x: (T.gather(x, 1, T.tensor([[2], [0]])) ** 3).sum(), _x(2, 3)),
+    "cross": (lambda T, x: T.linalg.cross(x[0], x[1]).sum(), _x(2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRACED_CASES))
+def test_gradc_grad_of_torch_style_code(name):
+    """The added functions also take gradc's traced values: gradc.grad of torch-style code on NumPy arrays equals
+    the facade's eager gradient."""
+    import gradc
+    f, x = TRACED_CASES[name]
+    t = torch.tensor(x, requires_grad=True)
+    f(torch, t).backward()
+    np.testing.assert_allclose(gradc.grad(lambda v: f(torch, v))(x), t.grad.numpy(), rtol=1e-10, atol=1e-12)
