@@ -55,6 +55,7 @@ from gradc.facade.grad_mode import (  # noqa: F401
 from gradc.facade.rng import Generator, initial_seed, manual_seed  # noqa: F401
 from gradc.facade.serialization import load, save  # noqa: F401
 from gradc.facade.tensor import Size, Tensor  # noqa: F401
+from gradc.facade.tensor_str import set_printoptions  # noqa: F401
 from gradc.facade.torch_args import method_fn, torch_fn, with_out
 from gradc.facade.traceable import TRACED, traceable
 
