@@ -44,20 +44,28 @@ def float_dtype(*operands, floating=True) -> dtypes.dtype:
     return dt
 
 
-def _caster(f: Callable, dt, tensors):
+def _caster(f: Callable, dt, tensors, same_dtype=False):
     cast_at = [isinstance(t, Tensor) for t in tensors]
 
     def fn(*xs):
-        return f(*(cast(x, dt) if c else x for x, c in zip(xs, cast_at)))
+        out = f(*(cast(x, dt) if c else x for x, c in zip(xs, cast_at)))
+        if same_dtype and getattr(out, "dtype", None) != dt.np:  # a no-op cast is left out
+            return cast(out, dt)
+        return out
     return fn
 
 
-def apply(node: str, f: Callable, *operands, floating: bool = True, nondiff: bool = False) -> Tensor:
-    """``f`` (gradc ops) applied to ``operands`` in one floating dtype and recorded as node ``node``."""
+def apply(node: str, f: Callable, *operands, floating: bool = True, nondiff: bool = False,
+          same_dtype: bool = False) -> Tensor:
+    """``f`` (gradc ops) applied to ``operands`` in one floating dtype and recorded as node ``node``.
+
+    ``floating=False`` computes in the operands' promoted dtype (integers stay integers);
+    ``same_dtype`` casts the result back to it (for gradc functions that compute integers as floats).
+    """
     ts = [operand(x) for x in operands]
     dt = float_dtype(*ts, floating=floating)
     ts = [cast(x, dt) if isinstance(x, (bool, int, float)) else x for x in ts]
-    return record(node, _caster(f, dt, ts), ts, nondiff=nondiff)
+    return record(node, _caster(f, dt, ts, same_dtype), ts, nondiff=nondiff)
 
 
 def apply_each(node: str, f: Callable, n: int, *operands, floating: bool = True) -> tuple:

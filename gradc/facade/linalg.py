@@ -50,8 +50,20 @@ InvExResult = _return_type("linalg_inv_ex", "inverse info")
 CholeskyExResult = _return_type("linalg_cholesky_ex", "L info")
 
 
-def _matrix(A, what):
+_TYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def _floating(A, what):
+    """torch's refusal of integer input to ``torch.linalg`` (no promotion there, unlike elementwise ops)."""
     A = operand(A)
+    if A.dtype.kind < 2:
+        raise RuntimeError(f"linalg.{what}: Expected a floating point or complex tensor as input. "
+                           f"Got {_TYPE_NAMES[A.dtype.name]}")
+    return A
+
+
+def _matrix(A, what):
+    A = _floating(A, what)
     if A.dim() < 2:
         raise RuntimeError(f"linalg.{what}: The input tensor A must have at least 2 dimensions.")
     return A
@@ -77,7 +89,7 @@ def _to_last(x, dims):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002 - torch names
     """``torch.linalg.vector_norm``: ``sum(|x|**ord) ** (1/ord)`` over ``dim`` (all dims by default)."""
-    x = operand(x)
+    x = _floating(x, "vector_norm")
     nd = x.dim()
     dims = tuple(range(nd)) if dim is None else dim_tuple(dim, nd, "linalg.vector_norm")
     p = float(ord)
@@ -88,7 +100,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
             v = sh.reshape(v, (1,))
         r = la.norm(_to_last(v, dims) if nd else v, ord=p, axis=-1)
         return sh.reshape(r, kept) if keepdim else r
-    return with_out(apply("LinalgVectorNormBackward0", fn, x), out, "linalg.vector_norm")
+    with np.errstate(divide="ignore"):  # a negative ord of a vector with a zero is 0, as in torch, without a warning
+        return with_out(apply("LinalgVectorNormBackward0", fn, x), out, "linalg.vector_norm")
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -106,7 +119,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """``torch.linalg.norm``: a vector norm for one dim (or a flattened tensor), a matrix norm for two."""
-    A = operand(A)
+    A = operand(A)  # integers are refused by vector_norm / matrix_norm, in torch's words
     if isinstance(ord, str) or (dim is not None and isinstance(dim, (tuple, list)) and len(dim) == 2) or (
             dim is None and ord is not None and A.dim() == 2):
         if dim is None and A.dim() != 2:
@@ -127,7 +140,7 @@ def _vector_rhs(A, B):
 
 def solve(A, B, *, left=True, out=None):
     """``torch.linalg.solve``: ``X`` with ``A @ X = B`` (``X @ A = B`` for ``left=False``), batches broadcast."""
-    A, B = _square(operand(A), "solve"), operand(B)
+    A, B = _square(A, "solve"), _floating(B, "solve")
     vector = _vector_rhs(A, B)
 
     def fn(a, b):
@@ -308,7 +321,8 @@ def cross(input, other, *, dim=-1, out=None):  # noqa: A002 - torch name
                                f"{input.shape[dim] if input.dim() else 0} and {other.shape[dim] if other.dim() else 0}")
     nd = max(input.dim(), other.dim())
     axis = dim_tuple(dim, nd, "linalg.cross")[0] - nd  # negative: the same axis of both after broadcasting
-    return with_out(apply("LinalgCrossBackward0", lambda a, b: ct.cross(a, b, axis=axis), input, other), out,
+    return with_out(apply("LinalgCrossBackward0", lambda a, b: ct.cross(a, b, axis=axis), input, other,
+                          floating=False, same_dtype=True), out,
                     "linalg.cross")
 
 

@@ -42,7 +42,7 @@ def einsum(equation, *operands):
     node = "ViewBackward0"
     if len(ts) == 1:
         node = "PermuteBackward0" if "->" in eq and len(eq.split("->")[1]) == len(eq.split("->")[0]) else "SumBackward1"
-    return apply(node, lambda *xs: ct.einsum(eq, *xs), *ts)
+    return apply(node, lambda *xs: ct.einsum(eq, *xs), *ts, floating=False, same_dtype=True)  # ints stay ints
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002 - torch name

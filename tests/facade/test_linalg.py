@@ -96,9 +96,20 @@ def test_float32_keeps_dtype():
         assert out.dtype == torch.float32
 
 
-def test_integer_input_gives_default_float():
-    assert torch.linalg.norm(torch.tensor([3, 4])).item() == 5.0
-    assert torch.linalg.norm(torch.tensor([3, 4])).dtype == torch.float32
+@pytest.mark.parametrize("call,what", [(lambda t: torch.linalg.norm(t[0]), "vector_norm"),
+                                       (lambda t: torch.linalg.det(t), "det"), (lambda t: torch.linalg.inv(t), "inv"),
+                                       (lambda t: torch.linalg.matrix_norm(t), "matrix_norm"),
+                                       (lambda t: torch.linalg.solve(t.double(), t), "solve")])
+def test_integer_input_is_refused_as_torch_does(call, what):
+    with pytest.raises(RuntimeError, match=f"linalg.{what}: Expected a floating point or complex tensor as input. "
+                                           "Got Long"):
+        call(torch.tensor([[3, 4], [1, 2]]))
+
+
+def test_integer_cross_and_einsum_stay_integer():
+    assert torch.linalg.cross(torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])).tolist() == [0, 0, 1]
+    assert torch.linalg.cross(torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])).dtype == torch.int64
+    assert torch.einsum("i,i", torch.tensor([1, 2]), torch.tensor([3, 4])).dtype == torch.int64
 
 
 def test_return_types_print_as_torch():
