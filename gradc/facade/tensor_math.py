@@ -22,7 +22,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.special_numpy as sn
 import gradc.ops.stats as st
-from gradc.facade import linalg, special
+from gradc.facade import dtypes, linalg, special
 from gradc.facade.lift import accept_traced_everywhere, apply, as_int_array, dim_tuple, operand
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
@@ -77,7 +77,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
     return pick_along("ViewBackward0", x, d, index)
 
 
-def logsumexp(input, dim=(), keepdim=False, *, out=None):  # noqa: A002
+def logsumexp(input, dim, keepdim=False, *, out=None):  # noqa: A002 - dim is required, as in torch
     return special.logsumexp(input, dim, keepdim, out=out)
 
 
@@ -93,6 +93,8 @@ def cross(input, other, dim=None, *, out=None):  # noqa: A002
 def _cumulative(name, node):
     def fn(input, dim, *, dtype=None, out=None):  # noqa: A002
         x = operand(input)
+        if dtype is not None:  # torch casts the input first
+            x = x.to(dtypes.to_dtype(dtype))
         d = dim_tuple(dim, x.dim(), name)[0] if x.dim() else 0
         scan = st.cumsum if name == "cumsum" else st.cumprod
         result = apply(node, lambda v: scan(v, d) if len(v.shape) else v, x,

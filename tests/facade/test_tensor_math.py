@@ -256,3 +256,12 @@ def test_gradc_grad_of_torch_style_code(name):
     t = torch.tensor(x, requires_grad=True)
     f(torch, t).backward()
     np.testing.assert_allclose(gradc.grad(lambda v: f(torch, v))(x), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_signatures_follow_torch():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert torch.cumsum(x, dim=0, dtype=torch.float64).dtype == torch.float64
+    assert x.cumprod(1, dtype=torch.float64).dtype == torch.float64
+    assert torch.cumsum(torch.tensor([1, 2]), 0, dtype=torch.float32).tolist() == [1.0, 3.0]
+    with pytest.raises(TypeError, match="dim"):
+        torch.logsumexp(x)
