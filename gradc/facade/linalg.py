@@ -293,14 +293,26 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """``torch.linalg.lstsq`` (2-D A): the least-squares solution; residuals and singular values are empty and
-    rank is full, as torch's default CPU driver ('gelsy') reports them."""
-    A, B = _matrix(A, "lstsq"), operand(B)
-    if A.dim() != 2:
-        raise RuntimeError("linalg.lstsq: gradc's facade solves one 2-D system at a time; loop over the batch")
-    x = apply("LinalgLstsqBackward0", lambda a, b: la.lstsq(a, b, rcond, what="torch.linalg.lstsq")[0], A, B)
+    """``torch.linalg.lstsq``: the least-squares solution (batches broadcast, one system at a time); residuals and
+    singular values are empty and rank is full, as torch's default CPU driver ('gelsy') reports them."""
+    A, B = _matrix(A, "lstsq"), _floating(B, "lstsq")
+    vector = B.dim() == 1
+    if A.dim() == 2 and B.dim() <= 2:
+        x = apply("LinalgLstsqBackward0", lambda a, b: la.lstsq(a, b, rcond, what="torch.linalg.lstsq")[0], A, B)
+        rank = np.asarray(np.linalg.matrix_rank(A._data), np.int64)
+    else:
+        from gradc.facade.functional import stack
+        if vector:
+            raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                               "(input.dim() - other.dim()) <= 1")
+        batch = tuple(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2])))
+        As = A.expand(*batch, *A.shape[-2:]).reshape(-1, *A.shape[-2:])
+        Bs = B.expand(*batch, *B.shape[-2:]).reshape(-1, *B.shape[-2:])
+        parts = [lstsq(As[i], Bs[i], rcond).solution for i in range(As.shape[0])]
+        x = stack(parts).reshape(*batch, *parts[0].shape) if parts else As[:, :0]
+        rank = np.asarray(np.linalg.matrix_rank(As._data), np.int64).reshape(batch)
     empty = Tensor._wrap(np.zeros((0,), x._data.dtype))
-    return LstsqResult(x, empty, Tensor._wrap(np.asarray(np.linalg.matrix_rank(A._data), np.int64)), empty)
+    return LstsqResult(x, empty, Tensor._wrap(rank), empty)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):

@@ -48,6 +48,8 @@ CASES = {
     "qr_abs": (lambda T, a: tuple(x.abs() for x in T.linalg.qr(a)), [_matrix(4, 3)]),
     "pinv": (lambda T, a: T.linalg.pinv(a), [_matrix(4, 3)]),
     "lstsq": (lambda T, a, b: T.linalg.lstsq(a, b).solution, [_matrix(5, 3), _matrix(5, 2)]),
+    "lstsq_vector": (lambda T, a, b: T.linalg.lstsq(a, b).solution, [_matrix(5, 3), RNG.normal(size=5)]),
+    "lstsq_batch": (lambda T, a, b: T.linalg.lstsq(a, b).solution, [_matrix(4, 2, batch=(2,)), _matrix(4, 3, batch=(1,))]),
     "matrix_exp": (lambda T, a: T.linalg.matrix_exp(a), [_matrix(3) / 2]),
     "matrix_exp_batch": (lambda T, a: T.linalg.matrix_exp(a), [_matrix(2, batch=(3,)) / 2]),
     "matrix_power": (lambda T, a: T.linalg.matrix_power(a, 3), [_matrix(3)]),
