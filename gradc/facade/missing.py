@@ -11,7 +11,7 @@ when shown, so probing for an attribute stays cheap.
 ...     torch.linalg.eigvalz
 ... except AttributeError as e:
 ...     print(e)
-gradc's Tensor facade lacks torch.linalg.eigvalz; close names it has: eigvals, eigvalsh
+gradc's Tensor facade lacks torch.linalg.eigvalz; close names it has: eigvals, eigvalsh, eig
 """
 from __future__ import annotations
 
