@@ -158,6 +158,33 @@ def solve(A, B, *, left=True, out=None):
     return with_out(apply("LinalgSolveExBackward0", fn, A, B), out, "linalg.solve")
 
 
+class LinAlgError(RuntimeError):
+    """torch.linalg's error for a matrix the operation cannot handle (a singular one, say)."""
+
+
+SolveExResult = _return_type("linalg_solve_ex", "result info")
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    result = solve(A, B, left=left)
+    return SolveExResult(result, Tensor._wrap(np.zeros(tuple(operand(A).shape[:-2]), np.int32)))
+
+
+def cond(A, p=None, *, out=None):
+    """``torch.linalg.cond``: ``norm(A, p) * norm(inv(A), p)`` (2-norm: the ratio of extreme singular values)."""
+    A = _matrix(A, "cond")
+    return with_out(apply("LinalgCondBackward0", lambda a: la.cond(a, p), A), out, "linalg.cond")
+
+
+def vander(x, *, N=None):  # noqa: N803 - torch name
+    """``torch.linalg.vander``: columns ``x**0, x**1, ..., x**(N-1)`` (increasing powers, unlike NumPy's default)."""
+    x = operand(x)
+    n = x.shape[-1] if N is None else int(N)
+    powers = [x.unsqueeze(-1) ** k if k else (x.unsqueeze(-1) * 0 + 1) for k in range(n)]
+    from gradc.facade.functional import cat
+    return cat(powers, -1)
+
+
 def inv(A, *, out=None):
     return with_out(apply("LinalgInvExBackward0", la.inv, _square(A, "inv")), out, "linalg.inv")
 
