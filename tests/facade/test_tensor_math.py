@@ -265,3 +265,21 @@ def test_signatures_follow_torch():
     assert torch.cumsum(torch.tensor([1, 2]), 0, dtype=torch.float32).tolist() == [1.0, 3.0]
     with pytest.raises(TypeError, match="dim"):
         torch.logsumexp(x)
+
+
+def test_torch_compile_of_the_added_functions_matches_eager():
+    def f(a, b):
+        return (torch.logsumexp(torch.einsum("ij,jk->ik", a, b), 1).sum() + torch.linalg.det(a @ a.T + torch.eye(2))
+                + torch.special.erf(b).sum() + torch.gather(b, 1, torch.tensor([[0], [1], [1]])).sum()
+                + torch.repeat_interleave(a, 2, dim=0).pow(2).sum())
+    a = torch.tensor(_x(2, 3), requires_grad=True)
+    b = torch.tensor(_x(3, 2), requires_grad=True)
+    eager = f(a, b)
+    eager.backward()
+    grads = a.grad.clone(), b.grad.clone()
+    a.grad = b.grad = None
+    compiled = torch.compile(f)(a, b)
+    compiled.backward()
+    np.testing.assert_allclose(compiled.item(), eager.item(), rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), grads[0].numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), grads[1].numpy(), rtol=1e-10, atol=1e-12)
