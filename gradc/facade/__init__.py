@@ -15,6 +15,9 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
     autograd functional indexing tensor_extras torch_args
     nn.functional nn.module_base nn.modules nn
     methods                   attaches operators, math, indexing, to/clone, backward to Tensor
+    lift linalg special fft   gradc ops lifted into recorded nodes: torch.linalg, torch.special, torch.fft
+    tensor_math tensor_select tensor_misc   more torch.* functions and their Tensor methods (einsum, gather, ...)
+    missing                   the error for a name the facade lacks (close names by difflib)
     optim utils.data serialization   optimisers, data loading, torch.save/load
     torch_api                 the names of ``import gradc.torch as torch``
 
@@ -23,8 +26,12 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import methods, random_ops
+from gradc.facade import methods, missing, random_ops, tensor_math, tensor_misc, tensor_select
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
-random_ops.install(Tensor)
+random_ops.install(Tensor)  # x.normal_, x.uniform_, x.bernoulli, x.multinomial, ... (torch's CPU streams)
+tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
+tensor_select.install(Tensor)  # x.gather, x.scatter_add_, x.sort, x.topk, x.masked_fill, ...
+tensor_misc.install(Tensor)  # x.remainder, x.cummax, x.type_as, x.where, ...
+missing.install_tensor(Tensor)  # a method the facade lacks names the close ones it has

@@ -26,6 +26,8 @@ def _finish(data, dtype, requires_grad):
 def _infer(data):
     """The dtype torch gives a nested list of Python numbers."""
     flat = list(np.asarray(data, dtype=object).reshape(-1)) if np.ndim(data) else [data]
+    if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+        return dtypes.from_np(np.complex128)  # refused there: the facade's tensors are real
     if any(isinstance(v, (float, np.floating)) for v in flat) or not flat:
         return dtypes.DEFAULT[0]
     if all(isinstance(v, (bool, np.bool_)) for v in flat):

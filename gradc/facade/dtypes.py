@@ -54,6 +54,9 @@ def from_np(np_dtype) -> dtype:
         return int64
     if nd.kind == "b":
         return bool_
+    if nd.kind == "c":  # never drop the imaginary part silently
+        raise TypeError(f"gradc's Tensor facade has real tensors only; it cannot hold {nd.name} values (torch's "
+                        "complex dtypes). Differentiate NumPy code with complex values through gradc.grad instead")
     return float64
 
 

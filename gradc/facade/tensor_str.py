@@ -1,4 +1,5 @@
-"""Text of a tensor: the layout rules of torch's ``repr`` (precision 4, 80 columns, summaries over 1000).
+"""Text of a tensor: the layout rules of torch's ``repr`` (by default precision 4, 80 columns, summaries over 1000
+elements; ``torch.set_printoptions`` changes them).
 
 One formatter serves the whole tensor; it is chosen from the nonzero finite values
 (only the shown edge values when the tensor is summarised).
@@ -13,7 +14,33 @@ import math
 
 import numpy as np
 
-LINEWIDTH, THRESHOLD, EDGE = 80, 1000, 3
+# torch.set_printoptions's settings (its "default" profile); sci_mode None chooses per tensor
+_PROFILES = {"default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+             "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+             "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80}}
+OPTIONS = dict(_PROFILES["default"], sci_mode=None)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """``torch.set_printoptions``: a ``profile`` ('default', 'short', 'full') first, then each option given.
+
+    >>> set_printoptions(precision=2); body(np.array([1.0 / 3.0], np.float32)); set_printoptions(profile="default")
+    '[0.33]'
+    """
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"profile must be one of {sorted(_PROFILES)}, not {profile!r}")
+        OPTIONS.update(_PROFILES[profile])
+    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                        ("linewidth", linewidth)):
+        if value is not None:
+            OPTIONS[name] = value
+    OPTIONS["sci_mode"] = sci_mode  # torch: None (the automatic choice) unless given
+
+
+def get_printoptions() -> dict:
+    """The current print options (``torch.get_printoptions``)."""
+    return dict(OPTIONS)
 
 
 class _Formatter:
@@ -31,6 +58,8 @@ class _Formatter:
         self.int_mode = all(v == math.ceil(v) for v in finite)
         hi, lo = max(mags), min(mags)
         self.sci = hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4
+        if OPTIONS["sci_mode"] is not None:
+            self.sci = bool(OPTIONS["sci_mode"])
         self.width = max(len(self.text(v)) for v in finite)
 
     @staticmethod
@@ -43,11 +72,12 @@ class _Formatter:
         v = float(v)
         if not math.isfinite(v):
             return "nan" if v != v else ("inf" if v > 0 else "-inf")
+        p = OPTIONS["precision"]
         if self.sci:
-            return f"{v:.4e}"
+            return f"{v:.{p}e}"
         if self.int_mode:
             return f"{v:.0f}."
-        return f"{v:.4f}"
+        return f"{v:.{p}f}"
 
     def cell(self, v) -> str:
         return self.text(v).rjust(self.width)
@@ -56,8 +86,9 @@ class _Formatter:
 def _edges(values: np.ndarray, summarize: bool) -> np.ndarray:
     if not summarize or values.ndim == 0:
         return values
-    if values.shape[0] > 2 * EDGE:
-        values = np.concatenate([values[:EDGE], values[-EDGE:]])
+    edge = OPTIONS["edgeitems"]
+    if values.shape[0] > 2 * edge:
+        values = np.concatenate([values[:edge], values[-edge:]])
     if values.ndim == 1:
         return values
     return np.stack([_edges(row, True) for row in values])
@@ -65,9 +96,10 @@ def _edges(values: np.ndarray, summarize: bool) -> np.ndarray:
 
 def _vector(values, fmt, indent, summarize):
     cells = [fmt.cell(v) for v in values]
-    if summarize and len(values) > 2 * EDGE:
-        cells = cells[:EDGE] + [" ..."] + cells[-EDGE:]
-    per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
+    edge = OPTIONS["edgeitems"]
+    if summarize and len(values) > 2 * edge:
+        cells = cells[:edge] + [" ..."] + cells[-edge:]
+    per_line = max(1, (OPTIONS["linewidth"] - indent) // (fmt.width + 2))
     lines = [", ".join(cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
     return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
 
@@ -78,9 +110,10 @@ def _render(values, fmt, indent, summarize):
     if values.ndim == 1:
         return _vector(values, fmt, indent, summarize)
     rows = range(values.shape[0])
-    if summarize and values.shape[0] > 2 * EDGE:
-        parts = [_render(values[i], fmt, indent + 1, summarize) for i in rows[:EDGE]] + ["..."] + \
-                [_render(values[i], fmt, indent + 1, summarize) for i in rows[-EDGE:]]
+    edge = OPTIONS["edgeitems"]
+    if summarize and values.shape[0] > 2 * edge:
+        parts = [_render(values[i], fmt, indent + 1, summarize) for i in rows[:edge]] + ["..."] + \
+                [_render(values[i], fmt, indent + 1, summarize) for i in rows[-edge:]]
     else:
         parts = [_render(values[i], fmt, indent + 1, summarize) for i in rows]
     sep = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
@@ -91,7 +124,7 @@ def body(values: np.ndarray, indent: int = 7) -> str:
     """The bracketed numbers of a tensor's text (without ``tensor(`` and suffixes)."""
     if values.size == 0:
         return "[]"
-    summarize = values.size > THRESHOLD
+    summarize = values.size > OPTIONS["threshold"]
     fmt = _Formatter(_edges(values, summarize))
     if values.ndim == 0:
         return fmt.text(values.item())
@@ -116,7 +149,7 @@ def tensor_repr(t) -> str:
         suffixes.append("requires_grad=True")
     last = len(text) - text.rfind("\n") + 1
     for s in suffixes:
-        if last + len(s) + 2 > LINEWIDTH:
+        if last + len(s) + 2 > OPTIONS["linewidth"]:
             text += ",\n" + " " * 7 + s
             last = 7 + len(s)
         else:

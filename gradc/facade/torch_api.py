@@ -7,6 +7,12 @@ from gradc.errors import user_facing as _user_facing
 from gradc.facade import (
     cuda,  # noqa: F401 - torch.cuda
     dtypes,
+    fft,  # noqa: F401 - torch.fft
+    linalg,  # noqa: F401 - torch.linalg
+    special,  # noqa: F401 - torch.special
+    tensor_math,
+    tensor_misc,
+    tensor_select,
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
@@ -57,6 +63,7 @@ from gradc.facade.random_ops import (  # noqa: F401
 from gradc.facade.rng import Generator, initial_seed, manual_seed  # noqa: F401
 from gradc.facade.serialization import load, save  # noqa: F401
 from gradc.facade.tensor import Size, Tensor  # noqa: F401
+from gradc.facade.tensor_str import set_printoptions  # noqa: F401
 from gradc.facade.torch_args import method_fn, torch_fn, with_out
 from gradc.facade.traceable import TRACED, traceable
 
@@ -113,6 +120,13 @@ subtract, multiply, divide, clip, true_divide = sub, mul, div, clamp, div
         "prod", "argmax", "argmin", "reshape", "transpose", "t", "squeeze", "unsqueeze", "flatten", "permute", "eq",
         "ne", "gt", "lt", "ge", "le", "all", "any", "norm", "clone", "softmax", "log_softmax", "flip", "detach"))
 negative, absolute = neg, abs
+# torch functions that are the Tensor methods of the same name
+(chunk, split, narrow, unbind, movedim, moveaxis, swapaxes, swapdims, select, std, var, cosh, sinh, tan, atan, expm1,
+ diagonal, unflatten) = (method_fn(n, ("input",)) for n in (
+    "chunk", "split", "narrow", "unbind", "movedim", "moveaxis", "swapaxes", "swapdims", "select", "std", "var", "cosh",
+    "sinh", "tan", "atan", "expm1", "diagonal", "unflatten"))
+arctan = atan
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002 - torch names
@@ -128,6 +142,10 @@ def equal(input, other):  # noqa: A002
     """Same shape and the same values (a Python bool)."""
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
+
+for _module in (tensor_math, tensor_select, tensor_misc):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
+    for _name in _module.FUNCTIONS:
+        globals()[_name] = _module.__dict__[_name]
 
 _DETERMINISTIC = [False]
 
@@ -167,4 +185,5 @@ for _name in TRACED:
         globals()[_name] = traceable(_name, globals()[_name])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out")]
+    "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
+    "tensor_select", "tensor_misc")]

@@ -28,6 +28,9 @@ _ROOTS = {
     "utils": "gradc.facade.utils",
     "cuda": "gradc.facade.cuda",
     "accelerator": "gradc.facade.accelerator",
+    "linalg": "gradc.facade.linalg",
+    "fft": "gradc.facade.fft",
+    "special": "gradc.facade.special",
 }
 _FACADE = os.path.dirname(os.path.abspath(__file__))
 

@@ -21,14 +21,20 @@ written with these ops can be given to it like its NumPy twin.
 >>> x.grad
 tensor([2., 4.])
 """
+import sys
+
 from gradc.facade import (  # torch's subpackages: the facade's modules (registered under gradc.torch below)
     accelerator,
     autograd,
     backends,
     cuda,
+    fft,
     func,
+    linalg,
+    missing,
     nn,
     optim,
+    special,
     torch_api,
     torch_modules,
     utils,
@@ -38,11 +44,19 @@ from gradc.facade.torch_api import *  # noqa: F403 - torch's top-level names
 
 torch_modules.register()
 
-# the torch release whose behaviour the facade follows, with gradc as the local label (as torch's "+cpu"):
-# version checks in torch code take 2.13's paths; gradc's own version is gradc.__version__
-__version__ = "2.13.0+gradc"
+# the torch release whose behaviour the facade follows: version checks in torch code take 2.13's paths;
+# gradc's own version is gradc.__version__
+__version__ = "2.13.0"
 
-__all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "func", "nn", "optim", "utils"]
+__all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "fft", "func", "linalg", "nn", "optim", "special",
+           "utils"]
 # torch's top-level names: tensor, Tensor, no_grad, manual_seed, float32, ...
 __all__ += [n for n in torch_api.__all__ if n not in __all__]
 del torch_api, torch_modules
+
+# a name the facade lacks raises FacadeMissingName (an AttributeError) naming the close names it has
+for _module, _owner in ((sys.modules[__name__], "torch"), (linalg, "torch.linalg"), (fft, "torch.fft"),
+                        (special, "torch.special"), (nn, "torch.nn"), (nn.functional, "torch.nn.functional"),
+                        (autograd, "torch.autograd"), (optim, "torch.optim"), (func, "torch.func")):
+    missing.install(_module, _owner)
+del _module, _owner, missing
