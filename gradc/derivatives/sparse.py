@@ -66,6 +66,27 @@ def user_pattern(pattern, shape):
     return p
 
 
+def _cheaper_colouring(pattern, hessian):
+    """``(mode, colours)``: columns (forward sweeps) or rows (reverse sweeps), whichever needs fewer colours.
+
+    A side's colours are at least its lower bound (the most nonzeros of one row, for columns; of one column,
+    for rows): the side with the smaller bound is coloured first, the other only when its bound could win
+    (colouring the rows of a Jacobian with a dense column builds a dense row intersection graph)."""
+    row_bound = int(np.diff(pattern.tocsc().indptr).max(initial=0))
+    column_bound = int(np.diff(pattern.indptr).max(initial=0))
+    if hessian or column_bound <= row_bound:
+        columns = colour_columns(pattern)
+        if hessian or row_bound >= int(columns.max(initial=-1)) + 1:
+            return "fwd", columns
+        rows = colour_rows(pattern)
+        return ("fwd", columns) if columns.max(initial=-1) <= rows.max(initial=-1) else ("rev", rows)
+    rows = colour_rows(pattern)
+    if column_bound >= int(rows.max(initial=-1)) + 1:
+        return "rev", rows
+    columns = colour_columns(pattern)
+    return ("fwd", columns) if columns.max(initial=-1) <= rows.max(initial=-1) else ("rev", rows)
+
+
 class SparseJacobian:
     """The sparse Jacobian of one traced function at one signature: pattern, colouring, compressed function.
 
@@ -91,13 +112,8 @@ class SparseJacobian:
             pattern = user_pattern(pattern, (m, n))
         pattern.sort_indices()
         self.pattern, self.shape = pattern, (m, n)
-        columns = colour_columns(pattern)
-        rows = None if hessian else colour_rows(pattern)
-        n_col = int(columns.max(initial=-1)) + 1
-        n_row = n_col + 1 if rows is None else int(rows.max(initial=-1)) + 1
-        self.mode = "fwd" if n_col <= n_row else "rev"
-        self.colours = columns if self.mode == "fwd" else rows
-        self.n_colours = n_col if self.mode == "fwd" else n_row
+        self.mode, self.colours = _cheaper_colouring(pattern, hessian)
+        self.n_colours = int(self.colours.max(initial=-1)) + 1
         coo = pattern.tocoo()  # CSR order: rows, then columns sorted
         if self.mode == "fwd":  # B = seed @ J.T: B[colour of column, row]
             self.take = self.colours[coo.col] * m + coo.row

@@ -43,8 +43,8 @@ from gradc.transforms.inline_calls import flatten_calls, has_calls
 from gradc.transforms.sparsity_rules import REDUCTIONS, matmul_maps, reduction_map
 
 UNROLL_LIMIT = 200_000  # trips x body equations of a scan unrolled by the analysis; past it, a fixed point
-_SELECTION = {"index", "gather", "reshape", "transpose", "broadcast_to", "concatenate", "index_update", "stack",
-              "squeeze", "expand_dims", "flip", "moveaxis"}
+_SELECTION = {"index", "gather", "reshape", "transpose", "broadcast_to", "concatenate", "index_update", "index_grad",
+              "stack", "squeeze", "expand_dims", "flip", "moveaxis"}
 _IDENTITY = {"astype", "real", "imag", "conj", "recompute", "stop_gradient"}
 _SETS = {"matmul", "dot", "einsum", "tensordot", "inner", "outer", "kron", "prod", "cumprod"}
 
@@ -266,8 +266,9 @@ class _Analysis:
             out = np.asarray(OPS[eqn.op].impl(*filled, **eqn.params), dtype=object).ravel()
         except Exception:  # noqa: BLE001 - the probe did not compute: the caller falls back
             return None
-        if out.size != size or not all(isinstance(d, frozenset) for d in out):
+        if out.size != size:
             return None
+        out = [d if isinstance(d, frozenset) else _EMPTY for d in out]  # zeros the impl made: no dependence
         lengths = np.fromiter((len(d) for d in out), np.int64, size)
         cols = np.fromiter((i for d in out for i in sorted(d)), np.int64, int(lengths.sum()))
         rows = np.repeat(np.arange(size), lengths)

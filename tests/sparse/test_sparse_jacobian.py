@@ -1,0 +1,145 @@
+"""Sparse Jacobians and Hessians against the dense ones and central finite differences; detected patterns
+against finite-difference patterns of random programs; colourings structurally orthogonal."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gradc
+from gradc.derivatives.sparse import SparseJacobian
+from gradc.errors import ArgumentError, ShapeError
+from gradc.trace import trace
+from gradc.transforms.colouring import ORDERINGS, colour_columns, colour_rows, is_structurally_orthogonal
+from gradc.transforms.sparsity import jacobian_pattern
+
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "corpus", "gradbench"))
+
+from random_programs import random_program  # noqa: E402
+
+
+def central_jacobian(f, x, h=1e-6):
+    cols = []
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = h
+        cols.append((np.ravel(f(x + e)) - np.ravel(f(x - e))) / (2 * h))
+    return np.stack(cols, axis=1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_program_pattern_is_conservative_and_values_match(seed):
+    f, x = random_program(seed)
+    fd = central_jacobian(f, x)
+    pattern = jacobian_pattern(trace(f, x), ["x"], [x]).toarray()
+    assert pattern.shape == fd.shape
+    missed = (np.abs(fd) > 1e-7) & ~pattern
+    assert not missed.any(), f"pattern misses {np.argwhere(missed).tolist()}"
+    got = gradc.jacobian(f, sparse=True)(x)
+    assert sp.issparse(got) and got.format == "csr"
+    dense = np.asarray(gradc.jacobian(f)(x)).reshape(fd.shape)
+    np.testing.assert_allclose(got.toarray(), dense, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.toarray(), fd, rtol=1e-5, atol=1e-6)
+
+
+def test_tridiagonal_needs_three_colours_and_matches():
+    def f(x):
+        y = x * x
+        return y[1:-1] - 2.0 * np.sin(x[:-2]) + x[2:] ** 3
+
+    x = np.linspace(0.1, 1.0, 40)
+    sj = SparseJacobian.of(f, (x,), [0])
+    assert sj.n_colours == 3 and sj.mode == "fwd"
+    np.testing.assert_allclose(sj(x).toarray(), central_jacobian(f, x), rtol=1e-6, atol=1e-7)
+
+
+def test_row_colouring_when_rows_are_fewer():
+    def f(x):  # 2 outputs from disjoint halves, each dense in its half: rows orthogonal
+        return np.stack([np.sum(np.sin(x[:10])), np.prod(x[10:])])
+
+    x = np.linspace(0.5, 1.5, 20)
+    sj = SparseJacobian.of(f, (x,), [0])
+    assert sj.mode == "rev" and sj.n_colours == 1
+    np.testing.assert_allclose(sj(x).toarray(), central_jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_several_arguments_and_outputs_concatenate():
+    def f(a, b):
+        return a * b[:3], np.cos(b)
+
+    a, b = np.linspace(0.1, 0.3, 3), np.linspace(0.5, 0.9, 5)
+    got = gradc.jacobian(f, argnums=(0, 1), sparse=True)(a, b).toarray()
+    (d00, d01), (d10, d11) = gradc.jacobian(f, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(got, np.block([[d00, d01], [d10, d11]]), rtol=1e-12)
+
+
+def test_integer_inputs_steer_the_pattern():
+    def f(x, idx):
+        return x[idx] * x[(idx + 1) % 6]
+
+    x = np.linspace(0.3, 1.3, 6)
+    jac = gradc.jacobian(f, sparse=True)
+    for idx in (np.array([0, 2, 4]), np.array([5, 5, 1])):
+        want = central_jacobian(lambda v, idx=idx: f(v, idx), x)
+        np.testing.assert_allclose(jac(x, idx).toarray(), want, rtol=1e-6, atol=1e-8)
+
+
+def test_given_pattern_is_used_and_checked():
+    def f(x):
+        return x[1:] - x[:-1]
+
+    x = np.arange(5.0)
+    pattern = sp.eye(4, 5, format="csr") + sp.eye(4, 5, k=1, format="csr")
+    got = gradc.jacobian(f, sparse=pattern)(x)
+    np.testing.assert_allclose(got.toarray(), central_jacobian(f, x), atol=1e-8)
+    with pytest.raises(ShapeError, match=r"shape \(5, 5\)"):
+        gradc.jacobian(f, sparse=sp.eye(5, format="csr"))(x)
+    with pytest.raises(ArgumentError, match="sparse= takes True or a sparsity pattern"):
+        gradc.jacobian(f, sparse="yes")
+
+
+def test_sparse_hessian_matches_dense_and_finite_differences():
+    def f(x):
+        return np.sum((x[1:] - x[:-1] ** 2) ** 2) + np.sum(np.cos(x)) * 0.1 + x[0] * x[-1]
+
+    x = np.linspace(-0.5, 0.7, 12)
+    got = gradc.hessian(f, sparse=True)(x)
+    assert sp.issparse(got)
+    np.testing.assert_allclose(got.toarray(), gradc.hessian(f)(x), rtol=1e-10, atol=1e-12)
+    fd = central_jacobian(gradc.grad(f), x)
+    np.testing.assert_allclose(got.toarray(), fd, rtol=1e-5, atol=1e-6)
+    assert SparseJacobian.of(f, (x,), [0], hessian=True).n_colours < x.size
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_c_target_matches_numpy(seed):
+    from gradc.backends.c import build
+
+    if build.find_compiler() is None:
+        pytest.skip("no C compiler")
+    f, x = random_program(seed)
+    want = SparseJacobian.of(f, (x,), [0])(x).toarray()
+    got = SparseJacobian.of(f, (x,), [0], target="c")(x).toarray()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("ordering", ORDERINGS)
+def test_colourings_are_structurally_orthogonal(seed, ordering):
+    rng = np.random.default_rng(seed)
+    pattern = sp.random(30, 25, density=0.12, random_state=rng, format="csr").astype(bool)
+    columns = colour_columns(pattern, ordering)
+    assert is_structurally_orthogonal(pattern, columns)
+    assert columns.max(initial=-1) + 1 >= np.diff(pattern.indptr).max()  # a row's nonzeros all differ
+    rows = colour_rows(pattern, ordering)
+    assert is_structurally_orthogonal(pattern.T.tocsr(), rows)
+
+
+def test_unknown_ordering_is_refused():
+    with pytest.raises(ValueError, match="unknown ordering"):
+        colour_columns(sp.eye(3, format="csr"), "random")
