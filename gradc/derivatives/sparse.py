@@ -143,9 +143,11 @@ class SparseJacobian:
 
     def _emit(self, swept, target):
         name = f"{self.graph.name}_compressed"
+        self.compressed_graph = None
         if self.n_colours == 0:
             return None, ""
-        cgraph = optimize(compressed_graph(swept, self.wrt, self.n_colours, self.mode, name=name))
+        cgraph = self.compressed_graph = optimize(compressed_graph(swept, self.wrt, self.n_colours, self.mode,
+                                                                   name=name))
         doc = (f"Compressed {'Hessian' if self.hessian else 'Jacobian'} of {self.graph.name}: one "
                f"{'forward' if self.mode == 'fwd' else 'reverse'} sweep per row of seed.")
         if target == "c":

@@ -68,7 +68,10 @@ def _differentiable(t) -> bool:
 
 
 def jacobian_pattern(graph: Graph, wrt: list, args: list):
-    """The CSR boolean pattern of d outputs / d ``wrt`` (names of float inputs) at inputs ``args``."""
+    """The CSR boolean pattern of d outputs / d ``wrt`` (names of float inputs) at inputs ``args``.
+
+    An argument given as None or as a type (``TensorType``) is unknown: indexing by it is taken as dense.
+    """
     sp = _sparse()
     if has_calls(graph):
         graph = flatten_calls(graph)
@@ -85,7 +88,8 @@ def jacobian_pattern(graph: Graph, wrt: list, args: list):
                                           shape=(k, n)))
         else:
             patterns.append(None)
-    outs = _Analysis(n).run(graph, [np.asarray(a) for a in args], patterns)
+    values = [None if a is None or hasattr(a, "np_dtype") else np.asarray(a) for a in args]  # types: unknown
+    outs = _Analysis(n).run(graph, values, patterns)
     rows = [p if p is not None else sp.csr_matrix((_size(o.type), n), dtype=bool)
             for o, (_, p) in zip(graph.outputs, outs)]
     return sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, n), dtype=bool)
