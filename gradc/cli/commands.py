@@ -93,6 +93,8 @@ def _header_lines(job, args):
         command += ["--target", args.target]
     if getattr(args, "mode", "grad") != "grad":
         command += ["--mode", args.mode]
+    if getattr(args, "sparse", False):
+        command += ["--sparse"]
     if getattr(args, "checkpoint", None) is not None:
         command += ["--checkpoint", _policy_text(args.checkpoint)]
     if getattr(args, "max_trips", None) is not None:
