@@ -143,3 +143,52 @@ def test_colourings_are_structurally_orthogonal(seed, ordering):
 def test_unknown_ordering_is_refused():
     with pytest.raises(ValueError, match="unknown ordering"):
         colour_columns(sp.eye(3, format="csr"), "random")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_loops_by_fixed_point_stay_conservative(seed, monkeypatch):
+    import gradc.transforms.sparsity as sparsity
+
+    monkeypatch.setattr(sparsity, "UNROLL_LIMIT", 0)  # every scan by the fixed point, not unrolled
+
+    def f(x):
+        def body(i, c):
+            return c * np.roll(c, 1) * 0.5 + np.sin(c)
+        head = gradc.fori_loop(0, 3, body, x[:4])
+        return np.concatenate([head, x[4:] ** 2])
+
+    x = np.random.default_rng(seed).uniform(0.2, 1.2, 8)
+    pattern = jacobian_pattern(trace(f, x), ["x"], [x]).toarray()
+    fd = central_jacobian(f, x)
+    assert not ((np.abs(fd) > 1e-7) & ~pattern).any()
+    assert not pattern[4:, :4].any() and not pattern[:4, 4:].any()  # the loop stays in its block
+    np.testing.assert_allclose(gradc.jacobian(f, sparse=True)(x).toarray(), fd, rtol=1e-5, atol=1e-6)
+
+
+def test_while_loop_by_fixed_point():
+    def f(x):
+        def cond(c):
+            return c[0] < 10.0
+
+        def body(c):
+            return c * 1.5 + np.roll(c, 1) * 0.1
+
+        head = gradc.while_loop(cond, body, x[:3])
+        return np.concatenate([head, np.exp(x[3:])])
+
+    x = np.array([1.0, 0.5, 0.7, 0.2, 0.3])
+    got = gradc.jacobian(f, sparse=True)(x).toarray()
+    np.testing.assert_allclose(got, gradc.jacobian(f)(x), rtol=1e-10)
+    np.testing.assert_allclose(got, central_jacobian(f, x), rtol=1e-5, atol=1e-6)
+    assert not got[3:, :3].any()
+
+
+def test_the_same_function_gives_the_same_module_text():
+    from gradc.derivatives.sparse_module import sparse_module_source
+
+    def f(x):
+        return x[1:] * np.cos(x[:-1])
+
+    x = np.ones(30)
+    texts = {sparse_module_source(SparseJacobian(trace(f, x), ["x"], [x]), "jacobian", ["h"]) for _ in range(2)}
+    assert len(texts) == 1
