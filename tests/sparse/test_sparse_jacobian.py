@@ -192,3 +192,16 @@ def test_the_same_function_gives_the_same_module_text():
     x = np.ones(30)
     texts = {sparse_module_source(SparseJacobian(trace(f, x), ["x"], [x]), "jacobian", ["h"]) for _ in range(2)}
     assert len(texts) == 1
+
+
+def test_bad_uses_are_clear_errors():
+    def f(x, idx):
+        return x[idx] * 2.0
+
+    x, idx = np.ones(4), np.array([0, 2])
+    with pytest.raises(ArgumentError, match="idx is not a float array input"):
+        gradc.jacobian(f, argnums=1, sparse=True)(x, idx)
+    with pytest.raises(ArgumentError, match="neither has_aux nor static"):
+        gradc.jacobian(lambda v: (v * 2.0, v), has_aux=True, sparse=True)
+    with pytest.raises(ShapeError, match="named size"):
+        jacobian_pattern(trace(lambda v: v * 2.0, gradc.spec("f64[n]")), ["v"], [None])
