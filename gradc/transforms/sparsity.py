@@ -21,7 +21,8 @@ The pattern is **conservative**: it never misses an entry that can be nonzero at
 * ``cond``: the union of the branches' patterns; ``call``: inlined first;
 * any other op: every output entry depends on every entry of every operand (dense, conservative).
 
-Integer and boolean values carry no derivative (no pattern). The pattern depends on the integer inputs'
+Integer and boolean values, and the results of ops without a derivative (``floor``, ``stop_gradient``), carry
+no pattern. The pattern depends on the integer inputs'
 values (``obs[j]`` picks the camera of observation j): callers recompute it when those change.
 
 >>> import numpy as np
@@ -147,7 +148,7 @@ class _Analysis:
             return (value, None)
         if eqn.op in ("scan", "while_loop", "cond"):
             return (value, getattr(self, eqn.op)(eqn, ins))
-        if not _differentiable(eqn.out.type):
+        if not _differentiable(eqn.out.type) or OPS[eqn.op].nondiff:  # floor, stop_gradient: a zero derivative
             return (value, None)
         return (value, self.local(eqn, ins))
 

@@ -205,3 +205,14 @@ def test_bad_uses_are_clear_errors():
         gradc.jacobian(lambda v: (v * 2.0, v), has_aux=True, sparse=True)
     with pytest.raises(ShapeError, match="named size"):
         jacobian_pattern(trace(lambda v: v * 2.0, gradc.spec("f64[n]")), ["v"], [None])
+
+
+def test_ops_without_a_derivative_carry_no_pattern():
+    def f(x):
+        return x * np.floor(x[::-1] * 3.0) + gradc.stop_gradient(x[0]) * x
+
+    x = np.linspace(0.15, 0.95, 5)
+    pattern = jacobian_pattern(trace(f, x), ["x"], [x]).toarray()
+    np.testing.assert_array_equal(pattern, np.eye(5, dtype=bool))
+    # stop_gradient hides x[0] from the derivative (finite differences of f would see it): the dense Jacobian
+    np.testing.assert_allclose(gradc.jacobian(f, sparse=True)(x).toarray(), gradc.jacobian(f)(x), atol=1e-12)
