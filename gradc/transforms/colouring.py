@@ -92,13 +92,6 @@ def colour_rows(pattern, ordering: str = "largest_first") -> np.ndarray:
     return colour_columns(pattern.T.tocsr(), ordering)
 
 
-def best_column_colouring(pattern) -> np.ndarray:
-    """The colouring with fewest colours among the orderings (ties: the first in ``ORDERINGS``)."""
-    graph = intersection_graph(pattern)
-    found = [greedy_colouring(graph, o) for o in ORDERINGS[:2]]
-    return min(found, key=lambda c: (c.max(initial=-1), 0))
-
-
 def is_structurally_orthogonal(pattern, colours) -> bool:
     """Whether no row has nonzeros in two columns of one colour (the condition decompression relies on)."""
     import scipy.sparse as sp

@@ -147,7 +147,7 @@ def test_unknown_ordering_is_refused():
 
 @pytest.mark.parametrize("seed", range(12))
 def test_loops_by_fixed_point_stay_conservative(seed, monkeypatch):
-    import gradc.transforms.sparsity as sparsity
+    import gradc.transforms.sparsity_control as sparsity
 
     monkeypatch.setattr(sparsity, "UNROLL_LIMIT", 0)  # every scan by the fixed point, not unrolled
 
