@@ -198,3 +198,32 @@ def sparse_jacobian_fn(f, argnums, sparse, hessian=False, what="gradc.jacobian")
 
     jac.compiled = lambda *args: SparseJacobian.of(f, args, chosen, pattern=given, hessian=hessian)
     return jac
+
+
+def compile_sparse(f, args, kwargs, selection, target, mode, sparse):
+    """``gradc.compile(f, *args, mode="jacobian"|"hessian", sparse=...)``: a :class:`SparseJacobian` whose
+    attribute named by the mode (and its call) takes the arguments that are arrays and returns CSR.
+
+    >>> import numpy as np, gradc
+    >>> c = gradc.compile(lambda x: x[1:] * x[:-1], np.ones(3), mode="jacobian", sparse=True)
+    >>> c.jacobian(np.array([1.0, 2.0, 3.0])).toarray()
+    array([[2., 1., 0.],
+           [0., 3., 2.]])
+    """
+    from gradc.trace import bind_arguments
+    from gradc.trace.selection import float_inputs
+
+    if mode not in ("jacobian", "hessian"):
+        raise ArgumentError(f"gradc.compile: sparse= goes with mode='jacobian' or mode='hessian', not {mode!r}",
+                            where=def_location(f), hint="pass mode='jacobian' (or 'hessian'), or drop sparse=")
+    if target not in ("numpy", "c"):
+        raise ArgumentError(f"gradc.compile: sparse= emits target='numpy' or 'c', not {target!r}",
+                            where=def_location(f), hint="use target='numpy' or target='c'")
+    given = None if sparse is True else sparse
+    bound = bind_arguments(f, args, kwargs)
+    graph = trace(f, *args, **kwargs)
+    names = float_inputs(selection, graph, def_location(f))
+    values = [np.asarray(bound[v.name]) if v.name in bound else None for v in graph.inputs]
+    sj = SparseJacobian(graph, list(names), values, target, given, hessian=mode == "hessian")
+    setattr(sj, mode, sj.__call__)
+    return sj

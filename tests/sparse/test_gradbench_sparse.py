@@ -136,3 +136,24 @@ def test_cli_sparse_module(work, func, mode):
 def test_cli_sparse_needs_a_jacobian_mode(work):
     result = run_cli("compile", "model.py:chain", "--mode", "jvp", "--sparse", cwd=work)
     assert result.status == 2 and "--sparse goes with --mode jacobian or --mode hessian" in result.stderr
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_compile_sparse_on_both_targets(target):
+    from gradc.backends.c import build
+
+    if target == "c" and build.find_compiler() is None:
+        pytest.skip("no C compiler")
+    data = gb_ba.generate((3, 6, 10))
+    args = (data["cams"], data["X"], data["w"], data["obs"], data["feats"])
+    c = gradc.compile(ba_whole.ba_residuals, *args, argnums=(0, 1, 2), mode="jacobian", sparse=True, target=target)
+    got = c.jacobian(*args)
+    want = gradc.jacobian(ba_whole.ba_residuals, argnums=(0, 1, 2), sparse=True)(*args)
+    np.testing.assert_allclose(got.toarray(), want.toarray(), rtol=1e-12, atol=1e-12)
+    h = gradc.compile(lambda x: np.sum(x[1:] * np.sin(x[:-1])), np.ones(6), mode="hessian", sparse=True,
+                      target=target)
+    x = np.linspace(0.1, 0.6, 6)
+    np.testing.assert_allclose(h.hessian(x).toarray(), gradc.hessian(lambda v: np.sum(v[1:] * np.sin(v[:-1])))(x),
+                               rtol=1e-12, atol=1e-14)
+    with pytest.raises(gradc.ArgumentError, match="sparse= goes with mode='jacobian'"):
+        gradc.compile(lambda v: np.sum(v), np.ones(3), mode="grad", sparse=True)
