@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "corpus", "gradbench"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "sparse"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "sparse_derivatives"))
 
 import ba_whole  # noqa: E402
 import gb_ba  # noqa: E402
