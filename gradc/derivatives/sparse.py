@@ -187,7 +187,11 @@ def sparse_jacobian_fn(f, argnums, sparse, hessian=False, what="gradc.jacobian")
                             hint="pass sparse=True to read the pattern off the program")
     chosen = tuple(argnums) if isinstance(argnums, (tuple, list)) else (argnums,)
 
-    def jac(*args):
+    def jac(*args, **kwargs):
+        if kwargs:  # by keyword: in the parameters' order
+            from gradc.trace import bind_arguments
+
+            args = tuple(bind_arguments(f, args, kwargs).values())
         arrays = [np.asarray(a) if isinstance(a, (np.ndarray, np.generic, float, int)) else a for a in args]
         key = (tuple((getattr(a, "shape", None), getattr(a, "dtype", type(a))) for a in arrays), integer_key(
             [a for a in arrays if isinstance(a, np.ndarray)]))

@@ -216,3 +216,13 @@ def test_ops_without_a_derivative_carry_no_pattern():
     np.testing.assert_array_equal(pattern, np.eye(5, dtype=bool))
     # stop_gradient hides x[0] from the derivative (finite differences of f would see it): the dense Jacobian
     np.testing.assert_allclose(gradc.jacobian(f, sparse=True)(x).toarray(), gradc.jacobian(f)(x), atol=1e-12)
+
+
+def test_arguments_by_keyword_and_defaults():
+    def f(x, idx, scale=2.0):
+        return x[idx] * scale
+
+    jac = gradc.jacobian(f, sparse=True)
+    x, idx = np.ones(3), np.array([2, 0])
+    np.testing.assert_array_equal(jac(x, idx=idx).toarray(), [[0, 0, 2], [2, 0, 0]])
+    np.testing.assert_array_equal(jac(x, idx, scale=3.0).toarray(), [[0, 0, 3], [3, 0, 0]])
