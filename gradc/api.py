@@ -244,7 +244,7 @@ def _annotated(f, args, kwargs):
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
             max_trips: int | None = None, static_argnums: int | tuple | None = None,
-            static_argnames: str | tuple | None = None, holomorphic: bool = False,
+            static_argnames: str | tuple | None = None, holomorphic: bool = False, sparse: Any = False,
             **example_kwargs: Any) -> Compiled | TreeCompiled | Unit | CCompiled | CUnit:
     """Trace, differentiate, optimise and emit ``f`` for arguments like ``example_args``.
 
@@ -260,6 +260,8 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     runs (a ``while`` loop's, in reverse mode; default 10000); a run past it raises ``ValueError``.
     ``holomorphic=True`` (JAX's): ``f`` is a holomorphic function of complex inputs; its derivative is
     ``f'(z)`` (see :func:`grad` and ``docs/complex.md``).
+    ``sparse=True`` (or a sparsity pattern) with ``mode="jacobian"`` or ``"hessian"``: the attribute named by
+    the mode returns a ``scipy.sparse`` CSR matrix computed by colouring (``docs/sparse.md``), on either target.
 
     >>> import numpy as np
     >>> c = compile(lambda x: np.sum(np.sin(x)), np.zeros(2))
@@ -278,7 +280,8 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
     if specialised is not f:  # compiled as the function of the other arguments
         return compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
-                       checkpoint=checkpoint, max_trips=max_trips, holomorphic=holomorphic, **example_kwargs)
+                       checkpoint=checkpoint, max_trips=max_trips, holomorphic=holomorphic, sparse=sparse,
+                       **example_kwargs)
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:
@@ -293,6 +296,10 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
         from gradc.backends.c.bounds import check_max_trips
 
         max_trips = check_max_trips(max_trips)
+    if sparse is not False:
+        from gradc.derivatives.sparse import compile_sparse
+
+        return compile_sparse(f, example_args, example_kwargs, selection, target, mode, sparse)
     # the default policy of the loops traced (see gradc.fori_loop)
     example_kwargs = _annotated(f, example_args, example_kwargs)
     bound = bind_arguments(f, example_args, example_kwargs)

@@ -93,6 +93,8 @@ def _header_lines(job, args):
         command += ["--target", args.target]
     if getattr(args, "mode", "grad") != "grad":
         command += ["--mode", args.mode]
+    if getattr(args, "sparse", False):
+        command += ["--sparse"]
     if getattr(args, "checkpoint", None) is not None:
         command += ["--checkpoint", _policy_text(args.checkpoint)]
     if getattr(args, "max_trips", None) is not None:
@@ -143,6 +145,9 @@ def cmd_compile(args):
                        hint="drop --max-trips, or add --target c")
     interval = check_interval(args)
     source_dest, header_dest, note = args.dest, args.header_dest, args.header_note
+    if getattr(args, "sparse", False) and args.mode not in ("jacobian", "hessian"):
+        raise CliError(f"--sparse goes with --mode jacobian or --mode hessian, not --mode {args.mode}", where="",
+                       hint="add --mode jacobian (or hessian), or drop --sparse")
     if args.mode != "grad":
         if args.target == "array_api":
             raise CliError(f"--target array_api emits --mode grad only, not {args.mode}", where="",
@@ -402,6 +407,9 @@ def build_parser():
     p.add_argument("--mode", choices=MODES, default="grad",
                    help="the derivative: grad (default; FUNC, FUNC_grad, FUNC_value_and_grad), vjp, jvp, jacobian, "
                         "hessian or hvp (FUNC and FUNC_<mode>)")
+    p.add_argument("--sparse", action="store_true",
+                   help="with --mode jacobian or hessian: a scipy.sparse CSR result, computed by colouring (one sweep "
+                        "per colour of structurally orthogonal columns or rows; docs/sparse.md)")
     p.add_argument("-o", "--output", metavar="OUT", action=_Once, help="output file (default or '-': stdout)")
     p.add_argument("--max-trips", metavar="N", type=_max_trips,
                    help="--target c: rows of the tape of a loop whose trip count is known only when it runs "

@@ -26,6 +26,10 @@ def compile_mode(args, interval, header_lines):
     job = Job(args, scalar_output=args.mode in SCALAR_MODES)
     header = header_lines(job, args)
     name = job.graph.name
+    if getattr(args, "sparse", False):
+        from gradc.cli.sparse_mode import compile_sparse
+
+        return compile_sparse(job, args, header, interval)
     with stage("gradc.transforms", f"differentiating {name} ({args.mode}, wrt {', '.join(job.wrt)})"):
         functions = mode_functions(job.func, job.graph, job.examples, job.wrt, args.mode)
     if args.target == "c":

@@ -352,7 +352,7 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
 
 def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
              static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
-             holomorphic: bool = False) -> Callable:
+             holomorphic: bool = False, sparse: Any = False) -> Callable:
     """The Jacobian of ``f``, by forward mode when the input has no more entries than the outputs, else reverse.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``).
@@ -363,8 +363,17 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
     >>> jacobian(lambda p: {"y": p["a"] * p["b"]})({"a": 2.0, "b": np.array([1.0, 3.0])})
     {'y': {'a': array([1., 3.]), 'b': array([[2., 0.],
            [0., 2.]])}}
+
+    ``sparse=True`` (or a sparsity pattern, a ``scipy.sparse`` matrix) returns ``scipy.sparse`` CSR matrices
+    computed by colouring: one sweep per group of structurally orthogonal columns (``docs/sparse.md``).
+
+    >>> jacobian(lambda x: x[1:] * x[:-1], sparse=True)(np.array([1.0, 2.0, 3.0])).toarray()
+    array([[2., 1., 0.],
+           [0., 3., 2.]])
     """
     f, selection = _check(f, argnums, wrt, "gradc.jacobian")
+    if sparse is not False:
+        return _sparse(f, selection, sparse, has_aux, static_argnums, static_argnames, "gradc.jacobian")
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.jacobian",
                         lambda g: _jacobian_fn(g, _argnums_of(g, selection), "auto", has_aux=has_aux,
                                                      holomorphic=holomorphic))
@@ -372,7 +381,7 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
 
 def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
-            holomorphic: bool = False) -> Callable:
+            holomorphic: bool = False, sparse: Any = False) -> Callable:
     """The Hessian of scalar ``f``: ``jacfwd(jacrev(f))`` (forward over reverse), shape input + input.
 
     ``argnums`` or ``wrt`` choose the arguments, as for ``gradc.grad`` (default: the first, ``argnums=0``);
@@ -382,14 +391,28 @@ def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fal
     >>> hessian(lambda x: x[0] * x[1] ** 2)(np.array([1.0, 3.0]))
     array([[0., 6.],
            [6., 2.]])
+
+    ``sparse=True`` (or a pattern) returns a ``scipy.sparse`` CSR matrix, one Hessian-vector product per colour.
     """
     f, selection = _check(f, argnums, wrt, "gradc.hessian")
+    if sparse is not False:
+        return _sparse(f, selection, sparse, has_aux, static_argnums, static_argnames, "gradc.hessian")
 
     def make(g):
         chosen = _argnums_of(g, selection)
         return _jacobian_fn(jacrev(g, chosen, has_aux=has_aux, holomorphic=holomorphic), chosen, "fwd",
                             what="hessian", has_aux=has_aux, holomorphic=holomorphic)
     return _with_static(f, selection, static_argnums, static_argnames, "gradc.hessian", make)
+
+
+def _sparse(f, selection, sparse, has_aux, static_argnums, static_argnames, what):
+    """``jacobian``/``hessian`` with ``sparse=``: arrays in, ``scipy.sparse`` out (``gradc.derivatives.sparse``)."""
+    from gradc.derivatives.sparse import sparse_jacobian_fn
+
+    if has_aux or static_argnums is not None or static_argnames is not None:
+        raise ArgumentError(f"{what}(..., sparse=...) takes neither has_aux nor static arguments yet",
+                            where=def_location(f), hint="close over the static values (functools.partial)")
+    return user_facing(sparse_jacobian_fn(f, _argnums_of(f, selection), sparse, what == "gradc.hessian", what))
 
 
 @user_facing
