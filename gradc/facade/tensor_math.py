@@ -119,7 +119,9 @@ def triu(input, diagonal=0, *, out=None):  # noqa: A002
 
 
 def outer(input, vec2, *, out=None):  # noqa: A002
-    return with_out(apply("MulBackward0", lambda a, b: ct.einsum("i,j->ij", a, b), input, vec2), out, "outer")
+    # torch builds it as a column view times the row: MulBackward0 over (ViewBackward0 of input, vec2)
+    column = operand(input).reshape(-1, 1)
+    return with_out(apply("MulBackward0", lambda a, b: ew.mul(a, b), column, vec2), out, "outer")
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -125,8 +125,10 @@ def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
 def masked_fill(input, mask, value):  # noqa: A002
     x = operand(input)
     m = np.asarray(as_int_array(mask), bool)
-    v = value if isinstance(value, Tensor) else float(value) if x.dtype.kind == 2 else value
-    return apply("MaskedFillBackward0", lambda a, b: ew.where(m, b, a), x, operand(v), floating=False)
+    if not isinstance(value, Tensor):  # a number is a constant of the node: one slot, as torch's
+        number = float(value) if x.dtype.kind == 2 else value
+        return apply("MaskedFillBackward0", lambda a: ew.where(m, number, a), x, floating=False)
+    return apply("MaskedFillBackward0", lambda a, b: ew.where(m, b, a), x, operand(value), floating=False)
 
 
 def masked_select(input, mask):  # noqa: A002
