@@ -285,13 +285,13 @@ def timed_build(problem, target, compiles):
     return run, statistics.median(times)
 
 
-def bench(name, which, min_time, repeat, compiles):
+def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c")):
     builder, smallest, largest = PROBLEMS[name]
     problem = builder(smallest if which == "smallest" else largest)
     row = {"problem": problem.name, "size": problem.size, "note": problem.note, "ms": {}, "compile_s": {},
            "error": {}}
     runs = {}
-    for target in ("numpy", "c"):
+    for target in targets:
         if target == "c" and c_build.find_compiler() is None:
             row["error"][target] = "no C compiler"
             continue
@@ -336,6 +336,7 @@ def main(argv=None):
                     help="each eval's smallest default size (default) or its largest")
     ap.add_argument("--min-time", type=float, default=0.05, help="seconds per timed run (default 0.05)")
     ap.add_argument("--repeat", type=int, default=7, help="timed runs per callable (default 7)")
+    ap.add_argument("--targets", default="numpy,c", help="gradc's targets timed (default numpy,c)")
     ap.add_argument("--compiles", type=int, default=1, help="fresh compiles timed per target (default 1)")
     ap.add_argument("--memory-gb", type=float, default=6.0,
                     help="address-space limit of this process (default 6 GB): a problem past it is reported as a "
@@ -349,7 +350,8 @@ def main(argv=None):
         pass
     warnings.simplefilter("ignore")
     start = time.perf_counter()
-    rows = [bench(n, a.size, a.min_time, a.repeat, a.compiles) for n in a.problems.split(",") if n]
+    targets = tuple(t for t in a.targets.split(",") if t)
+    rows = [bench(n, a.size, a.min_time, a.repeat, a.compiles, targets) for n in a.problems.split(",") if n]
     load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus" if hasattr(os, "getloadavg") else ""
     peers = ", ".join(f"{m.__name__} {m.__version__}" for m in (torch, jax) if m is not None) or "no peers"
     print(f"numpy {np.__version__}, {peers}, python {sys.version.split()[0]}{load}; medians of {a.repeat} "
@@ -365,6 +367,10 @@ def main(argv=None):
               f"{cell(ms.get('numpy'), '.3f')} | {cell(ms.get('c'), '.3f')} | {cell(ms.get('torch'), '.3f')} | "
               f"{cell(ms.get('jax'), '.3f')} | {cell(ratio_torch, '.2f')} | {cell(ratio_c, '.2f')} |")
     print()
+    versus_jax = [(r["problem"], r["ms"]["numpy"] / r["ms"]["jax"]) for r in rows if {"numpy", "jax"} <= set(r["ms"])]
+    if versus_jax:
+        print("NumPy target / JAX jit: " + ", ".join(f"{name} {ratio:.2f}" for name, ratio in versus_jax)
+              + f"; median {statistics.median(ratio for _, ratio in versus_jax):.2f}\n")
     for r in rows:
         for key, err in r["error"].items():
             print(f"- {r['problem']} ({key}): {err}")

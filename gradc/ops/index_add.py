@@ -119,12 +119,28 @@ def index_add(x, v, arrays, spec):
     return bind("index_add", x, v, *arrays, spec=tuple(spec), unique=unique)
 
 
+def distinct_positions(arrays) -> bool:
+    """Whether index arrays (IR atoms) pick each position at most once: none or 0-d ones, or arrays of one shape
+    of which a constant holds distinct non-negative entries (``x[np.arange(n), labels]``: one per row)."""
+    from gradc.ir.graph import Const
+    if all(a.type.shape == () for a in arrays):
+        return True
+    if len({tuple(a.type.shape) for a in arrays}) != 1:
+        return False  # broadcast against each other: a constant's entries may repeat
+    for a in arrays:
+        if isinstance(a, Const):
+            flat = np.asarray(a.value).reshape(-1)
+            if flat.size and flat.min() >= 0 and np.unique(flat).size == flat.size:
+                return True
+    return False
+
+
 def index_add_eqn(acc, scatter, out=None):
     """The equation ``index_add(acc, ct, arrays)`` standing for ``acc + scatter`` (``scatter`` an ``index_grad`` or
     ``gather_grad`` equation into zeros of ``acc``'s type); ``out`` the result variable (a new one when None)."""
     from gradc.ir.graph import Eqn, Var
     ct, arrays = scatter.inputs[0], scatter.inputs[1:]
-    unique = all(a.type.shape == () for a in arrays)
+    unique = distinct_positions(arrays)
     if out is None:
         out = Var(scatter.out.name, acc.type)
     return Eqn("index_add", (acc, ct, *arrays), {"spec": scatter.params["spec"], "unique": unique}, out)

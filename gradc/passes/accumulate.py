@@ -20,9 +20,13 @@ from gradc.ir.graph import Const, Eqn, Var
 SCATTER_OPS = frozenset({"index_grad", "gather_grad"})
 
 
-def accumulations(eqns: list, outputs) -> list:
-    """``add(acc, s)`` with ``s`` a scatter into zeros or a sum of them as ``index_add`` chains on ``acc``."""
-    from gradc.ops.index_add import index_add_eqn
+def accumulations(eqns: list, outputs, only_distinct: bool = False) -> list:
+    """``add(acc, s)`` with ``s`` a scatter into zeros or a sum of them as ``index_add`` chains on ``acc``.
+
+    ``only_distinct``: only where every scatter is a gather's, at distinct positions (``acc[rows, labels] += v``,
+    no ``np.add.at``; outside loops, where the rewrite saves the zero array and the addition, not an order of
+    growth). A -0.0 of ``acc`` at a position not written then stays -0.0 (the sum made it 0.0)."""
+    from gradc.ops.index_add import distinct_positions, index_add_eqn
     uses: dict = {}
     for e in eqns:
         for a in e.inputs:
@@ -45,6 +49,8 @@ def accumulations(eqns: list, outputs) -> list:
 
     replaced: dict = {}  # id(add equation) -> the equations standing for it
     absorbed: set = set()
+    constants = {id(e.out): e.inputs[0] for e in eqns if e.op == "broadcast_to" and isinstance(e.inputs[0], Const)
+                 and e.inputs[0].type.shape == ()}  # a constant cotangent scattered: added as the scalar it is
     for e in eqns:
         if e.op != "add" or e.out.type.shape == () or id(e.out) in absorbed or not all(
                 isinstance(a, (Var, Const)) and a.type == e.out.type for a in e.inputs):
@@ -56,9 +62,16 @@ def accumulations(eqns: list, outputs) -> list:
             if id(other) not in sums or id(acc) in sums or not isinstance(acc, Var):
                 continue
             found = sums[id(other)]
+            if only_distinct and not all(piece.op == "gather_grad" and distinct_positions(piece.inputs[1:])
+                                         for piece in found):
+                continue  # (a basic index's scatter is left as it was: its sum turns a -0.0 of acc into 0.0)
             chain, current = [], acc
             for k, piece in enumerate(found):
-                chain.append(index_add_eqn(current, piece, e.out if k == len(found) - 1 else None))
+                added = index_add_eqn(current, piece, e.out if k == len(found) - 1 else None)
+                scalar = constants.get(id(added.inputs[1]))
+                if scalar is not None:
+                    added = Eqn(added.op, (added.inputs[0], scalar, *added.inputs[2:]), added.params, added.out)
+                chain.append(added)
                 current = chain[-1].out
             replaced[id(e)] = chain
             absorbed |= members[id(other)]
@@ -108,10 +121,11 @@ def _indexed(update: Eqn) -> tuple:
 
 
 def _without_unread_scatters(eqns: list, outputs) -> list:
-    """``eqns`` without the scatters (and sums of them) nothing reads any more."""
+    """``eqns`` without the scatters (and sums of them), and the constants they scattered, nothing reads any more."""
     read = {id(o) for o in outputs} | {id(a) for e in eqns for a in e.inputs}
     kept = [e for e in eqns if id(e.out) in read or e.op not in SCATTER_OPS]
-    return kept
+    read = {id(o) for o in outputs} | {id(a) for e in kept for a in e.inputs}
+    return [e for e in kept if id(e.out) in read or not (e.op == "broadcast_to" and isinstance(e.inputs[0], Const))]
 
 
 def into_branches(eqns: list, outputs) -> list:

@@ -57,6 +57,12 @@ from gradc.ir.types import TensorType
 from gradc.passes.fold_rewrites import ShapeRewrites, plain
 
 _MAX_FOLDED_SIZE = 64  # larger folded arrays would bloat emitted literals
+_REARRANGING = frozenset({"reshape", "transpose", "index"})  # ops that only move (or pick) their operand's elements
+
+
+def _only_new_axes(spec) -> bool:
+    """Whether an index spec only keeps whole axes and adds new ones (``x[:, None]``, ``x[None]``)."""
+    return all(item == ("slice", None, None, None) or item == ("new",) for item in spec)
 
 
 class _Folder(ShapeRewrites):
@@ -147,6 +153,13 @@ class _Folder(ShapeRewrites):
             if inner is not None:
                 return Eqn(op, inner.inputs, eqn.params, out)
             return None
+        if op == "index_grad" and len(x) == 1 and _only_new_axes(eqn.params["spec"]) and \
+                isinstance(out.type, TensorType) and out.type.size == x[0].type.size:
+            # the adjoint of x[:, None] (the cotangent written into zeros through it) only reshapes
+            return Eqn("reshape", x, {"shape": out.type.shape}, out)
+        if op in _REARRANGING and len(x) == 1 and scalars[0] is not None and isinstance(out.type, TensorType):
+            self.constant(scalars[0], out)  # a uniform constant rearranged is the same constant: a scalar literal
+            return _HANDLED
         if spec.elementwise and x and all(s is not None for s in scalars) and op not in ("astype",):
             with np.errstate(all="ignore"):
                 value = spec.impl(*(np.asarray(s) for s in scalars), **eqn.params)

@@ -63,6 +63,10 @@ from gradc.passes.update_order import fresh as _fresh
 from gradc.passes.update_order import sink_updates as _sink_updates
 
 _GRAPH_PARAMS = ("body", "cond", "branches")
+# outside loops too, ``acc + scatter`` of a gather at distinct positions (``x[np.arange(n), labels]``) is written
+# ``acc[rows, labels] += v`` (no zero array, no addition of the whole array); a -0.0 of ``acc`` at a position
+# not written then stays -0.0
+TOP_LEVEL_ACCUMULATION = True
 
 
 def mark_in_place(graph: Graph, *, accumulate: bool = True) -> Graph:
@@ -90,6 +94,8 @@ def _mark_graph(graph: Graph, owned_inputs: frozenset, accumulate: bool) -> Grap
     eqns = [Eqn(e.op, e.inputs, _without_marks(e.params), e.out) for e in graph.eqns]
     if accumulate is True:
         eqns = accumulations(into_loops(into_branches(eqns, graph.outputs), graph.outputs), graph.outputs)
+    elif accumulate == "in loops" and TOP_LEVEL_ACCUMULATION:  # a scatter at distinct positions: acc[i] += v
+        eqns = accumulations(eqns, graph.outputs, only_distinct=True)
     eqns = _sink_updates(eqns, graph.outputs)
     loops = {id(e.out): _loop_body(e, accumulate) for e in eqns if e.op in ("scan", "while_loop")}
     analysis = _Aliases(graph, eqns, owned_inputs, loops)

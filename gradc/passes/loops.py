@@ -209,9 +209,56 @@ def _pruned(eqn: Eqn) -> Eqn:
     return eqn
 
 
+# A loop whose body computes fewer elements than this per operation (on average; a nested loop counts its
+# trips times its body) runs at Python's speed, not NumPy's, on the NumPy target: each emitted
+# statement costs about a microsecond of interpreter and call overhead, which is the time NumPy takes
+# for about a thousand elements. ``gradc show`` then recommends the C target, which runs the loop
+# with no per-iteration cost (GradBench's ode fill loop: 7 ms in NumPy, 14 us in C).
+SMALL_BODY_WORK = 1000.0
+_MANY_TRIPS = 16  # fewer trips: the overhead is paid too few times to matter
+
+
+def python_bound(eqn) -> bool:
+    """Whether a loop equation's body is so small per operation that Python's per-iteration cost dominates.
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> from gradc.trace.control import fori_loop
+    >>> g = trace(lambda x: fori_loop(0, 100, lambda i, s: s * x[i], 1.0), np.ones(100))
+    >>> python_bound(g.eqns[-2])  # the scan (the last equation takes its result)
+    True
+    """
+    body = eqn.params.get("body")
+    if body is None or not body.eqns:
+        return False
+    trips = eqn.params.get("length")
+    if isinstance(trips, int) and trips < _MANY_TRIPS:
+        return False
+    return _elements_per_op(body) < SMALL_BODY_WORK
+
+
+def _elements_per_op(body: Graph) -> float:
+    """The elements an operation of ``body`` computes, on average (an index reads one element, not its array;
+    an update of one element writes one)."""
+    total = 0.0
+    for e in body.eqns:
+        inner = [g for g in (e.params.get("body"),) if isinstance(g, Graph)]
+        if inner:
+            trips = e.params.get("length")
+            total += (trips if isinstance(trips, int) else 1000) * _elements_per_op(inner[0]) * len(inner[0].eqns)
+        else:  # an update writes its value's elements in place, not its array's
+            written = e.inputs[1] if e.op in ("index_update", "index_add") else \
+                e.inputs[0] if e.op in ("index_grad", "gather_grad") else e.out  # (a scatter: added in place)
+            size = getattr(getattr(written, "type", None), "size", 1)
+            total += float(size) if isinstance(size, int) else 1000.0
+    return total / len(body.eqns)
+
+
 def loop_report(graph: Graph) -> list:
     """One line per loop and branch of ``graph`` (nested ones indented): kind, trips, carried values and
-    what its reverse sweep tapes per iteration, in bytes (``gradc show`` prints it).
+    what its reverse sweep tapes per iteration, in bytes (``gradc show`` prints it). A loop whose body is
+    small enough that Python's per-iteration cost dominates on the NumPy target (:data:`SMALL_BODY_WORK`)
+    says so and recommends the C target.
 
     >>> loop_report(Graph("f", [], [], []))
     []
@@ -219,6 +266,16 @@ def loop_report(graph: Graph) -> list:
     lines: list = []
     _report(graph, lines, "")
     return lines
+
+
+def _advice(eqn) -> str:
+    if not python_bound(eqn):
+        return ""
+    body = eqn.params["body"]
+    per_op = _elements_per_op(body)
+    each = f"{per_op:.0f} element" + ("" if round(per_op) == 1 else "s")
+    return (f"; small body ({len(body.eqns)} operations on about {each} each per iteration): "
+            "Python's per-iteration cost dominates on the NumPy target; compile with --target c")
 
 
 def _bytes(t) -> int:
@@ -235,7 +292,8 @@ def _tapes(graph: Graph, eqn, body: Graph, n_carry: int, skip: int = 0) -> list:
             if o in body.inputs or named.get(k + skip, "").endswith("_tape")]
 
 
-def _report(graph: Graph, lines: list, indent: str) -> None:
+def _report(graph: Graph, lines: list, indent: str, seen: set | None = None) -> None:
+    seen = set() if seen is None else seen
     for eqn in graph.eqns:
         p = eqn.params
         if eqn.op == "scan":
@@ -249,8 +307,8 @@ def _report(graph: Graph, lines: list, indent: str) -> None:
             if taped:
                 text += (f"; tapes {', '.join(o.name for o in taped)}: "
                          f"{sum(_bytes(o.type) for o in taped)} bytes per iteration")
-            lines.append(text)
-            _report(body, lines, indent + "  ")
+            lines.append(text + _advice(eqn))
+            _report(body, lines, indent + "  ", seen)
         elif eqn.op == "while_loop":
             body = p["body"]
             n_c = len(body.inputs) - p["n_body_consts"]
@@ -260,9 +318,18 @@ def _report(graph: Graph, lines: list, indent: str) -> None:
             if taped:
                 text += (f"; tapes {', '.join(o.name for o in taped)}: {sum(_bytes(o.type) for o in taped)} bytes "
                          "per trip (a list: the trip count is known at the end)")
-            lines.append(text)
-            _report(body, lines, indent + "  ")
+            lines.append(text + _advice(eqn))
+            _report(body, lines, indent + "  ", seen)
+        elif eqn.op == "call":  # a helper's loops, under the call (each helper body once)
+            for g in subgraphs(eqn):
+                if id(g) not in seen:
+                    seen.add(id(g))
+                    inner: list = []
+                    _report(g, inner, indent + "  ", seen)
+                    if inner:
+                        lines.append(f"{indent}{eqn.out.name}: call of {eqn.params.get('helper', g.name)}")
+                        lines.extend(inner)
         elif eqn.op == "cond":
             lines.append(f"{indent}{eqn.out.name}: if/else on {getattr(eqn.inputs[0], 'name', eqn.inputs[0])}")
             for g in p["branches"]:
-                _report(g, lines, indent + "  ")
+                _report(g, lines, indent + "  ", seen)

@@ -459,8 +459,9 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         defs.append(em.function_def())
         defs[-1].name = name
     body: list = []
+    blobs: dict = {}  # placeholder -> a large constant's hex (gradc.backends.numpy.literals)
     for name, const in state.constants.values():
-        body.append(spell.assign(name, array_constant_expr(const)))
+        body.append(spell.assign(name, array_constant_expr(const, blobs)))
     for dtype, name in sorted(state.dtypes.items()):
         body.append(spell.assign(name, spell.call("np.dtype", ast.Constant(dtype))))
     body += defs
@@ -494,6 +495,8 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         imports += [f"import scipy.{m}" for m in modules] + (
             [f"{alias['scipy']} = scipy"] if alias["scipy"] != "scipy" else [])
     lines = [python_comment(h) for h in (header or [])] + imports  # file names and commands, escaped
+    for placeholder, data in blobs.items():  # large constants' bytes, left out of the scans above
+        text = text.replace(placeholder, data)
     return "\n".join(lines) + "\n\n\n" + text + "\n"
 
 
