@@ -34,6 +34,7 @@ import tempfile
 import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
+from gradc.backends.c.blas import connect as connect_blas
 from gradc.backends.c.bounds import check_max_trips, too_large
 from gradc.backends.c.cache import cache_dir, cache_writes, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
@@ -418,6 +419,7 @@ class CCompiled:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
+        self.blas = connect_blas(lib, name)  # where the BLAS of large products comes from (None: gradc's kernels)
         self._forward = _CFunction(lib, name, self.graph, work[0], limits[0], shown[0])
         self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1], shown[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}

@@ -46,6 +46,7 @@ import re
 import numpy as np
 import sympy as sp
 
+from gradc.backends.c import blas
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
@@ -613,6 +614,13 @@ def emit_c(functions, header_lines, guard, max_trips=None):
         signature = f"size_t {fname}_work_size({', '.join(f'long {c}' for c in own) or 'void'})"
         protos.append((proto, doc, fname, signature))
         defs.append(f"/* {c_comment(doc)} */\n{text}\n\n{signature}\n{{\n{returned}\n}}")
+    if ("gradc_blas", "pointers") in module.statics:  # large products: the loader gives the unit a BLAS
+        setter = functions[0][1]
+        header_lines += ["", f"Matrix products of at least {blas.BLAS_MIN} multiply-adds call the BLAS's dgemm/sgemm "
+                             f"(Fortran ABI) given by {setter}_use_blas(dgemm, sgemm), once, before any other call "
+                             "(gradc's Python loader does so); until then, or given nulls, gradc's own kernels run."]
+        defs.append(blas.setter_text(setter))
+        protos.append((None, None, setter, None))
     comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
@@ -629,7 +637,10 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     # do not change a function's type, so these declarations match the restrict-qualified definitions)
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
-    for proto, doc, _, signature in protos:
+    for proto, doc, fname, signature in protos:
+        if proto is None:  # the BLAS setter
+            hdr += [f"{blas.setter_prototype(fname)};", ""]
+            continue
         hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";", f"{signature};", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
     return source + "\n", "\n".join(hdr) + "\n"
