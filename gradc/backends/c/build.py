@@ -40,6 +40,7 @@ from gradc.backends.c.cache import cache_dir, cache_writes, make_private, truste
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
+from gradc.backends.c.threads import uses_openmp
 from gradc.backends.checks import sized_checker
 from gradc.backends.display import source_html
 from gradc.errors import EmitError
@@ -127,7 +128,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     if cc is None:
         raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
                         hint="the source is still available from gradc.backends.c.build.emit_sources")
-    flags = optimisation(source) + tuning_flags(cc)
+    flags = optimisation(source) + tuning_flags(cc) + (("-fopenmp",) if uses_openmp(source) else ())
     # an extension module is built against one Python's and one NumPy's headers: key it by them too
     # (the cache is shared by every Python of the user; loading another's object fails or worse)
     python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()

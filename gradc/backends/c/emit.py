@@ -61,6 +61,7 @@ from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
+from gradc.backends.c.threads import parallel_for
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
@@ -398,6 +399,10 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
             big = " | ".join(f"({fabs}({a}) > {limit})" for a in limited)  # no branch: | not ||
             self.emit(f"int {flag} = 0;  /* whether an argument of sin, cos or tan is beyond 2**{power}: libm's */")
             lines.append(f"{flag} |= {big};")
+        pragma = parallel_for(size(shape), self.module.openmp, flag if limited else None) \
+            if loop_lines and not self.depth else None
+        if pragma:  # each thread writes its own elements: the same results as one thread
+            self.emit(pragma)
         self.open(loop_lines)
         for line in lines:
             self.emit(self.module.note_calls(line))

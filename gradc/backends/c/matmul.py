@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from gradc.backends.c import blas
 from gradc.backends.c.names import fresh
+from gradc.backends.c.threads import parallel_for
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, dim_c, eqn_text, known, lin, loops, ptr, size
 
 T_ROWS, T_LANES = 10, 24  # transposed blocks (see matmul_blocked): up to 10 x 24, 30 AVX-512 registers
@@ -219,6 +220,10 @@ class MatmulLowerings:
                 j = ci if nq == nr and n // nr > 1 else str(j0)
                 opened = [f"for (long {j} = 0; {j} < {n // nr * nr}; {j} += {nr}) {{"] * (j == ci)
                 opened += [f"for (long {i} = {row0}; {i} < {row0 + rows // mr * mr}; {i} += {mr}) {{"] * (i == ri)
+                pragma = parallel_for(m * n * kdim, self.module.openmp) if opened and not self.depth and not bo \
+                    else None
+                if pragma:  # blocks of out shared among threads: each block is computed as without them
+                    self.emit(pragma)
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
                 lhs, rhs = ptr(a.name, a.offset, ba + [(ar, i)]), ptr(bname, boff, bb + [(1, j)])
