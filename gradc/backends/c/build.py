@@ -25,7 +25,6 @@ import inspect
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -40,7 +39,7 @@ from gradc.backends.c.cache import cache_dir, cache_writes, make_private, truste
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
-from gradc.backends.c.threads import uses_openmp
+from gradc.backends.c.threads import find_compiler, uses_openmp  # noqa: F401 (find_compiler: public here)
 from gradc.backends.checks import sized_checker
 from gradc.backends.display import source_html
 from gradc.errors import EmitError
@@ -111,12 +110,6 @@ def cpu_identity() -> str:
 
         return platform.machine() + platform.processor()
 
-
-def find_compiler() -> str | None:
-    cc = os.environ.get("CC")
-    if cc and shutil.which(cc):
-        return cc
-    return shutil.which("cc") or shutil.which("gcc")
 
 
 def build(source: str, name: str, glue: str | None = None) -> str:

@@ -61,7 +61,7 @@ from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
-from gradc.backends.c.threads import parallel_for
+from gradc.backends.c.threads import openmp_enabled, parallel_for
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
@@ -599,6 +599,7 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     ``control.DEFAULT_MAX_TRIPS``); the header lists each bounded loop and its status code.
     """
     module = Module()
+    module.openmp = openmp_enabled()
     defs, protos = [], []
     # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the
     # emitter writes in place only where its own lifetimes allow: see in_place.py)

@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
 import tempfile
+
+from gradc.backends.c.values import dim_c, known
 
 OPENMP_MIN = 1 << 16  # elements from which a loop is shared among threads (512 KiB of float64)
 _ON = ("1", "on", "yes", "true")
@@ -39,12 +42,18 @@ def compiler_supports_openmp(cc: str) -> bool:
             return False
 
 
+def find_compiler() -> str | None:
+    """The C compiler: ``$CC`` when it is on the path, else ``cc`` or ``gcc`` (None: none found)."""
+    cc = os.environ.get("CC")
+    if cc and shutil.which(cc):
+        return cc
+    return shutil.which("cc") or shutil.which("gcc")
+
+
 def openmp_enabled() -> bool:
     """``$GRADC_OPENMP`` asks for threads and the C compiler has OpenMP."""
     if os.environ.get("GRADC_OPENMP", "").strip().lower() not in _ON:
         return False
-    from gradc.backends.c.build import find_compiler
-
     cc = find_compiler()
     return cc is not None and compiler_supports_openmp(cc)
 
@@ -55,8 +64,6 @@ def parallel_for(elements, enabled: bool, flag: str | None = None) -> str | None
     ``elements``: an int, or a SymPy expression of named sizes, which the pragma's ``if`` clause compares
     with ``OPENMP_MIN`` when the loop runs. ``flag``: an int the loop ors into (an or of the threads' own).
     """
-    from gradc.backends.c.values import dim_c, known
-
     if not enabled:
         return None
     large = known(elements >= OPENMP_MIN, None)
