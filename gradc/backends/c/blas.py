@@ -1,6 +1,7 @@
 """Large matrix products through a BLAS found when the compiled module is loaded.
 
-A matrix product of at least ``BLAS_MIN`` multiply-adds is emitted twice: a call of the BLAS's
+A matrix product of at least ``BLAS_MIN`` multiply-adds, each of its three sizes at least
+``BLAS_MIN_SIDE``, is emitted twice: a call of the BLAS's
 ``dgemm``/``sgemm`` (through a function pointer of the unit) and gradc's register-blocked kernels
 (``gradc.backends.c.matmul``). The pointer is null until the loader sets it, once, through the
 unit's ``NAME_use_blas(dgemm, sgemm)``; while it is null (no BLAS found, a C caller that never sets
@@ -24,6 +25,7 @@ import functools
 import os
 
 BLAS_MIN = 64 ** 3  # multiply-adds from which a product calls the BLAS (a 64 x 64 x 64 product; below, kernels)
+BLAS_MIN_SIDE = 32  # and every side at least this: a thin product (k = 16) is memory-bound, as fast in the kernels
 INT_MAX = 2 ** 31 - 1  # the BLAS's integers are C ints (LP64): larger sizes run the kernels
 
 _FORTRAN_GEMM = ("void (*)(const char *, const char *, const int *, const int *, const int *, const T *, const T *, "

@@ -146,11 +146,13 @@ class MatmulLowerings:
 
     def blas_call(self, a, b, out, m, kdim, n):
         """``(condition, C call)`` computing a 2-D ``out = a @ b`` by the BLAS's gemm, or None: a product below
-        ``blas.BLAS_MIN`` multiply-adds, or operands BLAS cannot take as they are (neither axis contiguous)."""
-        if len(a.shape) != 2 or len(b.shape) != 2 or len(out.shape) != 2 or m < 2 or n < 2:
+        ``blas.BLAS_MIN`` multiply-adds or with a side below ``blas.BLAS_MIN_SIDE``, or operands BLAS cannot take
+        as they are (neither axis contiguous)."""
+        side = blas.BLAS_MIN_SIDE
+        if len(a.shape) != 2 or len(b.shape) != 2 or len(out.shape) != 2 or m < side or n < side:
             return None
         work = m * n * kdim
-        if known(work < blas.BLAS_MIN, False):
+        if known(work < blas.BLAS_MIN, False) or known(kdim < side, False):
             return None
         (ar, ak), (bk, bc) = a.strides, b.strides
         if out.strides != (n, 1) and list(out.strides) != [n, 1]:
@@ -175,7 +177,7 @@ class MatmulLowerings:
         condition = f"{pointer} != NULL"
         if not known(work >= blas.BLAS_MIN, False):  # a named shared axis: decided when it runs
             k = dim_c(kdim)
-            condition += f" && (double){k}*{m * n} >= {blas.BLAS_MIN} && {k} <= {blas.INT_MAX}"
+            condition += f" && {k} >= {side} && (double){k}*{m * n} >= {blas.BLAS_MIN} && {k} <= {blas.INT_MAX}"
         call = (f"{helper}({ta}, {tb}, {m}, {n}, {dim_c(kdim)}, {ptr(a.name, a.offset, [])}, {dim_c(lda)}, "
                 f"{ptr(b.name, b.offset, [])}, {dim_c(ldb)}, {ptr(out.name, out.offset, [])}, {n});")
         return condition, call

@@ -85,7 +85,7 @@ def test_random_products_agree(monkeypatch, seed):
     for choice in ("auto", "none"):
         monkeypatch.setenv("GRADC_BLAS", choice)
         c = gradc.compile(_loss(ta, tb), a, b, w, wrt=("a", "b"), target="c")
-        assert ("_use_blas" in c.source) == (m * k * n >= blas.BLAS_MIN)
+        assert ("_use_blas" in c.source) == (m * k * n >= blas.BLAS_MIN)  # every side is above BLAS_MIN_SIDE
         results.append(c.value_and_grad(a, b, w))
     ref_value, ref_ga, ref_gb = _by_hand(ta, tb, *(x.astype(np.float64) for x in (a, b, w)))
     for value, (ga, gb) in results:
@@ -113,6 +113,8 @@ def test_named_shared_axis_decided_at_run_time(monkeypatch, choice):
 def test_small_products_have_no_blas_branch():
     c = gradc.compile(lambda a, b: np.sum(a @ b), np.ones((8, 8)), np.ones((8, 8)), target="c")
     assert "gradc_blas" not in c.source and c.blas is None
+    thin = gradc.compile(lambda a, b: np.sum(a @ b), np.ones((500, 16)), np.ones((16, 500)), target="c")
+    assert "gradc_blas" not in thin.source  # 4 M multiply-adds, but k = 16 < BLAS_MIN_SIDE
 
 
 def test_unknown_choice_is_a_clear_error(monkeypatch):
