@@ -301,13 +301,31 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         self.plan()
         self.run_segments()
         loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
+        self.aliased = {}  # work array -> the output parameter it is (see output_array)
         for param, out in self.copies:
             src, note = self.atom_loc(out), f"{param} = {_name(out)}"
             if id(out) in loop_results and src.value is None and src.name != out.name:
+                if self.output_array(src, out.type, param):
+                    self.emit(f"/* {param} = {_name(out)}, the loop's {src.name}: kept in {param} all along */")
+                    continue
                 note += f", the loop's {src.name}"  # a loop's result lives where the loop kept it
             self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), src, note)
         unused = [f"(void){self.loc[id(v)].name};" for v in self.graph.inputs if id(v) not in self.used_inputs]
         return ["    " + u for u in unused] + self.lines
+
+    def output_array(self, src: Loc, type_, param) -> bool:
+        """Whether the work array holding a loop's result (``src``) can be the output ``param`` itself, making
+        the final copy unneeded: an array of exactly the output's size and type, read as a whole. Whatever else
+        it held before went to the output's memory, which nothing reads (outputs overlap no input)."""
+        if param is None or not src.standard or src.offset != 0 or src.local or type_.shape == () \
+                or src.name in self.aliased \
+                or param in self.aliased.values():
+            return False
+        entry = next((a for a in self.arrays if a[0] == src.name), None)
+        if entry is None or entry[1] != C_TYPES[type_.dtype] or entry[2] != size(type_.shape):
+            return False
+        self.aliased[src.name] = param
+        return True
 
     def run_segments(self):
         for n, (kind, item) in enumerate(self.segments):
@@ -491,7 +509,10 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
         decls, heap = [], is_dim_expr(work) or work > (STACK_LIMIT if stack is None else stack)
         offset = (lent + 7) // 8 if not is_dim_expr(lent) else sp.expand(lent / 8)  # (8 per word already)
         for name, ctype, n_elems in em.arrays:
-            if heap:
+            if name in em.aliased:  # a loop's result: computed in the output itself (FunctionEmitter.output_array)
+                decls.append(f"    {ctype} *restrict {name} = {em.aliased[name]};")
+                offset += _words(n_elems, ctype) if heap else 0
+            elif heap:
                 decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {dim_c(offset)});")
                 offset += _words(n_elems, ctype)
             else:
