@@ -8,8 +8,9 @@ problem: gradc's compile time (trace, AD, passes, emit, load; a fresh C cache fo
 so the C compiler is included) and the time of what the eval asks for (a gradient, a Jacobian, a
 Newton direction) through the NumPy target, the C target, PyTorch (CPU, float64, eager autograd)
 and JAX (jit, float64) when importable, timed in this process, interleaved, medians; ratios
-against the NumPy target. Results are checked against each other (rtol 1e-8) before timing. A
-problem gradc cannot compile yet is printed as such, with the first line of its error.
+against the NumPy target, and the C target against GradBench's hand-written C++ (``HAND_CPP_MS``).
+Results are checked against each other (rtol 1e-8) before timing. A problem gradc cannot compile
+yet is printed as such, with the first line of its error.
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/gradbench.py [--problems lse,det] [--repeat 7]
 """
@@ -70,6 +71,11 @@ else:
         import gradbench_jax
 
 RTOL = 1e-8
+# GradBench's hand-written C++ (its ``manual`` tool), ms per eval at (smallest, largest) default size, as measured on
+# this project's machine for issue 27 (GradBench's own harness; not rebuilt here: it needs its JSON tooling). ode's
+# is its closed form (O(n), independent of s), not Runge-Kutta; ba's is all p observations (the C column: one).
+HAND_CPP_MS = {"lse": (0.049, 0.487), "gmm": (0.14, 8.4), "kmeans": (0.025, 0.497), "ode": (0.0018, 0.0166),
+               "ba": (11.2, None), "lstm": (0.27, 3.7), "det": (0.0007, 0.028)}
 
 
 # ---------------------------------------------------------------- what gradc compiles, per problem
@@ -79,6 +85,7 @@ class Problem:
     def __init__(self, name, size, compile_fn, peers=None, note="", max_repeat=None):
         self.name, self.size, self.compile_fn, self.peers, self.note = name, size, compile_fn, peers or {}, note
         self.max_repeat = max_repeat  # the nested descents take seconds a run: fewer runs
+        self.per_eval = 1  # calls of the timed callable per GradBench eval (ba: one per observation)
 
 
 def _grad_problem(f, args, argnums=0):
@@ -199,8 +206,11 @@ def ba_problem(size):
         peers["torch"] = gradbench_torch.ba(args)
     if gradbench_jax is not None:
         peers["jax"] = gradbench_jax.ba(args)
-    return Problem("ba", "n={},m={},p={}".format(*size), build, peers,
-                   note=f"one observation's 2 x 15 block; the eval computes p = {size[2]} of them")
+    problem = Problem("ba", "n={},m={},p={}".format(*size), build, peers,
+                      note=f"one observation's 2 x 15 block; the eval computes p = {size[2]} of them "
+                           "(C / hand C++ counts p blocks)")
+    problem.per_eval = size[2]
+    return problem
 
 
 def ht_problem(size, complicated=True):
@@ -289,7 +299,8 @@ def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c")):
     builder, smallest, largest = PROBLEMS[name]
     problem = builder(smallest if which == "smallest" else largest)
     row = {"problem": problem.name, "size": problem.size, "note": problem.note, "ms": {}, "compile_s": {},
-           "error": {}}
+           "error": {}, "per_eval": problem.per_eval,
+           "hand_ms": HAND_CPP_MS.get(problem.name, (None, None))[which == "largest"]}
     runs = {}
     for target in targets:
         if target == "c" and c_build.find_compiler() is None:
@@ -357,15 +368,17 @@ def main(argv=None):
     print(f"numpy {np.__version__}, {peers}, python {sys.version.split()[0]}{load}; medians of {a.repeat} "
           f"interleaved runs; results checked against each other (rtol {RTOL})\n")
     print("| problem | size | compile NumPy s | compile C s | NumPy target ms | C target ms | torch ms | jax ms "
-          "| torch / NumPy | NumPy / C |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| torch / NumPy | NumPy / C | hand C++ ms | C / hand C++ |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         ms, comp = r["ms"], r["compile_s"]
         ratio_torch = ms["torch"] / ms["numpy"] if "torch" in ms and "numpy" in ms else None
         ratio_c = ms["numpy"] / ms["c"] if "c" in ms and "numpy" in ms else None
+        ratio_hand = ms["c"] * r["per_eval"] / r["hand_ms"] if "c" in ms and r["hand_ms"] else None
         print(f"| {r['problem']} | {r['size']} | {cell(comp.get('numpy'), '.2f')} | {cell(comp.get('c'), '.2f')} | "
-              f"{cell(ms.get('numpy'), '.3f')} | {cell(ms.get('c'), '.3f')} | {cell(ms.get('torch'), '.3f')} | "
-              f"{cell(ms.get('jax'), '.3f')} | {cell(ratio_torch, '.2f')} | {cell(ratio_c, '.2f')} |")
+              f"{cell(ms.get('numpy'), '.4g')} | {cell(ms.get('c'), '.4g')} | {cell(ms.get('torch'), '.4g')} | "
+              f"{cell(ms.get('jax'), '.4g')} | {cell(ratio_torch, '.2f')} | {cell(ratio_c, '.2f')} | "
+              f"{cell(r['hand_ms'], '.4g')} | {cell(ratio_hand, '.2f')} |")
     print()
     versus_jax = [(r["problem"], r["ms"]["numpy"] / r["ms"]["jax"]) for r in rows if {"numpy", "jax"} <= set(r["ms"])]
     if versus_jax:

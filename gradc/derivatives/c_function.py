@@ -21,6 +21,7 @@ import importlib.machinery
 import importlib.util
 
 from gradc.backends.c import pyglue
+from gradc.backends.c.blas import connect as connect_blas
 from gradc.backends.c.build import _CFunction, _raiser, _work_bytes, build, header_guard
 from gradc.backends.c.cache import cache_dir
 from gradc.backends.c.control import loop_limits
@@ -70,6 +71,7 @@ class CFunction:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
+        self.blas = connect_blas(lib, cname)
         self._slow = _CFunction(lib, cname, self.graph, work if isinstance(work, int) else 0, limits, graph.name)
         self.fn = self._slow_call
         if self.fast:

@@ -25,7 +25,6 @@ import inspect
 import logging
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -34,11 +33,13 @@ import tempfile
 import numpy as np
 
 from gradc.backends.c import pyglue as c_pyglue
+from gradc.backends.c.blas import connect as connect_blas
 from gradc.backends.c.bounds import check_max_trips, too_large
 from gradc.backends.c.cache import cache_dir, cache_writes, make_private, trusted_file
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
+from gradc.backends.c.threads import find_compiler, uses_openmp  # noqa: F401 (find_compiler: public here)
 from gradc.backends.checks import sized_checker
 from gradc.backends.display import source_html
 from gradc.errors import EmitError
@@ -110,12 +111,6 @@ def cpu_identity() -> str:
         return platform.machine() + platform.processor()
 
 
-def find_compiler() -> str | None:
-    cc = os.environ.get("CC")
-    if cc and shutil.which(cc):
-        return cc
-    return shutil.which("cc") or shutil.which("gcc")
-
 
 def build(source: str, name: str, glue: str | None = None) -> str:
     """Path of the shared object for ``source`` (compiled once per source, glue, compiler and flags).
@@ -126,7 +121,7 @@ def build(source: str, name: str, glue: str | None = None) -> str:
     if cc is None:
         raise EmitError("no C compiler found for target='c' (set $CC or install cc/gcc)", where="",
                         hint="the source is still available from gradc.backends.c.build.emit_sources")
-    flags = optimisation(source) + tuning_flags(cc)
+    flags = optimisation(source) + tuning_flags(cc) + (("-fopenmp",) if uses_openmp(source) else ())
     # an extension module is built against one Python's and one NumPy's headers: key it by them too
     # (the cache is shared by every Python of the user; loading another's object fails or worse)
     python_abi = (sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, np.__version__) if glue else ()
@@ -418,6 +413,7 @@ class CCompiled:
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
+        self.blas = connect_blas(lib, name)  # where the BLAS of large products comes from (None: gradc's kernels)
         self._forward = _CFunction(lib, name, self.graph, work[0], limits[0], shown[0])
         self._vg = _CFunction(lib, grad_name, self.value_and_grad_graph, work[1], limits[1], shown[1])
         slow = {"forward": self._slow_forward, "grad": self._slow_grad, "value_and_grad": self._slow_value_and_grad}

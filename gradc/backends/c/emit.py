@@ -46,6 +46,7 @@ import re
 import numpy as np
 import sympy as sp
 
+from gradc.backends.c import blas
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
@@ -60,6 +61,7 @@ from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
+from gradc.backends.c.threads import openmp_enabled, parallel_for
 from gradc.backends.c.values import (
     C_TYPES,
     STACK_LIMIT,
@@ -299,13 +301,31 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         self.plan()
         self.run_segments()
         loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
+        self.aliased = {}  # work array -> the output parameter it is (see output_array)
         for param, out in self.copies:
             src, note = self.atom_loc(out), f"{param} = {_name(out)}"
             if id(out) in loop_results and src.value is None and src.name != out.name:
+                if self.output_array(src, out.type, param):
+                    self.emit(f"/* {param} = {_name(out)}, the loop's {src.name}: kept in {param} all along */")
+                    continue
                 note += f", the loop's {src.name}"  # a loop's result lives where the loop kept it
             self.copy(Loc(param, out.type.shape, dtype=out.type.dtype), src, note)
         unused = [f"(void){self.loc[id(v)].name};" for v in self.graph.inputs if id(v) not in self.used_inputs]
         return ["    " + u for u in unused] + self.lines
+
+    def output_array(self, src: Loc, type_, param) -> bool:
+        """Whether the work array holding a loop's result (``src``) can be the output ``param`` itself, making
+        the final copy unneeded: an array of exactly the output's size and type, read as a whole. Whatever else
+        it held before went to the output's memory, which nothing reads (outputs overlap no input)."""
+        if param is None or not src.standard or src.offset != 0 or src.local or type_.shape == () \
+                or src.name in self.aliased \
+                or param in self.aliased.values():
+            return False
+        entry = next((a for a in self.arrays if a[0] == src.name), None)
+        if entry is None or entry[1] != C_TYPES[type_.dtype] or entry[2] != size(type_.shape):
+            return False
+        self.aliased[src.name] = param
+        return True
 
     def run_segments(self):
         for n, (kind, item) in enumerate(self.segments):
@@ -397,6 +417,10 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
             big = " | ".join(f"({fabs}({a}) > {limit})" for a in limited)  # no branch: | not ||
             self.emit(f"int {flag} = 0;  /* whether an argument of sin, cos or tan is beyond 2**{power}: libm's */")
             lines.append(f"{flag} |= {big};")
+        pragma = parallel_for(size(shape), self.module.openmp, flag if limited else None) \
+            if loop_lines and not self.depth else None
+        if pragma:  # each thread writes its own elements: the same results as one thread
+            self.emit(pragma)
         self.open(loop_lines)
         for line in lines:
             self.emit(self.module.note_calls(line))
@@ -485,7 +509,10 @@ def emit_function(graph, fname, out_params, module=None, max_trips=None, sizes=N
         decls, heap = [], is_dim_expr(work) or work > (STACK_LIMIT if stack is None else stack)
         offset = (lent + 7) // 8 if not is_dim_expr(lent) else sp.expand(lent / 8)  # (8 per word already)
         for name, ctype, n_elems in em.arrays:
-            if heap:
+            if name in em.aliased:  # a loop's result: computed in the output itself (FunctionEmitter.output_array)
+                decls.append(f"    {ctype} *restrict {name} = {em.aliased[name]};")
+                offset += _words(n_elems, ctype) if heap else 0
+            elif heap:
                 decls.append(f"    {ctype} *restrict {name} = ({ctype} *)(work + {dim_c(offset)});")
                 offset += _words(n_elems, ctype)
             else:
@@ -593,6 +620,7 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     ``control.DEFAULT_MAX_TRIPS``); the header lists each bounded loop and its status code.
     """
     module = Module()
+    module.openmp = openmp_enabled()
     defs, protos = [], []
     # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the
     # emitter writes in place only where its own lifetimes allow: see in_place.py)
@@ -613,6 +641,13 @@ def emit_c(functions, header_lines, guard, max_trips=None):
         signature = f"size_t {fname}_work_size({', '.join(f'long {c}' for c in own) or 'void'})"
         protos.append((proto, doc, fname, signature))
         defs.append(f"/* {c_comment(doc)} */\n{text}\n\n{signature}\n{{\n{returned}\n}}")
+    if ("gradc_blas", "pointers") in module.statics:  # large products: the loader gives the unit a BLAS
+        setter = functions[0][1]
+        header_lines += ["", f"Matrix products of at least {blas.BLAS_MIN} multiply-adds call the BLAS's dgemm/sgemm "
+                             f"(Fortran ABI) given by {setter}_use_blas(dgemm, sgemm), once, before any other call "
+                             "(gradc's Python loader does so); until then, or given nulls, gradc's own kernels run."]
+        defs.append(blas.setter_text(setter))
+        protos.append((None, None, setter, None))
     comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
@@ -629,7 +664,10 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     # do not change a function's type, so these declarations match the restrict-qualified definitions)
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
-    for proto, doc, _, signature in protos:
+    for proto, doc, fname, signature in protos:
+        if proto is None:  # the BLAS setter
+            hdr += [f"{blas.setter_prototype(fname)};", ""]
+            continue
         hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";", f"{signature};", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
     return source + "\n", "\n".join(hdr) + "\n"

@@ -16,6 +16,26 @@ from gradc.backends.c.update import UpdateLowerings
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
 from gradc.ops.shape import spec_to_numpy
 
+SHORT_REDUCED = 16  # trailing reduced axes of at most this many elements go outside the kept ones (below)
+
+
+def _reduction_order(op, shape, axes) -> list:
+    """The order of the loops over ``shape`` of a reduction over ``axes``: the array's own, except that short
+    trailing reduced axes (a row sum of an n x 8 array) go outside, so the inner loop runs along the kept axes
+    and vectorises. Each output element still takes its terms in the same order: the same bits either way.
+
+    >>> _reduction_order("sum", (1000, 8), (1,)), _reduction_order("sum", (10, 1000), (1,))
+    ([1, 0], [0, 1])
+    """
+    ndim = len(shape)
+    kept = [a for a in range(ndim) if a not in axes]
+    trailing = sorted(axes) == list(range(ndim - len(axes), ndim))
+    if op not in ("sum", "mean", "prod") or not kept or not trailing \
+            or not known(size([shape[a] for a in axes]) <= SHORT_REDUCED, False) \
+            or not known(size([shape[a] for a in kept]) >= 64, False):
+        return list(range(ndim))
+    return sorted(axes) + kept
+
 
 class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLowerings, ConvLowerings):
     """Methods lowering non-elementwise ops; they use the emitter's ``emit``/``open``/``close``."""
@@ -80,7 +100,9 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
             self.emit(f"{C_TYPES[out.dtype]} {out.name} = {init};")
         else:
             self.each(out, f"@ = {init};")
-        lines, idx = loops(x.shape)
+        order = _reduction_order(e.op, x.shape, axes)
+        lines, inner = loops([x.shape[a] for a in order])
+        idx = [inner[order.index(a)] for a in range(len(x.shape))]
         self.open(lines)
         out_idx = [("0" if a in axes else i) for a, i in enumerate(idx) if keep or a not in axes]
         o, v = self.target(out, out_idx), x.at(idx)

@@ -9,7 +9,9 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c import blas
 from gradc.backends.c.names import fresh
+from gradc.backends.c.threads import parallel_for
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, dim_c, eqn_text, known, lin, loops, ptr, size
 
 T_ROWS, T_LANES = 10, 24  # transposed blocks (see matmul_blocked): up to 10 x 24, 30 AVX-512 registers
@@ -130,6 +132,59 @@ class MatmulLowerings:
         ri, ci = f"i{len(bo)}", f"i{len(bo) + 1}"  # block row and column indices
         if not bo:
             self.emit(f"/* {eqn_text(e)} */")
+        gemm = None if bo else self.blas_call(a, b, out, m, kdim, n)
+        if gemm is not None:  # the BLAS when the loader found one, else the kernels below
+            condition, call = gemm
+            self.open([f"if ({condition}) {{"])
+            self.emit(call)
+            self.close(1)
+            self.open(["else {"])
+            self.matmul_kernels(e, a, b, out, batch, m, kdim, n, ar, ak, bk, bc, ctype, ri, ci)
+            self.close(1)
+            return
+        self.matmul_kernels(e, a, b, out, batch, m, kdim, n, ar, ak, bk, bc, ctype, ri, ci)
+
+    def blas_call(self, a, b, out, m, kdim, n):
+        """``(condition, C call)`` computing a 2-D ``out = a @ b`` by the BLAS's gemm, or None: a product below
+        ``blas.BLAS_MIN`` multiply-adds or with a side below ``blas.BLAS_MIN_SIDE``, or operands BLAS cannot take
+        as they are (neither axis contiguous)."""
+        side = blas.BLAS_MIN_SIDE
+        if len(a.shape) != 2 or len(b.shape) != 2 or len(out.shape) != 2 or m < side or n < side:
+            return None
+        work = m * n * kdim
+        if known(work < blas.BLAS_MIN, False) or known(kdim < side, False):
+            return None
+        (ar, ak), (bk, bc) = a.strides, b.strides
+        if out.strides != (n, 1) and list(out.strides) != [n, 1]:
+            return None
+        if ak == 1 and known(ar >= kdim, False):
+            ta, lda = 0, ar
+        elif ar == 1 and ak >= m:
+            ta, lda = 1, ak
+        else:
+            return None
+        if bc == 1 and bk >= n:
+            tb, ldb = 0, bk
+        elif bk == 1 and known(bc >= kdim, False):
+            tb, ldb = 1, bc
+        else:
+            return None
+        pointer = "gradc_blas_dgemm" if out.dtype == "f64" else "gradc_blas_sgemm"
+        self.module.helper(("gradc_blas", "pointers"), "gradc_blas_dgemm", blas.pointer_declarations)
+        suffix = "" if out.dtype == "f64" else "f"
+        helper = self.module.helper(("gradc_blas", out.dtype), f"gradc_gemm{suffix}",
+                                    lambda: blas.gemm_helper_text(C_TYPES[out.dtype]))
+        condition = f"{pointer} != NULL"
+        if not known(work >= blas.BLAS_MIN, False):  # a named shared axis: decided when it runs
+            k = dim_c(kdim)
+            condition += f" && {k} >= {side} && (double){k}*{m * n} >= {blas.BLAS_MIN} && {k} <= {blas.INT_MAX}"
+        call = (f"{helper}({ta}, {tb}, {m}, {n}, {dim_c(kdim)}, {ptr(a.name, a.offset, [])}, {dim_c(lda)}, "
+                f"{ptr(b.name, b.offset, [])}, {dim_c(ldb)}, {ptr(out.name, out.offset, [])}, {n});")
+        return condition, call
+
+    def matmul_kernels(self, e, a, b, out, batch, m, kdim, n, ar, ak, bk, bc, ctype, ri, ci):
+        """The register-blocked kernels of ``matmul_blocked`` (see there)."""
+        ba, bb, bo = batch
         row0 = m // T_LANES * T_LANES if ar == 1 and n <= T_ROWS else 0  # rows done as out.T blocks
         if row0:
             kernel = self.mm_kernel(ctype, n, T_LANES, strided_out=True)
@@ -167,6 +222,10 @@ class MatmulLowerings:
                 j = ci if nq == nr and n // nr > 1 else str(j0)
                 opened = [f"for (long {j} = 0; {j} < {n // nr * nr}; {j} += {nr}) {{"] * (j == ci)
                 opened += [f"for (long {i} = {row0}; {i} < {row0 + rows // mr * mr}; {i} += {mr}) {{"] * (i == ri)
+                pragma = parallel_for(m * n * kdim, self.module.openmp) if opened and not self.depth and not bo \
+                    else None
+                if pragma:  # blocks of out shared among threads: each block is computed as without them
+                    self.emit(pragma)
                 self.open(opened)
                 kernel = self.mm_kernel(ctype, nrows, nq)
                 lhs, rhs = ptr(a.name, a.offset, ba + [(ar, i)]), ptr(bname, boff, bb + [(1, j)])

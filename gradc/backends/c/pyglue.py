@@ -38,8 +38,22 @@ def numpy_include() -> str:
 
 
 def supported(graph) -> bool:
-    """Graphs the glue handles: those without static (compile-time constant) parameters."""
-    return not graph.static
+    """Graphs the glue handles: every input is one of the parameters (static parameters, compile-time constants
+    such as a Python int step count, are compared with the value compiled in: a different one goes to the slow
+    path, which raises the clear error)."""
+    names = set(graph.params)
+    return all(v.name in names for v in graph.inputs) and set(graph.static) <= names
+
+
+def argument_positions(graph) -> list:
+    """The position among the call's arguments of each graph input (static parameters are not inputs).
+
+    >>> import gradc
+    >>> from gradc.trace import trace
+    >>> argument_positions(trace(lambda n, x: x[:n].sum(), 2, gradc.spec("f64[4]")))
+    [1]
+    """
+    return [graph.params.index(v.name) for v in graph.inputs]
 
 
 def size_names(graph) -> list:
@@ -55,11 +69,13 @@ def size_names(graph) -> list:
     return [s.name for s in symbols_of([d for v in graph.inputs for d in getattr(v.type, "shape", None) or ()])]
 
 
-def _sized_input(i, t, slot, seen) -> list:
-    """C reading argument ``i`` (an array with named sizes) into ``p[i]``, its sizes into ``sz`` (checked: at
-    least 1, equal to the earlier ones); anything else goes to the slow path, which raises the clear error."""
-    a = f"((PyArrayObject *)args[{i}])"
-    lines = [f"    if (!PyArray_CheckExact(args[{i}]) || PyArray_TYPE({a}) != {t.np_dtype.num} || "
+def _sized_input(i, t, slot, seen, arg=None) -> list:
+    """C reading argument ``arg`` (``i`` by default; an array with named sizes) into ``p[i]``, its sizes into ``sz``
+    (checked: at least 1, equal to the earlier ones); anything else goes to the slow path, which raises the clear
+    error."""
+    arg = i if arg is None else arg
+    a = f"((PyArrayObject *)args[{arg}])"
+    lines = [f"    if (!PyArray_CheckExact(args[{arg}]) || PyArray_TYPE({a}) != {t.np_dtype.num} || "
              f"PyArray_NDIM({a}) != {t.ndim} ||", f"        !PyArray_ISCARRAY_RO({a}) || !PyArray_ISNOTSWAPPED({a})) "
              "goto slow;"]
     for axis, d in enumerate(t.shape):
@@ -183,6 +199,11 @@ class _Objects:
         return self.keys.index(key)
 
 
+def _comment(text: str) -> str:
+    """``text`` safe inside a C comment (a parameter's name is a Python identifier; kept ASCII and closed)."""
+    return "".join(c if c.isascii() and c.isprintable() else "?" for c in text).replace("*/", "* /")
+
+
 def _fn_type(graph, work, status=False) -> str:
     """The C type of a pointer to the emitted function computing ``graph`` (parameter names left out).
 
@@ -227,24 +248,28 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
          "    size_t bytes = 0;", "    (void)s; (void)so; (void)p; (void)bytes;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
-         f"    if (nargs != {nin} || kwnames != NULL) goto slow;  /* keywords, defaults: bound in Python */"]
+         f"    if (nargs != {len(graph.params)} || kwnames != NULL) goto slow;  /* keywords, defaults: in Python */"]
     if slot:
         L.insert(2, f"    long sz[{len(slot)}];")
-    for i, v in enumerate(graph.inputs):
+    for name, value in graph.static.items():  # compiled in: another value goes to the slow path, which says so
+        k = objs.index(("static", name), value)
+        L.append(f"    if (PyObject_RichCompareBool(args[{graph.params.index(name)}], objects(self)[{k}], Py_EQ) != 1) "
+                 "{ PyErr_Clear(); goto slow; }  /* " + _comment(name) + " */")
+    for i, (v, arg) in enumerate(zip(graph.inputs, argument_positions(graph))):
         t = v.type
         if any(hasattr(d, "free_symbols") for d in t.shape):
-            L += _sized_input(i, t, slot, seen)
+            L += _sized_input(i, t, slot, seen, arg)
             continue
         shape = "{" + ", ".join(str(d) for d in t.shape) + "}" if t.shape else "{0}"
         L.append("    {")
         L.append(f"        static const npy_intp shape[] = {shape};")
-        get = f"p[{i}] = array_data(args[{i}], {t.np_dtype.num}, {t.ndim}, shape)"
+        get = f"p[{i}] = array_data(args[{arg}], {t.np_dtype.num}, {t.ndim}, shape)"
         if t.shape == () and t.dtype == "f64":
-            L.append(f"        if (PyFloat_Check(args[{i}])) {{ s[{i}] = PyFloat_AS_DOUBLE(args[{i}]); "
+            L.append(f"        if (PyFloat_Check(args[{arg}])) {{ s[{i}] = PyFloat_AS_DOUBLE(args[{arg}]); "
                      f"p[{i}] = &s[{i}]; }}")
             L.append(f"        else if (({get}) == NULL) goto slow;")
         elif t.shape == ():
-            L.append(f"        if ((p[{i}] = scalar_data(args[{i}], {t.np_dtype.num}, &s[{i}])) == NULL && "
+            L.append(f"        if ((p[{i}] = scalar_data(args[{arg}], {t.np_dtype.num}, &s[{i}])) == NULL && "
                      f"({get}) == NULL) goto slow;")
         else:
             L.append(f"        if (({get}) == NULL) goto slow;")
@@ -360,3 +385,19 @@ def c_functions(entries) -> list:
     """
     names = [name for _, cf, _, _, work, *_ in entries for name in (cf, work) if isinstance(name, str)]
     return list(dict.fromkeys(names))
+
+
+def load_entries(module: str, library_path: str, objs, slow: dict) -> object:
+    """Load the built extension ``module`` from ``library_path`` and give it its objects; ``slow`` maps an entry's
+    name to the Python callable its fallback calls. Returns the module (its entries are its attributes)."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.ExtensionFileLoader(module, library_path)
+    spec = importlib.util.spec_from_file_location(module, library_path, loader=loader)
+    ext = importlib.util.module_from_spec(spec)
+    loader.exec_module(ext)
+    items = [slow[key[1]] if isinstance(key, tuple) and key[0] == "fallback" else item
+             for key, item in zip(objs.keys, objs.items)]
+    ext.setup(tuple(items))
+    return ext

@@ -3,7 +3,7 @@
 ``unit_sources(functions, graph, wrt, mode)`` writes FUNC and FUNC_<MODE> (the functions of
 ``gradc.derivatives.modes``) as one C unit under the grad target's ABI: inputs, then one
 caller-provided buffer per output, then a work buffer when one is needed. ``CUnit`` builds
-and loads it, calling through ``ctypes``.
+and loads it, calling through the extension glue (``pyglue``) or ``ctypes``.
 
 >>> import numpy as np
 >>> from gradc.trace import trace
@@ -18,9 +18,13 @@ void gradc_fn_f_jvp(const double *x, const double *x_dot, double *value, double 
 from __future__ import annotations
 
 import ctypes
+import functools
+import hashlib
 
+from gradc.backends.c import pyglue
+from gradc.backends.c.blas import connect as connect_blas
 from gradc.backends.c.bounds import check_max_trips
-from gradc.backends.c.build import _CFunction, _rebuilt, _work_bytes, build, header_guard
+from gradc.backends.c.build import _CFunction, _raiser, _rebuilt, _work_bytes, build, header_guard
 from gradc.backends.c.cache import cache_dir
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
@@ -90,6 +94,10 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
     return emit_c(units, lines, header_guard(dcname), max_trips)
 
 
+def _nested_call(call, returns, *args):
+    return _nest(call(*args), returns)
+
+
 def _nest(outs, returns):
     if isinstance(returns, int):
         return outs[returns]
@@ -120,24 +128,42 @@ class CUnit:
         return self.source
 
     def _load(self) -> None:
-        """Build (or find in the cache) and load the library; set ``forward`` and the mode's function."""
-        self.library_path = build(self.source, f"{self.name}_{self.mode}")
+        """Build (or find in the cache) and load the library; set ``forward`` and the mode's function (the
+        extension module's entry points when Python's headers are available, ``fast``; else ctypes calls)."""
+        functions = [(shown, g, None, None) for shown, g in self.graphs.items()]
+        cnames = c_function_names(functions, self.mode)
+        graphs = list(self.graphs.items())
+        works = [_work_bytes(self.source, cname) for cname in cnames]
+        limits = [loop_limits(g, self.max_trips) for _, g in graphs]
+        entry_names = ("forward", self.mode)
+        self.fast = bool(pyglue.python_include()) and all(pyglue.supported(g) for _, g in graphs)
+        glue = objs = None
+        source = self.source
+        if self.fast:
+            module = "_gradc_" + hashlib.sha256(self.source.encode()).hexdigest()[:16]
+            raisers = [_raiser({lim.code: functools.partial(lim.error, shown) for lim in lims}) if lims else None
+                       for (shown, _), lims in zip(graphs, limits)]
+            entries = [(entry, cname, g, returns, work, raiser) for entry, cname, (_, g), returns, work, raiser
+                       in zip(entry_names, cnames, graphs, self.returns, works, raisers)]
+            glue, objs = pyglue.glue_source(module, entries)
+            source += pyglue.entry_table(pyglue.c_functions(entries)) + "\n"
+        self.library_path = build(source, f"{self.name}_{self.mode}", glue)
         try:
             lib = ctypes.CDLL(self.library_path)
         except OSError as exc:
             raise EmitError(f"could not load the compiled C ({exc})", where="",
                             hint=f"delete {self.library_path} (or the cache {cache_dir()}) and compile again") from None
-        calls = []
-        functions = [(shown, g, None, None) for shown, g in self.graphs.items()]
-        for cname, (shown, g), returns in zip(c_function_names(functions, self.mode), self.graphs.items(),
-                                              self.returns):
-            work = _work_bytes(self.source, cname)
-            calls.append((_CFunction(lib, cname, g, work if isinstance(work, int) else 0,
-                                     loop_limits(g, self.max_trips), shown),
-                          returns))
-        (base, base_returns), (derivative, returns) = calls
-        self.forward = lambda *args: _nest(base(*args), base_returns)
-        setattr(self, self.mode, lambda *args: _nest(derivative(*args), returns))
+        self.blas = connect_blas(lib, cnames[0])
+        slow = {}
+        for entry, cname, (shown, g), returns, work, lims in zip(entry_names, cnames, graphs, self.returns, works,
+                                                                 limits):
+            call = _CFunction(lib, cname, g, work if isinstance(work, int) else 0, lims, shown)
+            slow[entry] = functools.partial(_nested_call, call, returns)
+        self.forward, derivative = slow["forward"], slow[self.mode]
+        if self.fast:
+            ext = pyglue.load_entries(module, self.library_path, objs, slow)
+            self.forward, derivative = ext.forward, getattr(ext, self.mode)
+        setattr(self, self.mode, derivative)
 
     def __reduce__(self) -> tuple:
         state = {k: getattr(self, k) for k in ("name", "mode", "wrt", "max_trips", "graphs", "returns", "source",

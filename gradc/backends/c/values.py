@@ -350,6 +350,7 @@ class Module:
     def __init__(self):
         self.statics: dict = {}  # key -> (name, definition line)
         self.math: dict = {}  # c_mathlib functions called (an ordered set)
+        self.openmp = False  # large loops shared among threads (emit_c sets it from GRADC_OPENMP, see threads.py)
 
     def note_calls(self, text: str) -> str:
         """Remember the c_mathlib functions C ``text`` calls (their definitions go into the unit); returns ``text``."""
