@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import sysconfig
+from typing import Any
 
 from gradc.backends.c import values as c_values
 from gradc.backends.c.bounds import work_guard
@@ -387,7 +388,7 @@ def c_functions(entries) -> list:
     return list(dict.fromkeys(names))
 
 
-def load_entries(module: str, library_path: str, objs, slow: dict) -> object:
+def load_entries(module: str, library_path: str, objs, slow: dict) -> Any:
     """Load the built extension ``module`` from ``library_path`` and give it its objects; ``slow`` maps an entry's
     name to the Python callable its fallback calls. Returns the module (its entries are its attributes)."""
     import importlib.machinery
