@@ -222,10 +222,11 @@ def ht_problem(size, complicated=True):
                                                 "base_positions", "weights") + rest]
     args[2] = tuple(int(p) for p in args[2])  # the parent table steers Python: static, so hashable
 
-    def build(target):
-        compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2))
+    def build(target):  # sparse: the columns of the 200 points' parameters share 2 colours (docs/sparse.md)
+        compiled = gradc.compile(objective, *args, target=target, mode="jacobian", static_argnums=(1, 2),
+                                 sparse=True)
         rest = args[:1] + args[3:]  # the compiled functions take the arguments that are not static
-        return lambda: compiled.jacobian(*rest)
+        return lambda: compiled.jacobian(*rest).toarray()
     peers = {"torch": gradbench_torch.ht(args, complicated)} if torch is not None else {}
     if gradbench_jax is not None:
         peers["jax"] = gradbench_jax.ht(args, complicated)
