@@ -17,8 +17,8 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import grad_fn as gf
 from gradc.facade import fast_ops, grad_mode, views
+from gradc.facade import grad_fn as gf
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.ir.types import dtype_name
