@@ -125,14 +125,15 @@ def binary(op, a, b, name):
     node._edges = edges
     saves = op in SAVES
     saved = saved_by(op, a, b) if saves else ()
-    node._saved = [(t, t._vc[0], None) for t in saved if isinstance(t, Tensor)] if saved else []
-    node._saves = saves
+    if saved:
+        node._saved = [(t, t._vc[0], None) for t in saved if isinstance(t, Tensor)]
+    if saves:
+        node._saves = True
     operands = (a, b)
-    replay = (Replay, op, operands, edges)
     if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
-        node._vjp = _square_vjp(x, out._data, replay)
+        node._vjp = _SquareVjp(op, operands, edges, x, out._data)
     else:
-        node._vjp = _vjp(prim, x, y, out._data, out._vc, (need_a, need_b), replay)
+        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, (need_a, need_b))
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -155,20 +156,101 @@ def reduce_all(op, a, name):
     node = _new(gf.node_class(name))
     node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or a._acc or gf.edge(a),)
-    node._saved, node._saves = [], False
-    node._vjp = _reduce_vjp(prim, x, out._data, params, (a,), node._edges)
+    node._vjp = _ReduceVjp(prim, x, out._data, params, (a,), node._edges)
     node._operands = (a,)
     out._grad_fn, out._requires_grad = node, True
     return out
 
 
-def _reduce_vjp(prim, x, out, params, operands, edges):
-    def vjp(ct):
+class _ReduceVjp:
+    """The VJP of ``reduce_all``'s node (slotted: a closure's cells would be more objects for the collector)."""
+
+    __slots__ = ("prim", "x", "out", "params", "operands", "edges")
+
+    def __init__(self, prim, x, out, params, operands, edges):
+        self.prim, self.x, self.out, self.params, self.operands, self.edges = prim, x, out, params, operands, edges
+
+    def __call__(self, ct):
+        prim = self.prim
         if gf.STATE["create_graph"]:
             general = rd.sum_ if prim.name == "sum" else rd.mean
-            return replay_vjp(general, operands, edges)(ct)
-        return prim.vjp(ct, out, x, needs=(True,), **params)
-    return vjp
+            return replay_vjp(general, self.operands, self.edges)(ct)
+        return prim.vjp(ct, self.out, self.x, needs=(True,), **self.params)
+
+
+def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
+    """``record(name, fn, [a], ...)`` for a float tensor on a NumPy array, with less bookkeeping: ``fn``'s
+    primitive steps run on the array (taped when ``a`` requires grad) and the node's VJP is ``record``'s own
+    (the registry's rules backwards through the tape; a replay under create_graph). None: take ``record``."""
+    x = a._data if isinstance(a, Tensor) else None
+    if type(x) is not np.ndarray or (x.dtype is not _F32 and x.dtype is not _F64) or _STATE["tracing"]:
+        return None
+    track = a._requires_grad and _STATE["enabled"]
+    tape = [] if track else None
+    prev_tape, prev = registry.TAPE, _STATE["enabled"]
+    registry.TAPE, _STATE["enabled"] = tape, False
+    try:
+        data = fn(x)
+    finally:
+        registry.TAPE, _STATE["enabled"] = prev_tape, prev
+    out = _new(Tensor)
+    out._data = data if type(data) is np.ndarray else np.asarray(data)
+    out._vc = [0]
+    if not track:
+        return out
+    node = _new(gf.node_class(name))
+    node._seq = next(_SEQUENCE)
+    node._edges = edges = (a._grad_fn or a._acc or gf.edge(a),)
+    if saved_in or out_saved:
+        node._saved = ([(a, a._vc[0], None)] if saved_in else []) + ([(out, 0, node)] if out_saved else [])
+    if saves or saved_in or out_saved:
+        node._saves = True
+    node._vjp = replay_vjp(fn, (a,), edges, (tape, [x], data, out._vc, 0))
+    node._operands = (a,)
+    out._grad_fn, out._requires_grad = node, True
+    return out
+
+
+def basic_view(t, spec, name, fn):
+    """``t[spec]`` of a tensor on a NumPy array as a view (node ``name``, VJP ``index_grad``), or None when the
+    general path must record it (torch.compile tracing)."""
+    x = t._data
+    if _STATE["tracing"] or type(x) is not np.ndarray:
+        return None
+    out = _new(Tensor)
+    out._data = x[sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
+    out._vc = t._vc
+    if t._requires_grad and _STATE["enabled"]:
+        node = _new(gf.node_class(name))
+        node._seq = next(_SEQUENCE)
+        node._edges = edges = (t._grad_fn or t._acc or gf.edge(t),)
+        node._vjp = _ViewVjp(fn, spec, x.shape, (t,), edges)
+        node._operands = (t,)
+        out._grad_fn, out._requires_grad = node, True
+    _views().mark(out, t, fn, name)
+    return out
+
+
+class _ViewVjp:
+    """The VJP of a basic-indexing view: the cotangent written into zeros of the operand's shape."""
+
+    __slots__ = ("fn", "spec", "shape", "operands", "edges")
+
+    def __init__(self, fn, spec, shape, operands, edges):
+        self.fn, self.spec, self.shape, self.operands, self.edges = fn, spec, shape, operands, edges
+
+    def __call__(self, ct):
+        if gf.STATE["create_graph"]:
+            return replay_vjp(self.fn, self.operands, self.edges)(ct)
+        return (_INDEX_GRAD.impl(ct, spec=self.spec, shape=self.shape),)
+
+
+_INDEX_GRAD = registry.OPS["index_grad"]
+
+
+def _views():
+    from gradc.facade import views  # views imports record, which this module's importers load first
+    return views
 
 
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
@@ -205,27 +287,38 @@ def _after_write(a):
     return a
 
 
-def _vjp(prim, x, y, out, version, needs, replay):
-    def vjp(ct):
-        if gf.STATE["create_graph"]:  # record the derivative: the general path's forward, replayed on tensors
-            general, op, operands, edges = replay
-            return replay_vjp(general(op, *operands), operands, edges)(ct)
-        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
-        gx, gy = prim.vjp(ct, out if version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
-        return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
-    return vjp
+class _BinaryVjp:
+    """The VJP of a fast-lane node: the registry op's rule on the forward's arrays, then ``sum_to`` for a 0-d
+    operand; under create_graph, the general path's forward replayed on tensors (so it records)."""
 
+    __slots__ = ("op", "operands", "edges", "prim", "x", "y", "out", "version", "needs")
 
-def _square_vjp(x, out, replay):
-    mul = registry.OPS["mul"]
+    def __init__(self, op, operands, edges, prim, x, y, out, version, needs):
+        self.op, self.operands, self.edges = op, operands, edges
+        self.prim, self.x, self.y, self.out, self.version, self.needs = prim, x, y, out, version, needs
 
-    def vjp(ct):
+    def __call__(self, ct):
         if gf.STATE["create_graph"]:
-            general, op, operands, edges = replay
-            return replay_vjp(general(op, *operands), operands, edges)(ct)
-        gx, gy = mul.vjp(ct, out, x, x, needs=(True, True))
+            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
+        prim, x, y, needs = self.prim, self.x, self.y, self.needs
+        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
+        gx, gy = prim.vjp(ct, self.out if self.version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
+        return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
+
+
+class _SquareVjp:
+    """The VJP of ``x ** 2`` computed as ``x * x``: mul's rule, ``ct*x + ct*x`` (the bits of ``ct * (2 * x)``)."""
+
+    __slots__ = ("op", "operands", "edges", "x", "out")
+
+    def __init__(self, op, operands, edges, x, out):
+        self.op, self.operands, self.edges, self.x, self.out = op, operands, edges, x, out
+
+    def __call__(self, ct):
+        if gf.STATE["create_graph"]:
+            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
+        gx, gy = _PRIMS["mul"].vjp(ct, self.out, self.x, self.x, needs=(True, True))
         return (ew.add(gx, gy), None)
-    return vjp
 
 
 def _sum_to(g, shape):

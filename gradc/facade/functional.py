@@ -161,13 +161,25 @@ def _float_of(a):
 def unary(name, a):
     gfn, node, saves = UNARY[name]
     dt = _float_of(a) if name not in ("neg", "abs", "sign") else a.dtype
-    return record(node, lambda x: gfn(cast(x, dt)), [a], saves=saves is not None,
-                  saved=[a] if saves == "in" else (), out_saved=saves == "out")
+
+    def fn(x):
+        return gfn(cast(x, dt))
+    out = fast_ops.unary(node, fn, a, saves is not None, saves == "in", saves == "out")
+    if out is not None:
+        return out
+    return record(node, fn, [a], saves=saves is not None, saved=[a] if saves == "in" else (),
+                  out_saved=saves == "out")
 
 
 def sigmoid(a):
     dt = _float_of(a)
-    return record("SigmoidBackward0", lambda x: _sigmoid(cast(x, dt)), [a], saves=True, out_saved=True)
+
+    def fn(x):
+        return _sigmoid(cast(x, dt))
+    out = fast_ops.unary("SigmoidBackward0", fn, a, True, False, True)
+    if out is not None:
+        return out
+    return record("SigmoidBackward0", fn, [a], saves=True, out_saved=True)
 
 
 def _sigmoid(x):
@@ -175,6 +187,9 @@ def _sigmoid(x):
 
 
 def relu(a):
+    out = fast_ops.unary("ReluBackward0", _relu, a, True, False, True)
+    if out is not None:
+        return out
     return record("ReluBackward0", _relu, [a], saves=True, out_saved=True)
 
 

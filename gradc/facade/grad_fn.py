@@ -39,13 +39,17 @@ class Node:
     _freed = False
     _seq = 0  # creation order (torch's sequence number: the engine's order among ready nodes)
     _refuse = None  # torch's error when the engine reaches this node (``gradc.facade.views``)
+    _saved = ()  # (tensor, its version when saved, producer) for the tensors the VJP reads
+    _saves = False
 
     def __init__(self, edges, vjp=None, saved=(), saves=False):
         self._seq = next(SEQUENCE)
         self._edges = tuple(edges)
         self._vjp = vjp
-        self._saved = [(t, t._vc[0], None) for t in saved] if saved else []
-        self._saves = bool(saves or saved)
+        if saved:
+            self._saved = [(t, t._vc[0], None) for t in saved]
+        if saves or saved:
+            self._saves = True
 
     @property
     def metadata(self):

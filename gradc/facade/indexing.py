@@ -17,8 +17,8 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
+from gradc.facade import fast_ops, grad_mode, views
 from gradc.facade import grad_fn as gf
-from gradc.facade import grad_mode, views
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.ir.types import dtype_name
@@ -126,6 +126,9 @@ def _node_name(t, key):
 def basic_view(t, spec, name="SliceBackward0"):
     """``t[spec]`` as a view of ``t`` (a NumPy view even where NumPy would give a scalar)."""
     fn = _index_fn(spec)
+    out = fast_ops.basic_view(t, spec, name, fn)
+    if out is not None:
+        return out
     out = record(name, fn, [t])
     data = t._data
     if type(data) is np.ndarray and not views.shares_storage(out._data, data):
@@ -186,7 +189,22 @@ def _view_steps(t, key):
     return steps
 
 
+def _simple_key(t, key):
+    """``(spec, node name)`` of ``t[i]`` (an int) or ``t[a:b:c]`` (a slice): what ``split_key`` and
+    ``_node_name`` give for these keys, without their general loops (the common case: ``w[i]``, iteration)."""
+    shape = t._data.shape
+    rest = (_FULL,) * (len(shape) - 1)
+    if type(key) is slice:
+        return (("slice", key.start, key.stop, key.step),) + rest, "SliceBackward0"
+    size = shape[0]
+    if not -size <= key < size:
+        raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+    return (("int", key % size),) + rest, "SelectBackward0"
+
+
 def getitem(t, key):
+    if (type(key) is int or type(key) is slice) and type(t._data) is np.ndarray and t._data.ndim:
+        return basic_view(t, *_simple_key(t, key))
     spec, arrays = split_key(t, key)
     steps = _view_steps(t, key) if grad_mode._STATE["enabled"] and t._requires_grad else ()
     if len(steps) > 1:  # torch's chain of views (``x[0, :3]`` is SliceBackward0 over SelectBackward0)

@@ -65,7 +65,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         data, tape = precomputed[0], None
     else:
         # the primitive steps of the forward, kept for the backward (unless an array is passed twice)
-        tape = [] if track and (len(vals) == 1 or _distinct(vals)) else None
+        tape = [] if track and (len(vals) == 1 or _distinct(vals, operands)) else None
         prev, prev_tape = grad_mode._STATE["enabled"], registry.TAPE
         grad_mode._STATE["enabled"] = False
         registry.TAPE = tape
@@ -95,7 +95,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
     node._operands = tuple(operands)
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
-        node._saved.append((out, out._version, node))
+        node._saved = [*node._saved, (out, out._version, node)]
         node._saves = True
     return out
 
@@ -109,9 +109,15 @@ def _refuse_concrete(operands):
                              hint="pass the tensor as an argument, or keep it in a Module")
 
 
-def _distinct(vals):
-    ids = [id(v) for v in vals if type(v) is np.ndarray]
-    return len(set(ids)) == len(ids)
+def _distinct(vals, operands):
+    """Whether the tape can tell the operands apart: each array passed once, or again only as the same tensor
+    (``torch.cat((x, h, x, h))``: its slots share one edge, so the first takes the whole cotangent)."""
+    seen = {}
+    for v, o in zip(vals, operands):
+        if type(v) is np.ndarray:
+            if seen.setdefault(id(v), o) is not o:
+                return False
+    return True
 
 
 def alias(data, edge):
@@ -122,39 +128,56 @@ def alias(data, edge):
     return t
 
 
-def _vjp_by_replay(fn, operands, edges, taped=None, grads=None):
-    """The VJP of a recorded node (``edges``: the node's edges; the closure holds no reference to the node)."""
-    T = Tensor
+class _ReplayVjp:
+    """The VJP of a recorded node (``edges``: the node's edges; it holds no reference to the node).
 
-    def vjp(ct):
+    A slotted object rather than a closure: graphs hold one per node, and a closure's cells are
+    as many more objects for Python's cyclic collector to walk while a long graph is alive.
+    """
+
+    __slots__ = ("fn", "operands", "edges", "taped", "grads")
+
+    def __init__(self, fn, operands, edges, taped=None, grads=None):
+        self.fn, self.operands, self.edges, self.taped, self.grads = fn, operands, edges, taped, grads
+
+    def __call__(self, ct):
         cg = gf.STATE["create_graph"]
+        grads, taped, edges = self.grads, self.taped, self.edges
         if grads is not None and not cg:
             if getattr(ct, "ndim", None) == 0 and ct == 1:  # backward() of the loss itself: no scaling pass
                 return list(grads)
             return [None if g is None else g * ct for g in grads]
         if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
             return _vjp_by_tape(taped[0], taped[1], taped[2], edges, ct)
-        args, stand_ins = [], []
-        for o, e in zip(operands, edges):
-            if isinstance(o, T) and e is not None:
-                a = alias(o._data, e if cg else None)
-                stand_ins.append(a)
-                args.append(a)
-            else:
-                args.append(o._data if isinstance(o, T) else o)
-        prev = grad_mode._STATE["enabled"]
-        grad_mode._STATE["enabled"] = True
-        try:
-            out = fn(*args)
-        finally:
-            grad_mode._STATE["enabled"] = prev
-        if not isinstance(out, T) or out.grad_fn is None:  # zero derivative (floor, round, sign, ...)
-            return [np.zeros_like(o._data) if isinstance(o, T) and e is not None else None
-                    for o, e in zip(operands, edges)]
-        got = iter(gf.run([out.grad_fn], [ct], retain_graph=False, create_graph=cg,
-                          capture=[a.grad_fn for a in stand_ins]))
-        return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, edges)]
-    return vjp
+        return _replay(self.fn, self.operands, edges, cg, ct)
+
+
+def _replay(fn, operands, edges, cg, ct):
+    """The VJP by re-running ``fn`` on stand-ins of the operands and walking the graph it records."""
+    T = Tensor
+    args, stand_ins = [], []
+    for o, e in zip(operands, edges):
+        if isinstance(o, T) and e is not None:
+            a = alias(o._data, e if cg else None)
+            stand_ins.append(a)
+            args.append(a)
+        else:
+            args.append(o._data if isinstance(o, T) else o)
+    prev = grad_mode._STATE["enabled"]
+    grad_mode._STATE["enabled"] = True
+    try:
+        out = fn(*args)
+    finally:
+        grad_mode._STATE["enabled"] = prev
+    if not isinstance(out, T) or out.grad_fn is None:  # zero derivative (floor, round, sign, ...)
+        return [np.zeros_like(o._data) if isinstance(o, T) and e is not None else None
+                for o, e in zip(operands, edges)]
+    got = iter(gf.run([out.grad_fn], [ct], retain_graph=False, create_graph=cg,
+                      capture=[a.grad_fn for a in stand_ins]))
+    return [next(got) if (isinstance(o, T) and e is not None) else None for o, e in zip(operands, edges)]
+
+
+_vjp_by_replay = _ReplayVjp
 
 
 replay_vjp = _vjp_by_replay  # for nodes recorded elsewhere (gradc.facade.fast_ops) that replay under create_graph
@@ -190,7 +213,8 @@ def _vjp_by_tape(tape, vals, root, edges, ct):
                 k = id(a)
                 have = cts.get(k)
                 cts[k] = r if have is None else ew.add(have, r)
-    return [cts.get(id(v)) if e is not None else None for v, e in zip(vals, edges)]
+    # pop: an array passed twice (as one tensor, see ``_distinct``) gets its whole cotangent in its first slot
+    return [cts.pop(id(v), None) if e is not None else None for v, e in zip(vals, edges)]
 
 
 def _same(xs, ys):
