@@ -84,7 +84,7 @@ _UNARY = {
     "erf": sympy.erf, "erfc": sympy.erfc, "erfinv": sympy.erfinv, "erfcinv": sympy.erfcinv,
     "gamma": sympy.gamma, "gammaln": sympy.loggamma, "digamma": sympy.digamma,
     "expit": lambda x: 1 / (1 + sympy.exp(-x)), "log_expit": lambda x: -sympy.log(1 + sympy.exp(-x)),
-    "logit": lambda x: sympy.log(x / (1 - x)), "sign": sympy.sign, "abs": _piecewise_abs,
+    "logit": lambda x: sympy.log(x / (1 - x)), "sign": lambda x: sympy.Piecewise((1, x > 0), (-1, x < 0), (0, True)), "abs": _piecewise_abs,
     "sinc": lambda x: sympy.sinc(sympy.pi * x), "floor": sympy.floor, "ceil": sympy.ceiling,
     "logical_not": sympy.Not, "stop_gradient": lambda x: x, "real": lambda x: x, "conj": lambda x: x,
     "ndtr": lambda x: (1 + sympy.erf(x / sympy.sqrt(2))) / 2,
@@ -254,10 +254,17 @@ def _apply(eqn, ins, where):
             return _reduce(lambda items: sympy.Add(*items) / count, ins[0], axes, keepdims)
         fn = {"max": _max_of, "min": _min_of, "prod": lambda items: sympy.Mul(*items)}[op]
         return _reduce(fn, ins[0], axes, keepdims)
+    if op in ("cumsum", "cumprod"):
+        x = _objects(ins[0])
+        axis = eqn.params["axis"] % x.ndim
+        moved = np.moveaxis(x, axis, -1).copy()
+        for k in range(1, moved.shape[-1]):
+            moved[..., k] = moved[..., k - 1] + moved[..., k] if op == "cumsum" else moved[..., k - 1] * moved[..., k]
+        return np.moveaxis(moved, -1, axis)
     if op == "scan":
         return _scan(eqn, ins, where)
     if op in _STRUCTURAL:
-        args = [_objects(a) if isinstance(a, np.ndarray) or not isinstance(a, sympy.Basic) else a for a in ins]
+        args = [a if isinstance(a, (tuple, sympy.Basic)) else _objects(a) for a in ins]
         if op in ("sum", "matmul", "outer") and any(np.ndim(a) == 0 for a in args):
             args = [np.asarray(a, dtype=object) if np.ndim(a) == 0 else a for a in args]
         if op == "sum":

