@@ -85,7 +85,8 @@ _UNARY = {
     "gamma": sympy.gamma, "gammaln": sympy.loggamma, "digamma": sympy.digamma,
     "expit": lambda x: 1 / (1 + sympy.exp(-x)), "log_expit": lambda x: -sympy.log(1 + sympy.exp(-x)),
     "logit": lambda x: sympy.log(x / (1 - x)), "sign": lambda x: sympy.Piecewise((1, x > 0), (-1, x < 0), (0, True)), "abs": _piecewise_abs,
-    "sinc": lambda x: sympy.sinc(sympy.pi * x), "floor": sympy.floor, "ceil": sympy.ceiling,
+    "sinc": lambda x: sympy.sinc(sympy.pi * x),
+    "floor": sympy.floor, "ceil": sympy.ceiling,
     "logical_not": sympy.Not, "stop_gradient": lambda x: x, "real": lambda x: x, "conj": lambda x: x,
     "ndtr": lambda x: (1 + sympy.erf(x / sympy.sqrt(2))) / 2,
 }
