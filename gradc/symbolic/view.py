@@ -9,8 +9,8 @@ SymPy's. The Hessian of a scalar function is the derivative of that gradient's f
 >>> S.grad
 2*x*y
 >>> print(S)
-f(x, y) = x**2*y
-df/dx = 2*x*y
+lambda_(x, y) = x**2*y
+dlambda_/dx = 2*x*y
 """
 from __future__ import annotations
 
