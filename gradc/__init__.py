@@ -40,6 +40,7 @@ import importlib.abc as _importlib_abc
 import sys as _sys
 
 from gradc import integrate as _integrate  # noqa: F401  (routes scipy.integrate's odeint and solve_ivp)
+from gradc import symbolic as symbolic  # gradc.symbolic(f, *args): the derivative as SymPy/LaTeX (lazy)
 from gradc import tree_util as tree_util  # pytrees: JAX's names and semantics (gradc.tree_util.tree_map, ...)
 from gradc.api import Compiled, check, compile, grad, spec, trace, value_and_grad  # noqa: A004 - gradc.compile
 from gradc.derivatives import (
@@ -122,7 +123,7 @@ __all__ = [
     # custom rules
     "custom_jvp", "custom_vjp", "checkpoint", "stop_gradient",
     # compiling
-    "compile", "check", "trace", "spec", "Compiled", "Graph",
+    "compile", "check", "trace", "spec", "Compiled", "Graph", "symbolic",
     # control flow
     "cond", "fori_loop", "while_loop", "scan", "binomial",
     # errors

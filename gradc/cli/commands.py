@@ -149,6 +149,9 @@ def cmd_compile(args):
         raise CliError(f"--sparse goes with --mode jacobian or --mode hessian, not --mode {args.mode}", where="",
                        hint="add --mode jacobian (or hessian), or drop --sparse")
     if args.mode != "grad":
+        if args.target in ("fortran", "julia", "rust", "js"):
+            raise CliError(f"--target {args.target} emits --mode grad only, not {args.mode}", where="",
+                           hint="use --target numpy or c for this mode")
         if args.target == "array_api":
             raise CliError(f"--target array_api emits --mode grad only, not {args.mode}", where="",
                            hint="use --target numpy for this mode")
@@ -157,6 +160,10 @@ def cmd_compile(args):
     if args.check:
         _check_fits_in_memory(job)
     header = _header_lines(job, args)
+    if args.target in ("fortran", "julia", "rust", "js"):  # through SymPy's printers (gradc.symbolic.languages)
+        from gradc.symbolic.languages import emit_language
+
+        return Product(0, [(source_dest, emit_language(job.graph, tuple(job.wrt), args.target, job.graph.origin))])
     if args.target == "c":
         source, c_header = _compile_c(job, header)
         status = _check_c(job, interval) if args.check else 0
@@ -230,6 +237,10 @@ def _defaults_used(job) -> dict:
 
 def cmd_show(args):
     dest = args.dest
+    if args.stage == "math" or args.latex:
+        from gradc.symbolic.cli import show_math  # SymPy imported for this stage only
+
+        return Product(0, [(dest, show_math(Job(args), args))])
     UNROLLED.clear()  # what this job's trace runs in Python
     INLINED.clear()  # the helpers it traces in place (gradc.trace.calls's rule)
     graphs = stage_graphs(Job(args), args.stage)
@@ -402,8 +413,9 @@ def build_parser():
                        description="Trace FILE.py:FUNC, differentiate it and emit readable NumPy source.",
                        epilog=_COMPILE_EXAMPLE, formatter_class=fmt)
     function_options(p, _WRT_HELP)
-    p.add_argument("--target", choices=("numpy", "c", "array_api"), default="numpy",
-                   help="output language (default numpy; array_api: any array-API library's arrays)")
+    p.add_argument("--target", choices=("numpy", "c", "array_api", "fortran", "julia", "rust", "js"),
+                   default="numpy", help="output language (default numpy; array_api: any array-API library's arrays; "
+                                         "fortran, julia, rust, js: scalar functions without loops)")
     p.add_argument("--mode", choices=MODES, default="grad",
                    help="the derivative: grad (default; FUNC, FUNC_grad, FUNC_value_and_grad), vjp, jvp, jacobian, "
                         "hessian or hvp (FUNC and FUNC_<mode>)")
@@ -425,7 +437,9 @@ def build_parser():
     p = sub.add_parser("show", help="print the IR of each stage", description="Print the IR of FILE.py:FUNC.",
                        epilog=_SHOW_EXAMPLE, formatter_class=fmt)
     function_options(p, _WRT_HELP)
-    p.add_argument("--stage", choices=("trace", "grad", "opt"), help="print only this stage")
+    p.add_argument("--stage", choices=("trace", "grad", "opt", "math"),
+                   help="print only this stage (math: the function and its gradient as formulas)")
+    p.add_argument("--latex", action="store_true", help="--stage math: LaTeX instead of plain text")
     p.add_argument("-o", "--output", metavar="OUT", action=_Once, help="output file (default: stdout)")
     p.set_defaults(run=cmd_show)
 
