@@ -72,10 +72,11 @@ def _eig_vjp(ct, out, a, needs):
 
 
 def _eig_spell(args, params, out, target):
-    dtype = ast.Constant("complex64" if out.dtype == "c64" else "complex128")
+    # + 0j: complex also when NumPy returns real arrays (every eigenvalue of a real matrix real); float32 stays
+    # single precision (a Python complex is weak)
     return _stmts(lambda a, p: spell.call("np.linalg.eig", a[0]),
-                  lambda t, p: spell.call("np.asarray", _cat([_row(_item(t, 0)), _item(t, 1)], -2),
-                                          dtype=dtype))(args, params, out, target)
+                  lambda t, p: ast.BinOp(_cat([_row(_item(t, 0)), _item(t, 1)], -2), ast.Add(),
+                                         ast.Constant(0j)))(args, params, out, target)
 
 
 defop("eig", infer=_eig_infer, impl=_eig_impl, vjp=_eig_vjp, c=c_spell.NONE, batch=_leading_batch("eig"),
