@@ -4,7 +4,7 @@ Every ``import`` and ``from ... import`` statement counts, wherever it stands (i
 functions too): a lazy import that closes a circle is still a circle.
 
     version <- stages <- errors <- files <- tree_util <- ir <- ops <- trace <- transforms <- passes <- backends
-        <- derivatives <- integrate <- api <- dask <- cli
+        <- derivatives <- integrate <- api <- symbolic <- dask <- cli
     facade: on errors, files, ir, ops and api only; nothing below the top imports the facade
     torch (``import gradc.torch as torch``): the facade's public face, on the facade alone; only the top imports it
     backends/numpy and backends/c never import each other; backends/array_api is built on backends/numpy
@@ -20,7 +20,7 @@ import pytest
 GRADC = pathlib.Path(__file__).resolve().parents[1] / "gradc"
 
 ORDER = ["version", "stages", "errors", "files", "tree_util", "ir", "ops", "trace", "transforms", "passes",
-         "backends", "derivatives", "integrate", "api", "dask", "cli"]
+         "backends", "derivatives", "integrate", "api", "symbolic", "dask", "cli"]
 BUILT_ON = {("array_api", "numpy")}  # (target, the target whose emitted module it re-spells)
 SHARED = {"escape", "checks", "display"}  # modules of gradc/backends every target uses (escaping, checks, HTML)
 FACADE_MAY_IMPORT = {"errors", "files", "ir", "ops", "api", "facade"}

@@ -24,7 +24,8 @@ CORE = {
     "GradcError", "ArgumentError", "CheckError", "EmitError", "EnvironmentProblem", "MissingRuleError",
     "ShapeError", "StaleStateError", "TraceError", "WriteError", "GradcWarning",
 }
-COMPILER_API = CORE | {"tree_util", "vmap", "jit"}  # the pytree module and the NumPy vmap/jit join gradc too
+COMPILER_API = CORE | {"tree_util", "vmap", "jit", "symbolic"}  # the pytree module, the NumPy vmap/jit and the
+# symbolic view (gradc.symbolic(f, *args): the derivative as SymPy and LaTeX) join gradc too
 CATCH_ALL = {"args", "kwargs"}  # ``(f=None, *args, **kwargs)`` says nothing of what a function takes
 
 
