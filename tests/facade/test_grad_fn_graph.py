@@ -8,26 +8,12 @@ expression uses a name the facade does not have yet is skipped, naming it.
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 
 import gradc.torch
+from tests.facade.recorded import RUNNER, recorded
 
-SPEC = os.path.join(os.path.dirname(__file__), "spec")
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"gradc_spec_{name}", os.path.join(SPEC, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RUNNER = _load("spec_runner")
-GEN = _load("gen_grad_fn")
-EXPECTED = RUNNER.read_expected(os.path.join(SPEC, "grad_fn.expected.txt"))
+GEN, EXPECTED = recorded("grad_fn")
 
 
 def test_every_case_is_recorded():

@@ -7,25 +7,12 @@ strings exactly.
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 
 import gradc.torch
+from tests.facade.recorded import RUNNER, recorded
 
-SPEC = os.path.join(os.path.dirname(__file__), "spec")
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SPEC, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RUNNER = _load("spec_runner")
-SCRIPTS = {name: (_load(f"gen_{name}"), RUNNER.read_expected(os.path.join(SPEC, f"{name}.expected.txt")))
+SCRIPTS = {name: recorded(name)
            for name in ("layers", "layers_extra")}
 CASES = [(name, fn) for name, (gen, _) in SCRIPTS.items() for fn in gen.CASES]
 

@@ -8,56 +8,19 @@ difference of its objective). Skipped when the mirror or torch is absent.
 """
 from __future__ import annotations
 
-import io
-import json
-import os
-import subprocess
-import sys
-import tarfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-MIRROR = Path(os.environ.get("GRADBENCH_MIRROR", "/work/.mirror/gradbench+gradbench/repo"))
-PACKAGE = "python/gradbench/gradbench"
+from tests.facade.gradbench_mirror import run_both
+
 NEEDED = ["__init__.py", "wrap.py", "adbench", "tools/pytorch"]
 SIZES = ["l=1 c=6", "l=2 c=12", "l=3 c=20"]
 
 
-def _extract(dest: Path) -> Path:
-    git = ["git", f"--git-dir={MIRROR}"]
-    have = subprocess.run([*git, "ls-tree", "-r", "--name-only", "HEAD", "--", *(f"{PACKAGE}/{p}" for p in NEEDED)],
-                          capture_output=True, text=True)
-    if have.returncode != 0 or f"{PACKAGE}/tools/pytorch/lstm.py" not in have.stdout.split():
-        pytest.skip("the GradBench mirror has no PyTorch lstm tool")
-    archive = subprocess.run([*git, "archive", "--format=tar", "HEAD", "--", *have.stdout.split()],
-                             capture_output=True)
-    assert archive.returncode == 0, archive.stderr.decode()
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        if sys.version_info >= (3, 12):
-            tar.extractall(dest, filter="data")
-        else:  # the archive is git's own output of the mirror's files
-            tar.extractall(dest)  # noqa: S202
-    return dest / "python" / "gradbench"
-
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
-    pytest.importorskip("torch")
-    if not MIRROR.exists():
-        pytest.skip(f"no GradBench mirror at {MIRROR}")
-    root = _extract(tmp_path_factory.mktemp("gradbench_lstm"))
-    runner = Path(__file__).with_name("recurrent_gradbench_runner.py")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    results = {}
-    for which in ("torch", "gradc"):
-        proc = subprocess.run([sys.executable, str(runner), str(root), which], capture_output=True, text=True,
-                              env=env, cwd=ROOT)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        results[which] = json.loads(proc.stdout)
-    return results
+    return run_both(tmp_path_factory.mktemp("gradbench_lstm"), NEEDED, "tools/pytorch/lstm.py",
+                    "recurrent_gradbench_runner.py")
 
 
 @pytest.mark.parametrize("size", SIZES)

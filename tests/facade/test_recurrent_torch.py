@@ -8,28 +8,15 @@ parameters must be equal (not close); float32 numbers agree to 1e-4 relative, ``
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 
 import gradc.torch
-
-SPEC = os.path.join(os.path.dirname(__file__), "spec")
+from tests.facade.recorded import RUNNER, recorded
 
 KNOWN = {}  # (case, key, index): (torch's value, the facade's), differences accepted and explained
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(SPEC, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RUNNER = _load("spec_runner")
-GEN = _load("gen_recurrent")
-EXPECTED = RUNNER.read_expected(os.path.join(SPEC, "recurrent.expected.txt"))
+GEN, EXPECTED = recorded("recurrent")
 
 
 def test_every_case_is_recorded():

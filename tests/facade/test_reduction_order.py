@@ -5,28 +5,14 @@ match bit for bit; where torch is installed, seeded random shapes and dims are c
 """
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import numpy as np
 import pytest
 
 import gradc.torch
 from gradc.facade import torch_sum
+from tests.facade.recorded import RUNNER, recorded
 
-SPEC = os.path.join(os.path.dirname(__file__), "spec")
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"gradc_spec_{name}", os.path.join(SPEC, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-RUNNER = _load("spec_runner")
-GEN = _load("gen_reductions")
-EXPECTED = RUNNER.read_expected(os.path.join(SPEC, "reductions.expected.txt"))
+GEN, EXPECTED = recorded("reductions")
 
 
 @pytest.mark.parametrize("fn", GEN.CASES, ids=lambda fn: fn.__name__)
