@@ -11,6 +11,11 @@ more than once is named once (``t_1 = ...``) and referred to by name. An op outs
 >>> S = gradc.symbolic(lambda x, A, b: np.sum((A @ x - b) ** 2), np.ones(2), np.ones((3, 2)), np.ones(3))
 >>> S.matrix_latex()
 '\\\\nabla_{x} = 2 A^T \\\\left(A x - b\\\\right)'
+>>> def logistic_loss(w, X, y):
+...     z = X @ w
+...     return np.mean(np.log1p(np.exp(z)) - y * z)
+>>> print(gradc.symbolic(logistic_loss, np.ones(2), np.ones((3, 2)), np.ones(3)).matrix_latex())
+\\nabla_{w} = \\frac{1}{3} X^T \\left(\\sigma\\left(X w\\right) - y\\right)
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ class Term:
     coefficient: object = 1
     kind: str = "atom"  # atom (a name, a call), product (juxtaposed), hadamard (odot, oslash), sum, scalar
     rank: int = 1
+    negated: str | None = None  # a difference's text the other way round (b - a for a - b): -(a - b) reads b - a
 
     def latex(self, inside: str = "sum") -> str:
         text = self.text
@@ -61,7 +67,10 @@ def _scalar_of(atom, env):
 
 
 def _combine(term: Term, coefficient) -> Term:
-    return Term(term.text, sympy.nsimplify(term.coefficient * coefficient), term.kind, term.rank)
+    coefficient = sympy.nsimplify(term.coefficient * coefficient)
+    if term.negated is not None and coefficient.is_negative:  # -c (a - b) reads c (b - a)
+        return Term(term.negated, -coefficient, term.kind, term.rank, term.text)
+    return Term(term.text, coefficient, term.kind, term.rank, term.negated)
 
 
 def _term(eqn, env) -> Term:
@@ -110,7 +119,10 @@ def _term(eqn, env) -> Term:
             right = rf"\left({right}\right)"
         if right.startswith("-"):  # a + -b, a - -b
             joiner, right = (" - " if op == "add" else " + "), right[1:].lstrip()
-        return Term(a.latex("sum") + joiner + right, kind="sum", rank=rank)
+        negated = None
+        if joiner == " - " and a.kind != "sum" and b.kind != "sum":  # a - b, both single terms
+            negated = b.latex("sum") + " - " + a.latex("sum")
+        return Term(a.latex("sum") + joiner + right, kind="sum", rank=rank, negated=negated)
     if op in _FUNCTIONS:
         a = get(ins[0])
         return Term(rf"{_FUNCTIONS[op]}\left({a.latex('sum')}\right)", kind="atom", rank=rank)
@@ -124,14 +136,62 @@ def _term(eqn, env) -> Term:
                         hint="use S.latex() for the gradient entry by entry")
 
 
+def _is_one(atom, producers) -> bool:
+    if isinstance(atom, Const):
+        return bool(np.all(np.asarray(atom.value) == 1))
+    eqn = producers.get(id(atom))
+    return eqn is not None and eqn.op == "broadcast_to" and _is_one(eqn.inputs[0], producers)
+
+
+def _logistic(graph, uses):
+    """The logistic function where the graph computes it from ``exp``: ``e / (e + 1)`` with ``e = exp(a)``, and
+    ``1 / (1 + exp(-a))``: ``{id(div eqn): a}``, and the values used only inside such a pattern."""
+    producers = {id(e.out): e for e in graph.eqns}
+    found, absorbed = {}, set()
+    for eqn in graph.eqns:
+        if eqn.op != "div":
+            continue
+        num, den = eqn.inputs
+        den_eqn = producers.get(id(den))
+        if den_eqn is None or den_eqn.op != "add":
+            continue
+        exp_side = [a for a in den_eqn.inputs if not _is_one(a, producers)]
+        if len(exp_side) != 1 or len(den_eqn.inputs) != 2:
+            continue
+        exp_eqn = producers.get(id(exp_side[0]))
+        if exp_eqn is None or exp_eqn.op != "exp":
+            continue
+        argument = exp_eqn.inputs[0]
+        if num is exp_side[0]:  # exp(a) / (exp(a) + 1)
+            found[id(eqn)] = argument
+            if uses[id(num)] == 2 and uses[id(den)] == 1:
+                absorbed |= {id(num), id(den)}
+        elif _is_one(num, producers):  # 1 / (1 + exp(-a))
+            neg = producers.get(id(argument))
+            if neg is not None and neg.op == "neg":
+                found[id(eqn)] = neg.inputs[0]
+                if uses[id(den)] == 1 and uses[id(exp_side[0])] == 1:
+                    absorbed |= {id(den), id(exp_side[0])}
+    return found, absorbed
+
+
 def matrix_latex(S) -> str:
     """``\\nabla_{x} = ...`` for each ``wrt`` parameter of the :class:`~gradc.symbolic.view.Symbolic` ``S``."""
     graph = S.grad_graph
     uses = Counter(id(a) for eqn in graph.eqns for a in eqn.inputs if not isinstance(a, Const))
     outputs = {id(o) for o in graph.outputs}
     env = {id(v): Term(sympy.latex(sympy.Symbol(v.name)), rank=len(v.type.shape)) for v in graph.inputs}
+    logistic, absorbed = _logistic(graph, uses)
+    for key in absorbed:
+        uses[key] = 1  # read inside a logistic function only: never named on its own
     named = []
     for eqn in graph.eqns:
+        if id(eqn) in logistic:
+            argument = env.get(id(logistic[id(eqn)]))
+            if argument is not None:
+                env[id(eqn.out)] = Term(rf"\sigma\left({argument.latex('sum')}\right)", kind="atom",
+                                        rank=len(getattr(eqn.out.type, "shape", ())))
+                continue
         term = _term(eqn, env)
         plain = term.kind == "scalar" or (term.kind == "atom" and len(term.text) <= 8)  # a name, X^T
         if uses[id(eqn.out)] > 1 and not plain and id(eqn.out) not in outputs:

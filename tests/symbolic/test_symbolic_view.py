@@ -66,6 +66,20 @@ def test_matrix_shared_subexpression_named_once():
     assert text.startswith(r"\nabla_{w} = X^T") and r"\text{where } t_{1} = " in text
 
 
+def test_matrix_logistic_regression_in_textbook_form():
+    # the softplus form of the logistic loss (log(1 + e^z) - y z): the gradient reads X^T (sigma(X w) - y) / n
+    def loss(w, X, y):
+        z = X @ w
+        return np.mean(np.log1p(np.exp(z)) - y * z)
+    S = gradc.symbolic(loss, np.ones(2), np.ones((4, 2)), np.ones(4))
+    assert S.matrix_latex() == r"\nabla_{w} = \frac{1}{4} X^T \left(\sigma\left(X w\right) - y\right)"
+
+    def probabilities(w, X):  # 1 / (1 + exp(-X w)) is the logistic function too
+        return np.sum(1.0 / (1.0 + np.exp(-(X @ w))))
+    text = gradc.symbolic(probabilities, np.ones(2), np.ones((3, 2))).matrix_latex()
+    assert r"\sigma\left(X w\right)" in text
+
+
 def test_matrix_refuses_clearly():
     with pytest.raises(SymbolicError, match="no matrix notation"):
         gradc.symbolic(lambda x: np.sum(np.cumsum(x) ** 2), np.ones(3)).matrix_latex()
