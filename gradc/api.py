@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from gradc.backends.display import source_html
+from gradc.backends.display import formula_html, source_html
 from gradc.backends.numpy.emit import Function, emit_module
 from gradc.backends.numpy.load import load_source
 from gradc.backends.numpy.reload import reduce_by_source
@@ -183,7 +183,8 @@ class Compiled:
         return reduce_by_source(self)
 
     def _repr_html_(self) -> str:
-        return source_html(repr(self)[1:-1], self.source, "python")
+        # the function and its gradient as mathematics above the code, when small (gradc.symbolic.display)
+        return source_html(repr(self)[1:-1], self.source, "python", formula=formula_html(self.graph, self.wrt))
 
 
 # computing the value beside the gradient costs at most this share more (``gradc.ir.cost``): then one function

@@ -40,10 +40,28 @@ def highlighted(source: str, language: str) -> str | None:
     return highlight(source, lexer, formatter)
 
 
-def source_html(title: str, source: str, language: str = "python", highlight: bool = True) -> str:
-    """An HTML block: ``title`` above ``source`` (highlighted when Pygments is importable, ``highlight`` is true
-    and the source has at most ``HIGHLIGHT_MAX_CHARS`` characters)."""
+# ``provider(graph, wrt) -> LaTeX or None``: the function and its gradient as mathematics, installed by
+# gradc.symbolic (which imports SymPy only when a notebook asks); None for a graph too large to show
+FORMULAS: list = []
+
+
+def formula_html(graph, wrt) -> str:
+    """The formula block a notebook shows above the code (MathJax typesets ``$$...$$`` in HTML output), or "".
+
+    >>> formula_html(None, ())
+    ''
+    """
+    latex = FORMULAS[0](graph, tuple(wrt)) if FORMULAS and graph is not None else None
+    if not latex:
+        return ""
+    return f'<div class="gradc-formula">$$\\begin{{aligned}}{html.escape(latex)}\\end{{aligned}}$$</div>\n'
+
+
+def source_html(title: str, source: str, language: str = "python", highlight: bool = True, formula: str = "") -> str:
+    """An HTML block: ``title`` above ``formula`` (an HTML block, see ``formula_html``) above ``source``
+    (highlighted when Pygments is importable, ``highlight`` is true and the source has at most
+    ``HIGHLIGHT_MAX_CHARS`` characters)."""
     code = highlighted(source, language) if highlight and len(source) <= HIGHLIGHT_MAX_CHARS else None
     if code is None:
         code = _PRE.format(text=html.escape(source))
-    return _BOX.format(title=html.escape(title), code=code)
+    return _BOX.format(title=html.escape(title), code=formula + code)

@@ -37,3 +37,15 @@ class _CallablePackage(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallablePackage
+
+
+def _formula(graph: Any, wrt: tuple) -> Any:
+    """The formula a notebook shows above compiled code (``gradc.symbolic.display``; SymPy imported then)."""
+    from gradc.symbolic.display import formula_latex
+
+    return formula_latex(graph, wrt)
+
+
+from gradc.backends import display as _display  # noqa: E402  (below: the package is set up first)
+
+_display.FORMULAS.append(_formula)

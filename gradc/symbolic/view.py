@@ -22,7 +22,6 @@ import sympy
 from gradc.ir.graph import Graph
 from gradc.symbolic.graph_to_sympy import SymbolicError, evaluate_symbolic
 
-# the largest formula (SymPy operations) a notebook shows beside compiled code (gradc.symbolic.display)
 SIMPLIFY_LIMIT = 400  # operations: larger entries get cheaper rewrites (cancel, trigsimp skipped)
 
 
@@ -85,7 +84,7 @@ def _apply_tidy(value):
 class Symbolic:
     """A function and its derivative as mathematics (see :func:`symbolic`)."""
 
-    def __init__(self, graph: Graph, wrt: tuple, as_tuple: bool, where: str = "") -> None:
+    def __init__(self, graph: Graph, wrt: tuple, as_tuple: bool, where: str = "", simplify: bool = True) -> None:
         from gradc.passes import optimize
         from gradc.transforms import reverse as ad
 
@@ -100,10 +99,11 @@ class Symbolic:
         if value is None:
             raise SymbolicError(f"{graph.name} returns {len(graph.outputs)} values; the symbolic view takes one",
                                 where=where, hint="return one array or scalar")
-        self._value = _apply_tidy(value)
+        tidied = _apply_tidy if simplify else (lambda v: v)  # (simplify=False: a notebook's quick display)
+        self._value = tidied(value)
         self.grad_graph = optimize(ad.grad_graph(graph, list(self.wrt), name=f"{graph.name}_grad"))
         grads = evaluate_symbolic(self.grad_graph, args, where)
-        self._grads = [_apply_tidy(g) for g in grads]
+        self._grads = [tidied(g) for g in grads]
 
     @property
     def symbols(self) -> dict:
