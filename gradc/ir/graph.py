@@ -87,6 +87,20 @@ class Graph:
     def _repr_svg_(self) -> str | None:  # Jupyter: draw the graph when Graphviz is installed (else None: repr)
         return render_svg(self)
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the function and its gradient as a formula above the drawing (or the IR text), when small
+        enough (``gradc.symbolic.display``); None otherwise, and the drawing or the text shows alone."""
+        formula = NOTEBOOK_FORMULAS[0](self) if NOTEBOOK_FORMULAS else ""
+        if not formula:
+            return None
+        import html
+        drawing = render_svg(self) or f"<pre>{html.escape(repr(self))}</pre>"
+        return f'<div class="gradc-graph">{formula}{drawing}</div>'
+
+
+# ``provider(graph) -> HTML or ""``: a traced function's formula for a notebook, installed by gradc.symbolic
+NOTEBOOK_FORMULAS: list = []
+
 
 def subgraphs(eqn: Eqn) -> list[Graph]:
     """The graphs an equation holds in its params (a loop's body, a branch), in param order; empty for most ops.

@@ -46,6 +46,14 @@ def _formula(graph: Any, wrt: tuple) -> Any:
     return formula_latex(graph, wrt)
 
 
+def _graph_formula(graph: Any) -> str:
+    """A traced function's value and gradient with respect to its float inputs, as a notebook's HTML block."""
+    wrt = tuple(v.name for v in graph.inputs if getattr(v.type, "is_float", False))
+    return _display.formula_html(graph, wrt) if wrt else ""
+
+
 from gradc.backends import display as _display  # noqa: E402  (below: the package is set up first)
+from gradc.ir import graph as _graph  # noqa: E402
 
 _display.FORMULAS.append(_formula)
+_graph.NOTEBOOK_FORMULAS.append(_graph_formula)

@@ -49,3 +49,10 @@ def test_formula_text_is_escaped():
     finally:
         gradc.backends.display.FORMULAS[:] = display_hooks
     assert "<script>" not in html and "&lt;script&gt;" in html and "&amp;" in html
+
+
+def test_traced_graph_shows_its_formula_above_the_drawing_when_small():
+    small = gradc.trace(energy, np.ones(2), np.ones(2))._repr_html_()
+    assert r"\frac{\partial energy}{\partial x}" in small and r"\frac{\partial energy}{\partial w}" in small
+    assert small.index("gradc-formula") < max(small.find("<svg"), small.find("<pre>"))
+    assert gradc.trace(energy, np.ones(50), np.ones(50))._repr_html_() is None  # the drawing or text alone
