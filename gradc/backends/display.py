@@ -13,6 +13,7 @@ file name and docstrings) is HTML-escaped, so nothing the user wrote becomes mar
 from __future__ import annotations
 
 import html
+from typing import Any
 
 _BOX = '<div class="gradc-compiled"><div style="font-family: monospace; font-weight: bold">{title}</div>\n{code}</div>'
 _PRE = '<pre style="max-height: 40em; overflow: auto">{text}</pre>'
@@ -45,7 +46,7 @@ def highlighted(source: str, language: str) -> str | None:
 FORMULAS: list = []
 
 
-def formula_html(graph, wrt) -> str:
+def formula_html(graph: Any, wrt: tuple) -> str:
     """The formula block a notebook shows above the code (MathJax typesets ``$$...$$`` in HTML output), or "".
 
     >>> formula_html(None, ())
