@@ -9,6 +9,11 @@ The rule computes the root again from its operand, so that its own derivative (s
 is this rule again. This module sits above the dispatch tables (it builds a loop), so it
 registers itself with ``gradc.trace.scipy_dispatch`` when ``gradc.trace`` is imported.
 
+A real matrix with an eigenvalue on the negative real axis has no real principal root
+(SciPy returns a complex array, a dtype known only from the values), and there the real
+iteration does not converge: the compiled code checks that the root squares back to the
+matrix and raises ``LinAlgError`` when it does not, never returning a wrong root.
+
 >>> import numpy as np
 >>> root = sqrtm(np.array([[4.0, 0.0], [0.0, 9.0]]))
 >>> np.round(root, 12)
@@ -17,16 +22,26 @@ array([[2., 0.],
 """
 from __future__ import annotations
 
+import numpy as np
+
+from gradc.errors import user_location
+from gradc.ir.builder import Traced
 from gradc.ops import elementwise as ew
+from gradc.ops import linalg as la
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_sylvester as sylvester
+from gradc.ops import reduce as red
 from gradc.ops.autodiff import Rule, custom_call, register_rule, stop_gradient
 from gradc.ops.linalg_decomp import eye_like, mT
 from gradc.ops.values import aval
+from gradc.trace import checks
 from gradc.trace.control import fori_loop
 from gradc.trace.scipy_dispatch import _plain, _refuse, register
 
 STEPS = 40  # enough for eigenvalues from 1e-10 to 1e10 (each step halves a far one, then doubles the digits)
+TOLERANCE = 1e-6  # relative residual |Y Y - A| / max(|A|, |Y|^2) (Frobenius) above which no root was found
+NO_REAL_ROOT = ("scipy.linalg.sqrtm: the iteration found no real square root of the matrix (an eigenvalue on or near "
+                "the negative real axis, where SciPy returns a complex root); gradc's sqrtm is real-only")
 
 
 def sqrtm(A, disp=None, blocksize=None):
@@ -43,7 +58,22 @@ def sqrtm(A, disp=None, blocksize=None):
         y, z = yz
         return ew.mul(ew.add(y, lin.inv(z)), 0.5), ew.mul(ew.add(z, lin.inv(y)), 0.5)
     root, _ = fori_loop(0, STEPS, step, (start, eye_like(start)), names=("root", "inverse_root"))
+    _require_root(root, start)
     return custom_call(root, [], [a], rule=RULE)
+
+
+def _require_root(root, a) -> None:
+    """Raise ``LinAlgError`` (now, or in the compiled code) unless ``root @ root`` is ``a`` to :data:`TOLERANCE`."""
+    residual = red.sum_(ew.square(ew.sub(la.matmul(root, root), a)))
+    scale = ew.maximum(red.sum_(ew.square(a)), ew.square(red.sum_(ew.square(root))))
+    failed = ew.logical_not(ew.less_equal(residual, ew.mul(scale, TOLERANCE ** 2)))  # NaN fails too
+    if not isinstance(failed, Traced):
+        if bool(failed):
+            raise np.linalg.LinAlgError(NO_REAL_ROOT)
+        return
+    builder = checks._builder(failed)
+    checks.record(builder, checks._atom_in(builder, failed),
+                  {"exception": "LinAlgError", "args": (NO_REAL_ROOT,), "where": user_location()})
 
 
 def _vjp(root_bar, residuals, xs):

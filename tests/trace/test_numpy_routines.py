@@ -644,3 +644,30 @@ def test_lfilter_zi_is_refused_at_the_line():
     with pytest.raises(TraceError, match="zi=") as info:
         gradc.grad(filter_with_state)(np.ones(3))
     assert info.value.where.endswith(f"test_numpy_routines.py:{_line_of(filter_with_state, 'lfilter(')}")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_sqrtm_is_scipys_root_or_a_linalg_error(target):
+    """Seeded random real matrices, many with eigenvalues on the negative real axis (where SciPy's principal root
+    is complex and the real iteration cannot converge): gradc returns SciPy's root or raises LinAlgError, never
+    another matrix."""
+    rng = np.random.default_rng(11)
+    root_of = gradc.jit(lambda a: scipy.linalg.sqrtm(a), target=target)
+    matched = refused = 0
+    for trial in range(60):
+        a = rng.standard_normal((3, 3)) + (trial % 3) * np.eye(3)  # shifted right: more matrices with real roots
+        expected = scipy.linalg.sqrtm(a)
+        real_root = np.max(np.abs(np.imag(expected))) <= 1e-12 * max(1.0, np.max(np.abs(expected)))
+        try:
+            got = root_of(a)
+        except np.linalg.LinAlgError as error:
+            assert "no real square root" in str(error)
+            eigenvalues = np.linalg.eigvals(a)
+            # refusing a matrix whose eigenvalues are all well right of the negative axis would be a defect
+            assert not (real_root and np.all(eigenvalues.real > 0.05 * np.max(np.abs(eigenvalues)))), trial
+            refused += 1
+            continue
+        assert real_root, f"trial {trial}: SciPy's root is complex, gradc returned a real matrix"
+        np.testing.assert_allclose(got, np.real(expected), rtol=1e-7, atol=1e-9)
+        matched += 1
+    assert matched >= 10 and refused >= 10, (matched, refused)
