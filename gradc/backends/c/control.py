@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from gradc.backends.c.call_graph import call_limits
 from gradc.backends.c.checks import check_limit
 from gradc.backends.c.in_place import update_root
+from gradc.backends.c.linalg import linalg_status
 from gradc.backends.c.names import fresh
 from gradc.backends.c.update import index_check
 from gradc.backends.c.values import C_TYPES, Loc, lin, ptr
@@ -175,6 +176,10 @@ def loop_limits(graph, max_trips=None, *, marked=False) -> list:
         if raising is not None:
             found.append(Limit(id(eqn), len(found) + 1, 0, raising[0], raising[1], "check", eqn.params["exception"],
                                eqn.params["args"]))
+        failing = linalg_status(eqn)
+        if failing is not None:
+            found.append(Limit(id(eqn), len(found) + 1, 0, failing[0], "NumPy's LinAlgError", "check", "LinAlgError",
+                               (failing[1],)))
     return call_limits(graph, max_trips, found, loop_limits)
 
 

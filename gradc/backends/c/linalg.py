@@ -10,11 +10,12 @@ is meant for (a few hundred rows at most).
 The decompositions (eigh, eigvalsh, svd, svdvals, qr, expm) are in ``linalg_decomp`` and
 ``linalg_spectral``, mixed in here.
 
-Errors: a C function has no exception to raise and returns nothing. A matrix that is not
-positive definite (a pivot <= 0, or NaN) makes ``cholesky`` write NaN into the whole factor, and
-a singular matrix (an exact zero pivot) makes ``solve`` write NaN into the whole solution, where
-NumPy raises ``LinAlgError``; ``logabsdet``/``det_sign`` of a singular matrix are ``-inf`` and
-``0`` as in NumPy. NaN then runs through everything computed from it, gradients included.
+Errors, as NumPy's: a matrix that is not positive definite (a pivot <= 0; NaN stays NaN) makes
+``cholesky`` return 1 (after writing NaN into the whole factor), and a singular matrix (an exact
+zero pivot, as LAPACK's) makes ``solve`` return 1 (NaN in the solution); the function holding
+the op then returns its status (:func:`linalg_status`), and Python raises NumPy's
+``LinAlgError`` with NumPy's message. ``logabsdet``/``det_sign`` of a singular matrix are
+``-inf`` and ``0`` as in NumPy.
 
 >>> "NAN" in helper_text("cholesky", "double")
 True
@@ -28,8 +29,9 @@ from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, pt
 _HELPERS = {
     "cholesky": """
 /* l = the lower Cholesky factor of the n x n matrix a (its lower triangle, read through strides rs and cs),
- * zeros above the diagonal. A matrix that is not positive definite (a pivot <= 0 or NaN) gives NaN everywhere. */
-static void gradc_choleskyF(long n, const T *restrict a, long rs, long cs, T *restrict l)
+ * zeros above the diagonal; returns 0. A matrix that is not positive definite (a pivot <= 0) gives NaN
+ * everywhere and returns 1; a NaN pivot gives NaN everywhere and returns 0, as NumPy raises nothing then. */
+static int gradc_choleskyF(long n, const T *restrict a, long rs, long cs, T *restrict l)
 {
     for (long i = 0; i < n; ++i) {
         for (long j = 0; j <= i; ++j) {
@@ -54,13 +56,14 @@ static void gradc_choleskyF(long n, const T *restrict a, long rs, long cs, T *re
                 for (long q = 0; q < n*n; ++q) {
                     l[q] = NAN;
                 }
-                return;
+                return s == s;  /* a NaN pivot is NaN's, not a failure (NumPy's factor holds NaN then) */
             }
         }
         for (long j = i + 1; j < n; ++j) {
             l[i*n + j] = 0;
         }
     }
+    return 0;
 }""",
     "trisolve": """
 /* x = E^-1 b for the n x m matrix b, E the lower (lower != 0) or upper triangle of the n x n matrix a, or its
@@ -138,8 +141,8 @@ static long gradc_luF(long n, long m, const T *restrict a, long ars, long acs, T
 }""",
     "solve": """
 /* x = a^-1 b for the strided n x n matrix a and n x m matrix b, by LU with partial pivoting in the work array
- * w (n*n); a singular matrix (a zero pivot) gives NaN everywhere. */
-static void gradc_solveF(long n, long m, const T *restrict a, long ars, long acs, const T *restrict b, long brs,
+ * w (n*n); returns 0, or 1 for a singular matrix (a zero pivot), with NaN everywhere (NaN entries: NaN, 0). */
+static int gradc_solveF(long n, long m, const T *restrict a, long ars, long acs, const T *restrict b, long brs,
                         long bcs, T *restrict x, T *restrict w)
 {
     for (long i = 0; i < n; ++i) {
@@ -148,10 +151,14 @@ static void gradc_solveF(long n, long m, const T *restrict a, long ars, long acs
         }
     }
     if (gradc_luF(n, m, a, ars, acs, w, x) < 0) {
+        int nan = 0;  /* a NaN entry is NaN's, not a singular matrix (NumPy's solution holds NaN then) */
+        for (long k = 0; k < n*n; ++k) {
+            nan |= isnan(w[k]);
+        }
         for (long k = 0; k < n*m; ++k) {
             x[k] = NAN;
         }
-        return;
+        return !nan;
     }
     for (long i = n - 1; i >= 0; --i) {
         for (long k = i + 1; k < n; ++k) {
@@ -164,6 +171,7 @@ static void gradc_solveF(long n, long m, const T *restrict a, long ars, long acs
             x[i*m + q] /= w[i*n + i];
         }
     }
+    return 0;
 }""",
     "slogdet": """
 /* *sign and *logabs: the sign of det(a) and log|det(a)| of the strided n x n matrix a, by LU with partial
@@ -261,6 +269,21 @@ def helper_text(kind: str, ctype: str) -> str:
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 
+# NumPy's LinAlgError messages for the ops whose C helper returns 1 where LAPACK reports failure
+_FAILURES = {"cholesky": "Matrix is not positive definite", "solve": "Singular matrix"}
+
+
+def linalg_status(eqn) -> tuple | None:
+    """``(what, message)`` of an op whose C helper can fail as NumPy's ``LinAlgError`` (its status), else None.
+
+    >>> from types import SimpleNamespace
+    >>> linalg_status(SimpleNamespace(op="cholesky"))[1], linalg_status(SimpleNamespace(op="trisolve"))
+    ('Matrix is not positive definite', None)
+    """
+    message = _FAILURES.get(eqn.op)
+    return None if message is None else (f"np.linalg.{eqn.op}: {message}", message)
+
+
 class LinalgLowerings(DecompLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
@@ -303,7 +326,13 @@ class LinalgLowerings(DecompLowerings):
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         fn, n = self.linalg_helper("cholesky", out.dtype), out.shape[-1]
-        self.each_matrix(e, [a], out, lambda p, o: f"{fn}({n}, {p[0]}, {a.strides[-2]}, {a.strides[-1]}, {o});")
+        self.each_matrix(e, [a], out, lambda p, o: self.failing(e, f"{fn}({n}, {p[0]}, {a.strides[-2]}, "
+                                                                   f"{a.strides[-1]}, {o})"))
+
+    def failing(self, e, call: str) -> str:
+        """The statement calling a helper that returns 1 on failure: the function returns ``e``'s status then."""
+        limit = self.limit_of(e)
+        return f"if ({call}) return {limit.code};" if limit is not None else f"{call};"
 
     def op_cholesky_grad(self, e):
         lf, g = (self.matrix_operand(x) for x in e.inputs)
@@ -316,8 +345,9 @@ class LinalgLowerings(DecompLowerings):
         a, b = (self.matrix_operand(x) for x in e.inputs)
         out = self.storage(e.out)
         fn, (n, m) = self.linalg_helper(kind, out.dtype), out.shape[-2:]
-        self.each_matrix(e, [a, b], out, lambda p, o: f"{fn}({n}, {m}, {p[0]}, {a.strides[-2]}, {a.strides[-1]}, "
-                                                      f"{p[1]}, {b.strides[-2]}, {b.strides[-1]}, {o}{flags});")
+        self.each_matrix(e, [a, b], out, lambda p, o: self.failing(e, f"{fn}({n}, {m}, {p[0]}, {a.strides[-2]}, "
+                                                                      f"{a.strides[-1]}, {p[1]}, {b.strides[-2]}, "
+                                                                      f"{b.strides[-1]}, {o}{flags})"))
 
     def op_trisolve(self, e):
         self._two_operand(e, "trisolve", f", {int(e.params['lower'])}, {int(e.params['trans'])}")
