@@ -4,9 +4,12 @@
 rebind the traced array object to a functional update (``index_update``, ``gather_grad``),
 so every Python name for it sees the new value, as in NumPy. A basic-index read
 ``row = y[0]`` is a *view*, as in NumPy: writing into it writes into ``y``, and a write
-into ``y`` refreshes it. Refused, at the user's line: an update of an input (the caller's
-array would not change), of a reshape or transpose view (the array it views would not
-change), and of an array that such views were taken of (they would not see the change).
+into ``y`` refreshes it. An update of an input is allowed with a ``GradcWarning``: the
+function is differentiated as a function of the input's value on entry, and the compiled
+code works on a copy (the caller's array does not change; Tangent's meaning, where JAX and
+HIPS autograd raise). Refused, at the user's line: an update of a reshape or transpose view
+(the array it views would not change), of a view of an input that gradc cannot follow back
+to it, and of an array that such views were taken of (they would not see the change).
 
 The three runtime functions the capture transform (``gradc.trace.capture``) calls for
 ``a[k] = v``, ``a[k] op= v`` and ``ufunc.at(a, k, v)``, ``setitem``, ``setitem_op`` and
@@ -185,13 +188,11 @@ def check_writable(tracer, what: str, *, owned: bool = False, where=None) -> Non
         return check_writable(base, what, owned=_owned(base), where=where)
     kind, name = ("fresh", None) if owned else alias_of(tracer.builder, tracer.atom)
     if kind == "input":
-        raise ImmutableArgumentError(f"{what} changes the input {name!r} in place; the caller's array would not change",
-                         where=where, hint=f"copy it first (`{name} = {name}.copy()`) or compute a new value: "
-                         f"`{name} = {name} + ...` (np.where(mask, new, {name}) for some entries); a traced "
-                         "function must not modify its arguments")
+        _warn_input_written(what, name, where)
+        return
     if kind == "view-of-input":
         raise ImmutableArgumentError(f"{what} changes a view (slice, reshape or transpose) of the input {name!r} in "
-                                     "place; the caller's array would not change", where=where,
+                                     f"place; gradc cannot carry that write back into {name!r}", where=where,
                                      hint="make a copy first (`v = v.copy()`) or compute a new value: `v = v + ...`")
     if kind == "view":
         raise TraceError(f"{what} changes a reshape or transpose view in place; gradc would not update the "
@@ -487,3 +488,18 @@ def _inplace_python(item, op_symbol, value):
     return getattr(operator, names[op_symbol])(item, value)
 
 
+
+
+def _warn_input_written(what: str, name: str, where) -> None:
+    import warnings
+
+    from gradc.errors import GradcWarning
+    message = (f"{what} changes the input {name!r} in place: gradc differentiates the function of {name!r}'s value "
+               "on entry and the compiled code works on a copy, so the caller's array does not change; copy it "
+               f"first (`{name} = {name}.copy()`) to say so and silence this warning")
+    from gradc.errors import user_location
+    filename, _, line = (where or user_location() or "").rpartition(":")
+    if filename and line.isdigit():
+        warnings.warn_explicit(message, GradcWarning, filename, int(line))
+    else:
+        warnings.warn(message, GradcWarning, stacklevel=2)

@@ -471,7 +471,7 @@ def ipow_input(x):
     return np.sum(x)
 
 
-def imatmul_input(x, m):
+def imatmul_input(m, x):
     m @= m  # MARK
     return np.sum(m @ x)
 
@@ -539,13 +539,50 @@ IN_PLACE = {
 
 def _in_place_args(fn, spec):
     if spec == "m":
-        return (np.eye(3), np.ones(3)) if fn is imatmul_input else (np.eye(3), np.ones(3))
+        return (np.eye(3) + np.arange(9.0).reshape(3, 3) / 10, np.array([0.5, 1.0, 1.5]))
     return tuple(np.array([0.5, 1.0, 1.5]) for _ in range(spec))
 
 
-@pytest.mark.parametrize("name", sorted(IN_PLACE))
+VIEWS_OF_INPUTS = {"reshape-view*=", "transpose-view+="}  # gradc cannot write such a view back into its input
+
+
+def _central_gradient(fn, args, h=1e-6):
+    """Central differences of ``fn`` in its first argument, each call on fresh copies (``fn`` writes into them)."""
+    first = args[0]
+    grad = np.zeros_like(first)
+    for index in np.ndindex(first.shape):
+        step = np.zeros_like(first)
+        step[index] = h
+        up = fn(first + step, *(a.copy() for a in args[1:]))
+        down = fn(first - step, *(a.copy() for a in args[1:]))
+        grad[index] = (up - down) / (2 * h)
+    return grad
+
+
+@pytest.mark.parametrize("name", sorted(set(IN_PLACE) - VIEWS_OF_INPUTS))
 @pytest.mark.parametrize("entry", ["grad", "compile"])
-def test_an_in_place_update_of_an_input_is_an_error(name, entry):
+def test_an_in_place_update_of_an_input_warns_and_differentiates_the_entry_value(name, entry):
+    """NumPy's meaning on a copy: the value and gradient of the function of the input's value on entry (against the
+    function itself and central differences), a warning at the user's line, and the caller's arrays untouched."""
+    fn, spec = IN_PLACE[name]
+    args = _in_place_args(fn, spec)
+    before = [a.copy() for a in args]
+    expected_value = fn(*(a.copy() for a in args))
+    with pytest.warns(GradcWarning, match="changes the input .* in place") as caught:
+        if entry == "grad":
+            value, grad = gradc.value_and_grad(fn)(*args)
+        else:
+            value, grad = gradc.compile(fn, *args).value_and_grad(*args)
+    assert any(w.filename.endswith("test_frozen_state.py") and w.lineno == line_of(fn) for w in caught)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-12)
+    np.testing.assert_allclose(grad, _central_gradient(fn, [a.copy() for a in before]), rtol=1e-6, atol=1e-8)
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)  # the caller's arrays are untouched
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS_OF_INPUTS))
+@pytest.mark.parametrize("entry", ["grad", "compile"])
+def test_an_in_place_update_of_a_reshape_or_transpose_view_of_an_input_is_an_error(name, entry):
     fn, spec = IN_PLACE[name]
     args = _in_place_args(fn, spec)
     before = [a.copy() for a in args]

@@ -11,6 +11,7 @@ import pytest
 from finite_differences import central_gradient as central
 
 import gradc
+from gradc.errors import GradcWarning
 from gradc.ir.interpret import evaluate
 from gradc.ir.verify import verify
 from gradc.passes import optimize
@@ -295,13 +296,16 @@ def test_hessian_does_not_warn_about_gradcs_own_wrappers():
         np.testing.assert_allclose(gradc.hessian(lambda x: np.sum(x ** 3))(np.ones(2)), 6 * np.eye(2))
 
 
-def test_in_place_update_of_an_input_inside_a_loop_is_refused():
+def test_in_place_update_of_an_input_inside_a_loop_warns_and_works_on_a_copy():
     def f(x):
         for _ in range(3):
-            x += 0.1 * np.sin(x)  # NumPy would change the caller's array; gradc cannot
+            x += 0.1 * np.sin(x)  # NumPy changes the caller's array; gradc's compiled code works on a copy
         return np.sum(x)
-    with pytest.raises(gradc.GradcError, match="changes the input 'x' in place"):
-        gradc.grad(f)(np.ones(2))
+    x = np.array([1.0, -0.5])
+    with pytest.warns(GradcWarning, match="changes the input 'x' in place"):
+        grad = gradc.grad(f)(x)
+    np.testing.assert_array_equal(x, [1.0, -0.5])
+    np.testing.assert_allclose(grad, central(f, x.copy()), rtol=1e-6, atol=1e-8)
 
     def g(x):
         y = x * 1.0
