@@ -27,7 +27,7 @@ def _infer(data):
     """The dtype torch gives a nested list of Python numbers."""
     flat = list(np.asarray(data, dtype=object).reshape(-1)) if np.ndim(data) else [data]
     if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
-        return dtypes.from_np(np.complex128)  # refused there: the facade's tensors are real
+        return dtypes.default_complex()
     if any(isinstance(v, (float, np.floating)) for v in flat) or not flat:
         return dtypes.DEFAULT[0]
     if all(isinstance(v, (bool, np.bool_)) for v in flat):
@@ -130,7 +130,11 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     shape = _shape(size)
     g = generator or rng.default_generator
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
-    data = g.normal(int(np.prod(shape, dtype=np.int64)), dt.np if dt.kind == 2 else np.float32).reshape(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dt.kind == 3:  # torch: (real, imag) pairs drawn as 2n normals of the part dtype, std 1/sqrt(2)
+        pairs = g.normal(2 * n, dtypes.real_of(dt).np, std=0.5 ** 0.5).reshape(shape + (2,))
+        return _finish(pairs[..., 0] + 1j * pairs[..., 1], dt, requires_grad)
+    data = g.normal(n, dt.np if dt.kind == 2 else np.float32).reshape(shape)
     return _finish(data, dtype, requires_grad)
 
 

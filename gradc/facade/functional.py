@@ -21,19 +21,20 @@ from gradc.facade.tensor import MinMax, Tensor
 
 def as_tensor_operand(x):
     """Tensors and Python numbers pass through; arrays and lists become Tensors."""
-    if isinstance(x, (Tensor, bool, int, float)):
+    if isinstance(x, (Tensor, bool, int, float, complex)):
         return x
     return tensor(x)
 
 
 def cast(x, dt):
     """``x`` (array, Tensor stand-in or Python number) in dtype ``dt`` (a gradc op when it changes)."""
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x, dt.np)
     return ew.astype(x, dtype_key(dt))
 
 
-_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}
+_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "complex64": "c64",
+         "complex128": "c128"}
 
 
 def dtype_key(dt):
@@ -76,7 +77,7 @@ def binary(op, a, b, name, out_dtype=None, slots=None):
 
 
 def _is_float(x):
-    return isinstance(x, float) or getattr(getattr(x, "dtype", None), "kind", 0) == 2
+    return isinstance(x, (float, complex)) or getattr(getattr(x, "dtype", None), "kind", 0) >= 2
 
 
 def compare(op, a, b):
@@ -120,7 +121,7 @@ def div(a, b):
 
 
 def reciprocal(a):
-    dt = a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+    dt = a.dtype if a.dtype.kind >= 2 else dtypes.DEFAULT[0]
     return record("ReciprocalBackward0", lambda x: ew.div(np.asarray(1, dt.np), cast(x, dt)), [a],
                   saves=True, saved=[a])
 
@@ -155,7 +156,7 @@ UNARY = {
 
 
 def _float_of(a):
-    return a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+    return a.dtype if a.dtype.kind >= 2 else dtypes.DEFAULT[0]  # complex stays complex
 
 
 def unary(name, a):
@@ -227,7 +228,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
         if out is not None:
             return out
     dims = _dims(dim, a.dim())
-    dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
+    dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind >= 2 else dtypes.int64)
     name = "SumBackward0" if dim is None else "SumBackward1"
     out = record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
     return _in_torch_order(out, a, dims, keepdim and dims is not None)

@@ -83,6 +83,30 @@ class _Formatter:
         return self.text(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's two formatters of a complex tensor: one for the real parts, one for the imaginary parts; a value
+    is its real part (padded) joined to its signed imaginary part (unpadded) and ``j``."""
+
+    def __init__(self, values: np.ndarray):
+        self.re, self.im = _Formatter(values.real), _Formatter(values.imag)
+        self.width = self.re.width + self.im.width + 1  # + "j"; the cells' ", " is counted by ``_vector``
+
+    @staticmethod
+    def _join(re: str, im: str) -> str:
+        im = (im + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
+
+    def text(self, v) -> str:
+        return self._join(self.re.text(v.real), self.im.text(v.imag))
+
+    def cell(self, v) -> str:
+        return self._join(self.re.cell(v.real), self.im.cell(v.imag))
+
+
+def _formatter(values: np.ndarray):
+    return _ComplexFormatter(values) if values.dtype.kind == "c" else _Formatter(values)
+
+
 def _edges(values: np.ndarray, summarize: bool) -> np.ndarray:
     if not summarize or values.ndim == 0:
         return values
@@ -125,7 +149,7 @@ def body(values: np.ndarray, indent: int = 7) -> str:
     if values.size == 0:
         return "[]"
     summarize = values.size > OPTIONS["threshold"]
-    fmt = _Formatter(_edges(values, summarize))
+    fmt = _formatter(_edges(values, summarize))
     if values.ndim == 0:
         return fmt.text(values.item())
     return _render(values, fmt, indent, summarize)
@@ -135,7 +159,7 @@ def tensor_repr(t) -> str:
     values = t._data
     text = "tensor(" + body(values)
     suffixes = []
-    default = t.dtype.name in ("float32", "int64", "bool")
+    default = t.dtype.name in ("float32", "int64", "bool", "complex64")
     if values.size == 0:
         if values.ndim != 1:
             suffixes.append("size=" + str(tuple(values.shape)))

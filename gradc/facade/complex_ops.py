@@ -1,0 +1,205 @@
+"""Complex tensors of the facade: ``torch.complex``, ``polar``, ``view_as_real``/``view_as_complex``, and the
+methods ``.real``, ``.imag``, ``.conj()``, ``.angle()``, ``.is_complex()`` (``.abs()`` and arithmetic are the
+real ops', which the registry computes on complex values too).
+
+Every function records one node named as torch names it and computes with registry ops, so its
+derivative comes from the registry's rules (JAX's convention), which the engine turns into
+torch's (``gradc.facade.grad_fn.torch_convention``): the ``.grad`` of a complex leaf under a real
+loss is ``dL/dx + i dL/dy``.
+
+Unlike torch's, ``.real``, ``.imag``, ``view_as_real`` and ``view_as_complex`` give copies, not views
+of the same memory: writing into one does not change the tensor it came from (``z.real = v``,
+assigning the attribute, does write into ``z``).
+
+>>> import gradc.torch as torch
+>>> z = torch.tensor([3 + 4j], requires_grad=True)
+>>> (z.abs() ** 2).sum().backward(); z.grad
+tensor([6.+8.j])
+>>> torch.view_as_real(torch.tensor([1 + 2j]))
+tensor([[1., 2.]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import gradc.ops.complex_numbers as cx
+import gradc.ops.elementwise as ew
+import gradc.ops.shape as sh
+from gradc.facade import dtypes
+from gradc.facade import grad_fn as gf
+from gradc.facade.functional import dtype_key
+from gradc.facade.lift import operand
+from gradc.facade.record import record
+from gradc.facade.tensor import Tensor
+
+def is_complex(input) -> bool:  # noqa: A002 - torch name
+    """Whether ``input`` holds complex values (``torch.is_complex``)."""
+    return input.dtype.kind == 3
+
+
+def _copied(out: Tensor, name: str) -> Tensor:
+    """``out`` with storage of its own, its node named ``name`` (torch's view op names for what is a copy here:
+    NumPy's real/imag parts are views, which the facade's view machinery cannot map into complex storage)."""
+    if type(out._data) is np.ndarray:
+        out._data = out._data.copy()
+        out._vc = [0]
+    if out._grad_fn is not None:
+        out._grad_fn.__class__ = gf.node_class(name)
+    return out
+
+
+def real(input) -> Tensor:  # noqa: A002
+    """The real parts (``torch.real``; a real tensor is returned as it is)."""
+    if not is_complex(input):
+        return input
+    return _copied(record("RealPart", cx.real, [input]), "SelectBackward0")
+
+
+def imag(input) -> Tensor:  # noqa: A002
+    """The imaginary parts (``torch.imag``; refused for a real tensor, as torch does)."""
+    if not is_complex(input):
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _copied(record("ImagPart", cx.imag, [input]), "SelectBackward0")
+
+
+def conj(input) -> Tensor:  # noqa: A002
+    """The complex conjugate (``torch.conj``; a real tensor is returned as it is)."""
+    if not is_complex(input):
+        return input
+    return record("ConjBackward0", cx.conj, [input])
+
+
+def conj_physical(input) -> Tensor:  # noqa: A002
+    """``torch.conj_physical``: the conjugate, computed now (the facade never defers a conjugate)."""
+    if not is_complex(input):
+        return input
+    return record("ConjPhysicalBackward0", cx.conj, [input])
+
+
+def angle(input) -> Tensor:  # noqa: A002
+    """The argument of each value in radians (``torch.angle``; 0 or pi for real values)."""
+    dt = dtypes.real_of(input.dtype) if input.dtype.kind >= 2 else dtypes.DEFAULT[0]
+    if is_complex(input):
+        return record("AngleBackward0", cx.angle, [input])
+    return record("AngleBackward0", lambda x: cx.angle(ew.astype(x, dtype_key(dt))), [input])
+
+
+def _parts_to_complex(re, im, dt):
+    key = dtype_key(dtypes.complex_of(dt))
+    return ew.add(ew.astype(re, key), ew.mul(ew.astype(im, key), np.asarray(1j, dtypes.complex_of(dt).np)))
+
+
+def _same_float_pair(a, b, what: str):
+    a, b = operand(a), operand(b)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"{what}(): argument 'real' and 'imag' must be Tensors, not "
+                        f"{type(a).__name__} and {type(b).__name__}")
+    if a.dtype.kind != 2 or b.dtype.kind != 2:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_scalar_name(a)} "
+                           f"and {_scalar_name(b)}")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {_scalar_name(a)} but got scalar type "
+                           f"{_scalar_name(b)} for second argument")
+    return a, b
+
+
+def _scalar_name(t) -> str:
+    return {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[t.dtype.name]
+
+
+def complex(real, imag) -> Tensor:  # noqa: A001 - torch name
+    """``real + i imag`` from two float tensors of one dtype (broadcast): ``torch.complex``."""
+    a, b = _same_float_pair(real, imag, "complex")
+    dt = a.dtype
+    return record("ComplexBackward0", lambda x, y: _parts_to_complex(*_broadcast(x, y), dt), [a, b])
+
+
+def polar(abs, angle) -> Tensor:  # noqa: A002 - torch names
+    """``abs * (cos(angle) + i sin(angle))``: ``torch.polar``."""
+    a, b = _same_float_pair(abs, angle, "polar")
+    dt = a.dtype
+
+    def fn(r, theta):
+        r, theta = _broadcast(r, theta)
+        return _parts_to_complex(ew.mul(r, ew.cos(theta)), ew.mul(r, ew.sin(theta)), dt)
+    return record("PolarBackward0", fn, [a, b])
+
+
+def _broadcast(x, y):
+    shape = np.broadcast_shapes(tuple(np.shape(x)), tuple(np.shape(y)))
+    return (x if tuple(np.shape(x)) == shape else sh.broadcast_to(x, shape),
+            y if tuple(np.shape(y)) == shape else sh.broadcast_to(y, shape))
+
+
+def view_as_real(input) -> Tensor:  # noqa: A002
+    """The complex values as pairs ``[..., (real, imag)]`` along a new last dimension (``torch.view_as_real``)."""
+    if not is_complex(input):
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+
+    def fn(z):
+        shape = tuple(np.shape(z)) + (1,)
+        return sh.concatenate([sh.reshape(cx.real(z), shape), sh.reshape(cx.imag(z), shape)], -1 % len(shape))
+    return _copied(record("ViewAsRealPairs", fn, [input]), "ViewAsRealBackward0")
+
+
+def view_as_complex(input) -> Tensor:  # noqa: A002
+    """Pairs ``[..., (real, imag)]`` along the last dimension read as complex values (``torch.view_as_complex``)."""
+    if input.dtype.kind != 2 or input.dtype is dtypes.float16:
+        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor of "
+                           f"scalar type: {_scalar_name(input)}")
+    if input.dim() == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    dt = input.dtype
+    n = input.dim() - 1
+
+    def fn(x):
+        lead = tuple(sh.slice_item(None, None, None) for _ in range(n))
+        return _parts_to_complex(sh.index(x, lead + (("int", 0),)), sh.index(x, lead + (("int", 1),)), dt)
+    return _copied(record("ViewAsComplexPairs", fn, [input]), "ViewAsComplexBackward0")
+
+
+def _set_real(self, value):
+    _set_part(self, value, real)
+
+
+def _set_imag(self, value):
+    _set_part(self, value, imag)
+
+
+def _set_part(self, value, part):
+    """``z.real = v`` / ``z.imag = v``: an in-place write of one part (recorded as torch records ``copy_``)."""
+    if not is_complex(self):
+        if part is real:
+            self.copy_(value)
+            return
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    part_dtype = dtypes.real_of(self.dtype)
+    value = operand(value)
+    if not isinstance(value, Tensor):
+        value = Tensor._wrap(np.full(tuple(self.shape), value, part_dtype.np))
+    elif value.dtype is not part_dtype:
+        value = value.to(part_dtype)
+    other = imag(self) if part is real else real(self)
+    new = complex(*((value, other) if part is real else (other, value)))
+    self.copy_(new)
+
+
+METHODS = ("conj", "conj_physical", "angle", "is_complex")
+FUNCTIONS = ("real", "imag", "conj", "conj_physical", "angle", "is_complex", "complex", "polar", "view_as_real",
+             "view_as_complex")
+
+
+def install(T) -> None:
+    """Attach the complex methods and the ``.real``/``.imag`` properties to the Tensor class ``T``."""
+    g = globals()
+    for name in METHODS:
+        setattr(T, name, g[name])
+    T.real = property(real, _set_real)
+    T.imag = property(imag, _set_imag)
+    T.is_conj = lambda self: False  # conjugates are computed, never deferred
+    T.is_neg = lambda self: False
+    T.resolve_conj = lambda self: self
+    T.resolve_neg = lambda self: self
+    T.cfloat = lambda self: self.to(dtypes.complex64)
+    T.cdouble = lambda self: self.to(dtypes.complex128)
