@@ -32,6 +32,7 @@ from gradc.facade.lift import operand
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 
+
 def is_complex(input) -> bool:  # noqa: A002 - torch name
     """Whether ``input`` holds complex values (``torch.is_complex``)."""
     return input.dtype.kind == 3
