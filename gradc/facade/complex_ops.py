@@ -24,13 +24,15 @@ import numpy as np
 
 import gradc.ops.complex_numbers as cx
 import gradc.ops.elementwise as ew
+import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes
+from gradc.facade import dtypes, tensor_misc
 from gradc.facade import grad_fn as gf
 from gradc.facade.functional import dtype_key
 from gradc.facade.lift import operand
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
+from gradc.facade.torch_args import with_out
 
 
 def is_complex(input) -> bool:  # noqa: A002 - torch name
@@ -83,6 +85,49 @@ def angle(input) -> Tensor:  # noqa: A002
     if is_complex(input):
         return record("AngleBackward0", cx.angle, [input])
     return record("AngleBackward0", lambda x: cx.angle(ew.astype(x, dtype_key(dt))), [input])
+
+
+def sgn(input, *, out=None) -> Tensor:  # noqa: A002
+    """``z / |z|`` (0 at 0) for complex values, the sign for real ones (``torch.sgn``)."""
+    x = operand(input)
+    if not is_complex(x):
+        return tensor_misc.sgn(x, out=out)
+
+    def fn(z):
+        size = ew.astype(cx.abs_(z), dtype_key(x.dtype))
+        zero = ew.equal(size, ew.zeros_like(size))
+        return ew.where(zero, ew.zeros_like(z), ew.div(z, ew.where(zero, ew.add(size, 1.0), size)))
+    return with_out(record("SgnBackward0", fn, [x]), out, "sgn")
+
+
+def vdot(input, other, *, out=None) -> Tensor:  # noqa: A002
+    """``sum(conj(input) * other)`` of two 1-D tensors (``torch.vdot``)."""
+    a, b = operand(input), operand(other)
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
+                           f"{_scalar_name(b)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                           "have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    conj_first = cx.conj if is_complex(a) else (lambda v: v)
+    return with_out(record("VdotBackward0", lambda x, y: rd.sum_(ew.mul(conj_first(x), y), None), [a, b]), out, "vdot")
+
+
+def adjoint(self) -> Tensor:
+    """The conjugate transpose of the last two dims (``x.mH``, ``x.adjoint()``)."""
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{self.dim()}-D tensor.")
+    return conj(self.transpose(-2, -1))
+
+
+def _hermitian(self) -> Tensor:
+    if self.dim() not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+    return self if self.dim() == 0 else adjoint(self)
 
 
 def _parts_to_complex(re, im, dt):
@@ -186,9 +231,9 @@ def _set_part(self, value, part):
     self.copy_(new)
 
 
-METHODS = ("conj", "conj_physical", "angle", "is_complex")
+METHODS = ("conj", "conj_physical", "angle", "is_complex", "sgn", "adjoint")
 FUNCTIONS = ("real", "imag", "conj", "conj_physical", "angle", "is_complex", "complex", "polar", "view_as_real",
-             "view_as_complex")
+             "view_as_complex", "sgn", "vdot", "adjoint")
 
 
 def install(T) -> None:
@@ -196,6 +241,8 @@ def install(T) -> None:
     g = globals()
     for name in METHODS:
         setattr(T, name, g[name])
+    T.mH = property(adjoint)
+    T.H = property(_hermitian)
     T.real = property(real, _set_real)
     T.imag = property(imag, _set_imag)
     T.is_conj = lambda self: False  # conjugates are computed, never deferred

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gradc.ops.complex_numbers as cx
 import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
@@ -262,7 +263,8 @@ def mean(a, dim=None, keepdim=False):
 
 def prod(a, dim=None, keepdim=False):
     dims = _dims(dim, a.dim())
-    return record("ProdBackward0", lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
+    name = "ProdBackward0" if dims is None else "ProdBackward1"
+    return record(name, lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
 
 
 def extremum(kind, a, dim=None, keepdim=False):
@@ -426,7 +428,12 @@ def var(a, dim=None, unbiased=True, keepdim=False, correction=None, name="VarBac
 
     def fn(x):
         centred = ew.sub(x, rd.mean(x, dims, keepdims=True))
-        v = ew.div(rd.sum_(ew.mul(centred, centred), dims, keepdims=keepdim), float(n - ddof))
+        if a.dtype.kind == 3:  # torch: the mean of |z - mean|**2, a real value
+            re, im = cx.real(centred), cx.imag(centred)
+            squares = ew.add(ew.mul(re, re), ew.mul(im, im))
+        else:
+            squares = ew.mul(centred, centred)
+        v = ew.div(rd.sum_(squares, dims, keepdims=keepdim), float(n - ddof))
         return ew.sqrt(v) if name == "StdBackward0" else v
     return record(name, fn, [a], saves=True, saved=[a], out_saved=name == "StdBackward0")
 

@@ -146,7 +146,7 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select, tensor_misc, complex_ops):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
+for _module in (tensor_math, tensor_select, tensor_misc, complex_ops):  # einsum, logsumexp, gather, complex, ...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
