@@ -20,6 +20,8 @@ tensor([[1., 2.]])
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 import gradc.ops.complex_numbers as cx
@@ -191,9 +193,12 @@ def view_as_real(input) -> Tensor:  # noqa: A002
 
 def view_as_complex(input) -> Tensor:  # noqa: A002
     """Pairs ``[..., (real, imag)]`` along the last dimension read as complex values (``torch.view_as_complex``)."""
-    if input.dtype.kind != 2 or input.dtype is dtypes.float16:
-        raise RuntimeError("view_as_complex is only supported for float and double tensors, but got a tensor of "
-                           f"scalar type: {_scalar_name(input)}")
+    if input.dtype.kind != 2:
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
+                           f"of scalar type: {_scalar_name(input)}")
+    if input.dtype is dtypes.float16:
+        raise RuntimeError("view_as_complex of a float16 tensor gives torch.complex32, which gradc's Tensor facade "
+                           "does not have: convert to float32 first (x.float())")
     if input.dim() == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     dt = input.dtype
@@ -245,6 +250,7 @@ def install(T) -> None:
     T.H = property(_hermitian)
     T.real = property(real, _set_real)
     T.imag = property(imag, _set_imag)
+    T.__complex__ = lambda self: builtins.complex(self.item())
     T.is_conj = lambda self: False  # conjugates are computed, never deferred
     T.is_neg = lambda self: False
     T.resolve_conj = lambda self: self

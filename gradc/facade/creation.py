@@ -24,7 +24,9 @@ def _finish(data, dtype, requires_grad):
 
 
 def _infer(data):
-    """The dtype torch gives a nested list of Python numbers."""
+    """The dtype torch gives a nested list of Python numbers (a NumPy scalar alone keeps its dtype)."""
+    if isinstance(data, np.generic):
+        return dtypes.from_np(data.dtype)
     flat = list(np.asarray(data, dtype=object).reshape(-1)) if np.ndim(data) else [data]
     if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
         return dtypes.default_complex()
