@@ -84,11 +84,11 @@ def _dims_and_sizes(x, s, dim, default_dim=None, half_last: bool = False):
                 raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {nd} dimensions.")
             dims = tuple(range(nd - len(s), nd))
         else:
-            dims = dim_tuple(dim, nd, "fft")
+            dims = _dim_tuple(dim, nd)
             if len(dims) != len(s):
                 raise RuntimeError("When given, dim and shape arguments must have the same length")
     else:
-        dims = tuple(range(nd)) if dim is None else dim_tuple(dim, nd, "fft")
+        dims = tuple(range(nd)) if dim is None else _dim_tuple(dim, nd)
     if len(set(dims)) != len(dims):
         raise RuntimeError("FFT dims must be unique")
     if s is None:
@@ -100,6 +100,16 @@ def _dims_and_sizes(x, s, dim, default_dim=None, half_last: bool = False):
         if half_last and s[-1] == -1:
             sizes[-1] = 2 * (x.shape[dims[-1]] - 1)
     return dims, [_points(v) for v in sizes]
+
+
+def _dim_tuple(dim, nd: int) -> tuple:
+    dims = []
+    for d in (dim if isinstance(dim, (tuple, list)) else [dim]):
+        if not -max(nd, 1) <= int(d) < max(nd, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, {max(nd, 1) - 1}], "
+                             f"but got {d})")
+        dims.append(int(d) % max(nd, 1))
+    return tuple(dims)
 
 
 def _resize(x, dims, sizes):
@@ -146,11 +156,21 @@ def _fft_c2c_or_r2c(input, n, dim, norm, inverse):  # noqa: A002
     norm = _norm(norm)
     if x.dtype.kind == 3:
         return record("FftC2CBackward0", lambda v: _c2c(v, dims, sizes, norm, inverse), [x])
-    if not inverse:  # real input: torch's r2c transform, made two-sided
-        return record("FftR2CBackward0", lambda v: _c2c(_as_complex(v), dims, sizes, norm, False), [x])
-    # torch's inverse of a real signal: the conjugate of a forward r2c transform (scaled as the inverse)
-    forward = record("FftR2CBackward0", lambda v: cx.conj(_c2c(_as_complex(v), dims, sizes, norm, True)), [x])
-    return complex_ops.conj(forward)
+    d, n = dims[0], sizes[0]
+    y = record("FftR2CBackward0", lambda v: _scale(_two_sided_rfft(v, d, n), n, norm, inverse), [x])
+    # torch's inverse of a real signal is the conjugate of the forward sum (scaled as the inverse)
+    return complex_ops.conj(y) if inverse else y
+
+
+def _two_sided_rfft(v, d: int, n: int):
+    """torch's r2c transform made two-sided: the ``n // 2 + 1`` bins of ``rfft``, then the conjugates of bins
+    ``(n - 1) // 2 .. 1`` (so exact zeros carry torch's signs)."""
+    half = F.rfft(v, d)
+    if n < 3:
+        return half
+    ndim = len(aval(v).shape)
+    spec = tuple(sh.slice_item((n - 1) // 2, 0, -1) if i == d else _FULL for i in range(ndim))
+    return sh.concatenate([half, cx.conj(sh.index(half, spec))], d)
 
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002 - torch names
