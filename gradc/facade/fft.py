@@ -57,6 +57,11 @@ def _input(x, real_only: str = ""):
     return x
 
 
+def _one_dim(n):
+    """``n`` of a one-dimensional transform as ``s`` (where -1 would mean the input's length: not for ``n``)."""
+    return None if n is None else [_points(n)]
+
+
 def _norm(norm) -> str:
     if norm is None:
         return "backward"
@@ -151,7 +156,7 @@ def _as_complex(v):
 # ---------------------------------------------------------------- the transforms
 def _fft_c2c_or_r2c(input, n, dim, norm, inverse):  # noqa: A002
     x = _input(input)
-    dims, sizes = _dims_and_sizes(x, None if n is None else [n], [dim])
+    dims, sizes = _dims_and_sizes(x, _one_dim(n), [dim])
     x = _resize(x, dims, sizes)
     norm = _norm(norm)
     if x.dtype.kind == 3:
@@ -215,23 +220,23 @@ def _irfftn(input, s, dim, norm, default_dim, conjugate=False):  # noqa: A002
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The transform of a real signal: its ``n // 2 + 1`` non-negative frequency bins."""
-    return _rfftn(input, None if n is None else [n], [dim], norm, None,
+    return _rfftn(input, _one_dim(n), [dim], norm, None,
                   "rfft expects a real input tensor, but got {dtype}")
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The real signal of ``n`` points (default ``2 * (bins - 1)``) whose one-sided spectrum is ``input``."""
-    return _irfftn(input, None if n is None else [n], [dim], norm, None)
+    return _irfftn(input, _one_dim(n), [dim], norm, None)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The transform of a Hermitian-symmetric signal given by its first half: a real spectrum of ``n`` points."""
-    return _irfftn(input, None if n is None else [n], [dim], _SWAP[_norm(norm)], None, conjugate=True)
+    return _irfftn(input, _one_dim(n), [dim], _SWAP[_norm(norm)], None, conjugate=True)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):  # noqa: A002
     """The inverse of ``hfft``: the first half of the (Hermitian) inverse transform of a real signal."""
-    x = _rfftn(input, None if n is None else [n], [dim], _SWAP[_norm(norm)], None,
+    x = _rfftn(input, _one_dim(n), [dim], _SWAP[_norm(norm)], None,
                "ihfft expects a real input tensor, but got {dtype}")
     return complex_ops.conj(x)
 
