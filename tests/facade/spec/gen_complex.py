@@ -91,8 +91,9 @@ def promotion(T):
     c64, c128 = T.ones(2, dtype=T.complex64), T.ones(2, dtype=T.complex128)
     f32, f64, i64 = T.ones(2), T.ones(2, dtype=T.float64), T.ones(2, dtype=T.int64)
     pairs = {"c64+f64": c64 + f64, "c64+f32": c64 + f32, "c128+f32": c128 + f32, "c64+c128": c64 + c128,
-             "i64*1j": i64 * 1j, "f32*1j": f32 * 1j, "f64*1j": f64 * 1j, "c64+0d_f64": c64 + T.tensor(1.0, dtype=T.float64),
-             "f64*0d_c64": f64 * T.tensor(1j), "c64*2.5": c64 * 2.5, "c64*2": c64 * 2, "bool*1j": T.ones(2, dtype=T.bool) * 1j,
+             "i64*1j": i64 * 1j, "f32*1j": f32 * 1j, "f64*1j": f64 * 1j,
+             "c64+0d_f64": c64 + T.tensor(1.0, dtype=T.float64), "f64*0d_c64": f64 * T.tensor(1j),
+             "c64*2.5": c64 * 2.5, "c64*2": c64 * 2, "bool*1j": T.ones(2, dtype=T.bool) * 1j,
              "c128/i64": c128 / i64, "tensor(1j)": T.tensor(1j), "tensor([1,2j])": T.tensor([1, 2j]),
              "tensor(c128 ndarray)": T.tensor(np.array([1j])), "zeros c64": T.zeros(2, dtype=T.complex64),
              "from_numpy c64": T.from_numpy(np.array([1j], np.complex64)), "result_type": T.result_type(f64, c64)}
@@ -104,7 +105,8 @@ def dtype_facts(T):
     out = {}
     for d in (T.complex64, T.complex128, T.cfloat, T.cdouble):
         out[str(d)] = [d.is_complex, d.is_floating_point, T.ones(1, dtype=d).is_complex(),
-                       T.ones(1, dtype=d).is_floating_point(), T.ones(1, dtype=d).type(), T.ones(1, dtype=d).real.dtype.__repr__()]
+                       T.ones(1, dtype=d).is_floating_point(), T.ones(1, dtype=d).type(),
+                       repr(T.ones(1, dtype=d).real.dtype)]
     out["is_complex(float)"] = T.is_complex(T.ones(1))
     return out
 

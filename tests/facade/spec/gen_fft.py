@@ -102,8 +102,9 @@ def round_trips(T):
 @case
 def errors(T):
     x, z = T.ones(2, 3), T.ones(2, 3, dtype=T.complex64)
-    tries = {"n0": lambda: T.fft.fft(x, n=0), "dim": lambda: T.fft.fft(x, dim=5), "norm": lambda: T.fft.fft(x, norm="bad"),
-             "s_too_long": lambda: T.fft.fftn(x, s=(2, 3, 4)), "s_dim_mismatch": lambda: T.fft.fftn(x, s=(3,), dim=(0, 1)),
+    tries = {"n0": lambda: T.fft.fft(x, n=0), "dim": lambda: T.fft.fft(x, dim=5),
+             "norm": lambda: T.fft.fft(x, norm="bad"), "s_too_long": lambda: T.fft.fftn(x, s=(2, 3, 4)),
+             "s_dim_mismatch": lambda: T.fft.fftn(x, s=(3,), dim=(0, 1)),
              "dims_repeat": lambda: T.fft.fftn(x, dim=(0, 0)), "rfft_complex": lambda: T.fft.rfft(z),
              "ihfft_complex": lambda: T.fft.ihfft(z), "rfftn_complex": lambda: T.fft.rfftn(z),
              "ihfftn_complex": lambda: T.fft.ihfftn(z), "irfft_one_bin": lambda: T.fft.irfft(z[:, :1]),
