@@ -20,6 +20,7 @@ tensor([0.0000, 0.2500, 0.5000])
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -34,6 +35,7 @@ from gradc.facade.lift import accept_traced_everywhere, dim_tuple, operand
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.facade.tensor_select import roll_by
+from gradc.facade.torch_args import with_out
 from gradc.ops.values import aval
 
 _NORMS = ("backward", "ortho", "forward")
@@ -355,6 +357,18 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, layout=None, requires_grad=Fa
     """The non-negative sample frequencies of an ``n``-point real transform."""
     return _freq(np.fft.rfftfreq(int(n), float(d)), dtype, requires_grad)
 
+
+def _writing_out(f):
+    """``f`` with torch's ``out=`` (the result written into a given tensor)."""
+    @functools.wraps(f)
+    def call(*args, out=None, **kwargs):
+        return with_out(f(*args, **kwargs), out, f.__name__)
+    return call
+
+
+for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
+              "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn"):
+    globals()[_name] = _writing_out(globals()[_name])
 
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)

@@ -218,6 +218,23 @@ def set_parts(T):
 
 
 @case
+def optimizers_on_complex_parameters(T):
+    """torch steps a complex parameter as pairs of reals; its state stays complex."""
+    out = {}
+    for name, kw in (("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 0.1}), ("AdamW", {"lr": 0.1}),
+                     ("RMSprop", {"lr": 0.01}), ("Adagrad", {"lr": 0.1})):
+        z = T.tensor([1 + 2j, -0.5 + 0.25j, 2 - 1j], dtype=T.complex128, requires_grad=True)
+        opt = getattr(T.optim, name)([z], **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            (((z - (1 + 1j)).abs() ** 2).sum() + (z.real * z.imag).sum()).backward()
+            opt.step()
+        state = opt.state_dict()["state"][0]
+        out[name] = {"z": v(z), "state": {k: v(t) for k, t in sorted(state.items()) if k != "step"}}
+    return out
+
+
+@case
 def errors(T):
     msgs = {}
     z = T.tensor([1 + 2j], requires_grad=True)
