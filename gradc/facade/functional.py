@@ -85,6 +85,9 @@ def compare(op, a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     check_broadcast(a, b)
     dt = dtypes.promote(a, b)
+    if dt.kind == 3 and op not in ("equal", "not_equal"):  # complex numbers have no order
+        kernel = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}.get(op, op)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dt.legacy[:-len("Tensor")]}\'')
     gfn = getattr(ew, op)
     return record(op, lambda x, y: gfn(cast(x, dt), cast(y, dt)), [a, b], nondiff=True)
 

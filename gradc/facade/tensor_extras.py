@@ -61,6 +61,8 @@ def to(self, *args, **kwargs):
     dt = dtypes.to_dtype(dtype)
     if dt is None or dt is self.dtype:
         return self.clone() if copy else self
+    if self.dtype.kind == 3 and dt.kind == 0:  # a complex value is true when either part is nonzero
+        return Tensor._wrap(self._data != 0)
     if self.dtype.kind == 3 and dt.kind < 3:  # torch keeps the real parts and warns
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
         if dt.kind < 2 or not self.requires_grad:

@@ -136,11 +136,27 @@ def randn_streams(T):
 
 
 @case
+def random_stream_bytes(T):
+    """randn, rand, normal_, uniform_ of complex dtypes: sha256 of the bytes (torch's CPU streams, exactly)."""
+    import hashlib
+    out = {}
+    for seed, shape, name in ((0, (3,), "complex64"), (1, (40,), "complex64"), (2, (7, 9), "complex128"),
+                              (3, (17,), "complex128"), (4, (100,), "complex64"), (5, (8,), "complex64")):
+        dt = getattr(T, name)
+        T.manual_seed(seed)
+        draws = [T.randn(*shape, dtype=dt), T.rand(*shape, dtype=dt),
+                 T.zeros(*shape, dtype=dt).normal_(0.5, 2.0), T.zeros(*shape, dtype=dt).uniform_(-1, 3)]
+        out[f"{seed}/{shape}/{name}"] = [hashlib.sha256(d.numpy().tobytes()).hexdigest() for d in draws]
+    return out
+
+
+@case
 def item_tolist_and_conversions(T):
     z = T.tensor([1 + 2j, -3.5j], dtype=T.complex128)
     return {"item": repr(z[0].item()), "tolist": repr(z.tolist()), "numpy": str(z.numpy().dtype),
             "to_float": v(z.to(T.float64)), "abs": v(abs(z)), "eq": v(z == T.tensor([1 + 2j, 0j], dtype=T.complex128)),
-            "allclose": T.allclose(z, z.clone()), "complex()": repr(complex(z[1]))}
+            "allclose": T.allclose(z, z.clone()), "complex()": repr(complex(z[1])), "bool": v(z.bool()),
+            "long": v(z.long())}
 
 
 @case
@@ -244,7 +260,7 @@ def errors(T):
              "view_as_complex_int": lambda: T.view_as_complex(T.ones(3, 2, dtype=T.int64)),
              "complex_ints": lambda: T.complex(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
              "complex_mixed": lambda: T.complex(T.ones(2), T.ones(2, dtype=T.float64)),
-             "vdot_2d": lambda: T.vdot(T.ones(2, 2), T.ones(2, 2)),
+             "vdot_2d": lambda: T.vdot(T.ones(2, 2), T.ones(2, 2)), "lt": lambda: z < 1,
              "int_requires_grad": lambda: T.ones(2, dtype=T.int64).requires_grad_()}
     for k, f in tries.items():
         try:
