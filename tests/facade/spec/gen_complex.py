@@ -251,6 +251,27 @@ def optimizers_on_complex_parameters(T):
 
 
 @case
+def complex_linear_layer_and_compile(T):
+    """nn.Linear(dtype=cfloat): torch's initialisation stream for complex parameters, forward, gradients, printing;
+    the same loss under torch.compile."""
+    import importlib
+    importlib.import_module(T.__name__ + ".nn")
+    T.manual_seed(0)
+    lin = T.nn.Linear(3, 2, dtype=T.cfloat)
+    x = T.randn(4, 3, dtype=T.cfloat)
+    y = lin(x)
+    (y.abs() ** 2).sum().backward()
+
+    def f(z):
+        return (z * z.conj()).real.sum() + T.fft.fft(z).abs().sum()
+    z = T.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    out = T.compile(f)(z)
+    out.backward()
+    return {"weight": repr(lin.weight), "bias": repr(lin.bias), "y": repr(y), "grad": repr(lin.weight.grad),
+            "compiled": [float(out), v(z.grad)]}
+
+
+@case
 def errors(T):
     msgs = {}
     z = T.tensor([1 + 2j], requires_grad=True)
