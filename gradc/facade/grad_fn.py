@@ -195,6 +195,9 @@ def _plus(a, b):
     return b if a is None else ew.add(a, b)
 
 
+_UNSIGN_IMAG_ZERO = complex(-0.0, 0.0)
+
+
 def torch_convention(g):
     """A cotangent of the engine as torch shows it (or the reverse: the map is its own inverse).
 
@@ -211,7 +214,9 @@ def torch_convention(g):
     data = getattr(g, "_data", g)
     if getattr(data, "dtype", None) is None or data.dtype.kind != "c":
         return g
-    return g.conj() if isinstance(g, Tensor) else np.conj(g)
+    # adding (-0.0 + 0.0j) turns imaginary -0.0 into 0.0 and leaves the real parts' signs: torch's untouched
+    # and cancelling entries print as 0.+0.j
+    return g.conj() + _UNSIGN_IMAG_ZERO if isinstance(g, Tensor) else np.conj(g) + _UNSIGN_IMAG_ZERO
 
 
 def run(roots, grads, retain_graph=False, create_graph=False, capture=None):

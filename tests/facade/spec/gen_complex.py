@@ -272,6 +272,31 @@ def complex_linear_layer_and_compile(T):
 
 
 @case
+def functional_transforms(T):
+    """torch.func and torch.autograd.functional on complex inputs (printed, as users see them)."""
+    import importlib
+    importlib.import_module(T.__name__ + ".func")
+    importlib.import_module(T.__name__ + ".autograd.functional")
+    z = T.tensor([1 + 2j, 3 - 1j], dtype=T.complex128)
+    u = T.tensor([1 + 1j, 2], dtype=T.complex128)
+
+    def f(z):
+        return (z.abs() ** 2).sum() + (z * z).real.sum()
+    calls = {"func.grad": lambda: T.func.grad(f)(z),
+             "functional.vjp": lambda: T.autograd.functional.vjp(lambda z: z * z, z, u),
+             "func.vjp": lambda: T.func.vjp(lambda z: z * z, z)[1](u),
+             "jacobian": lambda: T.autograd.functional.jacobian(lambda z: z.abs(), z),
+             "hessian": lambda: T.autograd.functional.hessian(f, z)}
+    out = {}
+    for k, call in calls.items():
+        try:
+            out[k] = repr(call())
+        except Exception as e:  # noqa: BLE001 - recorded
+            out[k] = f"{type(e).__name__}: {e}"
+    return out
+
+
+@case
 def errors(T):
     msgs = {}
     z = T.tensor([1 + 2j], requires_grad=True)
