@@ -31,14 +31,19 @@ import gradc.ops.shape as sh
 from gradc.facade import dtypes, tensor_misc
 from gradc.facade import grad_fn as gf
 from gradc.facade.functional import dtype_key
-from gradc.facade.lift import operand
+from gradc.facade.lift import accept_traced_everywhere, operand
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
 
 
 def is_complex(input) -> bool:  # noqa: A002 - torch name
-    """Whether ``input`` holds complex values (``torch.is_complex``)."""
+    """Whether ``input`` holds complex values (``torch.is_complex``).
+
+    >>> from gradc.facade.creation import tensor
+    >>> is_complex(tensor([1j])), is_complex(tensor([1.0]))
+    (True, False)
+    """
     return input.dtype.kind == 3
 
 
@@ -54,7 +59,12 @@ def _copied(out: Tensor, name: str) -> Tensor:
 
 
 def real(input) -> Tensor:  # noqa: A002
-    """The real parts (``torch.real``; a real tensor is returned as it is)."""
+    """The real parts (``torch.real``; a real tensor is returned as it is).
+
+    >>> from gradc.facade.creation import tensor
+    >>> real(tensor([1 + 2j], requires_grad=True))
+    tensor([1.], grad_fn=<SelectBackward0>)
+    """
     if not is_complex(input):
         return input
     return _copied(record("RealPart", cx.real, [input]), "SelectBackward0")
@@ -68,7 +78,12 @@ def imag(input) -> Tensor:  # noqa: A002
 
 
 def conj(input) -> Tensor:  # noqa: A002
-    """The complex conjugate (``torch.conj``; a real tensor is returned as it is)."""
+    """The complex conjugate (``torch.conj``; a real tensor is returned as it is).
+
+    >>> from gradc.facade.creation import tensor
+    >>> conj(tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
     if not is_complex(input):
         return input
     return record("ConjBackward0", cx.conj, [input])
@@ -82,7 +97,12 @@ def conj_physical(input) -> Tensor:  # noqa: A002
 
 
 def angle(input) -> Tensor:  # noqa: A002
-    """The argument of each value in radians (``torch.angle``; 0 or pi for real values)."""
+    """The argument of each value in radians (``torch.angle``; 0 or pi for real values).
+
+    >>> from gradc.facade.creation import tensor
+    >>> angle(tensor([1j, -1.0 + 0j]))
+    tensor([1.5708, 3.1416])
+    """
     dt = dtypes.real_of(input.dtype) if input.dtype.kind >= 2 else dtypes.DEFAULT[0]
     if is_complex(input):
         return record("AngleBackward0", cx.angle, [input])
@@ -90,7 +110,12 @@ def angle(input) -> Tensor:  # noqa: A002
 
 
 def sgn(input, *, out=None) -> Tensor:  # noqa: A002
-    """``z / |z|`` (0 at 0) for complex values, the sign for real ones (``torch.sgn``)."""
+    """``z / |z|`` (0 at 0) for complex values, the sign for real ones (``torch.sgn``).
+
+    >>> from gradc.facade.creation import tensor
+    >>> sgn(tensor([3 + 4j, 0j]))
+    tensor([0.6000+0.8000j, 0.0000+0.0000j])
+    """
     x = operand(input)
     if not is_complex(x):
         return tensor_misc.sgn(x, out=out)
@@ -103,7 +128,12 @@ def sgn(input, *, out=None) -> Tensor:  # noqa: A002
 
 
 def vdot(input, other, *, out=None) -> Tensor:  # noqa: A002
-    """``sum(conj(input) * other)`` of two 1-D tensors (``torch.vdot``)."""
+    """``sum(conj(input) * other)`` of two 1-D tensors (``torch.vdot``).
+
+    >>> from gradc.facade.creation import tensor
+    >>> vdot(tensor([1j]), tensor([1j]))
+    tensor(1.+0.j)
+    """
     a, b = operand(input), operand(other)
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
@@ -157,14 +187,24 @@ def _scalar_name(t) -> str:
 
 
 def complex(real, imag) -> Tensor:  # noqa: A001 - torch name
-    """``real + i imag`` from two float tensors of one dtype (broadcast): ``torch.complex``."""
+    """``real + i imag`` from two float tensors of one dtype (broadcast): ``torch.complex``.
+
+    >>> from gradc.facade.creation import tensor
+    >>> complex(tensor([1.0, 2.0]), tensor([0.5, -1.0]))
+    tensor([1.+0.5000j, 2.-1.0000j])
+    """
     a, b = _same_float_pair(real, imag, "complex")
     dt = a.dtype
     return record("ComplexBackward0", lambda x, y: _parts_to_complex(*_broadcast(x, y), dt), [a, b])
 
 
 def polar(abs, angle) -> Tensor:  # noqa: A002 - torch names
-    """``abs * (cos(angle) + i sin(angle))``: ``torch.polar``."""
+    """``abs * (cos(angle) + i sin(angle))``: ``torch.polar``.
+
+    >>> from gradc.facade.creation import tensor
+    >>> polar(tensor([2.0]), tensor([0.0]))
+    tensor([2.+0.j])
+    """
     a, b = _same_float_pair(abs, angle, "polar")
     dt = a.dtype
 
@@ -181,7 +221,13 @@ def _broadcast(x, y):
 
 
 def view_as_real(input) -> Tensor:  # noqa: A002
-    """The complex values as pairs ``[..., (real, imag)]`` along a new last dimension (``torch.view_as_real``)."""
+    """The complex values as pairs ``[..., (real, imag)]`` along a new last dimension (``torch.view_as_real``).
+
+    >>> from gradc.facade.creation import tensor
+    >>> view_as_real(tensor([1 + 2j, 3j]))
+    tensor([[1., 2.],
+            [0., 3.]])
+    """
     if not is_complex(input):
         raise RuntimeError("view_as_real is only supported for complex tensors")
 
@@ -192,7 +238,12 @@ def view_as_real(input) -> Tensor:  # noqa: A002
 
 
 def view_as_complex(input) -> Tensor:  # noqa: A002
-    """Pairs ``[..., (real, imag)]`` along the last dimension read as complex values (``torch.view_as_complex``)."""
+    """Pairs ``[..., (real, imag)]`` along the last dimension read as complex values (``torch.view_as_complex``).
+
+    >>> from gradc.facade.creation import tensor
+    >>> view_as_complex(tensor([[1.0, 2.0]]))
+    tensor([1.+2.j])
+    """
     if input.dtype.kind != 2:
         raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
                            f"of scalar type: {_scalar_name(input)}")
@@ -239,6 +290,9 @@ def _set_part(self, value, part):
 METHODS = ("conj", "conj_physical", "angle", "is_complex", "sgn", "adjoint")
 FUNCTIONS = ("real", "imag", "conj", "conj_physical", "angle", "is_complex", "complex", "polar", "view_as_real",
              "view_as_complex", "sgn", "vdot", "adjoint")
+
+
+accept_traced_everywhere(globals(), FUNCTIONS)  # torch-style code given to gradc.grad on NumPy arrays
 
 
 def install(T) -> None:
