@@ -109,6 +109,20 @@ def real_of(d: dtype) -> dtype:
     return {"complex64": float32, "complex128": float64}.get(d.name, d)
 
 
+def refuse_complex_into_real(np_dtype, value) -> None:
+    """torch's error for a complex number written into real storage (``x.fill_(1j)``, ``x[0] = 1j``): NumPy would
+    drop the imaginary part silently.
+
+    >>> refuse_complex_into_real(np.float32, 1j)
+    Traceback (most recent call last):
+    RuntimeError: value cannot be converted to type float without overflow
+    """
+    if np.dtype(np_dtype).kind != "c" and np.iscomplexobj(value):
+        name = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
+                "int32": "int", "bool": "bool"}.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def _rank(d):
     order = {"float16": 0, "float32": 1, "float64": 2, "int32": 0, "int64": 1, "bool": 0, "complex64": 1,
              "complex128": 2}

@@ -297,6 +297,24 @@ def functional_transforms(T):
 
 
 @case
+def inplace_writes(T):
+    """Writes mixing complex and real storage: kept, converted, or refused (never a silently dropped imaginary
+    part)."""
+    out = {}
+    for code in ("x[0] = T.tensor(5j)", "x[[0]] = T.tensor([5j])", "x.fill_(1j)", "x.masked_fill_(m, 1j)",
+                 "x.add_(T.ones(2, dtype=T.complex64))", "x.mul_(1j)", "x[0] = 5j", "x[[1]] = 5j", "z[0] = 2",
+                 "z[[1]] = T.tensor([7.0])", "z.fill_(2.5)", "z.add_(x)", "z.mul_(2j)", "z.copy_(x)",
+                 "z.masked_fill_(m, 3j)", "z.clamp_(0, 1)", "z.sub_(z)", "z.zero_()"):
+        x, z, m = T.ones(2), T.tensor([1 + 2j, 3 - 1j]), T.tensor([True, False])
+        try:
+            exec(code, {"T": T, "x": x, "z": z, "m": m})  # noqa: S102 - the statements above
+            out[code] = [v(x), v(z)]
+        except Exception as e:  # noqa: BLE001 - recorded
+            out[code] = f"{type(e).__name__}: {e}"
+    return out
+
+
+@case
 def errors(T):
     msgs = {}
     z = T.tensor([1 + 2j], requires_grad=True)
