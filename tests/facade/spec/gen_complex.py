@@ -124,6 +124,33 @@ def reprs(T):
 
 
 @case
+def reprs_generated(T):
+    """Seeded random complex tensors (0-3 dims, summarised ones, 1e-6..1e9 magnitudes, integral values, nan and
+    inf, zero imaginary parts): sha256 of each repr (the text is compared whole by the ``reprs`` case)."""
+    import hashlib
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(200):
+        shape = tuple(int(s) for s in rng.integers(1, 6, size=rng.integers(0, 4)))
+        if rng.random() < 0.05:
+            shape = (int(rng.integers(300, 1200)),)
+        re = rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 10)
+        im = rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 10)
+        kind = rng.integers(5)
+        if kind == 0:
+            re, im = np.round(re), np.round(im)
+        elif kind == 1:
+            im = np.zeros(shape)
+        elif kind == 2 and re.size:
+            re.reshape(-1)[0], im.reshape(-1)[-1] = np.nan, np.inf
+        elif kind == 3:
+            re = np.round(re * 2) / 2
+        dt = T.complex64 if rng.random() < 0.6 else T.complex128
+        out.append(hashlib.sha256(repr(T.tensor(re + 1j * im, dtype=dt)).encode()).hexdigest()[:16])
+    return out
+
+
+@case
 def randn_streams(T):
     out = {}
     for seed, shape, dt in ((0, (3,), T.complex64), (1, (20,), T.complex64), (2, (2, 3), T.complex128),
