@@ -19,6 +19,8 @@ _PROFILES = {"default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "lin
              "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
              "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80}}
 OPTIONS = dict(_PROFILES["default"], sci_mode=None)
+# the dtypes a repr does not name: the default float dtype and its complex (``torch.set_default_dtype`` sets them)
+DEFAULT_NAMES = {"float": "float32", "complex": "complex64"}
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
@@ -159,11 +161,11 @@ def tensor_repr(t) -> str:
     values = t._data
     text = "tensor(" + body(values)
     suffixes = []
-    default = t.dtype.name in ("float32", "int64", "bool", "complex64")
+    default = t.dtype.name in (DEFAULT_NAMES["float"], "int64", "bool", DEFAULT_NAMES["complex"])
     if values.size == 0:
         if values.ndim != 1:
             suffixes.append("size=" + str(tuple(values.shape)))
-        if t.dtype.name != "float32":
+        if t.dtype.name != DEFAULT_NAMES["float"]:
             suffixes.append("dtype=" + repr(t.dtype))
     elif not default:
         suffixes.append("dtype=" + repr(t.dtype))

@@ -18,6 +18,7 @@ from gradc.facade import (
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
 from gradc.facade import rng as _rng
+from gradc.facade import tensor_str as _tensor_str
 from gradc.facade.creation import (  # noqa: F401
     arange,
     as_tensor,
@@ -85,6 +86,7 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     dtypes.DEFAULT[0] = dtypes.to_dtype(d)
+    _tensor_str.DEFAULT_NAMES.update(float=dtypes.DEFAULT[0].name, complex=dtypes.default_complex().name)
 
 
 def is_tensor(x):

@@ -151,6 +151,17 @@ def reprs_generated(T):
 
 
 @case
+def default_dtype_float64(T):
+    """Under set_default_dtype(float64): Python complex numbers make complex128, which prints without a dtype."""
+    T.set_default_dtype(T.float64)
+    try:
+        return [repr(T.tensor([1j])), repr(T.tensor([1.5])), repr(T.ones(2) * 1j), repr(T.fft.fft(T.ones(2))),
+                repr(T.tensor([1j], dtype=T.complex64)), repr(T.zeros(0)), repr(T.zeros(0, dtype=T.float32))]
+    finally:
+        T.set_default_dtype(T.float32)
+
+
+@case
 def randn_streams(T):
     out = {}
     for seed, shape, dt in ((0, (3,), T.complex64), (1, (20,), T.complex64), (2, (2, 3), T.complex128),
