@@ -7,9 +7,10 @@ derivative comes from the registry's rules (JAX's convention), which the engine 
 torch's (``gradc.facade.grad_fn.torch_convention``): the ``.grad`` of a complex leaf under a real
 loss is ``dL/dx + i dL/dy``.
 
-Unlike torch's, ``.real``, ``.imag``, ``view_as_real`` and ``view_as_complex`` give copies, not views
-of the same memory: writing into one does not change the tensor it came from (``z.real = v``,
-assigning the attribute, does write into ``z``).
+``.real``, ``.imag`` and ``view_as_real`` are views of the complex tensor's memory when no graph is
+recorded (writes through them change it, as torch's); when the tensor requires grad they are
+copies with torch's nodes (an in-place write to one does not reach the complex tensor; ``z.real = v``,
+assigning the attribute, does write into ``z``). ``view_as_complex`` always copies.
 
 >>> import gradc.torch as torch
 >>> z = torch.tensor([3 + 4j], requires_grad=True)
@@ -28,7 +29,7 @@ import gradc.ops.complex_numbers as cx
 import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
-from gradc.facade import dtypes, tensor_misc
+from gradc.facade import dtypes, grad_mode, tensor_misc
 from gradc.facade import grad_fn as gf
 from gradc.facade.functional import dtype_key
 from gradc.facade.lift import accept_traced_everywhere, operand
@@ -45,6 +46,23 @@ def is_complex(input) -> bool:  # noqa: A002 - torch name
     (True, False)
     """
     return input.dtype.kind == 3
+
+
+def _shared(input, part):
+    """Without a graph to record (no grad needed), the part as a view of ``input``'s storage, as torch's: writes
+    through it change ``input``, and both share a version counter. None when a graph is recorded."""
+    data = input._data
+    if type(data) is not np.ndarray or (input.requires_grad and grad_mode.is_grad_enabled()):
+        return None
+    if part == "pairs":
+        if not data.flags["C_CONTIGUOUS"]:
+            return None
+        view = data.reshape(-1).view(data.real.dtype).reshape(data.shape + (2,))
+    else:
+        view = data.real if part == "real" else data.imag
+    out = Tensor._wrap(view)
+    out._vc = input._vc
+    return out
 
 
 def _copied(out: Tensor, name: str) -> Tensor:
@@ -67,14 +85,16 @@ def real(input) -> Tensor:  # noqa: A002
     """
     if not is_complex(input):
         return input
-    return _copied(record("RealPart", cx.real, [input]), "SelectBackward0")
+    shared = _shared(input, "real")
+    return shared if shared is not None else _copied(record("RealPart", cx.real, [input]), "SelectBackward0")
 
 
 def imag(input) -> Tensor:  # noqa: A002
     """The imaginary parts (``torch.imag``; refused for a real tensor, as torch does)."""
     if not is_complex(input):
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _copied(record("ImagPart", cx.imag, [input]), "SelectBackward0")
+    shared = _shared(input, "imag")
+    return shared if shared is not None else _copied(record("ImagPart", cx.imag, [input]), "SelectBackward0")
 
 
 def conj(input) -> Tensor:  # noqa: A002
@@ -230,6 +250,9 @@ def view_as_real(input) -> Tensor:  # noqa: A002
     """
     if not is_complex(input):
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    shared = _shared(input, "pairs")
+    if shared is not None:
+        return shared
 
     def fn(z):
         shape = tuple(np.shape(z)) + (1,)

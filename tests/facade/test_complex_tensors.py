@@ -138,8 +138,22 @@ def test_real_to_complex_casts_and_warns():
     np.testing.assert_allclose(z.grad.numpy(), [1 + 0j])
 
 
-def test_real_and_imag_are_copies_and_assignment_writes():
-    """Documented difference: x.real is a copy (torch's is a view); assigning the attribute writes into x."""
+def test_parts_are_views_without_a_graph():
+    """As torch's: writes through x.real, x.imag and view_as_real(x) change x and bump its version."""
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    z.real.mul_(2)
+    z.imag[0] = 5
+    torch.view_as_real(z)[1, 1] = 7
+    np.testing.assert_array_equal(z.numpy(), [2 + 5j, 6 + 7j])
+    assert z._version == 3
+
+
+def test_real_and_imag_are_copies_under_a_graph_and_assignment_writes():
+    """Documented difference: x.real of a tensor that requires grad is a copy (torch's is a view); assigning the
+    attribute writes into x."""
+    w = torch.tensor([1 + 2j], requires_grad=True)
+    r = w.real
+    assert type(r.grad_fn).__name__ == "SelectBackward0"
     z = torch.tensor([1 + 2j, 3 + 4j])
     z.real = torch.tensor([7.0, 8.0])
     np.testing.assert_array_equal(z.numpy(), [7 + 2j, 8 + 4j])

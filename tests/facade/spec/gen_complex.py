@@ -264,6 +264,27 @@ def custom_function(T):
 
 
 @case
+def parts_are_views(T):
+    """Writes through .real, .imag and view_as_real change the complex tensor and bump its version."""
+    z = T.tensor([1 + 2j, 3 - 1j])
+    out = []
+    z.real.mul_(2)
+    out.append([v(z), z._version])
+    z.imag[0] = 5
+    out.append([v(z), z._version])
+    T.view_as_real(z)[1, 1] = 7
+    out.append([v(z), z._version])
+    r = z.real
+    z.mul_(1j)
+    out.append([v(r), r._version])
+    with T.no_grad():
+        w = T.tensor([1 + 1j], requires_grad=True)
+        w.real.add_(1)
+    out.append(repr(w))
+    return out
+
+
+@case
 def set_parts(T):
     z = T.tensor([1 + 2j, 3 - 1j])
     z.real = T.tensor([5.0, 6.0])
