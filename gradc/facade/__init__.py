@@ -16,6 +16,7 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
     nn.functional nn.module_base nn.modules nn
     methods                   attaches operators, math, indexing, to/clone, backward to Tensor
     lift linalg special fft   gradc ops lifted into recorded nodes: torch.linalg, torch.special, torch.fft
+    complex_ops               complex tensors: torch.complex, polar, view_as_real, x.real, x.conj(), ...
     tensor_math tensor_select tensor_misc   more torch.* functions and their Tensor methods (einsum, gather, ...)
     missing                   the error for a name the facade lacks (close names by difflib)
     optim utils.data serialization   optimisers, data loading, torch.save/load
@@ -26,7 +27,7 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import methods, missing, random_ops, tensor_math, tensor_misc, tensor_select
+from gradc.facade import complex_ops, methods, missing, random_ops, tensor_math, tensor_misc, tensor_select
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
@@ -34,4 +35,5 @@ random_ops.install(Tensor)  # x.normal_, x.uniform_, x.bernoulli, x.multinomial,
 tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
 tensor_select.install(Tensor)  # x.gather, x.scatter_add_, x.sort, x.topk, x.masked_fill, ...
 tensor_misc.install(Tensor)  # x.remainder, x.cummax, x.type_as, x.where, ...
+complex_ops.install(Tensor)  # x.real, x.imag, x.conj(), x.angle(), x.is_complex(), ...
 missing.install_tensor(Tensor)  # a method the facade lacks names the close ones it has

@@ -38,6 +38,9 @@ def _roots(outputs, grads, create_graph):
         if g is None:
             if t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t._data.dtype.kind == "c":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                   + repr(t.dtype))
             if not create_graph:
                 nodes.append(gf.edge(t))
                 cts.append(np.ones(t._data.shape, t._data.dtype))
@@ -47,8 +50,9 @@ def _roots(outputs, grads, create_graph):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
                                f"shape of {t.shape}.")
         nodes.append(gf.edge(t))
-        data = g._data.astype(t._data.dtype)
-        cts.append(Tensor._wrap(data) if not create_graph else (g if g.dtype is t.dtype else g.to(t.dtype)))
+        data = gf.torch_convention(g._data.astype(t._data.dtype))  # the engine's convention (``torch_convention``)
+        cts.append(Tensor._wrap(data) if not create_graph else
+                   gf.torch_convention(g if g.dtype is t.dtype else g.to(t.dtype)))
         if not create_graph:
             cts[-1] = data
     return nodes, cts
@@ -78,9 +82,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(Tensor._wrap(np.zeros_like(x._data)) if materialize_grads else None)
         elif isinstance(g, Tensor):
+            g = gf.torch_convention(g)
             result.append(g if g.dtype is x.dtype else g.to(x.dtype))
         else:
-            result.append(Tensor._wrap(np.asarray(g).astype(x._data.dtype)))
+            result.append(Tensor._wrap(gf.torch_convention(np.asarray(g).astype(x._data.dtype))))
     return tuple(result)
 
 
@@ -130,8 +135,9 @@ class Function:
 
         def vjp(ct):
             cg = gf.STATE["create_graph"]
-            grads = cls.backward(ctx, ct if cg else Tensor._wrap(ct))
+            grads = cls.backward(ctx, gf.torch_convention(ct if cg else Tensor._wrap(ct)))
             grads = grads if isinstance(grads, tuple) else (grads,)
+            grads = [None if g is None else gf.torch_convention(g) for g in grads]
             return [g if (g is None or cg) else g._data for g in grads]
         result = Tensor._wrap(out._data)
         result._grad_fn = gf.node_class(cls.__name__ + "Backward")(edges, vjp)

@@ -24,10 +24,12 @@ def _finish(data, dtype, requires_grad):
 
 
 def _infer(data):
-    """The dtype torch gives a nested list of Python numbers."""
+    """The dtype torch gives a nested list of Python numbers (a NumPy scalar alone keeps its dtype)."""
+    if isinstance(data, np.generic):
+        return dtypes.from_np(data.dtype)
     flat = list(np.asarray(data, dtype=object).reshape(-1)) if np.ndim(data) else [data]
     if any(isinstance(v, (complex, np.complexfloating)) for v in flat):
-        return dtypes.from_np(np.complex128)  # refused there: the facade's tensors are real
+        return dtypes.default_complex()
     if any(isinstance(v, (float, np.floating)) for v in flat) or not flat:
         return dtypes.DEFAULT[0]
     if all(isinstance(v, (bool, np.bool_)) for v in flat):
@@ -130,7 +132,11 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     shape = _shape(size)
     g = generator or rng.default_generator
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
-    data = g.normal(int(np.prod(shape, dtype=np.int64)), dt.np if dt.kind == 2 else np.float32).reshape(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dt.kind == 3:  # torch: (real, imag) pairs drawn as 2n normals of the part dtype, std 1/sqrt(2)
+        pairs = g.normal(2 * n, dtypes.real_of(dt).np, std=1 / np.sqrt(2)).reshape(shape + (2,))
+        return _finish(pairs[..., 0] + 1j * pairs[..., 1], dt, requires_grad)
+    data = g.normal(n, dt.np if dt.kind == 2 else np.float32).reshape(shape)
     return _finish(data, dtype, requires_grad)
 
 
@@ -140,6 +146,10 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     g = generator or rng.default_generator
     n = int(np.prod(shape, dtype=np.int64))
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    if dt.kind == 3:  # torch: (real, imag) pairs drawn as 2n uniforms of the part dtype
+        wide = dtypes.real_of(dt).np == np.float64
+        pairs = (g.doubles(2 * n) if wide else g.uniform(2 * n)).reshape(shape + (2,))
+        return _finish(pairs[..., 0] + 1j * pairs[..., 1], dt, requires_grad)
     data = (g.doubles(n) if dt.np == np.float64 else g.uniform(n)).reshape(shape)  # 53-bit uniforms for doubles
     return _finish(data, dtype, requires_grad)
 

@@ -113,7 +113,7 @@ def _reverse(func, args, argnums, has_aux):
     flat_out, out_spec = flatten(out)
     check_tensor_outputs(flat_out, "vjp(f, *primals)")
     for o in flat_out:
-        if not o.is_floating_point():
+        if not (o.is_floating_point() or o.is_complex()):
             raise RuntimeError(f"vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor "
                                f"with dtype {o.dtype}")
     flat_diff, diff_spec = flatten(diff)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gradc.ops.complex_numbers as cx
 import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
@@ -21,19 +22,20 @@ from gradc.facade.tensor import MinMax, Tensor
 
 def as_tensor_operand(x):
     """Tensors and Python numbers pass through; arrays and lists become Tensors."""
-    if isinstance(x, (Tensor, bool, int, float)):
+    if isinstance(x, (Tensor, bool, int, float, complex)):
         return x
     return tensor(x)
 
 
 def cast(x, dt):
     """``x`` (array, Tensor stand-in or Python number) in dtype ``dt`` (a gradc op when it changes)."""
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return np.asarray(x, dt.np)
     return ew.astype(x, dtype_key(dt))
 
 
-_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}
+_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "complex64": "c64",
+         "complex128": "c128"}
 
 
 def dtype_key(dt):
@@ -76,13 +78,16 @@ def binary(op, a, b, name, out_dtype=None, slots=None):
 
 
 def _is_float(x):
-    return isinstance(x, float) or getattr(getattr(x, "dtype", None), "kind", 0) == 2
+    return isinstance(x, (float, complex)) or getattr(getattr(x, "dtype", None), "kind", 0) >= 2
 
 
 def compare(op, a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     check_broadcast(a, b)
     dt = dtypes.promote(a, b)
+    if dt.kind == 3 and op not in ("equal", "not_equal"):  # complex numbers have no order
+        kernel = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge"}.get(op, op)
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dt.legacy[:-len("Tensor")]}\'')
     gfn = getattr(ew, op)
     return record(op, lambda x, y: gfn(cast(x, dt), cast(y, dt)), [a, b], nondiff=True)
 
@@ -120,7 +125,7 @@ def div(a, b):
 
 
 def reciprocal(a):
-    dt = a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+    dt = a.dtype if a.dtype.kind >= 2 else dtypes.DEFAULT[0]
     return record("ReciprocalBackward0", lambda x: ew.div(np.asarray(1, dt.np), cast(x, dt)), [a],
                   saves=True, saved=[a])
 
@@ -155,7 +160,7 @@ UNARY = {
 
 
 def _float_of(a):
-    return a.dtype if a.dtype.kind == 2 else dtypes.DEFAULT[0]
+    return a.dtype if a.dtype.kind >= 2 else dtypes.DEFAULT[0]  # complex stays complex
 
 
 def unary(name, a):
@@ -202,6 +207,8 @@ def square(a):
 
 
 def clamp(a, min=None, max=None):  # noqa: A002 - torch names
+    if a.dtype.kind == 3:  # complex numbers have no order
+        raise NotImplementedError("clamp is not supported for complex types")
     return record("ClampBackward1", lambda x: ew.clip(x, min, max), [a], saves=True, saved=[a])
 
 
@@ -227,7 +234,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch name
         if out is not None:
             return out
     dims = _dims(dim, a.dim())
-    dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind == 2 else dtypes.int64)
+    dt = dtypes.to_dtype(dtype) or (a.dtype if a.dtype.kind >= 2 else dtypes.int64)
     name = "SumBackward0" if dim is None else "SumBackward1"
     out = record(name, lambda x: rd.sum_(cast(x, dt), dims, keepdims=keepdim and dims is not None), [a])
     return _in_torch_order(out, a, dims, keepdim and dims is not None)
@@ -261,7 +268,8 @@ def mean(a, dim=None, keepdim=False):
 
 def prod(a, dim=None, keepdim=False):
     dims = _dims(dim, a.dim())
-    return record("ProdBackward0", lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
+    name = "ProdBackward0" if dims is None else "ProdBackward1"
+    return record(name, lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
 
 
 def extremum(kind, a, dim=None, keepdim=False):
@@ -425,7 +433,12 @@ def var(a, dim=None, unbiased=True, keepdim=False, correction=None, name="VarBac
 
     def fn(x):
         centred = ew.sub(x, rd.mean(x, dims, keepdims=True))
-        v = ew.div(rd.sum_(ew.mul(centred, centred), dims, keepdims=keepdim), float(n - ddof))
+        if a.dtype.kind == 3:  # torch: the mean of |z - mean|**2, a real value
+            re, im = cx.real(centred), cx.imag(centred)
+            squares = ew.add(ew.mul(re, re), ew.mul(im, im))
+        else:
+            squares = ew.mul(centred, centred)
+        v = ew.div(rd.sum_(squares, dims, keepdims=keepdim), float(n - ddof))
         return ew.sqrt(v) if name == "StdBackward0" else v
     return record(name, fn, [a], saves=True, saved=[a], out_saved=name == "StdBackward0")
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import heapq
 import itertools
 
+import numpy as np
+
 import gradc.ops.elementwise as ew
 from gradc.facade import grad_mode
 from gradc.facade.tensor import Tensor
@@ -193,6 +195,30 @@ def _plus(a, b):
     return b if a is None else ew.add(a, b)
 
 
+_UNSIGN_IMAG_ZERO = complex(-0.0, 0.0)
+
+
+def torch_convention(g):
+    """A cotangent of the engine as torch shows it (or the reverse: the map is its own inverse).
+
+    The registry's VJP rules follow JAX's convention for complex values (the cotangent pairs with a
+    tangent without a conjugate); torch's gradients are the conjugates of those (for a real loss of
+    ``z = x + iy``, ``dL/dx + i dL/dy``). The engine runs in JAX's convention and conjugates where a
+    gradient meets the user: seeds, ``.grad``, hooks, ``autograd.grad``'s results, custom Functions.
+    Real values pass through untouched.
+
+    >>> import numpy as np
+    >>> torch_convention(np.array([1 + 2j])), torch_convention(np.array([1.0]))
+    (array([1.-2.j]), array([1.]))
+    """
+    data = getattr(g, "_data", g)
+    if getattr(data, "dtype", None) is None or data.dtype.kind != "c":
+        return g
+    # adding (-0.0 + 0.0j) turns imaginary -0.0 into 0.0 and leaves the real parts' signs: torch's untouched
+    # and cancelling entries print as 0.+0.j
+    return g.conj() + _UNSIGN_IMAG_ZERO if isinstance(g, Tensor) else np.conj(g) + _UNSIGN_IMAG_ZERO
+
+
 def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
     """Propagate ``grads`` (one per root node) backwards.
 
@@ -291,13 +317,15 @@ def _torch_order(roots):
 def _run_hooks(t, g):
     for hook in t._hooks:
         arg = g if isinstance(g, Tensor) else Tensor._wrap(g)
-        new = hook(arg)
+        new = hook(torch_convention(arg))
         if new is not None:
+            new = torch_convention(new)
             g = new if isinstance(g, Tensor) else new._data
     return g
 
 
 def _accumulate(t, g, create_graph):
+    g = torch_convention(g)
     if isinstance(g, Tensor):
         if t._grad is None:
             g = g.to(t.dtype)

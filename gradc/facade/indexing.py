@@ -17,7 +17,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
-from gradc.facade import fast_ops, grad_mode, views
+from gradc.facade import dtypes, fast_ops, grad_mode, views
 from gradc.facade import grad_fn as gf
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
@@ -224,6 +224,10 @@ def setitem(t, key, value):
     spec, arrays = split_key(t, key)
     if not isinstance(value, Tensor):
         value = np.asarray(value) if not isinstance(value, (bool, int, float)) else value
+        dtypes.refuse_complex_into_real(t._data.dtype, value)
+    elif arrays and (value._data.dtype.kind == "c") != (t._data.dtype.kind == "c"):
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{t.dtype.legacy[:-6]} for the destination and {value.dtype.legacy[:-6]} for the source.")
     plain = not (grad_mode._STATE["enabled"] and (t._requires_grad or t._base is not None
                                                   or getattr(value, "requires_grad", False)))
     if plain and type(t._data) is not np.ndarray:  # torch.compile tracing: the traced value takes the write
@@ -264,6 +268,11 @@ def index_put(s, spec, arrays, value):
     dtype = s._data.dtype
     data = s._data.copy()
     v = value._data if isinstance(value, Tensor) else np.asarray(value)
+    if not isinstance(value, Tensor):
+        dtypes.refuse_complex_into_real(dtype, v)
+    elif v.dtype.kind == "c" and dtype.kind != "c":
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{s.dtype.legacy[:-6]} for the destination and {value.dtype.legacy[:-6]} for the source.")
     selected = data[key].shape
     data[key] = v.astype(dtype, copy=False)
     out = Tensor._wrap(data)

@@ -17,9 +17,9 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
+from gradc.facade import dtypes, grad_mode, views
 from gradc.facade import functional as fn
 from gradc.facade import grad_fn as gf
-from gradc.facade import grad_mode, views
 from gradc.facade.tensor import Tensor
 
 
@@ -59,6 +59,9 @@ def _inplace(self, compute, overlap_ok=False):
     shadow._requires_grad, shadow._grad_fn, shadow._acc = self._requires_grad, self._grad_fn, self._acc
     res = compute(shadow)
     _check_shape(self, res)
+    if res._data.dtype.kind == "c" and self._data.dtype.kind != "c":  # NumPy would drop the imaginary parts
+        raise RuntimeError(f"result type {res.dtype.legacy[:-6]} can't be cast to the desired output type "
+                           f"{self.dtype.legacy[:-6]}")
     if self._base is not None and type(self._data) is np.ndarray:
         views.check_write(self, res)
         if not overlap_ok:
@@ -97,6 +100,7 @@ def _fill(self, value, name):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with %d dimensions."
                                % value.dim())
         return self._inplace(lambda s: _overwrite(name, s, value), overlap_ok=overlap_ok)
+    dtypes.refuse_complex_into_real(self._data.dtype, value)
     if not (self._requires_grad or self._base is not None) or not grad_mode._STATE["enabled"]:
         self._check_inplace()
         if not overlap_ok and self._base is not None:
@@ -132,6 +136,8 @@ def _overwrite(name, old, value):
     gradient for ``old`` (torch gives zeros, not none), ``value``'s gradient summed back to its shape."""
     shape, dtype = old._data.shape, old._data.dtype
     v = value._data if isinstance(value, Tensor) else np.asarray(value)
+    if not isinstance(value, Tensor):
+        dtypes.refuse_complex_into_real(dtype, v)
     out = Tensor._wrap(np.broadcast_to(v.astype(dtype, copy=False), shape).copy())
     track_old, track_v = old._requires_grad, isinstance(value, Tensor) and value._requires_grad
     if not grad_mode._STATE["enabled"] or not (track_old or track_v):

@@ -41,6 +41,13 @@ def _write(self, values, name):
     return self._inplace(lambda s: _overwrite(name, s, values))
 
 
+def _fill_complex(self, name, fill):
+    """``self`` (complex) filled by ``fill`` applied to a real tensor of its ``[..., (real, imag)]`` pairs."""
+    pairs = Tensor._wrap(np.empty(self._data.shape + (2,), self._data.real.dtype))
+    fill(pairs)
+    return _write(self, pairs._data[..., 0] + 1j * pairs._data[..., 1], name)
+
+
 def _float_kind(self, op):
     if self.dtype.kind != 2:
         raise RuntimeError(f"{op} expects floating point dtypes, got: {self.dtype.legacy.replace('Tensor', '')}")
@@ -49,9 +56,12 @@ def _float_kind(self, op):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal values: torch's serial Box-Muller below 16 values (or for a strided tensor), its
     blocks of 16 above (``rng.Generator.normal``)."""
-    _float_kind(self, "normal_")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if self.dtype.kind == 3:  # torch: both parts of each value, as one real tensor, with std / sqrt(2)
+        return _fill_complex(self, "NormalBackward0", lambda pairs: normal_(pairs, mean, std / math.sqrt(2),
+                                                                               generator=generator))
+    _float_kind(self, "normal_")
     n = self._data.size
     g = _gen(generator)
     if self._data.flags["C_CONTIGUOUS"] or n < 16:
@@ -76,6 +86,8 @@ def _memory_order(data):
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Fill with uniform values in [a, b): 24-bit uniforms for float32, 53-bit for float64, ``u * (b - a) + a``
     fused (the width rounded to the dtype first, as torch's kernel computes it)."""
+    if self.dtype.kind == 3:  # torch: both parts of each value drawn as one real tensor
+        return _fill_complex(self, "UniformBackward0", lambda pairs: uniform_(pairs, a, b, generator=generator))
     _float_kind(self, "uniform_")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")

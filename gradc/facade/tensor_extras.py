@@ -8,8 +8,11 @@ Installed on the Tensor class by ``gradc.facade.methods.install``.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+import gradc.ops.complex_numbers as cx
 from gradc.errors import user_facing
 from gradc.facade import creation, devices, dtypes
 from gradc.facade import functional as fn
@@ -58,6 +61,13 @@ def to(self, *args, **kwargs):
     dt = dtypes.to_dtype(dtype)
     if dt is None or dt is self.dtype:
         return self.clone() if copy else self
+    if self.dtype.kind == 3 and dt.kind == 0:  # a complex value is true when either part is nonzero
+        return Tensor._wrap(self._data != 0)
+    if self.dtype.kind == 3 and dt.kind < 3:  # torch keeps the real parts and warns
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+        if dt.kind < 2 or not self.requires_grad:
+            return Tensor._wrap(self._data.real.astype(dt.np))
+        return record("ToCopyBackward0", lambda x: fn.cast(cx.real(x), dt), [self])
     if dt.kind < 2 or self.dtype.kind < 2:
         return Tensor._wrap(self._data.astype(dt.np))
     return record("ToCopyBackward0", lambda x: fn.cast(x, dt), [self])

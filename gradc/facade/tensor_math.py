@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import gradc.ops.complex_numbers as cx
 import gradc.ops.contract as ct
 import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
@@ -27,6 +28,7 @@ from gradc.facade.lift import accept_traced_everywhere, apply, as_int_array, dim
 from gradc.facade.tensor import Tensor
 from gradc.facade.torch_args import with_out
 from gradc.ops.linalg_decomp import tri
+from gradc.ops.values import aval
 
 
 def einsum(equation, *operands):
@@ -97,6 +99,8 @@ def _cumulative(name, node):
             x = x.to(dtypes.to_dtype(dtype))
         d = dim_tuple(dim, x.dim(), name)[0] if x.dim() else 0
         scan = st.cumsum if name == "cumsum" else st.cumprod
+        if name == "cumsum" and x.dtype.kind == 3:  # a linear scan: of each part
+            scan = _complex_cumsum
         result = apply(node, lambda v: scan(v, d) if len(v.shape) else v, x,
                        floating=False)
         if result.dtype.kind < 2 and name == "cumsum" and result.dtype.name != "int64":
@@ -104,6 +108,12 @@ def _cumulative(name, node):
         return with_out(result, out, name)
     fn.__name__ = name
     return fn
+
+
+def _complex_cumsum(v, d):
+    one_j = np.asarray(1j, np.complex64 if aval(v).dtype == "c64" else np.complex128)
+    key = aval(v).dtype
+    return ew.add(ew.astype(st.cumsum(cx.real(v), d), key), ew.mul(ew.astype(st.cumsum(cx.imag(v), d), key), one_j))
 
 
 cumsum = _cumulative("cumsum", "CumsumBackward0")

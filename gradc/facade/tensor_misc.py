@@ -263,10 +263,6 @@ def is_floating_point(input):  # noqa: A002
     return operand(input).dtype.kind == 2
 
 
-def is_complex(input):  # noqa: A002
-    return False  # the facade's tensors are real
-
-
 def round(input, *, decimals=0, out=None):  # noqa: A001, A002
     return operand(input).round(decimals=decimals)
 
@@ -331,10 +327,10 @@ FUNCTIONS = ("pi", "e", "inf", "nan", "ceil", "trunc", "fix", "frac", "sgn", "fm
              "clamp_max", "nan_to_num", "var_mean", "std_mean", "dist", "cdist", "cosine_similarity",
              "pairwise_distance", "cummax", "cummin", "logcumsumexp", "diff", "tril_indices", "triu_indices",
              "cartesian_prod", "combinations", "baddbmm", "addmv", "chain_matmul", "finfo", "iinfo", "typename",
-             "result_type", "promote_types", "is_floating_point", "is_complex", "round", "logspace", "quantile")
+             "result_type", "promote_types", "is_floating_point", "round", "logspace", "quantile")
 METHODS = ("ceil", "trunc", "fix", "frac", "sgn", "fmod", "remainder", "floor_divide", "fmax", "fmin", "heaviside",
            "logical_and", "logical_or", "logical_not", "logical_xor", "clamp_min", "clamp_max", "nan_to_num", "dist",
-           "cummax", "cummin", "logcumsumexp", "diff", "baddbmm", "addmv", "is_complex", "quantile")
+           "cummax", "cummin", "logcumsumexp", "diff", "baddbmm", "addmv", "quantile")
 
 
 def install(T) -> None:

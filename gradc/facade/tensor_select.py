@@ -17,6 +17,7 @@ import numpy as np
 
 import gradc.ops.elementwise as ew
 import gradc.ops.shape as sh
+from gradc.facade import dtypes
 from gradc.facade.functional import cat as _cat
 from gradc.facade.lift import accept_traced_everywhere, apply, as_int_array, dim_tuple, operand
 from gradc.facade.linalg import _return_type
@@ -126,6 +127,7 @@ def masked_fill(input, mask, value):  # noqa: A002
     x = operand(input)
     m = np.asarray(as_int_array(mask), bool)
     if not isinstance(value, Tensor):  # a number is a constant of the node: one slot, as torch's
+        dtypes.refuse_complex_into_real(x._data.dtype, value)
         number = float(value) if x.dtype.kind == 2 else value
         return apply("MaskedFillBackward0", lambda a: ew.where(m, number, a), x, floating=False)
     return apply("MaskedFillBackward0", lambda a, b: ew.where(m, b, a), x, operand(value), floating=False)

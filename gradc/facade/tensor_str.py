@@ -19,6 +19,8 @@ _PROFILES = {"default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "lin
              "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
              "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80}}
 OPTIONS = dict(_PROFILES["default"], sci_mode=None)
+# the dtypes a repr does not name: the default float dtype and its complex (``torch.set_default_dtype`` sets them)
+DEFAULT_NAMES = {"float": "float32", "complex": "complex64"}
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
@@ -83,6 +85,30 @@ class _Formatter:
         return self.text(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's two formatters of a complex tensor: one for the real parts, one for the imaginary parts; a value
+    is its real part (padded) joined to its signed imaginary part (unpadded) and ``j``."""
+
+    def __init__(self, values: np.ndarray):
+        self.re, self.im = _Formatter(values.real), _Formatter(values.imag)
+        self.width = self.re.width + self.im.width + 1  # + "j"; the cells' ", " is counted by ``_vector``
+
+    @staticmethod
+    def _join(re: str, im: str) -> str:
+        im = (im + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
+
+    def text(self, v) -> str:
+        return self._join(self.re.text(v.real), self.im.text(v.imag))
+
+    def cell(self, v) -> str:
+        return self._join(self.re.cell(v.real), self.im.cell(v.imag))
+
+
+def _formatter(values: np.ndarray):
+    return _ComplexFormatter(values) if values.dtype.kind == "c" else _Formatter(values)
+
+
 def _edges(values: np.ndarray, summarize: bool) -> np.ndarray:
     if not summarize or values.ndim == 0:
         return values
@@ -125,7 +151,7 @@ def body(values: np.ndarray, indent: int = 7) -> str:
     if values.size == 0:
         return "[]"
     summarize = values.size > OPTIONS["threshold"]
-    fmt = _Formatter(_edges(values, summarize))
+    fmt = _formatter(_edges(values, summarize))
     if values.ndim == 0:
         return fmt.text(values.item())
     return _render(values, fmt, indent, summarize)
@@ -135,11 +161,11 @@ def tensor_repr(t) -> str:
     values = t._data
     text = "tensor(" + body(values)
     suffixes = []
-    default = t.dtype.name in ("float32", "int64", "bool")
+    default = t.dtype.name in (DEFAULT_NAMES["float"], "int64", "bool", DEFAULT_NAMES["complex"])
     if values.size == 0:
         if values.ndim != 1:
             suffixes.append("size=" + str(tuple(values.shape)))
-        if t.dtype.name != "float32":
+        if t.dtype.name != DEFAULT_NAMES["float"]:
             suffixes.append("dtype=" + repr(t.dtype))
     elif not default:
         suffixes.append("dtype=" + repr(t.dtype))

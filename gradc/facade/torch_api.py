@@ -5,6 +5,7 @@ import numpy as _np
 
 from gradc.errors import user_facing as _user_facing
 from gradc.facade import (
+    complex_ops,
     cuda,  # noqa: F401 - torch.cuda
     dtypes,
     fft,  # noqa: F401 - torch.fft
@@ -17,6 +18,7 @@ from gradc.facade import (
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
 from gradc.facade import rng as _rng
+from gradc.facade import tensor_str as _tensor_str
 from gradc.facade.creation import (  # noqa: F401
     arange,
     as_tensor,
@@ -73,6 +75,8 @@ float64 = double = dtypes.float64
 int32 = dtypes.int32
 int64 = long = dtypes.int64
 bool = dtypes.bool_  # noqa: A001
+complex64 = cfloat = dtypes.complex64
+complex128 = cdouble = dtypes.complex128
 dtype = dtypes.dtype
 
 
@@ -82,6 +86,7 @@ def get_default_dtype():
 
 def set_default_dtype(d):
     dtypes.DEFAULT[0] = dtypes.to_dtype(d)
+    _tensor_str.DEFAULT_NAMES.update(float=dtypes.DEFAULT[0].name, complex=dtypes.default_complex().name)
 
 
 def is_tensor(x):
@@ -143,7 +148,7 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select, tensor_misc):  # einsum, repeat_interleave, logsumexp, gather, sort, ...
+for _module in (tensor_math, tensor_select, tensor_misc, complex_ops):  # einsum, logsumexp, gather, complex, ...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
@@ -186,4 +191,4 @@ for _name in TRACED:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
-    "tensor_select", "tensor_misc")]
+    "tensor_select", "tensor_misc", "complex_ops")]

@@ -31,6 +31,9 @@ from gradc.ir.builder import Traced
 def uniform(shape, bound, dtype=None):
     """torch's ``uniform_(-bound, bound)``: 24-bit floats for float32, 53-bit doubles for float64."""
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    if dt.kind == 3:  # torch's uniform_ of a complex tensor: both parts, drawn as one real tensor of pairs
+        pairs = uniform(tuple(shape) + (2,), bound, dtypes.real_of(dt))._data
+        return tensor((pairs[..., 0] + 1j * pairs[..., 1]).astype(dt.np))
     n = int(np.prod(shape, dtype=np.int64))
     g = rng.default_generator
     if dt.np == np.float64:

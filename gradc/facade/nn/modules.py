@@ -30,6 +30,9 @@ def uniform(shape, bound, dtype=None):
     A float32 tensor draws 24-bit uniforms (one 32-bit word each), a float64 tensor 53-bit ones.
     """
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    if dt.kind == 3:  # torch's uniform_ of a complex tensor: both parts, drawn as one real tensor of pairs
+        pairs = uniform(tuple(shape) + (2,), bound, dtypes.real_of(dt))._data
+        return Tensor._wrap((pairs[..., 0] + 1j * pairs[..., 1]).astype(dt.np))
     n = int(np.prod(shape, dtype=np.int64))
     g = rng.default_generator
     if dt.np == np.float64:

@@ -98,7 +98,10 @@ class Optimizer:
                 if group.get("maximize"):
                     grad = -grad
                 state = self.state.get(p, {})
-                self._update(group, p._data, grad, state)
+                if p._data.dtype.kind == "c":  # torch steps a complex parameter as pairs of reals (view_as_real)
+                    self._update_complex(group, p, grad, state)
+                else:
+                    self._update(group, p._data, grad, state)
                 if state and p not in self.state:  # as in torch, only parameters with state get an entry
                     self.state[p] = state
                 p._bump()
@@ -106,6 +109,19 @@ class Optimizer:
 
     def _update(self, group, param, grad, state):
         raise NotImplementedError
+
+    def _update_complex(self, group, p, grad, state):
+        """``_update`` on real views of a complex parameter, its gradient and its (complex) state buffers."""
+        shown = {key: Tensor._wrap(_real_pairs(v)) if isinstance(v, Tensor) and v._data.dtype.kind == "c" else v
+                 for key, v in state.items()}
+        before = dict(shown)
+        self._update(group, _real_pairs(p), _real_pairs(grad), shown)
+        for key, value in shown.items():
+            if before.get(key) is value:
+                continue
+            if isinstance(value, Tensor) and value._data.dtype.kind == "f" and value._data.size == 2 * p._data.size:
+                value = Tensor._wrap(np.ascontiguousarray(value._data).view(p._data.dtype).reshape(p._data.shape))
+            state[key] = value
 
     # ------------------------------------------------------------ saving
     def state_dict(self):
@@ -146,6 +162,17 @@ class Optimizer:
             text += f"\nParameter Group {i}\n"
             text += "".join(f"    {key}: {group[key]}\n" for key in sorted(group) if key != "params")
         return text + ")"
+
+
+def _real_pairs(x):
+    """The real and imaginary parts of a complex Tensor's storage (or array) as one flat real array sharing its
+    memory, so the elementwise update steps both parts as torch's optimisers do."""
+    if isinstance(x, Tensor):
+        if not x._data.flags["C_CONTIGUOUS"]:
+            x._data = np.ascontiguousarray(x._data)
+        x = x._data
+    x = np.ascontiguousarray(x)
+    return x.reshape(-1).view(x.real.dtype)
 
 
 class _State(dict):
