@@ -127,8 +127,9 @@ class TraceError(GradcError):
 
 
 class ImmutableArgumentError(TraceError, TypeError):
-    """The function writes into one of its array arguments in place (``x[1] = v``, ``x += v``): the compiled code
-    cannot change the caller's array. A ``TypeError`` too, as JAX and HIPS autograd raise for the same code.
+    """The function writes into a view of one of its array arguments that gradc cannot follow back to it (a
+    reshape or transpose view, a view carried through a loop). A ``TypeError`` too, as JAX and HIPS autograd
+    raise for writes into arguments (gradc allows the direct ones, with a warning: see ``gradc.trace.inplace``).
 
     >>> issubclass(ImmutableArgumentError, TypeError) and issubclass(ImmutableArgumentError, TraceError)
     True
@@ -178,6 +179,24 @@ class ArgumentError(GradcError):
     """A call's arguments do not fit: unknown ``wrt`` name, unsupported input type, ...
 
     >>> issubclass(ArgumentError, GradcError)
+    True
+    """
+
+
+class OutputShapeError(ShapeError, TypeError):
+    """``grad`` (or ``hessian``) of a function whose output is not a scalar. A ``TypeError`` too, as JAX and HIPS
+    autograd raise for it, so code written for them that catches it keeps working.
+
+    >>> issubclass(OutputShapeError, ShapeError) and issubclass(OutputShapeError, TypeError)
+    True
+    """
+
+
+class OutputDtypeError(ArgumentError, TypeError):
+    """``grad`` of a function with a complex output and no ``holomorphic=True`` (or holomorphic with a real output).
+    A ``TypeError`` too, as JAX and HIPS autograd raise for it.
+
+    >>> issubclass(OutputDtypeError, ArgumentError) and issubclass(OutputDtypeError, TypeError)
     True
     """
 

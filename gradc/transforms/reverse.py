@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import ArgumentError, MissingRuleError, ShapeError
+from gradc.errors import ArgumentError, MissingRuleError, OutputDtypeError, OutputShapeError
 from gradc.ir.builder import Builder, Traced, next_index
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
@@ -49,21 +49,21 @@ def check_differentiable_output(graph: Graph, what: str = "grad", where: str | N
                             where=where, hint="return a single scalar (e.g. a loss)")
     out = graph.outputs[0]
     if out.type.shape != () and not (what == "grad" and _one_element(out.type.shape)):  # (1,), (1, 1): as autograd
-        raise ShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
-                         where=where, hint="reduce it, e.g. with np.sum or np.mean")
+        raise OutputShapeError(f"{graph.name} returns an array of shape {out.type.shape}; {what} needs a scalar output",
+                               where=where, hint="reduce it, e.g. with np.sum or np.mean")
     if out.type.is_complex and holomorphic is False:
-        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a real-valued output (a float "
-                            "dtype) unless the function is holomorphic", where=where,
-                            hint=f"pass holomorphic=True to {what} for a holomorphic function (z**2, np.exp(z)); of "
-                                 "another function of complex values, differentiate a real value (np.abs(w)**2, "
-                                 "np.real(w)) or use gradc.vjp")
+        raise OutputDtypeError(f"{graph.name} returns {out.type.dtype}; {what} needs a real-valued output (a float "
+                               "dtype) unless the function is holomorphic", where=where,
+                               hint=f"pass holomorphic=True to {what} for a holomorphic function (z**2, np.exp(z)); of "
+                                    "another function of complex values, differentiate a real value (np.abs(w)**2, "
+                                    "np.real(w)) or use gradc.vjp")
     if holomorphic and not out.type.is_complex:
-        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what}(..., holomorphic=True) needs a complex "
-                            "output", where=where,
-                            hint="drop holomorphic=True for a real-valued function, or return a complex value")
+        raise OutputDtypeError(f"{graph.name} returns {out.type.dtype}; {what}(..., holomorphic=True) needs a complex "
+                               "output", where=where,
+                               hint="drop holomorphic=True for a real-valued function, or return a complex value")
     if not out.type.is_inexact:
-        raise ArgumentError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
-                            where=where, hint="return a float (e.g. with .astype(np.float64))")
+        raise OutputDtypeError(f"{graph.name} returns {out.type.dtype}; {what} needs a float output",
+                               where=where, hint="return a float (e.g. with .astype(np.float64))")
     return out
 
 

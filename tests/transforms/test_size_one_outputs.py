@@ -74,3 +74,16 @@ def test_vjp_of_a_function_returning_a_list(sections):
     np.testing.assert_allclose(g, 2 * np.concatenate(cts))
     with pytest.raises(gradc.GradcError, match="cotangent"):
         pullback(np.ones(3))
+
+
+@pytest.mark.parametrize(("f", "args", "kwargs", "gradc_kind", "words"), [
+    (lambda x: x * 2.0, (X,), {}, gradc.ShapeError, "needs a scalar output"),
+    (lambda x: x * (1.0 + 0.2j), (1.0,), {}, gradc.ArgumentError, "needs a real-valued output"),
+    (lambda x: np.sum(x * 2.0), (X,), {"holomorphic": True}, gradc.ArgumentError, "needs a complex output"),
+    (lambda x: np.sum(x > 0.0), (X,), {}, gradc.ArgumentError, "needs a float output"),
+], ids=["array", "complex", "holomorphic-real", "bool"])
+def test_output_errors_are_type_errors_as_in_jax_and_autograd(f, args, kwargs, gradc_kind, words):
+    """Code written for JAX or HIPS autograd catches TypeError for grad of an output that is not a real scalar."""
+    with pytest.raises(TypeError, match=words) as info:
+        gradc.grad(f, **kwargs)(*args)
+    assert isinstance(info.value, gradc_kind)
