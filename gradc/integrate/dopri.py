@@ -102,12 +102,13 @@ def _step(fun: Fun, t, y: tuple, f: tuple, h, rtol: float, atol: float):
     return y_new, stages[6], _rms(err, _scales(y, y_new, rtol, atol))
 
 
-def _interval(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int):
-    """Integrate from ``t0`` to ``t1``: ``(y(t1) or NaN, f there, next step size)``."""
+def steps(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int, active=True):
+    """Steps from ``t0`` towards ``t1``, at most ``max_steps`` (none unless ``active``): ``(t reached, y, f, h,
+    steps taken)``; ``t < t1`` when the budget ran out (``gradc.integrate.rosenbrock`` then takes over)."""
 
     def going(carry):
         t, _, _, _, n = carry
-        return (t < t1) & (n < max_steps)
+        return (t < t1) & (n < max_steps) & active
 
     def attempt(carry):
         t, y, f, h, n = carry
@@ -121,7 +122,12 @@ def _interval(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float,
         f_next = tuple(np.where(ok, a, b) for a, b in zip(f_new, f))
         return t_next, y_next, f_next, h_now * np.clip(grow, 0.2, 10.0), n + 1
 
-    t, y, f, h, _ = while_loop(going, attempt, (t0 + 0.0 * t1, y, f, h, 0))
+    return while_loop(going, attempt, (t0 + 0.0 * t1, y, f, h, 0))
+
+
+def _interval(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int):
+    """Integrate from ``t0`` to ``t1``: ``(y(t1) or NaN, f there, next step size)``."""
+    t, y, f, h, _ = steps(fun, t0, t1, y, f, h, rtol, atol, max_steps)
     reached = t >= t1
     return tuple(np.where(reached, leaf, np.nan) for leaf in y), f, h
 
