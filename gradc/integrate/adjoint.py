@@ -40,6 +40,7 @@ from gradc.integrate import dopri, rosenbrock
 from gradc.integrate.rhs import ClosedRhs
 from gradc.integrate.sensitivity_vjp import sensitivity_vjp
 from gradc.ir.builder import Traced
+from gradc.ir.graph import Const, subgraphs
 from gradc.ir.printer import format_graph
 from gradc.ops import autodiff
 from gradc.trace.control import scan
@@ -89,8 +90,22 @@ def solve(rhs: ClosedRhs, y0, ts, rtol: float, atol, max_steps: int = dopri.MAX_
 def _rule_key(rhs: ClosedRhs, options) -> str:
     """A key naming the rule by what it computes (the right-hand side's graph and the options): the same
     program gives the same IR text in every process and on every trace."""
-    text = format_graph(rhs.graph) + repr(options)
-    return "ode_" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    digest = hashlib.sha256((format_graph(rhs.graph) + repr(options)).encode())
+    for value in _constants(rhs.graph):  # the IR text abbreviates array constants: their bytes tell them apart
+        digest.update(repr((value.dtype.str, value.shape)).encode() + np.ascontiguousarray(value).tobytes())
+    return "ode_" + digest.hexdigest()[:12]
+
+
+def _constants(graph):
+    """Every constant operand of ``graph`` and its sub-graphs, in order (a loop over a work list: no recursion)."""
+    found, pending = [], [graph]
+    while pending:
+        g = pending.pop()
+        for eqn in g.eqns:
+            found.extend(atom.value for atom in eqn.inputs if isinstance(atom, Const))
+            pending.extend(reversed(subgraphs(eqn)))
+        found.extend(atom.value for atom in g.outputs if isinstance(atom, Const))
+    return found
 
 
 def _rhs_at(graph, t, y, params):
