@@ -13,6 +13,9 @@ the continuous one (differentiate, then discretise), as SciPy users and JAX's ``
   ``g(t_0)``, ``t_i``'s is ``ct_i . f(y_i, t_i)`` (``t_0``'s: ``-a(t_0^+) . f(y_0, t_0)``).
   ``a^T df/dy`` is one pull-back of the right-hand side's graph (``gradc.vjp``), so no Jacobian
   is formed.
+* **Stiff solves** (``method`` "stiff" or "switching": ``gradc.integrate.rosenbrock``) take their reverse mode
+  from forward sensitivities instead (``gradc.integrate.sensitivity_vjp``): the backward solve of ``y`` above
+  is unstable on a stiff problem.
 * **Forward mode (sensitivities).** ``(y, v)`` integrated forwards with ``dv/dt = df/dy v + df/dp p'``
   from ``v(t_0) = y0' - f(y_0, t_0) t_0'``; the output's tangent is ``v(t_i) + f(y_i, t_i) t_i'``.
 

@@ -1,17 +1,21 @@
 """``scipy.integrate.odeint`` and ``solve_ivp`` with SciPy's signatures, on traced values.
 
-Both integrate with Dormand and Prince's 5(4) pair at the tolerances given (``gradc.integrate.dopri``)
-whatever ``method`` names: the values agree with SciPy's to the tolerance, not bit for bit. Their
-derivatives are the adjoint method and forward sensitivities (``gradc.integrate.adjoint``). With
-nothing traced (no traced argument, nothing traced read by ``func``) SciPy's own function runs.
+``solve_ivp(method="RK45"/"RK23"/"DOP853")`` integrates with Dormand and Prince's 5(4) pair
+(``gradc.integrate.dopri``), ``method="BDF"/"Radau"`` with the Rosenbrock 2(3) pair for stiff problems
+(``gradc.integrate.rosenbrock``), ``method="LSODA"`` and ``odeint`` with the first switching to the second when
+an interval takes too many steps: the values agree with SciPy's to the tolerance, not bit for bit. Their
+derivatives are the adjoint method and forward sensitivities (``gradc.integrate.adjoint``); the tolerances of the
+derivative's solves are the forward's unless ``adjoint_rtol=``/``adjoint_atol=`` (gradc's keywords) are given.
+With nothing traced (no traced argument, nothing traced read by ``func``) SciPy's own function runs.
 
 Supported: ``odeint(func, y0, t, args=(), rtol=, atol=, h0=, hmax=, mxstep=, tfirst=)`` (``Dfun``,
 ``col_deriv``, ``ml``, ``mu`` and the LSODA-only options are accepted and do not change the
 result); ``solve_ivp(fun, t_span, y0, method=, t_eval=, args=, rtol=, atol=, first_step=,
-max_step=)`` with ``t_eval`` given (its result's ``t``, ``y``, ``success``). Times must be
-monotonic; traced times must increase (a decreasing traced pair gives NaN). A solve that needs more
-than ``mxstep`` steps (default 10,000) between two output times gives NaN from there on, never a
-wrong finite number.
+max_step=)`` with ``t_eval`` given (its result's ``t``, ``y``, ``success``; ``jac`` is accepted and unused: the
+Jacobian is exact, by forward mode). Without ``t_eval`` the output times would depend on the data: refused,
+saying to pass them. Times must be monotonic; traced times must increase (a decreasing traced pair gives NaN).
+A solve that needs more than ``mxstep`` steps (default 10,000) between two output times gives NaN from there
+on, never a wrong finite number.
 
 >>> import numpy as np, scipy.integrate, gradc
 >>> def final(k):

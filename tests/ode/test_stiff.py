@@ -172,3 +172,27 @@ def test_right_hand_sides_differing_only_in_an_array_constant_keep_their_own_der
         a = scale * np.array([[-1.0, 0.2], [0.1, -2.0]])
         loss = _linear_loss(a, np.ones(2), method)
         np.testing.assert_allclose(gradc.grad(loss)(y0), scipy.linalg.expm(a).T @ np.ones(2), rtol=1e-5)
+
+
+def _fixed_step_vdp_loss(p, steps=2000, t_end=1.0):
+    """The same quantity by a fixed-step linearly implicit trapezoidal rule (second order, A-stable), written out as
+    a user would and differentiated through its steps by gradc (discretise, then differentiate)."""
+    mu, h = p[0], t_end / steps
+
+    def step(i, y):
+        jac = np.stack([np.stack([0.0 * mu, 1.0 + 0.0 * mu]),
+                        np.stack([-2.0 * mu * y[0] * y[1] - 1.0, mu * (1.0 - y[0] ** 2)])])
+        return y + h * np.linalg.solve(np.eye(2) - 0.5 * h * jac, van_der_pol(0.0, y, mu))
+
+    y0 = np.stack([p[1], 0.0 * p[1]])
+    half = gradc.fori_loop(0, steps // 2, step, y0)
+    end = gradc.fori_loop(0, steps // 2, step, half)
+    return half[0] + end[0] + 1e-3 * (half[1] + end[1])
+
+
+def test_van_der_pol_against_a_differentiated_fixed_step_implicit_integrator():
+    p = np.array([1000.0, 2.0])
+    fixed_value, fixed_grad = gradc.compile(_fixed_step_vdp_loss, p).value_and_grad(p)
+    value, grad = gradc.compile(lambda p: vdp_loss(p, "BDF", t_end=1.0), p).value_and_grad(p)
+    assert abs(value - fixed_value) < 1e-6 * abs(value)  # the fixed step's error: O(h^2)
+    np.testing.assert_allclose(grad, fixed_grad, rtol=1e-5)
