@@ -22,55 +22,53 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.derivatives.transforms import jvp
 from gradc.ir.builder import Traced
 
 
 def sensitivity_vjp(rhs_at, integrate, is_float, tracer, ct, residuals, xs):
     """The cotangents of ``(y0, ts, *parameters)``; ``rhs_at(t, y, params)`` evaluates the right-hand side,
     ``integrate(fun, state, ts)`` is the solve (method and tolerances bound), ``is_float``/``tracer`` as
-    ``gradc.integrate.adjoint``'s."""
+    ``gradc.integrate.adjoint``'s. The sensitivities are one matrix ``S`` (state entries by input directions),
+    ``dS/dt = df/dy S + [0, df/dp]``, both Jacobians from one batched forward sweep per evaluation, so the
+    traced program does not grow with the number of inputs."""
+    from gradc.derivatives.jacobians import jacfwd
+
     (ys,) = [tracer(r) for r in residuals]
     y0, ts, *params = [tracer(x) for x in xs]
     ct = tracer(ct)
     floats = [k for k, p in enumerate(params) if is_float(p)]
     n = int(np.prod(y0.shape, dtype=np.int64))
-    directions = [(None, i) for i in range(n)]  # (parameter or None for y0, flat index)
-    for k in floats:
-        directions += [(k, i) for i in range(int(np.prod(params[k].shape, dtype=np.int64)))]
+    sizes = [int(np.prod(params[k].shape, dtype=np.int64)) for k in floats]
+    flat_params = np.concatenate([np.reshape(params[k], (-1,)) for k in floats]) if floats else None
 
-    def unit(shape, i):
-        e = np.zeros(int(np.prod(shape, dtype=np.int64)))
-        e[i] = 1.0
-        return e.reshape(shape)
+    def with_flat(flat):
+        full, start = list(params), 0
+        for k, size in zip(floats, sizes):
+            full[k] = np.reshape(flat[start:start + size], params[k].shape)
+            start += size
+        return full
 
     def forwards(t, state):
-        y, tangents = state[0], state[1:]
-        outs = [None]
-        for (k, i), s in zip(directions, tangents):
-            def at(y_, p_, k=k):
-                full = list(params)
-                if k is not None:
-                    full[k] = p_
-                return rhs_at(t, y_, full)
-            p_k = params[k] if k is not None else np.zeros(())
-            p_dot = unit(params[k].shape, i) if k is not None else np.zeros(())
-            f, ds = jvp(at, (y, p_k), (s, p_dot))
-            outs[0] = f
-            outs.append(ds)
-        if outs[0] is None:  # no direction (nothing to differentiate)
-            outs[0] = rhs_at(t, y, params)
-        return tuple(outs)
+        y, s = state
+        if flat_params is None:
+            f = rhs_at(t, y, params)
+            j_y = jacfwd(lambda y_: np.reshape(rhs_at(t, np.reshape(y_, y0.shape), params), (-1,)))(
+                np.reshape(y, (-1,)))
+            return f, j_y @ s
+        f = rhs_at(t, y, params)
+        j_y, j_p = jacfwd(lambda y_, p_: np.reshape(rhs_at(t, np.reshape(y_, y0.shape), with_flat(p_)), (-1,)),
+                          argnums=(0, 1))(np.reshape(y, (-1,)), flat_params)
+        return f, j_y @ s + np.concatenate([np.zeros((n, n)), j_p], axis=1)
 
-    starts = [unit(y0.shape, i) if k is None else np.zeros(y0.shape) for k, i in directions]
-    solved = integrate(forwards, (y0, *starts), ts)
-    totals = [np.sum(ct * s) for s in solved[1:]]
-    a0 = np.reshape(np.stack(totals[:n]), y0.shape) if n else np.zeros(y0.shape)
+    directions = n + sum(sizes)
+    start_s = np.concatenate([np.eye(n), np.zeros((n, directions - n))], axis=1)
+    _, ss = integrate(forwards, (y0, start_s), ts)  # ss: (len(ts), n, directions)
+    totals = np.einsum("ti,tij->j", np.reshape(ct, (ct.shape[0], n)), ss)
+    a0 = np.reshape(totals[:n], y0.shape)
     ct_params: list = [None] * len(params)
     start = n
-    for k in floats:
-        size = int(np.prod(params[k].shape, dtype=np.int64))
-        ct_params[k] = np.reshape(np.stack(totals[start:start + size]), params[k].shape)
+    for k, size in zip(floats, sizes):
+        ct_params[k] = np.reshape(totals[start:start + size], params[k].shape)
         start += size
     ct_ts = None
     if isinstance(xs[1], Traced):
