@@ -17,9 +17,11 @@ A step is accepted when the scaled RMS error (as Dormand-Prince's, ``gradc.integ
 next step is ``h * clip(0.9 err^(-1/3), 0.2, 5)``. As there, a step count above ``max_steps`` per interval gives
 NaN, never a wrong finite number.
 
-The switch (``auto_interval``): each interval runs Dormand-Prince until it reaches the end or has taken
-``NONSTIFF_BUDGET`` steps; the rest of the interval, and every later one, runs this method (the state carries a
-``stiff`` flag). A non-stiff problem is integrated as by ``RK45``, a stiff one pays the budget once.
+The switch (``auto_interval``): each interval runs Dormand-Prince until it reaches the end or Hairer's stiffness
+test fires (DOPRI5's: ``h |lambda| > 3.25``, ``lambda`` the dominant eigenvalue estimated from the last two
+stages, on 15 accepted steps; ``gradc.integrate.dopri.steps``); the rest of the interval, and every later one,
+runs this method (the state carries a ``stiff`` flag). A non-stiff problem is integrated as by ``RK45``, however
+many steps it takes; a stiff one pays a few dozen explicit steps once.
 
 >>> import numpy as np
 >>> fun = lambda t, s: (np.stack([-1000.0 * (s[0][0] - np.cos(t)), -s[0][1]]),)  # stiff first component
@@ -38,7 +40,6 @@ from gradc.trace.control import scan, while_loop
 
 _D = 1.0 / (2.0 + math.sqrt(2.0))
 _E32 = 6.0 + math.sqrt(2.0)
-NONSTIFF_BUDGET = 500  # Dormand-Prince steps an interval may take before the switch to this method
 
 
 def _flat(state: tuple):
@@ -119,8 +120,7 @@ def interval(fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_s
 def auto_interval(fun, t0, t1, y: tuple, f: tuple, h, stiff, rtol: float, atol: float, max_steps: int):
     """Dormand-Prince until the budget, then this method (see the module docstring): ``(y(t1) or NaN, f, h,
     stiff)``."""
-    budget = min(NONSTIFF_BUDGET, max_steps)
-    t, y, f, h, n = dopri.steps(fun, t0, t1, y, f, h, rtol, atol, budget, active=~stiff)
+    t, y, f, h, n = dopri.steps(fun, t0, t1, y, f, h, rtol, atol, max_steps, active=~stiff, detect_stiffness=True)
     stiff = stiff | (t < t1)
     t, y, f, h = _run(fun, t, t1, y, f, h, rtol, atol, max_steps, n0=n, active=stiff)
     return tuple(np.where(t >= t1, leaf, np.nan) for leaf in y), f, h, stiff

@@ -196,3 +196,16 @@ def test_van_der_pol_against_a_differentiated_fixed_step_implicit_integrator():
     value, grad = gradc.compile(lambda p: vdp_loss(p, "BDF", t_end=1.0), p).value_and_grad(p)
     assert abs(value - fixed_value) < 1e-6 * abs(value)  # the fixed step's error: O(h^2)
     np.testing.assert_allclose(grad, fixed_grad, rtol=1e-5)
+
+
+def test_a_long_non_stiff_interval_stays_explicit_under_odeint():
+    """An oscillator over 30 periods in one interval (thousands of explicit steps): no switch to the second-order
+    stiff method, so the tight tolerance is still met; the derivative in the frequency as well."""
+    def final(w):
+        return si.odeint(lambda y, t: np.stack([y[1], -w ** 2 * y[0]]), np.array([1.0, 0.0]),
+                         np.array([0.0, 60.0 * np.pi]), rtol=1e-10, atol=1e-12)[-1, 0]
+
+    w = 1.0
+    value, grad = gradc.compile(final, w).value_and_grad(w)
+    assert abs(value - np.cos(w * 60.0 * np.pi)) < 1e-7
+    assert abs(grad + 60.0 * np.pi * np.sin(w * 60.0 * np.pi)) < 1e-5
