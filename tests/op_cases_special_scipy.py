@@ -1,9 +1,10 @@
 """Per-op table entries for SciPy's incomplete gamma and beta functions, Bessel functions and the other
 ``scipy.special`` functions of issue 24 (merged into ``op_cases``; see its docstring for the checks).
 
-The shape parameters and orders are constants of the case (their derivatives are refused or undefined:
-tests/ops/test_special_functions.py checks the refusals); the differentiated argument keeps away from
-the edges of the domain, where central differences step outside it.
+The orders are constants of the case (their derivatives are undefined: tests/ops/test_special_functions.py
+checks the refusals); the incomplete functions' shape parameters are differentiated in the ``*_in_a`` cases
+(after ``x``, so that the second-order test, in the first argument, stays in x); the differentiated argument
+keeps away from the edges of the domain, where central differences step outside it.
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 import scipy.special
 from op_cases import Case, NondiffCase, const, f32, positive, uniform
 from op_cases_special import routed
+
+from gradc.ops import special_incomplete_shape as shape_derivatives
 
 A = np.array([0.7, 1.0, 2.5, 6.0])  # below, at and above 1 (x^(a-1) changes character)
 B = np.array([3.0, 0.8, 1.0, 2.2])
@@ -31,6 +34,20 @@ DIFF_CASES = [
     Case("betainc", routed(lambda x: S.betainc(A, B, x)), [uniform(0.1, 0.9, 4)], ("betainc",)),
     Case("betainc_broadcast", routed(lambda x: S.betainc(2.0, 3.0, x)), [uniform(0.1, 0.9, 2, 3)], ("betainc",)),
     Case("betaincinv", routed(lambda y: S.betaincinv(A, B, y)), [uniform(0.1, 0.9, 4)], ("betaincinv",)),
+    # ---- derivatives in the shape parameters (the first argument is x: second order runs in x alone)
+    Case("gammainc_da", lambda x: shape_derivatives.gammainc_da(A, x), [uniform(0.3, 8.0, 4)], ("gammainc_da",)),
+    Case("gammainc_da_f32", lambda x: shape_derivatives.gammainc_da(np.float32(2.5), x), [f32(uniform(0.5, 4.0, 4))],
+         ("gammainc_da",), rtol=1e-3),
+    Case("betainc_da", lambda x: shape_derivatives.betainc_da(A, B, x), [uniform(0.1, 0.9, 4)], ("betainc_da",)),
+    Case("betainc_db", lambda x: shape_derivatives.betainc_db(A, B, x), [uniform(0.1, 0.9, 4)], ("betainc_db",)),
+    Case("gammainc_in_a", routed(lambda x, a: S.gammainc(a, x) + S.gammaincc(a, 2.0 * x)),
+         [uniform(0.3, 8.0, 4), uniform(0.5, 6.0, 4)], ("gammainc_da",)),
+    Case("gammaincinv_in_a", routed(lambda y, a: S.gammaincinv(a, y) + S.gammainccinv(a, y)),
+         [uniform(0.1, 0.9, 4), uniform(0.5, 6.0, 4)], ("gammainc_da",)),
+    Case("betainc_in_a_b", routed(lambda x, a, b: S.betainc(a, b, x)),
+         [uniform(0.1, 0.9, 4), uniform(0.5, 5.0, 4), uniform(0.5, 5.0, 4)], ("betainc_da", "betainc_db")),
+    Case("betaincinv_in_a_b", routed(lambda y, a, b: S.betaincinv(a, b, y)),
+         [uniform(0.1, 0.9, 4), uniform(0.5, 5.0, 4), uniform(0.5, 5.0, 4)], ("betainc_da", "betainc_db")),
     # ---- Bessel functions: orders 0 and 1 (their derivatives call jv(2, .) and the like), any order
     *[Case(name, routed((lambda f: lambda x: f(x))(getattr(S, name))), [uniform(0.2, 9.0, 5)], (name,))
       for name in ("j0", "j1", "y0", "y1", "i0", "i1", "k0", "k1", "i0e", "i1e", "k0e", "k1e")],

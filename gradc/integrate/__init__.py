@@ -1,6 +1,7 @@
 """ODE solves and quadrature on traced values: ``scipy.integrate``'s routed to gradc's.
 
-``dopri`` is the integrator (Dormand-Prince 5(4), every target runs it), ``rhs`` traces the
+``dopri`` and ``rosenbrock`` are the integrators (Dormand-Prince 5(4); Rosenbrock 2(3) for stiff problems and
+the switch to it; every target runs them), ``sensitivity_vjp`` the stiff solves' reverse mode, ``rhs`` traces the
 right-hand side into one function with its closure's traced values as parameters, ``adjoint``
 gives the solve its derivatives (the adjoint method, forward sensitivities), ``scipy_api`` has
 ``odeint`` and ``solve_ivp`` with SciPy's signatures, ``quadrature`` has ``quad`` (the same

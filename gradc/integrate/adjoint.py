@@ -13,6 +13,9 @@ the continuous one (differentiate, then discretise), as SciPy users and JAX's ``
   ``g(t_0)``, ``t_i``'s is ``ct_i . f(y_i, t_i)`` (``t_0``'s: ``-a(t_0^+) . f(y_0, t_0)``).
   ``a^T df/dy`` is one pull-back of the right-hand side's graph (``gradc.vjp``), so no Jacobian
   is formed.
+* **Stiff solves** (``method`` "stiff" or "switching": ``gradc.integrate.rosenbrock``) take their reverse mode
+  from forward sensitivities instead (``gradc.integrate.sensitivity_vjp``): the backward solve of ``y`` above
+  is unstable on a stiff problem.
 * **Forward mode (sensitivities).** ``(y, v)`` integrated forwards with ``dv/dt = df/dy v + df/dp p'``
   from ``v(t_0) = y0' - f(y_0, t_0) t_0'``; the output's tangent is ``v(t_i) + f(y_i, t_i) t_i'``.
 
@@ -36,9 +39,11 @@ from functools import partial
 import numpy as np
 
 from gradc.derivatives.transforms import jvp, vjp
-from gradc.integrate import dopri
+from gradc.integrate import dopri, rosenbrock
 from gradc.integrate.rhs import ClosedRhs
+from gradc.integrate.sensitivity_vjp import sensitivity_vjp
 from gradc.ir.builder import Traced
+from gradc.ir.graph import Const, subgraphs
 from gradc.ir.printer import format_graph
 from gradc.ops import autodiff
 from gradc.trace.control import scan
@@ -53,35 +58,71 @@ def _is_float(x) -> bool:
     return np.dtype(getattr(getattr(x, "aval", None), "np_dtype", None) or np.asarray(x).dtype).kind in "fc"
 
 
-def solve(rhs: ClosedRhs, y0, ts, rtol: float, atol, max_steps: int = dopri.MAX_STEPS, hmax: float = np.inf):
-    """The states at the increasing times ``ts``, shape ``(len(ts),) + y0.shape`` (see the module docstring)."""
+METHODS = ("nonstiff", "stiff", "switching")  # Dormand-Prince; Rosenbrock 2(3); the first, then the second
+
+
+def integrate(method: str, fun, y0: tuple, ts, rtol: float, atol, max_steps: int) -> tuple:
+    """``fun``'s states at ``ts`` by ``method`` (one of ``METHODS``)."""
+    if method == "nonstiff":
+        return dopri.integrate(fun, y0, ts, rtol, atol, max_steps)
+    return rosenbrock.integrate(fun, y0, ts, rtol, atol, max_steps, switch=method == "switching")
+
+
+def solve(rhs: ClosedRhs, y0, ts, rtol: float, atol, max_steps: int = dopri.MAX_STEPS, hmax: float = np.inf,
+          method: str = "nonstiff", adjoint_tolerances: tuple | None = None):
+    """The states at the increasing times ``ts``, shape ``(len(ts),) + y0.shape`` (see the module docstring);
+    ``adjoint_tolerances``: ``(rtol, atol)`` of the derivative's solves (default: the forward's)."""
     params = list(rhs.parameters)
-    (ys,) = dopri.integrate(lambda t, s: (rhs(t, s[0], params),), (y0,), ts, rtol, atol, max_steps)
+    (ys,) = integrate(method, lambda t, s: (rhs(t, s[0], params),), (y0,), ts, rtol, atol, max_steps)
     if not isinstance(ys, Traced):
         return ys
-    options = (float(rtol), np.asarray(atol, dtype=np.float64).tobytes(), int(max_steps))
+    d_rtol, d_atol = adjoint_tolerances or (rtol, atol)
+    options = (float(rtol), np.asarray(atol, dtype=np.float64).tobytes(), int(max_steps), method,
+               float(d_rtol), np.asarray(d_atol, dtype=np.float64).tobytes())
     key = _rule_key(rhs, options)
     if key not in autodiff.RULES:
         autodiff.RULES[key] = autodiff.Rule(
             "scipy.integrate ODE solve",
-            vjp=partial(_adjoint, rhs.graph, rtol, atol, max_steps),
-            jvp=partial(_sensitivities, rhs.graph, rtol, atol, max_steps),
-            tolerance=max(float(rtol), float(np.max(atol))))
+            vjp=(partial(_adjoint, rhs.graph, d_rtol, d_atol, max_steps, method) if method == "nonstiff" else
+                 partial(_stiff_vjp, rhs.graph, d_rtol, d_atol, max_steps, method)),
+            jvp=partial(_sensitivities, rhs.graph, d_rtol, d_atol, max_steps, method),
+            tolerance=max(float(rtol), float(np.max(atol)), float(d_rtol), float(np.max(d_atol))))
     return _tracer(autodiff.custom_call(ys, [ys], [y0, ts, *params], key))
 
 
 def _rule_key(rhs: ClosedRhs, options) -> str:
     """A key naming the rule by what it computes (the right-hand side's graph and the options): the same
     program gives the same IR text in every process and on every trace."""
-    text = format_graph(rhs.graph) + repr(options)
-    return "ode_" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    digest = hashlib.sha256((format_graph(rhs.graph) + repr(options)).encode())
+    for value in _constants(rhs.graph):  # the IR text abbreviates array constants: their bytes tell them apart
+        digest.update(repr((value.dtype.str, value.shape)).encode() + np.ascontiguousarray(value).tobytes())
+    return "ode_" + digest.hexdigest()[:12]
+
+
+def _constants(graph):
+    """Every constant operand of ``graph`` and its sub-graphs, in order (a loop over a work list: no recursion)."""
+    found, pending = [], [graph]
+    while pending:
+        g = pending.pop()
+        for eqn in g.eqns:
+            found.extend(atom.value for atom in eqn.inputs if isinstance(atom, Const))
+            pending.extend(reversed(subgraphs(eqn)))
+        found.extend(atom.value for atom in g.outputs if isinstance(atom, Const))
+    return found
 
 
 def _rhs_at(graph, t, y, params):
     return ClosedRhs(graph, params)(t, y, params)
 
 
-def _adjoint(graph, rtol, atol, max_steps, ct, residuals, xs):
+def _stiff_vjp(graph, rtol, atol, max_steps, method, ct, residuals, xs):
+    """A stiff solve's cotangents, by forward sensitivities (``gradc.integrate.sensitivity_vjp``)."""
+    def solve_all(fun, state, ts):
+        return integrate(method, fun, state, ts, rtol, float(np.min(atol)), max_steps)
+    return sensitivity_vjp(partial(_rhs_at, graph), solve_all, _is_float, _tracer, ct, residuals, xs)
+
+
+def _adjoint(graph, rtol, atol, max_steps, method, ct, residuals, xs):
     """The cotangents of ``(y0, ts, *parameters)`` (see the module docstring)."""
     (ys,) = [_tracer(r) for r in residuals]
     y0, ts, *params = [_tracer(x) for x in xs]
@@ -113,15 +154,21 @@ def _adjoint(graph, rtol, atol, max_steps, ct, residuals, xs):
     h = dopri.first_step(backwards, s_first, state, backwards(s_first, state), -ts[0], rtol, atol_aug)
 
     def interval(carry, row):
-        state, h = carry
+        state, h, stiff = carry
         t_hi, t_lo, y_lo, ct_lo = row[0], row[1], row[2], row[3]
         f = backwards(-t_hi, state)
-        reached, _, h = dopri._interval(backwards, -t_hi, -t_lo, state, f, h, rtol, atol_aug, max_steps)
+        if method == "nonstiff":
+            reached, _, h = dopri._interval(backwards, -t_hi, -t_lo, state, f, h, rtol, atol_aug, max_steps)
+        elif method == "stiff":
+            reached, _, h = rosenbrock.interval(backwards, -t_hi, -t_lo, state, f, h, rtol, atol_aug, max_steps)
+        else:
+            reached, _, h, stiff = rosenbrock.auto_interval(backwards, -t_hi, -t_lo, state, f, h, stiff, rtol,
+                                                            atol_aug, max_steps)
         state = (y_lo, reached[1] + ct_lo, *reached[2:])
-        return (state, h), reached[1]
+        return (state, h, stiff), reached[1]
 
     rows = (ts[1:][::-1], ts[:-1][::-1], ys[:-1][::-1], ct[:-1][::-1])
-    (state, _), _ = scan(interval, (state, h), rows)
+    (state, _, _), _ = scan(interval, (state, h, np.asarray(False)), rows)
     a0 = state[1]
     ct_ts = None
     if isinstance(xs[1], Traced):
@@ -133,7 +180,7 @@ def _adjoint(graph, rtol, atol, max_steps, ct, residuals, xs):
     return [a0, ct_ts, *ct_params]
 
 
-def _sensitivities(graph, rtol, atol, max_steps, tangents, residuals, xs, out):
+def _sensitivities(graph, rtol, atol, max_steps, method, tangents, residuals, xs, out):
     """The tangent of the states (see the module docstring)."""
     (ys,) = [_tracer(r) for r in residuals]
     y0, ts, *params = [_tracer(x) for x in xs]
@@ -153,7 +200,7 @@ def _sensitivities(graph, rtol, atol, max_steps, tangents, residuals, xs, out):
     v0 = y0_dot if y0_dot is not None else np.zeros(y0.shape)
     if ts_dot is not None:
         v0 = v0 - _rhs_at(graph, ts[0], y0, params) * ts_dot[0]
-    _, vs = dopri.integrate(forwards, (y0, v0), ts, rtol, float(np.min(atol)), max_steps)
+    _, vs = integrate(method, forwards, (y0, v0), ts, rtol, float(np.min(atol)), max_steps)
     if ts_dot is not None:
         n = ys.shape[0]
         vs = vs + np.stack([_rhs_at(graph, ts[i], ys[i], params) * ts_dot[i] for i in range(n)])

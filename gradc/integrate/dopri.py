@@ -91,37 +91,63 @@ def first_step(fun: Fun, t0, y0: tuple, f0: tuple, t1, rtol: float, atol: float)
     return np.minimum(100.0 * h0, h1)
 
 
-def _step(fun: Fun, t, y: tuple, f: tuple, h, rtol: float, atol: float):
-    """One attempted step of size ``h``: ``(y_new, f_new, error norm)``."""
+def _step(fun: Fun, t, y: tuple, f: tuple, h, rtol: float, atol: float, stiffness: bool = False):
+    """One attempted step of size ``h``: ``(y_new, f_new, error norm)``, and with ``stiffness`` Hairer's estimate
+    ``h |lambda|`` of the step against the dominant eigenvalue (from the last two stages, as DOPRI5 does)."""
     stages = [f]
+    points = []
     for i in range(1, 7):
         y_i = _combine(y, h, _A[i], stages)
+        points.append(y_i)
         stages.append(fun(t + _C[i] * h, y_i))
     y_new = y_i  # the seventh stage's point is the fifth-order solution (FSAL)
     err = _combine(tuple(np.zeros_like(leaf) for leaf in y), h, _E, stages)
-    return y_new, stages[6], _rms(err, _scales(y, y_new, rtol, atol))
+    norm = _rms(err, _scales(y, y_new, rtol, atol))
+    if not stiffness:
+        return y_new, stages[6], norm
+    top = sum(np.sum((a - b) ** 2) for a, b in zip(stages[6], stages[5]))
+    bottom = sum(np.sum((a - b) ** 2) for a, b in zip(y_new, points[4]))
+    return y_new, stages[6], norm, np.abs(h) * np.sqrt(top / np.maximum(bottom, 1e-300))
 
 
-def _interval(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int):
-    """Integrate from ``t0`` to ``t1``: ``(y(t1) or NaN, f there, next step size)``."""
+def steps(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int, active=True,
+          detect_stiffness: bool = False):
+    """Steps from ``t0`` towards ``t1``, at most ``max_steps`` (none unless ``active``): ``(t reached, y, f, h,
+    steps taken)``; ``t < t1`` when the budget ran out or, with ``detect_stiffness``, when Hairer's test found the
+    problem stiff (``h |lambda| > 3.25`` on 15 accepted steps with no 6 non-stiff ones between, as DOPRI5's):
+    ``gradc.integrate.rosenbrock`` then takes over."""
 
     def going(carry):
-        t, _, _, _, n = carry
-        return (t < t1) & (n < max_steps)
+        t, _, _, _, n, stiff_count, _ = carry
+        return (t < t1) & (n < max_steps) & active & (stiff_count < 15)
 
     def attempt(carry):
-        t, y, f, h, n = carry
+        t, y, f, h, n, stiff_count, calm_count = carry
         last = h >= t1 - t
         h_now = np.where(last, t1 - t, h)
-        y_new, f_new, err = _step(fun, t, y, f, h_now, rtol, atol)
+        if detect_stiffness:
+            y_new, f_new, err, h_lambda = _step(fun, t, y, f, h_now, rtol, atol, stiffness=True)
+        else:
+            y_new, f_new, err = _step(fun, t, y, f, h_now, rtol, atol)
         ok = err <= 1.0  # False for NaN: a blow-up is never accepted, the step shrinks until max_steps
         grow = np.where(err > 0.0, 0.9 * np.maximum(err, 1e-300) ** -0.2, 10.0)
         t_next = np.where(ok, np.where(last, t1, t + h_now), t)
         y_next = tuple(np.where(ok, a, b) for a, b in zip(y_new, y))
         f_next = tuple(np.where(ok, a, b) for a, b in zip(f_new, f))
-        return t_next, y_next, f_next, h_now * np.clip(grow, 0.2, 10.0), n + 1
+        if detect_stiffness:
+            stiff_step = ok & (h_lambda > 3.25)
+            calm_step = ok & ~(h_lambda > 3.25)
+            calm_count = np.where(stiff_step, 0, np.where(calm_step, calm_count + 1, calm_count))
+            stiff_count = np.where(stiff_step, stiff_count + 1, np.where(calm_count >= 6, 0, stiff_count))
+        return t_next, y_next, f_next, h_now * np.clip(grow, 0.2, 10.0), n + 1, stiff_count, calm_count
 
-    t, y, f, h, _ = while_loop(going, attempt, (t0 + 0.0 * t1, y, f, h, 0))
+    t, y, f, h, n, _, _ = while_loop(going, attempt, (t0 + 0.0 * t1, y, f, h, 0, 0, 0))
+    return t, y, f, h, n
+
+
+def _interval(fun: Fun, t0, t1, y: tuple, f: tuple, h, rtol: float, atol: float, max_steps: int):
+    """Integrate from ``t0`` to ``t1``: ``(y(t1) or NaN, f there, next step size)``."""
+    t, y, f, h, _ = steps(fun, t0, t1, y, f, h, rtol, atol, max_steps)
     reached = t >= t1
     return tuple(np.where(reached, leaf, np.nan) for leaf in y), f, h
 

@@ -1,17 +1,21 @@
 """``scipy.integrate.odeint`` and ``solve_ivp`` with SciPy's signatures, on traced values.
 
-Both integrate with Dormand and Prince's 5(4) pair at the tolerances given (``gradc.integrate.dopri``)
-whatever ``method`` names: the values agree with SciPy's to the tolerance, not bit for bit. Their
-derivatives are the adjoint method and forward sensitivities (``gradc.integrate.adjoint``). With
-nothing traced (no traced argument, nothing traced read by ``func``) SciPy's own function runs.
+``solve_ivp(method="RK45"/"RK23"/"DOP853")`` integrates with Dormand and Prince's 5(4) pair
+(``gradc.integrate.dopri``), ``method="BDF"/"Radau"`` with the Rosenbrock 2(3) pair for stiff problems
+(``gradc.integrate.rosenbrock``), ``method="LSODA"`` and ``odeint`` with the first switching to the second when
+an interval takes too many steps: the values agree with SciPy's to the tolerance, not bit for bit. Their
+derivatives are the adjoint method and forward sensitivities (``gradc.integrate.adjoint``); the tolerances of the
+derivative's solves are the forward's unless ``adjoint_rtol=``/``adjoint_atol=`` (gradc's keywords) are given.
+With nothing traced (no traced argument, nothing traced read by ``func``) SciPy's own function runs.
 
 Supported: ``odeint(func, y0, t, args=(), rtol=, atol=, h0=, hmax=, mxstep=, tfirst=)`` (``Dfun``,
 ``col_deriv``, ``ml``, ``mu`` and the LSODA-only options are accepted and do not change the
 result); ``solve_ivp(fun, t_span, y0, method=, t_eval=, args=, rtol=, atol=, first_step=,
-max_step=)`` with ``t_eval`` given (its result's ``t``, ``y``, ``success``). Times must be
-monotonic; traced times must increase (a decreasing traced pair gives NaN). A solve that needs more
-than ``mxstep`` steps (default 10,000) between two output times gives NaN from there on, never a
-wrong finite number.
+max_step=)`` with ``t_eval`` given (its result's ``t``, ``y``, ``success``; ``jac`` is accepted and unused: the
+Jacobian is exact, by forward mode). Without ``t_eval`` the output times would depend on the data: refused,
+saying to pass them. Times must be monotonic; traced times must increase (a decreasing traced pair gives NaN).
+A solve that needs more than ``mxstep`` steps (default 10,000) between two output times gives NaN from there
+on, never a wrong finite number.
 
 >>> import numpy as np, scipy.integrate, gradc
 >>> def final(k):
@@ -68,8 +72,8 @@ def _state(y0, what: str):
     return np.asarray(y0, dtype=np.float64).reshape(-1)
 
 
-def _solve(user, y0, t, args, rtol, atol, max_steps, hmax, what):
-    """``(len(t), n)`` states of ``dy/dt = user(y, t, *args)``."""
+def _solve(user, y0, t, args, rtol, atol, max_steps, hmax, what, method, adjoint_tolerances):
+    """``(len(t), n)`` states of ``dy/dt = user(y, t, *args)`` by ``method`` (``gradc.integrate.adjoint.METHODS``)."""
     ts, direction = _times(t, what)
     y0 = _state(y0, what)
     if direction > 0:
@@ -79,14 +83,33 @@ def _solve(user, y0, t, args, rtol, atol, max_steps, hmax, what):
         def rate(y, s, *a):
             return -as_state(user(y, -s, *a), y, what)
     rhs = closed_rhs(rate, y0, ts[0], tuple(args), what=what)
-    return rhs, solve(rhs, y0, ts, rtol, atol, max_steps, hmax) if rhs.graph is not None else None
+    if rhs.graph is None:
+        return rhs, None
+    return rhs, solve(rhs, y0, ts, rtol, atol, max_steps, hmax, method=method, adjoint_tolerances=adjoint_tolerances)
+
+
+def _adjoint_tolerances(options: dict, rtol, atol, what: str):
+    """gradc's ``adjoint_rtol=``/``adjoint_atol=`` (the derivative's solves; default the forward's), checked."""
+    d_rtol, d_atol = options.pop("adjoint_rtol", None), options.pop("adjoint_atol", None)
+    if d_rtol is None and d_atol is None:
+        return None
+    d_rtol, d_atol = (rtol if d_rtol is None else d_rtol), (atol if d_atol is None else d_atol)
+    for name, value in (("adjoint_rtol", d_rtol), ("adjoint_atol", d_atol)):
+        if isinstance(value, Traced) or not np.all(np.asarray(value, dtype=np.float64) > 0):
+            raise TraceError(f"{what}: {name}={value!r} is not a positive constant", where=user_location(),
+                             hint=f"pass {name} as a positive Python float (a tolerance of the adjoint solve)")
+    return float(d_rtol), d_atol
 
 
 def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None,  # noqa: N803
            atol=None, tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12,
-           mxords=5, printmessg=0, tfirst=False):
+           mxords=5, printmessg=0, tfirst=False, **gradc_options):
     """``scipy.integrate.odeint`` on traced values (see the module docstring)."""
     what = "scipy.integrate.odeint"
+    unknown = sorted(set(gradc_options) - {"adjoint_rtol", "adjoint_atol"})
+    if unknown:
+        raise TraceError(f"{what} got an unexpected keyword argument {unknown[0]!r}", where=user_location(),
+                         hint="see scipy.integrate.odeint's parameters (gradc adds adjoint_rtol=, adjoint_atol=)")
     if full_output:
         _refuse(what, "full_output", "drop full_output: gradc's solve has no LSODA diagnostics")
     if tcrit is not None:
@@ -96,7 +119,9 @@ def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
     user = (lambda y, s, *a: call(func, s, y, *a)) if tfirst else (lambda y, s, *a: call(func, y, s, *a))
     rtol = ODEINT_TOL if rtol is None else rtol
     atol = ODEINT_TOL if atol is None else atol
-    rhs, ys = _solve(user, y0, t, args, rtol, atol, int(mxstep) or dopri.MAX_STEPS, hmax, what)
+    adjoint = _adjoint_tolerances(dict(gradc_options), rtol, atol, what)
+    rhs, ys = _solve(user, y0, t, args, rtol, atol, int(mxstep) or dopri.MAX_STEPS, hmax, what, "switching",
+                     adjoint)
     if ys is None:  # nothing traced: SciPy's own solver
         import scipy.integrate
         return scipy.integrate.odeint(func, y0, t, args=args, Dfun=Dfun, col_deriv=col_deriv, ml=ml, mu=mu,
@@ -128,11 +153,18 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, e
         _refuse(what, "dense_output=True", "pass t_eval= the times you need")
     if events is not None:
         _refuse(what, "events", "gradc has no event location: integrate to fixed times (t_eval)")
-    known = {"rtol", "atol", "first_step", "max_step", "jac", "jac_sparsity", "lband", "uband", "min_step"}
+    known = {"rtol", "atol", "first_step", "max_step", "jac", "jac_sparsity", "lband", "uband", "min_step",
+             "adjoint_rtol", "adjoint_atol"}
     unknown = sorted(set(options) - known)
     if unknown:
         _refuse(what, f"option {unknown[0]!r}", f"use only {sorted(known)}")
+    kind = _METHODS.get(method) if isinstance(method, str) else None
+    if kind is None:
+        _refuse(what, f"method={method!r}", f"pass one of {sorted(_METHODS)} by name (gradc has its own solvers: "
+                                             f"see the module docstring of gradc.integrate.scipy_api)")
     rtol, atol = options.get("rtol", 1e-3), options.get("atol", 1e-6)
+    options = dict(options)
+    adjoint = _adjoint_tolerances(options, rtol, atol, what)
     args = () if args is None else args if isinstance(args, tuple) else (args,)
     t0, t1 = t_span
     if not isinstance(t_eval, Traced):
@@ -143,15 +175,23 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, e
                              hint="keep t_eval within t_span")
     times = _with_start(t0, t_eval)
     rhs, ys = _solve(lambda y, t, *a: call(fun, t, y, *a), y0, times, args, rtol, atol, dopri.MAX_STEPS,
-                     options.get("max_step", np.inf), what)
+                     options.get("max_step", np.inf), what, kind, adjoint)
     if ys is None:
         import scipy.integrate
+        options = {k: v for k, v in options.items() if k not in ("adjoint_rtol", "adjoint_atol")}
         sol = scipy.integrate.solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval, vectorized=vectorized,
                                         args=args or None, **options)
         return sol
     ys = ys[1:]  # the start time was added in front
     return _Result(t=t_eval, y=ys.T, success=np.all(np.isfinite(ys)), status=0,
-                   message="gradc: integrated with Dormand-Prince 5(4)", t_events=None, y_events=None, sol=None)
+                   message=f"gradc: integrated with {_DESCRIPTIONS[kind]}", t_events=None, y_events=None, sol=None)
+
+
+# solve_ivp's methods -> gradc.integrate.adjoint.METHODS
+_METHODS = {"RK45": "nonstiff", "RK23": "nonstiff", "DOP853": "nonstiff", "BDF": "stiff", "Radau": "stiff",
+            "LSODA": "switching"}
+_DESCRIPTIONS = {"nonstiff": "Dormand-Prince 5(4)", "stiff": "Rosenbrock 2(3) (stiff)",
+                 "switching": "Dormand-Prince 5(4), switching to Rosenbrock 2(3) when stiff"}
 
 
 def _with_start(t0, t_eval):

@@ -8,10 +8,13 @@ gradc's C math library (``gradc/backends/c/mathlib/incomplete.py``).
 Derivatives: in ``x`` the density, ``dP/dx = x^(a-1) e^-x / Gamma(a)`` (``-`` that for ``Q``) and
 ``dI/dx = x^(a-1) (1-x)^(b-1) / B(a, b)``, written with gradc ops (``xlogy``, ``gammaln``, ``betaln``), so they
 differentiate again; the inverses by the inverse function rule, ``dx/dy = 1 / density(x)`` at ``x = out``.
-In the shape parameters (``a``, ``b``) there is no closed form; gradc refuses that derivative when it is
-asked for, naming the user's function and line (recorded when tracing in the op's ``where``, only when a
-shape parameter is traced), and says to treat the parameter as a constant. Callers standing for another
-public function (``scipy.stats.gamma.cdf``) pass ``public=`` and ``shape_names=`` to be named instead.
+In the shape parameters (``a``, ``b``) there is no closed form: the ops ``gammainc_da``, ``betainc_da`` and
+``betainc_db`` (``gradc.ops.special_incomplete_shape``: Moore's series, the continued fractions differentiated
+through their Lentz recurrences) compute them; ``gammaincc``'s is ``-gammainc_da``, and the inverses' follow from
+the implicit function rule, ``dx/da = -(dF/da)(a, x) / density(x)`` at ``x = out`` (the same for ``P`` and ``Q``).
+A second derivative in a shape parameter is refused, naming the user's function and line (recorded when
+tracing in the op's ``where``, only when a shape parameter is traced). Callers standing for another public
+function (``scipy.stats.gamma.cdf``) pass ``public=`` and ``shape_names=`` to be named instead.
 
 >>> import numpy as np
 >>> bool(np.isclose(gammainc(2.0, np.float64(1.0)), 1.0 - 2.0 / np.e))
@@ -21,12 +24,13 @@ from __future__ import annotations
 
 import numpy as np  # noqa: F401 (the doctests use it)
 
-from gradc.errors import TraceError, user_location
+from gradc.errors import user_location
 from gradc.ir.registry import defop
 from gradc.ops import c_spell
 from gradc.ops import elementwise as ew
 from gradc.ops.elementwise import _same_types
 from gradc.ops.promote import apply_elementwise
+from gradc.ops.special_incomplete_shape import betainc_da, betainc_db, gammainc_da
 from gradc.ops.special_numpy import c_call
 from gradc.ops.special_scipy import (
     _like,
@@ -55,20 +59,6 @@ def _mathlib(name):
     return c_spell.scalar(build)
 
 
-def _refuse(name, needs, where="", public="", shape_names=""):
-    """The refusal of a derivative in the shape parameters, if one is needed: ``needs`` are the shape parameters'
-    flags; ``public``/``shape_names`` are the caller's (``scipy.stats.gamma.cdf``, ``"a"``), recorded when tracing."""
-    if not any(needs):
-        return
-    names = shape_names.split(",") if shape_names else ["a", "b"][:len(needs)]
-    what = " and ".join(n for n, need in zip(names, needs) if need)
-    raise TraceError(f"{public or 'scipy.special.' + name}: the derivative in {what} is not available in gradc "
-                     f"(only the derivative in x is)", where=where or None,
-                     hint=f"treat {what} as a constant: pass it as a NumPy value or Python float rather than "
-                          f"a differentiated argument, or wrap it in gradc.stop_gradient(...) "
-                          f"(argnums=/wrt= can leave it out)")
-
-
 def _gamma_density(a, x):
     """``x^(a-1) e^-x / Gamma(a)`` (0 at x = 0 for a > 1, as the limit)."""
     return ew.exp(ew.sub(ew.sub(xlogy(ew.sub(a, 1.0), x), x), gammaln(a)))
@@ -79,28 +69,32 @@ def _beta_density(a, b, x):
     return ew.exp(ew.sub(ew.add(xlogy(ew.sub(a, 1.0), x), xlog1py(ew.sub(b, 1.0), ew.neg(x))), betaln(a, b)))
 
 
-def _gamma_vjp(name, sign):
+def _gamma_vjp(sign):
     def vjp(ct, out, a, x, needs, **refusal):
-        _refuse(name, needs[:1], **refusal)
-        return None, (ew.mul(ct, ew.mul(_gamma_density(a, x), sign)) if needs[1] else None)
+        a_bar = ew.mul(ct, ew.mul(gammainc_da(a, x, **refusal), sign)) if needs[0] else None
+        return a_bar, (ew.mul(ct, ew.mul(_gamma_density(a, x), sign)) if needs[1] else None)
     return vjp
 
 
-def _gamma_inverse_vjp(name, sign):
+def _gamma_inverse_vjp(sign):
     def vjp(ct, out, a, y, needs, **refusal):
-        _refuse(name, needs[:1], **refusal)
-        return None, (ew.div(ct, ew.mul(_gamma_density(a, out), sign)) if needs[1] else None)
+        density = _gamma_density(a, out)
+        a_bar = ew.neg(ew.div(ew.mul(ct, gammainc_da(a, out, **refusal)), density)) if needs[0] else None
+        return a_bar, (ew.div(ct, ew.mul(density, sign)) if needs[1] else None)
     return vjp
 
 
 def _betainc_vjp(ct, out, a, b, x, needs, **refusal):
-    _refuse("betainc", needs[:2], **refusal)
-    return None, None, (ew.mul(ct, _beta_density(a, b, x)) if needs[2] else None)
+    a_bar = ew.mul(ct, betainc_da(a, b, x, **refusal)) if needs[0] else None
+    b_bar = ew.mul(ct, betainc_db(a, b, x, **refusal)) if needs[1] else None
+    return a_bar, b_bar, (ew.mul(ct, _beta_density(a, b, x)) if needs[2] else None)
 
 
 def _betaincinv_vjp(ct, out, a, b, y, needs, **refusal):
-    _refuse("betaincinv", needs[:2], **refusal)
-    return None, None, (ew.div(ct, _beta_density(a, b, out)) if needs[2] else None)
+    density = _beta_density(a, b, out)
+    a_bar = ew.neg(ew.div(ew.mul(ct, betainc_da(a, b, out, **refusal)), density)) if needs[0] else None
+    b_bar = ew.neg(ew.div(ew.mul(ct, betainc_db(a, b, out, **refusal)), density)) if needs[1] else None
+    return a_bar, b_bar, (ew.div(ct, density) if needs[2] else None)
 
 
 def _defop(name, vjp, doc):
@@ -108,12 +102,15 @@ def _defop(name, vjp, doc):
           np=scipy_spelling(name), c=_mathlib(name))
 
 
-_defop("gammainc", _gamma_vjp("gammainc", 1.0), "x_bar = ct * x^(a-1) e^-x / Gamma(a); a: refused")
-_defop("gammaincc", _gamma_vjp("gammaincc", -1.0), "x_bar = -ct * x^(a-1) e^-x / Gamma(a); a: refused")
-_defop("gammaincinv", _gamma_inverse_vjp("gammaincinv", 1.0), "y_bar = ct / (out^(a-1) e^-out / Gamma(a))")
-_defop("gammainccinv", _gamma_inverse_vjp("gammainccinv", -1.0), "y_bar = -ct / (out^(a-1) e^-out / Gamma(a))")
-_defop("betainc", _betainc_vjp, "x_bar = ct * x^(a-1) (1-x)^(b-1) / B(a, b); a, b: refused")
-_defop("betaincinv", _betaincinv_vjp, "y_bar = ct / (out^(a-1) (1-out)^(b-1) / B(a, b)); a, b: refused")
+_defop("gammainc", _gamma_vjp(1.0), "x_bar = ct * x^(a-1) e^-x / Gamma(a); a_bar = ct * gammainc_da(a, x)")
+_defop("gammaincc", _gamma_vjp(-1.0), "x_bar = -ct * x^(a-1) e^-x / Gamma(a); a_bar = -ct * gammainc_da(a, x)")
+_defop("gammaincinv", _gamma_inverse_vjp(1.0),
+       "y_bar = ct / density(out); a_bar = -ct * gammainc_da(a, out) / density(out)")
+_defop("gammainccinv", _gamma_inverse_vjp(-1.0),
+       "y_bar = -ct / density(out); a_bar = -ct * gammainc_da(a, out) / density(out)")
+_defop("betainc", _betainc_vjp, "x_bar = ct * x^(a-1) (1-x)^(b-1) / B(a, b); a_bar, b_bar = ct * betainc_da/db")
+_defop("betaincinv", _betaincinv_vjp,
+       "y_bar = ct / density(out); a_bar = -ct * betainc_da(a, b, out) / density(out); b_bar likewise")
 
 
 def _apply(name, shapes, last, public, shape_names):

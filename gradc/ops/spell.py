@@ -18,6 +18,10 @@ from gradc.ir.dims import dim_ast, is_dim_expr
 # ``f64[n,10]``) is written as the user wrote it, and generated names step aside for it.
 USER_MARK = "\x00"
 
+# name -> source of a module-level function an op's spelling calls (an algorithm with no NumPy/SciPy function,
+# such as ``_gammainc_da``): the NumPy emitter appends the source to every module whose code calls the name
+HELPERS: dict = {}
+
 _BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "**": ast.Pow, "@": ast.MatMult}
 _CMPOPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 

@@ -74,20 +74,23 @@ def test_discrete_pmf_off_the_whole_numbers_is_zero_with_a_finite_gradient():
     assert np.isfinite(grad) and abs(grad - expected) < 1e-8
 
 
-def test_shape_derivative_of_the_incomplete_functions_is_refused_at_the_users_line():
+def test_second_shape_derivative_of_the_incomplete_functions_is_refused_at_the_users_line():
     def f(x, a):
         return np.sum(scipy.stats.gamma.cdf(x, a))
 
     x = np.array([0.5, 1.5])
     assert np.allclose(gradc.grad(f)(x, 2.0), scipy.stats.gamma.pdf(x, 2.0))  # in x: fine with a traced
-    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.gamma\.cdf: the derivative in a .*gradients\.py:\d+"):
-        gradc.grad(f, argnums=1)(x, 2.0)
+    expected = (f(x, 2.0 + 1e-6) - f(x, 2.0 - 1e-6)) / 2e-6  # the first derivative in a: fine
+    assert abs(gradc.grad(f, argnums=1)(x, 2.0) - expected) < 1e-8
+    with pytest.raises(gradc.GradcError,
+                       match=r"scipy\.stats\.gamma\.cdf: the second derivative in a .*gradients\.py:\d+"):
+        gradc.grad(gradc.grad(f, argnums=1), argnums=1)(x, 2.0)
 
     def g(x, b):
         return np.sum(scipy.stats.beta.sf(x, 2.0, b))
 
-    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.beta\.sf: the derivative in b is not"):
-        gradc.grad(g, argnums=1)(np.array([0.3, 0.6]), 2.5)
+    with pytest.raises(gradc.GradcError, match=r"scipy\.stats\.beta\.sf: the second derivative in b is not"):
+        gradc.grad(gradc.grad(g, argnums=1), argnums=1)(np.array([0.3, 0.6]), 2.5)
 
 
 def test_second_derivative_of_norm_logpdf_in_scale():

@@ -472,6 +472,8 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
     module = ast.Module(body=body, type_ignores=[])
     from_math = import_math_functions(module) if state.math_mode else []
     text = _unparse(module)
+    texts += list(dict.fromkeys(src for name, src in sorted(spell.HELPERS.items())  # ops' own algorithms
+                                if re.search(rf"\b{name}\(", text)))
     # every name the emitter marked as the user's (parameters, values, named sizes, loop names), read off the text
     users = set(re.findall(rf"{USER_MARK}(\w+)", text))
     generated = [name for name, _ in state.constants.values()] + list(state.dtypes.values()) + [

@@ -61,6 +61,7 @@ from gradc.backends.c.mathlib import (
     fft,
     hyperbolic,
     incomplete,
+    incomplete_shape,
     integer,
     special,
     trig,
@@ -146,6 +147,7 @@ _LIBRARY = {
     **incomplete.LIBRARY,  # gammainc, gammaincc, betainc and their inverses
     **bessel.LIBRARY,  # Bessel functions: libm's J and Y of integer order, gradc's I and K
     **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
+    **incomplete_shape.LIBRARY,  # gammainc's and betainc's derivatives in their shape parameters
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
