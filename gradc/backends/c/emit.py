@@ -98,10 +98,11 @@ MAX_TREE = 48
 
 
 # the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
-# elementwise ops, reductions, contractions and the moves of data; the dense linear algebra is real-only
+# elementwise ops, reductions, contractions and the moves of data; of the dense linear algebra, eig, det_phase
+# and LU's solve and slogdet (gradc.backends.c.linalg_eig)
 COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
                                "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like",
-                               "fft_lines"})
+                               "fft_lines", "eig", "det_phase", "solve", "slogdet", "call"})
 # the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
