@@ -86,3 +86,22 @@ def test_c_target_value_and_gradient(name, n, seed, kind):
     reference = jax_convention_gradient(loss, a) if kind == "complex" else central_real(loss, a)
     assert grad.dtype == a.dtype
     np.testing.assert_allclose(grad, reference, rtol=1e-5, atol=1e-6)
+
+
+def test_scipy_linalg_eig_and_eigvals():
+    import scipy.linalg
+
+    def values(a):
+        return np.sum(np.abs(scipy.linalg.eigvals(a)) ** 2) + np.sum(np.abs(scipy.linalg.eig(a)[1]) ** 2 * ramp)
+
+    def only_values(a):
+        return np.real(np.sum(scipy.linalg.eig(a, right=False, check_finite=False) ** 2))
+    rng = np.random.default_rng(21)
+    a = rng.normal(size=(3, 3))
+    ramp = np.arange(1.0, 4.0)[:, None]
+    for loss in (values, only_values):
+        assert abs(gradc.jit(loss)(a) - loss(a)) < 1e-10 * (1 + abs(loss(a)))
+        np.testing.assert_allclose(gradc.grad(loss)(a), central_real(loss, a), rtol=1e-5, atol=1e-6)
+    for kwargs, word in (({"b": np.eye(3)}, "b="), ({"left": True}, "left=True")):
+        with pytest.raises(gradc.GradcError, match=f"scipy.linalg.eig with {word}"):
+            gradc.jit(lambda a, kwargs=kwargs: scipy.linalg.eig(a, **kwargs)[0])(a)
