@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from gradc.errors import ShapeError, TraceError, user_location
+from gradc.errors import ShapeError, StaticValueNeeded, TraceError, user_location
 from gradc.ir.builder import Traced
 from gradc.trace import scipy_dispatch
 
@@ -200,13 +200,22 @@ def pdist(X, metric="euclidean", *, out=None, **kwargs):  # noqa: N803 (SciPy's 
     """``scipy.spatial.distance.pdist``: the condensed distances of the pairs ``i < j`` of rows of ``X``."""
     _no_out("pdist", out)
     X = _matrix(X, "pdist", "X")  # noqa: N806
-    m = X.shape[0]
+    m = _static_count("pdist", X.shape[0])
     first, second = np.triu_indices(m, 1)
     if callable(metric):
         return _stack_rows([_float(metric(X[i], X[j], **kwargs)) for i, j in zip(first, second)], (len(first),))
     if m < 2:
         return np.zeros((0,)) + 0.0 * np.sum(X)
     return _pair_distance(_metric_name(metric), X[first], X[second], dict(kwargs), X)
+
+
+def _static_count(what, m):
+    if not isinstance(m, (int, np.integer)):  # a named size: the pairs i < j are fixed when tracing
+        raise StaticValueNeeded(f"scipy.spatial.distance.{what} of a named number of points ({m}): its pairs are "
+                                "fixed when the function is traced", where=user_location(),
+                                hint="compile for a fixed number of points, or use cdist(X, X), which takes named "
+                                     "sizes")
+    return int(m)
 
 
 def _stack_rows(values, shape):
@@ -231,7 +240,7 @@ def squareform(X, force="no", checks=True):  # noqa: N803 (SciPy's name)
         raise ShapeError("scipy.spatial.distance.squareform: force='tovector' needs a matrix", where=user_location(),
                          hint="pass a square matrix")
     if x.ndim == 1:
-        size = x.shape[0]
+        size = _static_count("squareform", x.shape[0])
         d = int(math.ceil(math.sqrt(size * 2)))
         if d * (d - 1) != size * 2:
             raise ShapeError(f"scipy.spatial.distance.squareform: a condensed vector of {size} entries is not the "
@@ -247,7 +256,7 @@ def squareform(X, force="no", checks=True):  # noqa: N803 (SciPy's name)
         if x.shape[0] != x.shape[1]:
             raise ShapeError(f"scipy.spatial.distance.squareform: the matrix must be square, not of shape "
                              f"{tuple(x.shape)}", where=user_location(), hint="pass a distance matrix")
-        first, second = np.triu_indices(x.shape[0], 1)
+        first, second = np.triu_indices(_static_count("squareform", x.shape[0]), 1)
         return x[first, second]
     raise ShapeError(f"scipy.spatial.distance.squareform: a vector or a square matrix, not {x.ndim}-dimensional",
                      where=user_location(), hint="pass the condensed distances or a distance matrix")

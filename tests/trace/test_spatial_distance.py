@@ -187,3 +187,14 @@ def test_bad_input_is_refused_clearly(call, message):
     with pytest.raises(gradc.GradcError, match=message) as info:
         gradc.jit(call)(x)
     assert "test_spatial_distance.py" in str(info.value)
+
+
+def test_named_sizes():
+    """cdist takes a named number of points; pdist and squareform (whose pairs are static) say so clearly."""
+    x = points(13, 4, 3)
+    compiled = gradc.compile(lambda a: np.sum(cdist(a, a) ** 2), gradc.spec("f64[m,3]"))
+    np.testing.assert_allclose(compiled.grad(x), central_gradient(lambda a: np.sum(cdist(a, a) ** 2), x), rtol=1e-6)
+    for fn in (lambda a: np.sum(pdist(a)), lambda a: np.sum(squareform(a @ a.T, checks=False))):
+        with pytest.raises(gradc.GradcError, match="named number of points") as info:
+            gradc.compile(fn, gradc.spec("f64[m,3]"))
+        assert "test_spatial_distance.py" in str(info.value)
