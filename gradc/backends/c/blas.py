@@ -130,7 +130,9 @@ def found_blas() -> tuple | None:
 
 def connect(lib, name: str) -> str | None:
     """Give the loaded unit ``lib`` the BLAS (when it has large products: a ``NAME_use_blas``); returns where
-    the BLAS came from, or None (the kernels run)."""
+    the BLAS came from, or None (the kernels run). A unit with eig is given LAPACK's geev too (``lapack``)."""
+    from gradc.backends.c import lapack  # (it reads this module's capsule helper)
+    lapack.connect(lib, name)
     try:
         setter = getattr(lib, f"{name}_use_blas")
     except AttributeError:  # no product large enough: nothing to give

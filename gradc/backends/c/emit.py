@@ -46,7 +46,7 @@ import re
 import numpy as np
 import sympy as sp
 
-from gradc.backends.c import blas
+from gradc.backends.c import blas, lapack
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
@@ -649,6 +649,11 @@ def emit_c(functions, header_lines, guard, max_trips=None):
                              "(gradc's Python loader does so); until then, or given nulls, gradc's own kernels run."]
         defs.append(blas.setter_text(setter))
         protos.append((None, None, setter, None))
+    if ("gradc_lapack", "pointers") in module.statics:  # eig: the loader gives the unit LAPACK's geev
+        setter = functions[0][1]
+        header_lines += ["", lapack.header_line(setter)]
+        defs.append(lapack.setter_text(setter))
+        protos.append((None, "lapack", setter, None))
     comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
@@ -666,8 +671,8 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
     for proto, doc, fname, signature in protos:
-        if proto is None:  # the BLAS setter
-            hdr += [f"{blas.setter_prototype(fname)};", ""]
+        if proto is None:  # the BLAS (LAPACK) setter
+            hdr += [f"{(lapack if doc == 'lapack' else blas).setter_prototype(fname)};", ""]
             continue
         hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";", f"{signature};", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]

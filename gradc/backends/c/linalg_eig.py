@@ -3,7 +3,9 @@
 ``EigLowerings`` is a mixin of the C function emitter (through ``LinalgLowerings``). Plain C99
 ``complex.h``, no LAPACK; the algorithms, named again in the C:
 
-* ``eig``: Householder reduction to upper Hessenberg form, then the single-shift complex QR
+* ``eig``: LAPACK's ``zgeev``/``cgeev`` for a matrix of at least ``lapack.EIG_LAPACK_MIN`` rows
+  when the module found LAPACK at load time (``gradc.backends.c.lapack``); otherwise
+  Householder reduction to upper Hessenberg form, then the single-shift complex QR
   algorithm (Wilkinson shifts, an exceptional shift every 10 iterations without deflation, at
   most ``30 * max(10, n)`` iterations; Golub & Van Loan, Matrix Computations, 4th ed., 7.4-7.5)
   to the Schur form ``T = Q^H A Q``; eigenvectors by back-substitution on ``T`` (as LAPACK's
@@ -26,6 +28,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c import lapack
 from gradc.backends.c.values import C_TYPES
 
 _REAL = {"c128": "f64", "c64": "f32"}
@@ -149,9 +152,11 @@ static void gradc_cslogdet_SUF(long n, const CT *restrict a, long ars, long acs,
  * a subdiagonal entry falls below eps (|h_(k-1)(k-1)| + |h_kk|), an exceptional shift every 10 steps without
  * deflation) to the Schur form T; each eigenvector solves (T - t_kk I) y = 0 by back-substitution (as
  * LAPACK's ztrevc), v = Q y, scaled to unit norm with its entry of largest modulus real and positive. NaN or
- * infinite input, or no convergence in 30 max(10, n) steps, gives NaN. Work: h, q (n*n each), y, g (2n). */
+ * infinite input, or no convergence in 30 max(10, n) steps, gives NaN. Work: h, q (n*n each), y, g (2n), lw
+ * (LAPACK's work). From LAPACK_MIN rows, LAPACK's geev when the unit has it (gradc.backends.c.lapack). */
 static void gradc_eig_INSUF(long n, const IT *restrict a, long rs, long cs, CT *restrict w, CT *restrict v,
-                            long ldv, CT *restrict h, CT *restrict q, CT *restrict y, CT *restrict g)
+                            long ldv, CT *restrict h, CT *restrict q, CT *restrict y, CT *restrict g,
+                            CT *restrict lw)
 {
     RT big = 0;
     for (long i = 0; i < n; ++i) {
@@ -162,6 +167,24 @@ static void gradc_eig_INSUF(long n, const IT *restrict a, long rs, long cs, CT *
         }
     }
     int ok = isfinite(big);
+    if (ok && n >= LAPACK_MIN && GEEV) {  /* LAPACK's geev (column-major): the same normalisation, its order */
+        for (long i = 0; i < n; ++i) {
+            for (long j = 0; j < n; ++j) {
+                q[j*n + i] = h[i*n + j];
+            }
+        }
+        const char no = 'N', yes = 'V';
+        const int in = (int)n, one = 1, lwork = (int)(LWORK_ROWS * n);
+        int info = 0;
+        GEEV(&no, &yes, &in, q, &in, w, h, &one, h, &in, lw, &lwork, (RT *)y, &info);
+        for (long i = 0; i < n; ++i) {
+            for (long j = 0; j < n; ++j) {
+                v[i*ldv + j] = info == 0 ? h[j*n + i] : NAN;
+            }
+            w[i] = info == 0 ? w[i] : NAN;
+        }
+        return;
+    }
     int scale = 0;  /* a power of two bringing the largest |re| + |im| to [0.5, 1): exact, no overflow later */
     frexpF(ok && big > 0 ? big : 1, &scale);
     const RT down = ldexpF((RT)1, -scale), up = ldexpF((RT)1, scale);
@@ -361,6 +384,8 @@ def complex_helper_text(kind: str, input_dtype: str, complex_dtype: str) -> str:
     text = _HELPERS[kind].replace("INSUF", input_dtype).replace("SUF", complex_dtype).replace("F(", suffix + "(")
     text = text.replace("EPS_T", _EPSILON[complex_dtype]).replace("TINY_T", _TINY[complex_dtype])
     text = text.replace("BIG_T", _BIG[complex_dtype]).replace("IT ", C_TYPES[input_dtype] + " ")
+    text = text.replace("GEEV", "gradc_lapack_" + ("zgeev" if complex_dtype == "c128" else "cgeev"))
+    text = text.replace("LAPACK_MIN", str(lapack.EIG_LAPACK_MIN)).replace("LWORK_ROWS", str(lapack.LWORK_PER_ROW))
     return text.replace("CT ", C_TYPES[complex_dtype] + " ").replace("RT ", C_TYPES[real] + " ").replace(
         "(RT)", f"({C_TYPES[real]})")
 
@@ -381,13 +406,17 @@ class EigLowerings:
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         n = a.shape[-1]
+        self.module.helper(("gradc_lapack", "pointers"), "gradc_lapack_zgeev", lapack.pointer_declarations)
         fn = self.complex_helper("eig", out.dtype, a.dtype)
         h = self.work(out.dtype, n * n, e.out.name + "_hessenberg")
         q = self.work(out.dtype, n * n, e.out.name + "_schur")
         y = self.work(out.dtype, 2 * n, e.out.name + "_vector")
         g = self.work(out.dtype, 2 * n, e.out.name + "_rotations")
+        # LAPACK's work (only from EIG_LAPACK_MIN rows: smaller matrices never call it)
+        lw = self.work(out.dtype, lapack.LWORK_PER_ROW * n if n >= lapack.EIG_LAPACK_MIN else 1,
+                       e.out.name + "_lapack")
         self.each_decomposition(e, a, out, len(out.shape) - 2, lambda p, o: (
-            f"{fn}({n}, {p}, {a.strides[-2]}, {a.strides[-1]}, {o}, {o} + {n}, {n}, {h}, {q}, {y}, {g});"))
+            f"{fn}({n}, {p}, {a.strides[-2]}, {a.strides[-1]}, {o}, {o} + {n}, {n}, {h}, {q}, {y}, {g}, {lw});"))
 
     def op_det_phase(self, e):
         self.complex_slogdet(e)
