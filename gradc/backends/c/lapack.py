@@ -68,8 +68,16 @@ def _scipy_geev():
     capi = getattr(cython_lapack, "__pyx_capi__", {})
     if "zgeev" not in capi or "cgeev" not in capi:
         return None
-    from gradc.backends.c.blas import _capsule_pointer
     return _capsule_pointer(capi["zgeev"]), _capsule_pointer(capi["cgeev"]), "scipy.linalg.cython_lapack"
+
+
+def _capsule_pointer(capsule) -> int | None:
+    """The address a Cython ``__pyx_capi__`` capsule holds (as ``gradc.backends.c.blas`` reads the BLAS's)."""
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get_pointer(capsule, get_name(capsule))
 
 
 def _system_geev():
