@@ -1,14 +1,15 @@
-"""LAPACK's ``zgeev``/``cgeev`` for ``eig`` of large matrices, found when the compiled module is loaded.
+"""LAPACK's ``geev`` for ``eig`` of large matrices, found when the compiled module is loaded.
 
-As the BLAS path (``gradc.backends.c.blas``): a unit with ``eig`` has two function pointers, null
-until the loader calls its ``NAME_use_lapack(zgeev, cgeev)`` once. ``eig`` of a matrix of at least
-``EIG_LAPACK_MIN`` rows then calls LAPACK's complex ``geev`` (the same normalisation as gradc's own:
-unit vectors, the entry of largest modulus real and positive; LAPACK's order of the eigenvalues,
-NumPy's for a complex matrix); smaller matrices, or a unit without LAPACK (none found, a C caller
-that never sets it, ``GRADC_BLAS=none``), run gradc's C99 Hessenberg QR (``linalg_eig``).
-Which LAPACK follows ``$GRADC_BLAS``: ``auto``/``scipy`` take SciPy's (the capsules of
-``scipy.linalg.cython_lapack``), ``system`` a ``liblapack``/``libopenblas`` found by ``ctypes``,
-``none`` none.
+As the BLAS path (``gradc.backends.c.blas``): a unit with ``eig`` has four function pointers, null
+until the loader calls its ``NAME_use_lapack(zgeev, cgeev, dgeev, sgeev)`` once. ``eig`` of a matrix
+of at least ``EIG_LAPACK_MIN`` rows then calls LAPACK's ``geev`` as NumPy does: ``zgeev``/``cgeev``
+for a complex matrix (the same normalisation as gradc's own: unit vectors, the entry of largest
+modulus real and positive), ``dgeev``/``sgeev`` for a real one (conjugate pairs exact, a real
+eigenvector's sign LAPACK's), so the eigenpairs are NumPy's, order included. Smaller matrices, or a
+unit without LAPACK (none found, a C caller that never sets it, ``GRADC_BLAS=none``), run gradc's
+C99 Hessenberg QR (``linalg_eig``). Which LAPACK follows ``$GRADC_BLAS``: ``auto``/``scipy`` take
+SciPy's (the capsules of ``scipy.linalg.cython_lapack``), ``system`` a ``liblapack``/``libopenblas``
+found by ``ctypes``, ``none`` none.
 
 >>> "gradc_lapack_zgeev" in pointer_declarations()
 True
@@ -25,39 +26,42 @@ LWORK_PER_ROW = 65  # geev's work per row: blocked Hessenberg reduction (block s
 
 _GEEV = ("void (*)(const char *, const char *, const int *, T *, const int *, T *, T *, const int *, T *, "
          "const int *, T *, const int *, R *, int *)")
+_REAL_GEEV = ("void (*)(const char *, const char *, const int *, T *, const int *, T *, T *, T *, const int *, T *, "
+              "const int *, T *, const int *, int *)")
+_ROUTINES = (("zgeev", "double _Complex", "double"), ("cgeev", "float _Complex", "float"), ("dgeev", "double", ""),
+             ("sgeev", "float", ""))
 
 
 def _geev_type(ctype: str, real: str) -> str:
+    if not real:  # dgeev/sgeev: the eigenvalues' real and imaginary parts apart, no rwork
+        return _REAL_GEEV.replace("T *", f"{ctype} *")
     return _GEEV.replace("T *", f"{ctype} *").replace("R *", f"{real} *")
 
 
 def pointer_declarations() -> str:
     """The unit's two LAPACK pointers (null until ``NAME_use_lapack`` sets them when the module is loaded)."""
-    lines = ["/* LAPACK's zgeev and cgeev (Fortran calling convention), set once by NAME_use_lapack when the",
-             " * module is loaded; null: eig runs gradc's own Hessenberg QR. Read only after that. */"]
-    for ctype, real, name in (("double _Complex", "double", "gradc_lapack_zgeev"),
-                              ("float _Complex", "float", "gradc_lapack_cgeev")):
-        lines.append(f"static {_geev_type(ctype, real).replace('(*)', '(*' + name + ')')};")
+    lines = ["/* LAPACK's zgeev, cgeev, dgeev and sgeev (Fortran calling convention), set once by NAME_use_lapack",
+             " * when the module is loaded; null: eig runs gradc's own Hessenberg QR. Read only after that. */"]
+    for routine, ctype, real in _ROUTINES:
+        lines.append(f"static {_geev_type(ctype, real).replace('(*)', '(*gradc_lapack_' + routine + ')')};")
     return "\n".join(lines)
 
 
 def setter_text(name: str) -> str:
-    """``NAME_use_lapack(zgeev, cgeev)``: what the loader calls once with LAPACK's functions (or nulls)."""
-    return (f"/* The LAPACK eig of large matrices calls (Fortran zgeev_/cgeev_; null: gradc's own).\n"
-            f" * Call once, before any other function of the unit runs. */\n"
-            f"void {name}_use_lapack(void (*zgeev)(void), void (*cgeev)(void))\n{{\n"
-            f"    gradc_lapack_zgeev = ({_geev_type('double _Complex', 'double')})zgeev;\n"
-            f"    gradc_lapack_cgeev = ({_geev_type('float _Complex', 'float')})cgeev;\n}}")
+    """``NAME_use_lapack(zgeev, cgeev, dgeev, sgeev)``: what the loader calls once with LAPACK's functions."""
+    body = "".join(f"    gradc_lapack_{r} = ({_geev_type(c, real)}){r};\n" for r, c, real in _ROUTINES)
+    return (f"/* The LAPACK eig of large matrices calls (Fortran zgeev_, cgeev_, dgeev_, sgeev_; null: gradc's own).\n"
+            f" * Call once, before any other function of the unit runs. */\n{setter_prototype(name)}\n{{\n{body}}}")
 
 
 def setter_prototype(name: str) -> str:
-    return f"void {name}_use_lapack(void (*zgeev)(void), void (*cgeev)(void))"
+    return f"void {name}_use_lapack({', '.join(f'void (*{r})(void)' for r, _, _ in _ROUTINES)})"
 
 
 def header_line(name: str) -> str:
-    return (f"eig of matrices of at least {EIG_LAPACK_MIN} rows calls LAPACK's zgeev/cgeev (Fortran ABI) given by "
-            f"{name}_use_lapack(zgeev, cgeev), once, before any other call (gradc's Python loader does so); until "
-            "then, or given nulls, gradc's own Hessenberg QR runs.")
+    return (f"eig of matrices of at least {EIG_LAPACK_MIN} rows calls LAPACK's geev (Fortran ABI) given by "
+            f"{name}_use_lapack(zgeev, cgeev, dgeev, sgeev), once, before any other call (gradc's Python loader "
+            "does so); until then, or given nulls, gradc's own Hessenberg QR runs.")
 
 
 def _scipy_geev():
@@ -66,9 +70,9 @@ def _scipy_geev():
     except ImportError:
         return None
     capi = getattr(cython_lapack, "__pyx_capi__", {})
-    if "zgeev" not in capi or "cgeev" not in capi:
+    if any(r not in capi for r, _, _ in _ROUTINES):
         return None
-    return _capsule_pointer(capi["zgeev"]), _capsule_pointer(capi["cgeev"]), "scipy.linalg.cython_lapack"
+    return (*(_capsule_pointer(capi[r]) for r, _, _ in _ROUTINES), "scipy.linalg.cython_lapack")
 
 
 def _capsule_pointer(capsule) -> int | None:
@@ -87,8 +91,7 @@ def _system_geev():
             continue
         try:
             lib = ctypes.CDLL(path)
-            return (ctypes.cast(lib.zgeev_, ctypes.c_void_p).value, ctypes.cast(lib.cgeev_, ctypes.c_void_p).value,
-                    path)
+            return (*(ctypes.cast(getattr(lib, r + "_"), ctypes.c_void_p).value for r, _, _ in _ROUTINES), path)
         except (OSError, AttributeError):
             continue
     return None
@@ -105,7 +108,7 @@ def _found(choice: str):
 
 
 def found_lapack() -> tuple | None:
-    """``(zgeev address, cgeev address, where from)`` of the LAPACK ``$GRADC_BLAS`` selects, or None.
+    """``(zgeev, cgeev, dgeev, sgeev addresses, where from)`` of the LAPACK ``$GRADC_BLAS`` selects, or None.
 
     >>> os.environ["GRADC_BLAS"] = "none"; found_lapack(); del os.environ["GRADC_BLAS"]
     """
@@ -119,6 +122,6 @@ def connect(lib, name: str) -> str | None:
     except AttributeError:  # no eig: nothing to give
         return None
     got = found_lapack()
-    setter.restype, setter.argtypes = None, [ctypes.c_void_p, ctypes.c_void_p]
-    setter(*(got[:2] if got else (None, None)))
-    return got[2] if got else None
+    setter.restype, setter.argtypes = None, [ctypes.c_void_p] * len(_ROUTINES)
+    setter(*(got[:-1] if got else (None,) * len(_ROUTINES)))
+    return got[-1] if got else None

@@ -1,10 +1,11 @@
 """C lowerings on complex matrices: ``eig`` (the general eigenproblem), ``det_phase``, and the complex LU under them.
 
 ``EigLowerings`` is a mixin of the C function emitter (through ``LinalgLowerings``). Plain C99
-``complex.h``, no LAPACK; the algorithms, named again in the C:
+``complex.h`` (LAPACK only where the module was given it); the algorithms, named again in the C:
 
-* ``eig``: LAPACK's ``zgeev``/``cgeev`` for a matrix of at least ``lapack.EIG_LAPACK_MIN`` rows
-  when the module found LAPACK at load time (``gradc.backends.c.lapack``); otherwise
+* ``eig``: LAPACK's ``geev`` (complex or real, as NumPy) for a matrix of at least
+  ``lapack.EIG_LAPACK_MIN`` rows when the module found LAPACK at load time
+  (``gradc.backends.c.lapack``: then NumPy's eigenpairs, order included); otherwise
   Householder reduction to upper Hessenberg form, then the single-shift complex QR
   algorithm (Wilkinson shifts, an exceptional shift every 10 iterations without deflation, at
   most ``30 * max(10, n)`` iterations; Golub & Van Loan, Matrix Computations, 4th ed., 7.4-7.5)
@@ -15,7 +16,7 @@
 * ``det_phase`` (and ``logabsdet``, ``solve`` of complex matrices): LU with partial pivoting,
   the pivot of largest ``|re| + |im|`` (LAPACK's ``izamax`` measure).
 
-Conventions: the eigenvalues come in the order the QR iteration deflates them (bottom up,
+Conventions of gradc's own eig: the eigenvalues come in the order the QR iteration deflates them (bottom up,
 stored along T's diagonal), which need not be LAPACK's order; each eigenvector has unit norm
 and its entry of largest modulus (the first of equals) real and positive, which is LAPACK's
 ``zgeev`` normalisation (``dgeev``, for a real matrix, leaves that entry's sign to its
@@ -167,24 +168,7 @@ static void gradc_eig_INSUF(long n, const IT *restrict a, long rs, long cs, CT *
         }
     }
     int ok = isfinite(big);
-    if (ok && n >= LAPACK_MIN && GEEV) {  /* LAPACK's geev (column-major): the same normalisation, its order */
-        for (long i = 0; i < n; ++i) {
-            for (long j = 0; j < n; ++j) {
-                q[j*n + i] = h[i*n + j];
-            }
-        }
-        const char no = 'N', yes = 'V';
-        const int in = (int)n, one = 1, lwork = (int)(LWORK_ROWS * n);
-        int info = 0;
-        GEEV(&no, &yes, &in, q, &in, w, h, &one, h, &in, lw, &lwork, (RT *)y, &info);
-        for (long i = 0; i < n; ++i) {
-            for (long j = 0; j < n; ++j) {
-                v[i*ldv + j] = info == 0 ? h[j*n + i] : NAN;
-            }
-            w[i] = info == 0 ? w[i] : NAN;
-        }
-        return;
-    }
+LAPACK_BLOCK
     int scale = 0;  /* a power of two bringing the largest |re| + |im| to [0.5, 1): exact, no overflow later */
     frexpF(ok && big > 0 ? big : 1, &scale);
     const RT down = ldexpF((RT)1, -scale), up = ldexpF((RT)1, scale);
@@ -370,6 +354,54 @@ static void gradc_eig_INSUF(long n, const IT *restrict a, long rs, long cs, CT *
     }
 }""",
 }
+# LAPACK's geev on a matrix of at least LAPACK_MIN rows (h: the matrix, row-major; q, h, y, lw its work): zgeev/cgeev
+# for a complex matrix (zgeev's normalisation is gradc's own), dgeev/sgeev for a real one (NumPy's own results:
+# its eigenvalues in conjugate pairs, exactly, and a real eigenvector's sign LAPACK's)
+_LAPACK_COMPLEX = """    if (ok && n >= LAPACK_MIN && GEEV) {
+        for (long i = 0; i < n; ++i) {
+            for (long j = 0; j < n; ++j) {
+                q[j*n + i] = h[i*n + j];
+            }
+        }
+        const char no = 'N', yes = 'V';
+        const int in = (int)n, one = 1, lwork = (int)(LWORK_ROWS * n);
+        int info = 0;
+        GEEV(&no, &yes, &in, q, &in, w, h, &one, h, &in, lw, &lwork, (RT *)y, &info);
+        for (long i = 0; i < n; ++i) {
+            for (long j = 0; j < n; ++j) {
+                v[i*ldv + j] = info == 0 ? h[j*n + i] : NAN;
+            }
+            w[i] = info == 0 ? w[i] : NAN;
+        }
+        return;
+    }"""
+_LAPACK_REAL = """    if (ok && n >= LAPACK_MIN && GEEV) {
+        RT *ar = (RT *)q, *vr = (RT *)h, *wr = (RT *)y, *wi = (RT *)y + n;
+        for (long i = 0; i < n; ++i) {
+            for (long j = 0; j < n; ++j) {
+                ar[j*n + i] = a[i*rs + j*cs];
+            }
+        }
+        const char no = 'N', yes = 'V';
+        const int in = (int)n, one = 1, lwork = (int)(2 * LWORK_ROWS * n);
+        int info = 0;
+        GEEV(&no, &yes, &in, ar, &in, wr, wi, vr, &one, vr, &in, (RT *)lw, &lwork, &info);
+        for (long j = 0; j < n; ++j) {  /* a pair's vectors: columns j and j + 1 are its real and imaginary parts */
+            const int pair = info == 0 && wi[j] > 0 && j + 1 < n;
+            w[j] = info == 0 ? gradc_complex(wr[j], wi[j]) : NAN;
+            for (long i = 0; i < n; ++i) {
+                v[i*ldv + j] = info != 0 ? NAN : pair ? gradc_complex(vr[j*n + i], vr[(j + 1)*n + i]) : vr[j*n + i];
+            }
+            if (pair) {
+                w[j + 1] = conjF(w[j]);
+                for (long i = 0; i < n; ++i) {
+                    v[i*ldv + j + 1] = conjF(v[i*ldv + j]);
+                }
+                ++j;
+            }
+        }
+        return;
+    }"""
 _NEEDS = {"clu": ("cabs1",), "csolve": ("clu",), "cslogdet": ("clu",), "eig": ("cabs1",)}
 
 
@@ -381,10 +413,13 @@ def complex_helper_text(kind: str, input_dtype: str, complex_dtype: str) -> str:
     """
     real = _REAL[complex_dtype]
     suffix = "f" if real == "f32" else ""
-    text = _HELPERS[kind].replace("INSUF", input_dtype).replace("SUF", complex_dtype).replace("F(", suffix + "(")
+    real_input = input_dtype in ("f64", "f32")
+    text = _HELPERS[kind].replace("LAPACK_BLOCK", _LAPACK_REAL if real_input else _LAPACK_COMPLEX)
+    text = text.replace("INSUF", input_dtype).replace("SUF", complex_dtype).replace("F(", suffix + "(")
     text = text.replace("EPS_T", _EPSILON[complex_dtype]).replace("TINY_T", _TINY[complex_dtype])
     text = text.replace("BIG_T", _BIG[complex_dtype]).replace("IT ", C_TYPES[input_dtype] + " ")
-    text = text.replace("GEEV", "gradc_lapack_" + ("zgeev" if complex_dtype == "c128" else "cgeev"))
+    geev = {"f64": "dgeev", "f32": "sgeev", "c128": "zgeev", "c64": "cgeev"}[input_dtype]
+    text = text.replace("GEEV", "gradc_lapack_" + geev)
     text = text.replace("LAPACK_MIN", str(lapack.EIG_LAPACK_MIN)).replace("LWORK_ROWS", str(lapack.LWORK_PER_ROW))
     return text.replace("CT ", C_TYPES[complex_dtype] + " ").replace("RT ", C_TYPES[real] + " ").replace(
         "(RT)", f"({C_TYPES[real]})")
