@@ -161,4 +161,4 @@ defop("det_phase", infer=_det_phase_infer, impl=lambda a: np.linalg.slogdet(a)[0
       doc="the sign det/|det| of a complex matrix; a_bar = i Im(ct out) inv(a).T",
       np=lambda args, params, out, target: ast.Subscript(spell.call("np.linalg.slogdet", args[0]),
                                                          ast.Constant(0), ast.Load()),
-      c=c_spell.NONE, batch=_leading_batch("det_phase"))
+      c=c_spell.loop("det_phase"), batch=_leading_batch("det_phase"))

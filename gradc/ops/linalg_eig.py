@@ -8,7 +8,7 @@ eigenvalues: with ``P = V^-1 dA V`` the tangents are ``dw = diag(P)`` and ``dV =
 their transpose for JAX's pairing ``Re(sum(x * y))``: ``a_bar = V^-T (diag(w_bar) + F * (V^T V_bar')) V^T``
 with ``V_bar' = V_bar - conj(V) Re(diag(V^T V_bar))``, its real part for a real matrix. Each
 eigenvector's phase is LAPACK's choice, so only functions that do not depend on it have a derivative.
-No C lowering (a complex Hessenberg QR): the C target refuses it.
+The C target computes it by Hessenberg reduction and shifted complex QR (gradc/backends/c/linalg_eig.py).
 
 >>> import numpy as np
 >>> from gradc.ir.registry import bind
@@ -79,6 +79,6 @@ def _eig_spell(args, params, out, target):
                                          ast.Constant(0j)))(args, params, out, target)
 
 
-defop("eig", infer=_eig_infer, impl=_eig_impl, vjp=_eig_vjp, c=c_spell.NONE, batch=_leading_batch("eig"),
+defop("eig", infer=_eig_infer, impl=_eig_impl, vjp=_eig_vjp, c=c_spell.loop("eig"), batch=_leading_batch("eig"),
       np=_eig_spell, doc="a_bar = V^-T (diag(w_bar) + F * (V^T V_bar')) V^T, F_ij = 1/(w_j - w_i) "
                          "(distinct eigenvalues; V_bar' keeps the unit norm; real part for a real a)")

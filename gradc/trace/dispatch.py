@@ -16,13 +16,14 @@ from gradc.trace import (
     polynomial_dispatch,
     routines_dispatch,
     shape_dispatch,
+    spatial_dispatch,
     special_dispatch,
     stats_dispatch,
 )
 from gradc.trace.numpy_dispatch import FUNCTIONS, UFUNCS
 
 for _family in (stats_dispatch, special_dispatch, shape_dispatch, routines_dispatch, polynomial_dispatch,
-                arrangement_dispatch, fft_dispatch, interval_dispatch):
+                arrangement_dispatch, fft_dispatch, interval_dispatch, spatial_dispatch):
     FUNCTIONS.update(_family.FUNCTIONS)
     UFUNCS.update(_family.UFUNCS)
 

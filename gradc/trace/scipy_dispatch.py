@@ -122,6 +122,16 @@ def _eigh(a, b=None, *, lower=True, eigvals_only=False, type=1):
     return lin.eigvalsh(a, "L" if lower else "U") if eigvals_only else tuple(lin.eigh(a, "L" if lower else "U"))
 
 
+def _eig(a, b=None, left=False, right=True, homogeneous_eigvals=False, what="scipy.linalg.eig"):
+    for name, value, hint in (("b=", b is not None, "solve with b first (eig of solve(b, a)) when b is invertible"),
+                              ("left=True", left, "the left eigenvectors are the rows of inv(vr) (up to scale)"),
+                              ("homogeneous_eigvals=True", homogeneous_eigvals, "drop it")):
+        if value:
+            _refuse(what, name, hint)
+    w, v = lin.eig(a, what)
+    return (w, v) if right else w
+
+
 def _qr(a, mode="full", pivoting=False):
     if pivoting:
         _refuse("scipy.linalg.qr", "pivoting=True", "drop pivoting= (the permutation has no derivative)")
@@ -160,7 +170,9 @@ for _name, _fn in {
     "lu_factor": lsp.lu_factor, "lu_solve": lsp.lu_solve, "eigh": _eigh,
     "eigvalsh": lambda a, b=None, *, lower=True, type=1: _eigh(a, b, lower=lower, eigvals_only=True, type=type),
     "svd": _svd, "svdvals": lambda a: lin.svd(a, compute_uv=False, what="scipy.linalg.svdvals"),
-    "qr": _qr, "expm": lambda A: lsp.expm(A), "pinv": _pinv, "lstsq": _lstsq,
+    "qr": _qr, "expm": lambda A: lsp.expm(A), "pinv": _pinv, "lstsq": _lstsq, "eig": _eig,
+    "eigvals": lambda a, b=None, homogeneous_eigvals=False: _eig(a, b, right=False, what="scipy.linalg.eigvals",
+                                                                 homogeneous_eigvals=homogeneous_eigvals),
     "norm": lambda a, ord=None, axis=None, keepdims=False: lin.norm(a, ord, axis, keepdims),
 }.items():
     register(f"scipy.linalg.{_name}", _plain(f"scipy.linalg.{_name}", _fn))

@@ -237,14 +237,3 @@ def test_cumulative_trapezoid_matches_scipy():
         return np.sum(si.cumulative_trapezoid(np.sin(w * x), x, initial=0) ** 2)
     assert abs(gradc.compile(f, 1.3).forward(1.3) - f(1.3)) < 1e-12
     np.testing.assert_allclose(gradc.grad(f)(1.3), central(lambda q: f(q[0]), [1.3])[0], rtol=1e-7)
-
-
-def _quad_infinite(k):
-    return si.quad(lambda x: np.exp(-k * x), 0.0, np.inf)[0]
-
-
-def test_quad_over_an_infinite_interval_is_refused_at_the_users_line():
-    with pytest.raises(TraceError) as info:
-        gradc.grad(_quad_infinite)(1.0)
-    assert "infinite interval" in str(info.value)
-    assert f"test_scipy_integrate.py:{_quad_infinite.__code__.co_firstlineno + 1}" in str(info.value)

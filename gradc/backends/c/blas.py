@@ -24,6 +24,8 @@ import ctypes.util
 import functools
 import os
 
+from gradc.backends.c import lapack
+
 BLAS_MIN = 64 ** 3  # multiply-adds from which a product calls the BLAS (a 64 x 64 x 64 product; below, kernels)
 BLAS_MIN_SIDE = 32  # and every side at least this: a thin product (k = 16) is memory-bound, as fast in the kernels
 INT_MAX = 2 ** 31 - 1  # the BLAS's integers are C ints (LP64): larger sizes run the kernels
@@ -130,7 +132,8 @@ def found_blas() -> tuple | None:
 
 def connect(lib, name: str) -> str | None:
     """Give the loaded unit ``lib`` the BLAS (when it has large products: a ``NAME_use_blas``); returns where
-    the BLAS came from, or None (the kernels run)."""
+    the BLAS came from, or None (the kernels run). A unit with eig is given LAPACK's geev too (``lapack``)."""
+    lapack.connect(lib, name)
     try:
         setter = getattr(lib, f"{name}_use_blas")
     except AttributeError:  # no product large enough: nothing to give

@@ -46,7 +46,7 @@ import re
 import numpy as np
 import sympy as sp
 
-from gradc.backends.c import blas
+from gradc.backends.c import blas, lapack
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
@@ -98,10 +98,11 @@ MAX_TREE = 48
 
 
 # the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
-# elementwise ops, reductions, contractions and the moves of data; the dense linear algebra is real-only
+# elementwise ops, reductions, contractions and the moves of data; of the dense linear algebra, eig, det_phase
+# and LU's solve and slogdet (gradc.backends.c.linalg_eig)
 COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
                                "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like",
-                               "fft_lines"})
+                               "fft_lines", "eig", "det_phase", "solve", "slogdet", "call"})
 # the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
@@ -648,6 +649,11 @@ def emit_c(functions, header_lines, guard, max_trips=None):
                              "(gradc's Python loader does so); until then, or given nulls, gradc's own kernels run."]
         defs.append(blas.setter_text(setter))
         protos.append((None, None, setter, None))
+    if ("gradc_lapack", "pointers") in module.statics:  # eig: the loader gives the unit LAPACK's geev
+        setter = functions[0][1]
+        header_lines += ["", lapack.header_line(setter)]
+        defs.append(lapack.setter_text(setter))
+        protos.append((None, "lapack", setter, None))
     comment = ["/* " + c_comment(header_lines[0])] + [" * " + c_comment(line) if line else " *"
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
@@ -665,8 +671,8 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     hdr = comment + ["", f"#ifndef {guard}", f"#define {guard}", "", "#include <stddef.h>", "#include <stdint.h>", "",
                      "#ifdef __cplusplus", 'extern "C" {', "#endif", ""]
     for proto, doc, fname, signature in protos:
-        if proto is None:  # the BLAS setter
-            hdr += [f"{blas.setter_prototype(fname)};", ""]
+        if proto is None:  # the BLAS (LAPACK) setter
+            hdr += [f"{(lapack if doc == 'lapack' else blas).setter_prototype(fname)};", ""]
             continue
         hdr += [f"/* {c_comment(doc)} */", proto.replace(" *restrict ", " *") + ";", f"{signature};", ""]
     hdr += ["#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]

@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
+from gradc.backends.c.linalg_eig import EigLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
 
 # ---------------------------------------------------------------- helper sources (T: the C type, F: libm suffix)
@@ -284,7 +285,7 @@ def linalg_status(eqn) -> tuple | None:
     return None if message is None else (f"np.linalg.{eqn.op}: {message}", message)
 
 
-class LinalgLowerings(DecompLowerings):
+class LinalgLowerings(DecompLowerings, EigLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
     def linalg_helper(self, kind, dtype):
@@ -303,7 +304,7 @@ class LinalgLowerings(DecompLowerings):
 
     def each_matrix(self, e, operands, out, call, declare=""):
         """``call(pointers, out_pointer)`` once per index of the leading axes of ``out``'s matrices."""
-        lead = len(out.shape) - (2 if e.op not in ("logabsdet", "det_sign") else 0)
+        lead = len(out.shape) - (2 if e.op not in ("logabsdet", "det_sign", "det_phase") else 0)
         lines, idx = loops(out.shape[:lead])
         self.emit(f"/* {eqn_text(e)}{': one call per index of the leading axes' if lines else ''} */")
         if declare:
@@ -356,11 +357,15 @@ class LinalgLowerings(DecompLowerings):
         self._two_operand(e, "trimm", f", {int(e.params['lower'])}, {int(e.params['trans'])}")
 
     def op_solve(self, e):
+        if e.out.type.is_complex:
+            return self.complex_solve(e)
         n = e.out.type.shape[-2]
         self._two_operand(e, "solve", f", {self.work(e.out.type.dtype, n * n, e.out.name + '_lu')}")
 
     def op_slogdet(self, e):
         """``logabsdet`` and ``det_sign``: one helper computes both, the other result goes to a local."""
+        if e.inputs[0].type.is_complex:
+            return self.complex_slogdet(e)
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         fn, n = self.linalg_helper("slogdet", out.dtype), a.shape[-1]
