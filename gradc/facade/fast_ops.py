@@ -35,6 +35,7 @@ _ALL_AXES = [tuple(range(n)) for n in range(8)]
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _new = object.__new__
+_NEEDS = (((False, False), (False, True)), ((True, False), (True, True)))  # shared, not a tuple per node
 _STATE = grad_mode._STATE
 _SEQUENCE = gf.SEQUENCE
 
@@ -124,7 +125,10 @@ def binary(op, a, b, name):
     node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
-    operands = (gf.saved_operand(a) if ta else a, gf.saved_operand(b) if tb else b)  # no tensor that may get a history
+    if saves:  # never a tensor that may later get a history (a cycle): what torch's saved variables keep
+        operands = (gf.saved_operand(a) if ta else a, gf.saved_operand(b) if tb else b)
+    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's)
+        operands = (gf.NOT_SAVED if ta else a, gf.NOT_SAVED if tb else b)
     saved = saved_by(op, a, b) if saves else ()
     if saved:
         node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
@@ -133,7 +137,7 @@ def binary(op, a, b, name):
     if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
         node._vjp = _SquareVjp(op, operands, edges, x, out._data)
     else:
-        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, (need_a, need_b))
+        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, _NEEDS[need_a][need_b])
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -213,14 +217,14 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
     return out
 
 
-def basic_view(t, spec, name, fn):
+def basic_view(t, spec, name, fn, np_key=None):
     """``t[spec]`` of a tensor on a NumPy array as a view (node ``name``, VJP ``index_grad``), or None when the
-    general path must record it (torch.compile tracing)."""
+    general path must record it (torch.compile tracing). ``np_key``: NumPy's key for ``spec``, if known."""
     x = t._data
     if _STATE["tracing"] or type(x) is not np.ndarray:
         return None
     out = _new(Tensor)
-    out._data = x[sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
+    out._data = x[np_key or sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
     out._vc = t._vc
     if t._requires_grad and _STATE["enabled"]:
         node = _new(gf.node_class(name))
@@ -300,7 +304,9 @@ class _BinaryVjp:
 
     def __call__(self, ct):
         if gf.STATE["create_graph"]:
-            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
+            operands = tuple([Tensor._wrap(v) if o is gf.NOT_SAVED else o
+                              for o, v in zip(self.operands, (self.x, self.y))])
+            return replay_vjp(Replay(self.op, *operands), operands, self.edges)(ct)
         prim, x, y, needs = self.prim, self.x, self.y, self.needs
         # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
         gx, gy = prim.vjp(ct, self.out if self.version[0] == 0 else prim.impl(x, y), x, y, needs=needs)

@@ -98,6 +98,8 @@ class Node:
         operands = self.__dict__.get("_operands", ())
         index = {"_saved_self": 0, "_saved_other": 1}.get(name)
         if index is not None and index < len(operands):
+            if operands[index] is NOT_SAVED:  # a tensor operand the op's derivative does not read (torch's add)
+                raise AttributeError(name)
             return operands[index]
         if name == "_saved_result" and self._saved:
             saved = self._saved[-1][0]
@@ -162,6 +164,9 @@ def saved_operand(t):
 
 
 _NEW = object.__new__
+# The slot of a tensor operand that a node need not keep (``a + b``: the derivative reads neither): a Tensor, so
+# ``next_functions`` still tells tensor operands from numbers.
+NOT_SAVED = Tensor._wrap(0.0)
 
 
 def saved_output(out):
