@@ -43,8 +43,11 @@ def _extract() -> Path:
                              f"{_HAND}/hand1_t26_c100.txt"], capture_output=True, text=True, check=True)
     dest = Path(tempfile.mkdtemp(prefix="gradc-gradbench-"))
     archive = dest / "tools.tar"
-    with open(archive, "wb") as out:
-        subprocess.run([*git, "archive", "--format=tar", "HEAD", "--", *listed.stdout.split()], stdout=out, check=True)
+    with open(archive, "wb") as out:  # (git may warn of the mirror's absent large files it is not asked for)
+        made = subprocess.run([*git, "archive", "--format=tar", "HEAD", "--", *listed.stdout.split()], stdout=out,
+                              stderr=subprocess.PIPE, text=True)
+    if made.returncode != 0:
+        raise RuntimeError(f"git archive of the GradBench mirror failed: {made.stderr.strip()}")
     with tarfile.open(archive) as tar:
         if sys.version_info >= (3, 12):
             tar.extractall(dest, filter="data")
