@@ -29,6 +29,7 @@ STATE = {"create_graph": False}
 # tensor in the ``other`` slot even when it came first (the reflected operators ``__radd__``, ``__rmul__``).
 _SCALAR_NOT_AN_INPUT = frozenset({"PowBackward0"})
 _SELF_FIRST = frozenset({"AddBackward0", "MulBackward0"})
+_SAVES_NO_OPERAND = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
 SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
 
@@ -98,9 +99,11 @@ class Node:
         operands = self.__dict__.get("_operands", ())
         index = {"_saved_self": 0, "_saved_other": 1}.get(name)
         if index is not None and index < len(operands):
-            if operands[index] is NOT_SAVED:  # a tensor operand the op's derivative does not read (torch's add)
-                raise AttributeError(name)
-            return operands[index]
+            kept = operands[index]
+            kind = type(self).__name__
+            if kept is NOT_SAVED or kind in _SAVES_NO_OPERAND or (index == 1 and kind.startswith("PowBackward")):
+                raise AttributeError(name)  # torch's node saves no such tensor (an exponent is ``_saved_exponent``)
+            return kept
         if name == "_saved_result" and self._saved:
             saved = self._saved[-1][0]
             return saved.unpack(self) if type(saved) is SavedOutput else saved

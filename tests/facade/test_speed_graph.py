@@ -131,3 +131,15 @@ def _message(lib, case):
 @pytest.mark.parametrize("case", ["renewed", "written buffer", "saved output"])
 def test_changed_saved_tensor_messages_are_torchs(case):
     assert _message(facade, case) == _message(torch, case)
+
+
+@pytest.mark.parametrize("make", [lambda a, b: a + b, lambda a, b: b - 1.0, lambda a, b: 1.0 + a, lambda a, b: a * b,
+                                  lambda a, b: b / a, lambda a, b: b ** 2, lambda a, b: a * 2, lambda a, b: 2 / a,
+                                  lambda a, b: 1 - a, lambda a, b: a - b, lambda a, b: a ** b])
+def test_saved_attributes_and_next_functions_of_binary_nodes_are_torchs(make):
+    def seen(lib):
+        a = lib.tensor([1., 2.], requires_grad=True)
+        node = make(a, a * 2).grad_fn
+        kept = {k: hasattr(node, k) for k in ("_saved_self", "_saved_other")}
+        return type(node).__name__, kept, [type(n).__name__ for n, _ in node.next_functions]
+    assert seen(facade) == seen(torch)
