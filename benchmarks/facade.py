@@ -17,7 +17,8 @@ Four tables, every callable of a table timed interleaved in this one process:
    model; the tool's Jacobian is one ``backward(retain_graph=True)`` per output, 300 of them), each
    checked against torch's result.
 
-Times are medians of CPU time of this process (steadier than wall time on a shared machine).
+Times are medians of CPU time of this process (steadier than wall time on a shared machine),
+with Python's garbage collector at its defaults (docs/facade.md: the facade leaves it alone).
 PyTorch is timed only when ``torch==2.13.0`` is importable (install that pinned CPU build in
 a scratch venv; never an unpinned torch), with one thread. ``--no-torch-compile`` skips
 torch.compile (its first call needs a C compiler and takes tens of seconds).
