@@ -1,6 +1,6 @@
 """The eager Tensor facade (forward + backward) against PyTorch eager and hand-written NumPy.
 
-Three tables, every callable of a table timed interleaved in this one process:
+Four tables, every callable of a table timed interleaved in this one process:
 
 1. seed and logreg (float64, the data of ``run.py``): a training-loop step (clear the
    parameters' grads, the loss, ``backward()``) against hand-written NumPy and torch.
@@ -10,13 +10,21 @@ Three tables, every callable of a table timed interleaved in this one process:
 3. The MLP of the "Optimizing model parameters" tutorial (Flatten, Linear(784, 512), ReLU,
    Linear(512, 512), ReLU, Linear(512, 10), CrossEntropyLoss, SGD lr 1e-3, batch 64, float32):
    one training step eager and with ``torch.compile`` (the model compiled), gradc and torch.
+4. GradBench's own PyTorch tools for lstm and ht (``facade_gradbench.py`` reads them from the GradBench
+   mirror), run unchanged with ``torch`` bound to the facade and to torch: lstm's objective and
+   gradient (2 layers, ``--lstm-chars`` characters; GradBench's smallest size is 1024) and ht's
+   objective and Jacobian (the eval's first instance: 100 correspondences, complicated variant, big
+   model; the tool's Jacobian is one ``backward(retain_graph=True)`` per output, 300 of them), each
+   checked against torch's result.
 
-Times are medians of CPU time of this process (steadier than wall time on a shared machine).
+Times are medians of CPU time of this process (steadier than wall time on a shared machine),
+with Python's garbage collector at its defaults (docs/facade.md: the facade leaves it alone).
 PyTorch is timed only when ``torch==2.13.0`` is importable (install that pinned CPU build in
 a scratch venv; never an unpinned torch), with one thread. ``--no-torch-compile`` skips
 torch.compile (its first call needs a C compiler and takes tens of seconds).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/facade.py [--repeat 9] [--min-time 0.05] [--no-torch-compile]
+        [--only training|tiny|mlp|gradbench] [--lstm-chars 256]
 
 Last measured without torch importable? Then compare with the figures in benchmarks/README.md.
 """
@@ -227,17 +235,53 @@ def mlp_table(peers, a):
         print(f"| {k} | {t * 1e3:.2f} | {t / base:.2f} |")
 
 
+def gradbench_table(peers, a):
+    """lstm and ht through GradBench's PyTorch tools: medians of single calls, interleaved, in this process."""
+    from benchmarks import facade_gradbench as gb
+    libs = {"gradc": facade, **peers}
+    tools = {k: gb.load(lib) for k, lib in libs.items()}
+    inputs = {"lstm": gb.lstm_input(tools["gradc"], 2, a.lstm_chars), "ht": gb.hand_input(tools["gradc"])}
+    print("\n| GradBench PyTorch tool (unchanged) | gradc ms | torch ms | gradc ÷ torch |")
+    print("|---|---:|---:|---:|")
+    for name, function, label, repeat in (
+            ("lstm", "calculate_objective", f"lstm objective (l=2, c={a.lstm_chars})", a.repeat),
+            ("lstm", "calculate_jacobian", f"lstm gradient (l=2, c={a.lstm_chars})", a.repeat),
+            ("ht", "calculate_objective", "ht objective (hand1, 100 points)", a.repeat),
+            ("ht", "calculate_jacobian", "ht Jacobian (hand1, 300 backward passes)", min(a.repeat, 3))):
+        objs = {k: gb.prepared(t, name, inputs[name]) for k, t in tools.items()}
+        fns = {k: getattr(o, function) for k, o in objs.items()}
+        outs = {}
+        for k, fn in fns.items():
+            fn()
+            outs[k] = gb.result(objs[k], name, function)
+        if "torch" in outs:
+            # ht's rotations start from float32 ``torch.eye(3)``: the two agree to float32 rounding there
+            tol = (1e-9, 1e-12) if name == "lstm" else (1e-4, 1e-6)
+            np.testing.assert_allclose(outs["gradc"], outs["torch"], rtol=tol[0], atol=tol[1], err_msg=label)
+        times = {k: [] for k in fns}
+        for r in range(repeat):
+            for k in (list(fns) if r % 2 == 0 else reversed(list(fns))):
+                start = time.process_time()
+                fns[k]()
+                times[k].append(time.process_time() - start)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        t = med.get("torch")
+        print(f"| {label} | {med['gradc'] * 1e3:.1f} | {f'{t * 1e3:.1f}' if t else '-'} | {_ratio(med['gradc'], t)} |")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--min-time", type=float, default=0.05)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--no-torch-compile", action="store_true")
-    ap.add_argument("--only", choices=("training", "tiny", "mlp"), help="run one table")
+    ap.add_argument("--only", choices=("training", "tiny", "mlp", "gradbench"), help="run one table")
+    ap.add_argument("--lstm-chars", type=int, default=256, help="characters of the lstm workload")
     a = ap.parse_args(argv)
     torch = _torch()
     peers = {"torch": torch} if torch else {}
     print(f"torch: {'2.13.0 (1 thread)' if peers else 'not installed: pip install torch==2.13.0'}")
-    for name, table in (("training", training_table), ("tiny", tiny_table), ("mlp", mlp_table)):
+    for name, table in (("training", training_table), ("tiny", tiny_table), ("mlp", mlp_table),
+                        ("gradbench", gradbench_table)):
         if a.only in (None, name):
             table(peers, a)
 

@@ -35,6 +35,7 @@ _ALL_AXES = [tuple(range(n)) for n in range(8)]
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _new = object.__new__
+_NEEDS = (((False, False), (False, True)), ((True, False), (True, True)))  # shared, not a tuple per node
 _STATE = grad_mode._STATE
 _SEQUENCE = gf.SEQUENCE
 
@@ -118,22 +119,25 @@ def binary(op, a, b, name):
     need_b = tb and b._requires_grad
     if not (need_a or need_b) or not _STATE["enabled"]:
         return out
-    edges = (a._grad_fn or a._acc or gf.edge(a) if need_a else None,
-             b._grad_fn or b._acc or gf.edge(b) if need_b else None)
+    edges = (a._grad_fn or gf.edge(a) if need_a else None,
+             b._grad_fn or gf.edge(b) if need_b else None)
     node = _new(gf.node_class(name))
     node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
+    if saves:  # never a tensor that may later get a history (a cycle): what torch's saved variables keep
+        operands = (gf.saved_operand(a) if ta else a, gf.saved_operand(b) if tb else b)
+    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's)
+        operands = (gf.NOT_SAVED if ta else a, gf.NOT_SAVED if tb else b)
     saved = saved_by(op, a, b) if saves else ()
     if saved:
-        node._saved = [(t, t._vc[0], None) for t in saved if isinstance(t, Tensor)]
+        node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
     if saves:
         node._saves = True
-    operands = (a, b)
     if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
         node._vjp = _SquareVjp(op, operands, edges, x, out._data)
     else:
-        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, (need_a, need_b))
+        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, _NEEDS[need_a][need_b])
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -155,9 +159,9 @@ def reduce_all(op, a, name):
         return out
     node = _new(gf.node_class(name))
     node._seq = next(_SEQUENCE)
-    node._edges = (a._grad_fn or a._acc or gf.edge(a),)
-    node._vjp = _ReduceVjp(prim, x, out._data, params, (a,), node._edges)
-    node._operands = (a,)
+    node._edges = (a._grad_fn or gf.edge(a),)
+    node._vjp = _ReduceVjp(prim, x, out._data, params, (gf.saved_operand(a),), node._edges)
+    node._operands = node._vjp.operands
     out._grad_fn, out._requires_grad = node, True
     return out
 
@@ -200,32 +204,33 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
         return out
     node = _new(gf.node_class(name))
     node._seq = next(_SEQUENCE)
-    node._edges = edges = (a._grad_fn or a._acc or gf.edge(a),)
+    node._edges = edges = (a._grad_fn or gf.edge(a),)
+    operands = (gf.saved_operand(a),)
     if saved_in or out_saved:
-        node._saved = ([(a, a._vc[0], None)] if saved_in else []) + ([(out, 0, node)] if out_saved else [])
+        node._saved = ([(operands[0], a._vc[0], None)] if saved_in else []) + ([gf.saved_output(out)] if out_saved
+                                                                                else [])
     if saves or saved_in or out_saved:
         node._saves = True
-    node._vjp = replay_vjp(fn, (a,), edges, (tape, [x], data, out._vc, 0))
-    node._operands = (a,)
+    node._vjp = replay_vjp(fn, operands, edges, (tape, [x], data, out._vc, 0))
+    node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
 
 
-def basic_view(t, spec, name, fn):
+def basic_view(t, spec, name, fn, np_key=None):
     """``t[spec]`` of a tensor on a NumPy array as a view (node ``name``, VJP ``index_grad``), or None when the
-    general path must record it (torch.compile tracing)."""
+    general path must record it (torch.compile tracing). ``np_key``: NumPy's key for ``spec``, if known."""
     x = t._data
     if _STATE["tracing"] or type(x) is not np.ndarray:
         return None
     out = _new(Tensor)
-    out._data = x[sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
+    out._data = x[np_key or sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
     out._vc = t._vc
     if t._requires_grad and _STATE["enabled"]:
         node = _new(gf.node_class(name))
         node._seq = next(_SEQUENCE)
-        node._edges = edges = (t._grad_fn or t._acc or gf.edge(t),)
-        node._vjp = _ViewVjp(fn, spec, x.shape, (t,), edges)
-        node._operands = (t,)
+        node._edges = edges = (t._grad_fn or gf.edge(t),)
+        node._vjp = _ViewVjp(fn, spec, x, edges)  # the array, not ``t``: torch's view nodes save no tensor
         out._grad_fn, out._requires_grad = node, True
     _views().mark(out, t, fn, name)
     return out
@@ -234,15 +239,15 @@ def basic_view(t, spec, name, fn):
 class _ViewVjp:
     """The VJP of a basic-indexing view: the cotangent written into zeros of the operand's shape."""
 
-    __slots__ = ("fn", "spec", "shape", "operands", "edges")
+    __slots__ = ("fn", "spec", "x", "edges")
 
-    def __init__(self, fn, spec, shape, operands, edges):
-        self.fn, self.spec, self.shape, self.operands, self.edges = fn, spec, shape, operands, edges
+    def __init__(self, fn, spec, x, edges):
+        self.fn, self.spec, self.x, self.edges = fn, spec, x, edges
 
     def __call__(self, ct):
         if gf.STATE["create_graph"]:
-            return replay_vjp(self.fn, self.operands, self.edges)(ct)
-        return (_INDEX_GRAD.impl(ct, spec=self.spec, shape=self.shape),)
+            return replay_vjp(self.fn, (Tensor._wrap(self.x),), self.edges)(ct)
+        return (_INDEX_GRAD.impl(ct, spec=self.spec, shape=self.x.shape),)
 
 
 _INDEX_GRAD = registry.OPS["index_grad"]
@@ -299,7 +304,9 @@ class _BinaryVjp:
 
     def __call__(self, ct):
         if gf.STATE["create_graph"]:
-            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
+            operands = tuple([Tensor._wrap(v) if o is gf.NOT_SAVED else o
+                              for o, v in zip(self.operands, (self.x, self.y))])
+            return replay_vjp(Replay(self.op, *operands), operands, self.edges)(ct)
         prim, x, y, needs = self.prim, self.x, self.y, self.needs
         # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
         gx, gy = prim.vjp(ct, self.out if self.version[0] == 0 else prim.impl(x, y), x, y, needs=needs)

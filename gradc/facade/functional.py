@@ -163,12 +163,22 @@ def _float_of(a):
     return a.dtype if a.dtype.kind >= 2 else dtypes.DEFAULT[0]  # complex stays complex
 
 
+# the array function of each (op, dtype), made once: a closure per call would be two more objects per graph node
+_UNARY_FNS: dict = {}
+
+
+def _unary_fn(gfn, dt):
+    def fn(x):
+        return gfn(cast(x, dt))
+    return fn
+
+
 def unary(name, a):
     gfn, node, saves = UNARY[name]
     dt = _float_of(a) if name not in ("neg", "abs", "sign") else a.dtype
-
-    def fn(x):
-        return gfn(cast(x, dt))
+    fn = _UNARY_FNS.get((name, dt))
+    if fn is None:
+        fn = _UNARY_FNS[name, dt] = _unary_fn(gfn, dt)
     out = fast_ops.unary(node, fn, a, saves is not None, saves == "in", saves == "out")
     if out is not None:
         return out
@@ -178,9 +188,9 @@ def unary(name, a):
 
 def sigmoid(a):
     dt = _float_of(a)
-
-    def fn(x):
-        return _sigmoid(cast(x, dt))
+    fn = _UNARY_FNS.get(("sigmoid", dt))
+    if fn is None:
+        fn = _UNARY_FNS["sigmoid", dt] = _unary_fn(_sigmoid, dt)
     out = fast_ops.unary("SigmoidBackward0", fn, a, True, False, True)
     if out is not None:
         return out

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from weakref import ref as _weakref
 
 import numpy as np
 
 import gradc.ops.elementwise as ew
-from gradc.facade import grad_mode
-from gradc.facade.tensor import Tensor
+from gradc.facade import dtypes, grad_mode
+from gradc.facade.tensor import Size, Tensor
 
 SECOND_TIME = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have "
@@ -30,6 +31,7 @@ STATE = {"create_graph": False}
 # tensor in the ``other`` slot even when it came first (the reflected operators ``__radd__``, ``__rmul__``).
 _SCALAR_NOT_AN_INPUT = frozenset({"PowBackward0"})
 _SELF_FIRST = frozenset({"AddBackward0", "MulBackward0"})
+_SAVES_NO_OPERAND = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
 SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
 
@@ -49,7 +51,7 @@ class Node:
         self._edges = tuple(edges)
         self._vjp = vjp
         if saved:
-            self._saved = [(t, t._vc[0], None) for t in saved]
+            self._saved = [(saved_operand(t), t._vc[0], None) for t in saved]
         if saves or saved:
             self._saves = True
 
@@ -99,9 +101,14 @@ class Node:
         operands = self.__dict__.get("_operands", ())
         index = {"_saved_self": 0, "_saved_other": 1}.get(name)
         if index is not None and index < len(operands):
-            return operands[index]
+            kept = operands[index]
+            kind = type(self).__name__
+            if kept is NOT_SAVED or kind in _SAVES_NO_OPERAND or (index == 1 and kind.startswith("PowBackward")):
+                raise AttributeError(name)  # torch's node saves no such tensor (an exponent is ``_saved_exponent``)
+            return kept
         if name == "_saved_result" and self._saved:
-            return self._saved[-1][0]
+            saved = self._saved[-1][0]
+            return saved.unpack(self) if type(saved) is SavedOutput else saved
         raise AttributeError(name)
 
     def _check(self):
@@ -111,7 +118,65 @@ class Node:
             raise RuntimeError(self._refuse)
         for t, version, producer in self._saved:
             if t._vc[0] != version:
-                raise RuntimeError(version_message(t, version, producer))
+                raise RuntimeError(version_message(t, version, self if producer is OWN else producer))
+
+
+OWN = "own"  # the producer of a saved entry that is the node's own output (held without the node: no cycle)
+
+
+class SavedOutput:
+    """A node's own output as the node saves it: its storage and version counter, not the Tensor.
+
+    Holding the Tensor would make a reference cycle (node -> output -> ``_grad_fn`` -> node), and
+    a graph with one cycle is freed only by Python's cyclic collector, which then also walks every
+    other object of the graph; torch's saved outputs likewise do not hold their ``grad_fn``.
+    """
+
+    __slots__ = ("_data", "_vc")
+
+    def __init__(self, out):
+        self._data, self._vc = out._data, out._vc
+
+    dtype = property(lambda self: dtypes.from_np(self._data.dtype))
+    shape = property(lambda self: Size(self._data.shape))
+    _version = property(lambda self: self._vc[0])
+
+    def unpack(self, node):
+        """The saved output as a Tensor (a new object, as torch's unpacking gives) whose ``grad_fn`` is ``node``."""
+        t = Tensor._wrap(self._data)
+        t._vc, t._grad_fn, t._requires_grad = self._vc, node, True
+        return t
+
+
+def saved_operand(t):
+    """What a node keeps of an operand ``t``, so that a graph never holds a cycle and is freed by reference counting.
+
+    A leaf that requires grad is kept itself: it never gets a history. Any other tensor can be
+    given one later by an in-place write (``s[i] = f(s[j])``, or a write to its base that renews a
+    view's node), which may reach back to this node; such a tensor is kept as torch's saved
+    variables keep it: a new Tensor on the same storage and version counter with the history it
+    had when saved (plus a weak reference to it, for the name of its current node in torch's
+    error about a changed saved tensor).
+    """
+    if t._grad_fn is None and t._requires_grad and t._base is None:
+        return t
+    s = _NEW(Tensor)
+    s._data, s._vc = t._data, t._vc
+    if t._requires_grad:
+        s._grad_fn, s._requires_grad = t._grad_fn, True
+    s._origin = _weakref(t)
+    return s
+
+
+_NEW = object.__new__
+# The slot of a tensor operand that a node need not keep (``a + b``: the derivative reads neither): a Tensor, so
+# ``next_functions`` still tells tensor operands from numbers.
+NOT_SAVED = Tensor._wrap(0.0)
+
+
+def saved_output(out):
+    """The ``_saved`` entry of a node's own output ``out`` (at its current version)."""
+    return (SavedOutput(out), out._vc[0], OWN)
 
     def _apply(self, ct):
         self._check()
@@ -121,6 +186,9 @@ class Node:
 def version_message(t, expected, producer=None):
     kind = "[torch.%s [%s]]" % (t.dtype.legacy, ", ".join(str(d) for d in t.shape))
     where = ""
+    origin = getattr(t, "_origin", None)
+    if origin is not None and origin() is not None:  # a saved operand: its tensor's node now, as torch names it
+        t = origin()
     producer = producer or t.grad_fn
     if producer is not None:
         # torch's name: ExpBackward0 -> Exp, FillBackward2 -> Fill2
@@ -165,9 +233,13 @@ def edge(t):
         return None
     if t.grad_fn is not None:
         return t.grad_fn
-    if t._acc is None:
-        t._acc = AccumulateGrad(t)
-    return t._acc
+    acc = t._acc
+    if acc is not None:
+        acc = acc()
+    if acc is None:  # the tensor keeps its accumulator weakly, as torch does: the two would be a cycle
+        acc = AccumulateGrad(t)
+        t._acc = _weakref(acc)
+    return acc
 
 
 def _toposort(roots):
@@ -287,7 +359,8 @@ def _check_in_torch_order(node, roots, freed_now):
                         raise RuntimeError(other._refuse) from None
                     for t, version, producer in other._saved:
                         if t._vc[0] != version:
-                            raise RuntimeError(version_message(t, version, producer)) from None
+                            raise RuntimeError(version_message(t, version, other if producer is OWN else producer)) \
+                                from None
                 else:
                     other._check()
         raise

@@ -202,9 +202,35 @@ def _simple_key(t, key):
     return (("int", key % size),) + rest, "SelectBackward0"
 
 
-def getitem(t, key):
-    if (type(key) is int or type(key) is slice) and type(t._data) is np.ndarray and t._data.ndim:
+# ``t[i]`` / ``t[a:b:c]`` by (key, axis-0 size, ndim): the spec, node name, view function and NumPy key, made
+# once (the view function is then one shared object, not a new closure per view: fewer objects per graph node)
+_SIMPLE_VIEWS: dict = {}
+
+
+def _simple_view(t, key, data):
+    if type(key) is int:
+        cache_key = (key, data.shape[0], data.ndim)
+    elif all(v is None or type(v) is int for v in (key.start, key.stop, key.step)):
+        cache_key = (key.start, key.stop, key.step, data.ndim)
+    else:
         return basic_view(t, *_simple_key(t, key))
+    hit = _SIMPLE_VIEWS.get(cache_key)
+    if hit is None:
+        spec, name = _simple_key(t, key)  # raises torch's IndexError for an int out of bounds (not cached)
+        if len(_SIMPLE_VIEWS) > 4096:
+            _SIMPLE_VIEWS.clear()
+        hit = _SIMPLE_VIEWS[cache_key] = (spec, name, _index_fn(spec), sh.spec_to_numpy(spec) + (Ellipsis,))
+    spec, name, fn, np_key = hit
+    out = fast_ops.basic_view(t, spec, name, fn, np_key)
+    if out is not None:
+        return out
+    return basic_view(t, spec, name)
+
+
+def getitem(t, key):
+    data = t._data
+    if (type(key) is int or type(key) is slice) and type(data) is np.ndarray and data.ndim:
+        return _simple_view(t, key, data)
     spec, arrays = split_key(t, key)
     steps = _view_steps(t, key) if grad_mode._STATE["enabled"] and t._requires_grad else ()
     if len(steps) > 1:  # torch's chain of views (``x[0, :3]`` is SliceBackward0 over SelectBackward0)

@@ -88,14 +88,20 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         return out
     edges = [(o._grad_fn or gf.edge(o) if o._requires_grad else None) if isinstance(o, T) else None
              for o in operands]
-    node = gf.node_class(name)(edges, None, saved=[s for s in saved if isinstance(s, T)] if saved else (),
-                               saves=saves)
+    node = gf.node_class(name)(edges, None, saves=saves)
+    # the node keeps what torch's saved variables keep, never a tensor that may later get a history (a cycle)
+    kept = tuple([gf.saved_operand(o) if isinstance(o, T) else o for o in operands])
+    if saved:
+        by_id = {id(o): k for o, k in zip(operands, kept)}
+        node._saved = [(by_id[id(s)] if id(s) in by_id else gf.saved_operand(s), s._vc[0], None)
+                       for s in saved if isinstance(s, T)]
+        node._saves = True
     taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
-    node._vjp = _vjp_by_replay(fn, operands, node._edges, taped, precomputed and precomputed[1])
-    node._operands = tuple(operands)
+    node._vjp = _vjp_by_replay(fn, kept, node._edges, taped, precomputed and precomputed[1])
+    node._operands = kept
     out._grad_fn, out._requires_grad = node, True
     if out_saved:
-        node._saved = [*node._saved, (out, out._version, node)]
+        node._saved = [*node._saved, gf.saved_output(out)]
         node._saves = True
     return out
 
