@@ -441,6 +441,17 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
             return ("const", sp.sympify(loc.value))
         return ("read", loc.flat("k") if idx is None else loc.at(idx))
 
+    def scratch(self, base: str, dtype: str, count) -> str:
+        """The name of a work array of ``count`` elements of ``dtype`` that this segment alone uses (a packed
+        operand, a factorisation's workspace): an array dead by now, else a new one; free again after it."""
+        name = fresh(base, self.taken)
+        self.taken.add(name)
+        holder = _Copy(TensorType((count,), dtype))
+        self.copy_holders.append(holder)  # alive while the emitter is: place() tracks it by id
+        self.last[id(holder)] = self.segment
+        self.place(holder, Loc(name, (count,), dtype=dtype))
+        return name
+
     def contiguous_copy(self, loc) -> Loc:
         """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""
         name = fresh(loc.name + "_rows", self.taken)
