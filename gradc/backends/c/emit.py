@@ -59,6 +59,7 @@ from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.reduce_fusion import fused_products
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.threads import openmp_enabled, parallel_for
@@ -255,7 +256,11 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         segments, group = [], None
         group_ids: set = set()
         tree: dict = {}  # id(value) -> the size of its expression written out as a tree, in its group
+        self.fused = fused_products(g)  # products read by a sum in its loop, never stored (reduce_fusion)
+        unstored = {id(m) for m in self.fused.values()}
         for e in sink_reads(g.eqns):
+            if id(e) in unstored:
+                continue
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
                 fits = group is not None and group[0].out.type.shape == e.out.type.shape
@@ -276,7 +281,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         uses: dict = {}
         group_of = {}
         for n, (kind, item) in enumerate(segments):
-            eqns = item if kind == "group" else [item]
+            eqns = item if kind == "group" else [item] + ([self.fused[id(item)]] if id(item) in self.fused else [])
             for e in eqns:
                 group_of[id(e.out)] = n
                 for a in e.inputs:

@@ -221,3 +221,33 @@ def test_cli_sparse_c_unit_decompresses(tmp_path, func, mode, n):
     got = sp.csr_matrix((values, indices[:nnz], indptr), shape=(m, n))
     np.testing.assert_allclose(got.toarray(), want, rtol=1e-10, atol=1e-12)
     assert f"gradc_fn_{func}_{mode}_pattern(int64_t *restrict indptr, int64_t *restrict indices)" in source
+
+
+# ---------------------------------------------------------------- sums of products
+@pytest.mark.parametrize("seed", range(8))
+def test_sums_of_products_read_their_factors(seed):
+    """``sum(a * b, axes)`` into an array: the product is never stored, and values and gradients agree with the
+    NumPy function and the NumPy target (random shapes, axes, broadcasts, keepdims, mean)."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(d) for d in rng.integers(2, 6, size=int(rng.integers(2, 4))))
+    axis = int(rng.integers(0, len(shape)))
+    keep = bool(rng.integers(0, 2))
+    reduce = np.mean if rng.integers(0, 2) else np.sum
+    w_shape = shape[1:] if rng.integers(0, 2) else shape
+
+    def f(x, w):
+        y = reduce(np.sin(x) * w, axis=axis, keepdims=keep)
+        return np.sum(y ** 2)
+
+    x, w = rng.normal(size=shape), rng.normal(size=w_shape)
+    c = gradc.compile(f, x, w, target="c")
+    assert "not stored, its factors multiplied in the sum below" in c.c_source
+    np.testing.assert_allclose(c.forward(x, w), f(x, w), rtol=1e-12)
+    np.testing.assert_allclose(c.grad(x, w), gradc.grad(f)(x, w), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(c.grad(x, w), central_jacobian(lambda v: f(v, w), x)[0].reshape(shape), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_a_sum_to_one_number_keeps_its_running_sums():
+    c = gradc.compile(lambda x: np.sum(np.sin(x) * np.cos(x)), np.ones((30, 40)), target="c")
+    assert "not stored" not in c.c_source
