@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import resource
 import sys
 import tempfile
 import time
@@ -86,6 +88,12 @@ def jax_ba_blocks(args):
     return lambda: [np.asarray(a.block_until_ready()) for a in jac(*jargs)]
 
 
+def work_note(sj):
+    """The C target's work buffer (bytes its Jacobian function asks, allocated once and kept between calls)."""
+    found = re.search(r"_jacobian_work_size\(void\)\n\{\n    return (\d+);", sj.source or "")
+    return f", work {int(found.group(1)) / 2 ** 20:.0f} MB" if found else ""
+
+
 def report(name, rows, base):
     print(f"\n{name}")
     for label, (build, seconds, note) in rows.items():
@@ -105,7 +113,8 @@ def bench_ht(args):
             sj, build = timed(lambda t=target: SparseJacobian.of(objective, values, (0,), target=t))
         sparse[target] = sj
         fns.append(lambda sj=sj: sj(*values))
-        labels.append((f"gradc sparse {target}", build, f"{sj.n_colours} {sj.mode} sweeps, {sj.pattern.nnz} nonzeros"))
+        labels.append((f"gradc sparse {target}", build, f"{sj.n_colours} {sj.mode} sweeps, {sj.pattern.nnz} nonzeros"
+                       + (work_note(sj) if target == "c" else "")))
     want = sparse["numpy"](*values).toarray()
     np.testing.assert_allclose(sparse["c"](*values).toarray(), want, rtol=1e-8, atol=1e-10)
     if gradbench_jax is not None:
@@ -136,7 +145,8 @@ def bench_ba(args):
             sj, build = timed(lambda t=target: SparseJacobian.of(ba_whole.ba_residuals, values, (0, 1, 2), target=t))
         sparse[target] = sj
         fns.append(lambda sj=sj: sj(*values))
-        labels.append((f"gradc sparse {target}", build, f"{sj.n_colours} {sj.mode} sweeps, {sj.pattern.nnz} nonzeros"))
+        labels.append((f"gradc sparse {target}", build, f"{sj.n_colours} {sj.mode} sweeps, {sj.pattern.nnz} nonzeros"
+                       + (work_note(sj) if target == "c" else "")))
     want = sparse["numpy"](*values)
     np.testing.assert_allclose(sparse["c"](*values).data, want.data, rtol=1e-8, atol=1e-10)
     if gradbench_jax is not None:
@@ -164,6 +174,7 @@ def main():
     args = parser.parse_args()
     for name in args.problems.split(","):
         {"ht": bench_ht, "ba": bench_ba}[name](args)
+    print(f"\npeak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

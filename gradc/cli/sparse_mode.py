@@ -1,10 +1,10 @@
 """``gradc compile --mode jacobian --sparse`` (and ``--mode hessian --sparse``): a module whose FUNC_<mode>
 returns a ``scipy.sparse`` CSR matrix (``gradc.derivatives.sparse_module``).
 
-``--target c`` emits the C of FUNC and FUNC_compressed (the batched sweeps, the seed matrix an argument);
-the pattern and colouring that decompress its result are in the NumPy module of the same command
-without ``--target c`` (module data), or ``gradc.derivatives.sparse.SparseJacobian(..., target="c")`` in
-the library. ``--check`` compares FUNC_<mode> (made dense) with central finite differences of FUNC.
+``--target c`` emits the C of FUNC, FUNC_<mode> (the nonzeros in CSR order: the batched sweeps, their seed
+made from the colouring, then the gather that decompresses them) and FUNC_<mode>_pattern (the CSR indptr and
+indices): ``gradc.backends.c.sparse_unit``. ``--check`` compares FUNC_<mode> (made dense) with central finite
+differences of FUNC.
 """
 from __future__ import annotations
 
@@ -26,22 +26,23 @@ def compile_sparse(job, args, header, interval):
         raise CliError(f"the {mode} of {name} is structurally zero: nothing to compile", where="",
                        hint="check --wrt: the outputs do not depend on the arguments chosen")
     if args.target == "c":
+        from gradc.backends.c.sparse_unit import sparse_functions
         from gradc.backends.c.unit import CUnit, unit_sources
-        from gradc.passes import optimize
 
-        functions = [(name, optimize(job.graph), f"Value of {name}.", 0),
-                     (sj.compressed_graph.name, sj.compressed_graph, "Compressed derivative: one sweep per row of "
-                      "seed.", 0)]
-        source, c_header = unit_sources(functions, job.graph, job.wrt, mode, header=header, max_trips=job.max_trips)
+        (base, base_doc), (values, values_doc), (pattern, pattern_doc) = sparse_functions(sj, mode)
+        functions = [(name, base, base_doc, 0), (values.name, values, values_doc, 0)]
+        more = [(pattern, pattern_doc, ["indptr", "indices"])]
+        source, c_header = unit_sources(functions, job.graph, job.wrt, mode, header=header, max_trips=job.max_trips,
+                                        more=more)
         status = 0
         if args.check:
             unit = CUnit(functions, job.graph, job.wrt, mode, max_trips=job.max_trips)
-            status = run_check(job, _Dense(sj, lambda *a: getattr(unit, mode)(*a, sj.seed), unit.forward, mode),
-                               interval)
+            status = run_check(job, _Dense(sj, getattr(unit, mode), unit.forward, mode), interval)
         outputs = [(args.dest, source)] + ([(args.header_dest, c_header)] if args.header_dest else [])
         notes = [args.header_note] if args.header_note else []
-        return status, outputs, notes + [f"note: {sj.n_colours} colours ({sj.mode} sweeps); the pattern and colouring "
-                                         "that decompress FUNC_compressed are in the --target numpy module"]
+        return status, outputs, notes + [f"note: {sj.n_colours} colours ({sj.mode} sweeps); FUNC_{mode} writes the "
+                                         f"{sj.pattern.nnz} nonzeros in CSR order, FUNC_{mode}_pattern the indptr "
+                                         "and indices"]
     source = sparse_module_source(sj, mode, header)
     status = 0
     if args.check:
@@ -49,15 +50,15 @@ def compile_sparse(job, args, header, interval):
 
         namespace = load_source(source, name)
         compressed = namespace[sj.compressed_graph.name]
-        status = run_check(job, _Dense(sj, lambda *a: compressed(*a, sj.seed), namespace[name], mode),
-                           interval)
+        status = run_check(job, _Dense(sj, lambda *a: compressed(*a, sj.seed).ravel()[sj.take], namespace[name],
+                                       mode), interval)
     return status, [(args.dest, source)], []
 
 
 class _Dense:
     """The sparse unit as ``gradc.check`` reads a unit: FUNC_<mode> made dense in JAX's shapes."""
 
-    def __init__(self, sj, compressed, forward, mode):
+    def __init__(self, sj, nonzeros, forward, mode):
         if len(sj.wrt) != 1 or len(sj.graph.outputs) != 1:
             raise CliError("--check of --sparse takes one output and one --wrt argument", where="",
                            hint="check without --sparse, or compile with one --wrt")
@@ -67,7 +68,7 @@ class _Dense:
         in_shape = next(v.type.shape for v in sj.graph.inputs if v.name == sj.wrt[0])
 
         def dense(*args):
-            values = np.asarray(compressed(*args)).ravel()[sj.take]
+            values = np.asarray(nonzeros(*args)).ravel()
             full = np.zeros(sj.shape)
             coo = sj.pattern.tocoo()
             full[coo.row, coo.col] = values

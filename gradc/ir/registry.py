@@ -46,6 +46,8 @@ class Op:
     derivative. An op says ``jvp(tangents, out, *inputs, **params)`` (``tangents[i]``
     None for a zero tangent; returns the output's tangent or None) only where the
     derived form would be wrong or wasteful, e.g. for ops holding sub-graphs.
+    ``linear``: the output is linear in the float inputs jointly (integer inputs, such as index
+    arrays, only steer it); forward mode then applies the op itself to the tangents.
 
     ``batch`` is optional too: ``batch(*inputs, batched=..., **params)`` gets the
     inputs of a batched equation (``batched[i]``: input ``i`` has a leading batch

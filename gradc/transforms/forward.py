@@ -12,7 +12,9 @@ tangent ``sum_i J_i d_i`` is the gradient with respect to ``ct`` of the scalar
 the placeholder ``ct`` drops out (the result cannot depend on it) and dead code
 goes. The VJP rule thus stays the one definition of an op's derivative, and every
 op has forward mode the day it has a VJP rule. An op may still say ``jvp=`` at its
-``defop`` where the derived form would be wasteful (none needs to today).
+``defop`` where the derived form would be wasteful. A ``linear`` op's tangent is the op itself
+applied to the tangents (``linear_tangent``): derived, ``concatenate``'s would add one
+zero-filled output-sized array per operand.
 
 >>> import numpy as np
 >>> from gradc.trace import trace
@@ -93,6 +95,33 @@ def derived_rule(op, in_types, out_type, needs, params) -> Graph | None:
     return rule
 
 
+def linear_tangent(eqn, builder, tangents):
+    """The tangent of a linear op's output: the op applied to its inputs' tangents (zeros for a float input without
+    one; integer inputs, which only steer it, as they are), as JAX's ``linear`` primitives do.
+
+    The form derived from the VJP rule is the same map written as a sum of transposes: for ``concatenate`` and
+    ``index_update`` one zero-filled array of the output's size per operand, added up (``n`` operands: ``n``
+    full-size buffers where one suffices).
+
+    >>> import numpy as np
+    >>> from gradc.trace import trace
+    >>> g = jvp_graph(trace(lambda x, y: np.concatenate([x, y]), np.ones(2), np.ones(3)), ["x", "y"])
+    >>> [e.op for e in g.eqns]
+    ['concatenate', 'concatenate']
+    """
+    wrap = lambda atom: Traced(builder, atom)  # noqa: E731
+    operands = []
+    for a, t in zip(eqn.inputs, tangents):
+        if t is not None:
+            operands.append(t)
+        elif a.type.is_inexact:
+            operands.append(ew.zeros_like(wrap(a)))
+        else:
+            operands.append(wrap(a))
+    params = {k: v for k, v in eqn.params.items() if k != "in_place"}  # the tangent's operand is not ours to write
+    return bind(eqn.op, *operands, **params)
+
+
 def _tangent(eqn, builder, tangents):
     """The tangent of ``eqn.out`` (a Traced of ``builder``) or None, given its inputs' tangents."""
     op = OPS[eqn.op]
@@ -102,6 +131,8 @@ def _tangent(eqn, builder, tangents):
     wrap = lambda atom: Traced(builder, atom)  # noqa: E731
     if op.jvp is not None:
         return op.jvp(tangents, wrap(eqn.out), *(wrap(a) for a in eqn.inputs), **eqn.params)
+    if op.linear and not op.elementwise:  # (an elementwise one's derived tangent is already the op's own form)
+        return linear_tangent(eqn, builder, tangents)
     if op.vjp is None:
         raise MissingRuleError(f"op {eqn.op} has no derivative rule")
     rule = derived_rule(op, [a.type for a in eqn.inputs], eqn.out.type, needs, eqn.params)

@@ -245,6 +245,7 @@ class _CFunction:
         self.limits = {lim.code: lim for lim in limits}
         self.fn.restype = ctypes.c_int if self.limits else None
         self.graph, self.fname, self.work = graph, fname, work
+        self._kept: list = []  # the work buffer kept between calls (see _take_work)
         self.inputs = [(v.name, v.type) for v in graph.inputs]
         self.params, self.static = graph.params, graph.static
         # named sizes (f64[n,3]): the C function takes them first, as long, in the order of their names
@@ -258,6 +259,22 @@ class _CFunction:
                       for name, t in self.inputs if any(is_dim_expr(d) for d in getattr(t, "shape", ()))}
         self.out_shapes = [tuple(d.name if getattr(d, "is_Symbol", False) else d for d in o.type.shape)
                            for o in graph.outputs]
+
+    def _take_work(self, words):
+        """A work buffer of at least ``words`` float64s: the one kept from an earlier call (its pages already
+        mapped), else a new one. ``list.pop``/``append`` are atomic: two threads never share a buffer."""
+        try:
+            work = self._kept.pop()
+        except IndexError:
+            return np.empty(words, np.float64)
+        return work if work.size >= words else np.empty(words, np.float64)
+
+    def _give_work(self, work):
+        """Keep ``work`` for the next call (the larger when another thread gave one back meanwhile)."""
+        if not self._kept:
+            self._kept.append(work)
+        elif self._kept[-1].size < work.size:
+            self._kept[-1] = work
 
     def __call__(self, *args):
         if len(args) != len(self.params):
@@ -290,10 +307,13 @@ class _CFunction:
         work_bytes = self.work_size(*(sizes[s] for s in self.sizes)) if self.sizes else self.work
         if work_bytes == SIZE_MAX:  # the sizes would make the buffer pass 2**62 bytes (see bounds)
             raise too_large(self.fname, {s: sizes[s] for s in self.sizes})
+        work = None
         if work_bytes:
-            work = np.empty(work_bytes // 8, np.float64)
+            work = self._take_work(work_bytes // 8)
             ptrs.append(work.ctypes.data)
         status = self.fn(*(ctypes.c_long(sizes[s]) for s in self.sizes), *(ctypes.c_void_p(p) for p in ptrs))
+        if work is not None:
+            self._give_work(work)
         if status:
             limit = self.limits.get(status)
             raise limit.error(self.fname) if limit else ValueError(f"{self.fname} returned status {status}")

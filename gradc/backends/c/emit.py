@@ -59,6 +59,7 @@ from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.mathlib import fft as fft_mathlib
 from gradc.backends.c.names import assign, fresh
+from gradc.backends.c.reduce_fusion import fused_products
 from gradc.backends.c.scalar_types import INT_DTYPES
 from gradc.backends.c.slots import SlotPool
 from gradc.backends.c.threads import openmp_enabled, parallel_for
@@ -256,7 +257,11 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         segments, group = [], None
         group_ids: set = set()
         tree: dict = {}  # id(value) -> the size of its expression written out as a tree, in its group
+        self.fused = fused_products(g)  # products read by a sum in its loop, never stored (reduce_fusion)
+        unstored = {id(m) for m in self.fused.values()}
         for e in sink_reads(g.eqns):
+            if id(e) in unstored:
+                continue
             kind = C_LOWERING[e.op][0]
             if kind == "scalar":
                 fits = group is not None and group[0].out.type.shape == e.out.type.shape
@@ -277,7 +282,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         uses: dict = {}
         group_of = {}
         for n, (kind, item) in enumerate(segments):
-            eqns = item if kind == "group" else [item]
+            eqns = item if kind == "group" else [item] + ([self.fused[id(item)]] if id(item) in self.fused else [])
             for e in eqns:
                 group_of[id(e.out)] = n
                 for a in e.inputs:
@@ -441,6 +446,17 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         if loc.value is not None:
             return ("const", sp.sympify(loc.value))
         return ("read", loc.flat("k") if idx is None else loc.at(idx))
+
+    def scratch(self, base: str, dtype: str, count) -> str:
+        """The name of a work array of ``count`` elements of ``dtype`` that this segment alone uses (a packed
+        operand, a factorisation's workspace): an array dead by now, else a new one; free again after it."""
+        name = fresh(base, self.taken)
+        self.taken.add(name)
+        holder = _Copy(TensorType((count,), dtype))
+        self.copy_holders.append(holder)  # alive while the emitter is: place() tracks it by id
+        self.last[id(holder)] = self.segment
+        self.place(holder, Loc(name, (count,), dtype=dtype))
+        return name
 
     def contiguous_copy(self, loc) -> Loc:
         """A row-major copy of the view ``loc`` in a work array that is dead after this segment."""

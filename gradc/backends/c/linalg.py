@@ -319,9 +319,7 @@ class LinalgLowerings(DecompLowerings, EigLowerings):
         self.close(len(lines))
 
     def work(self, dtype, count, base):
-        name = self.pack_name(base)
-        self.arrays.append((name, C_TYPES[dtype], count))
-        return name
+        return self.scratch(base, dtype, count)  # the op's own workspace: free for later ops
 
     def op_cholesky(self, e):
         a = self.matrix_operand(e.inputs[0])

@@ -81,9 +81,11 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
         self.copy(Loc(out.name, src.shape, dtype=out.dtype), src, eqn_text(e) + ": copy of a strided view")
 
     def op_reduce(self, e):
+        product = self.fused.get(id(e))
+        if product is not None:  # sum(a * b): the factors multiplied where the product would be read
+            return self.reduce_product(e, product)
         x = self.atom_loc(e.inputs[0])
         out = self.storage(e.out)
-        axes, keep = e.params["axes"], e.params["keepdims"]
         init = {"sum": "0", "mean": "0", "prod": "1", "max": "-INFINITY", "min": "INFINITY"}[e.op]
         if x.dtype in ("i64", "i32") and e.op in ("max", "min"):  # an infinity converted to an int is undefined
             init = {("i64", "max"): "INT64_MIN", ("i64", "min"): "INT64_MAX", ("i32", "max"): "INT32_MIN",
@@ -92,6 +94,20 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
                 and x.value is None and not x.local and x.standard and known(size(x.shape) >= 64, True):
             return self.reduce_all(e, x, out)
         self.emit(f"/* {eqn_text(e)} */")
+        self.reduce_loops(e, out, x.shape, x.dtype, init, x.at)
+
+    def reduce_product(self, e, product):
+        """``sum``/``mean`` of ``product`` (a ``mul`` read by nothing else: ``reduce_fusion``), never stored."""
+        factors = [self.atom_loc(a) for a in product.inputs]
+        out = self.storage(e.out)
+        self.emit(f"/* {eqn_text(product)}: not stored, its factors multiplied in the sum below */")
+        self.emit(f"/* {eqn_text(e)} */")
+        t = product.out.type
+        self.reduce_loops(e, out, t.shape, t.dtype, "0", lambda idx: "*".join(f"({f.at(idx)})" for f in factors))
+
+    def reduce_loops(self, e, out, shape, dtype, init, read):
+        """The loops of a reduction of an operand of ``shape`` whose element at ``idx`` is ``read(idx)``."""
+        axes, keep = e.params["axes"], e.params["keepdims"]
         result = None
         if out.shape == () and not out.local:  # accumulate in a local, store once
             result, out = out, Loc("acc", (), local=True, dtype=out.dtype)
@@ -100,13 +116,13 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
             self.emit(f"{C_TYPES[out.dtype]} {out.name} = {init};")
         else:
             self.each(out, f"@ = {init};")
-        order = _reduction_order(e.op, x.shape, axes)
-        lines, inner = loops([x.shape[a] for a in order])
-        idx = [inner[order.index(a)] for a in range(len(x.shape))]
+        order = _reduction_order(e.op, shape, axes)
+        lines, inner = loops([shape[a] for a in order])
+        idx = [inner[order.index(a)] for a in range(len(shape))]
         self.open(lines)
         out_idx = [("0" if a in axes else i) for a, i in enumerate(idx) if keep or a not in axes]
-        o, v = self.target(out, out_idx), x.at(idx)
-        nan = f" || isnan({v})" if x.dtype in ("f32", "f64") else ""
+        o, v = self.target(out, out_idx), read(idx)
+        nan = f" || isnan({v})" if dtype in ("f32", "f64") else ""
         step = {"sum": f"{o} += {v};", "mean": f"{o} += {v};", "prod": f"{o} *= {v};",
                 "max": f"if ({v} > {o}{nan}) {o} = {v};",  # NaN wins, as in NumPy
                 "min": f"if ({v} < {o}{nan}) {o} = {v};"}[e.op]

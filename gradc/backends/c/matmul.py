@@ -200,8 +200,7 @@ class MatmulLowerings:
             return
         bname, boff = b.name, b.offset
         if bc != 1 and n > 1:
-            bname, boff = self.pack_name(out.name + "_rhs"), 0
-            self.arrays.append((bname, ctype, kdim * n))
+            bname, boff = self.scratch(out.name + "_rhs", out.dtype, kdim * n), 0
             self.emit(f"/* {bname}: {atom_name(e.inputs[1])} copied row-major, so that its rows are contiguous */")
             self.open([f"for (long {ri} = 0; {ri} < {dim_c(kdim)}; ++{ri}) {{",
                        f"for (long {ci} = 0; {ci} < {n}; ++{ci}) {{"])

@@ -106,6 +106,46 @@ static PyObject **objects(PyObject *module)
     return (PyObject **)PyModule_GetState(module);
 }
 
+/* After the objects, in the module's state: one kept work buffer per C function (NWORK of them), reused by the
+   next call instead of a fresh allocation each time (whose pages the kernel maps and zeroes again on first touch:
+   most of a large function's time). Taken and given back with the GIL held; a call finding it taken (another
+   thread's, or a re-entrant call) allocates its own, and the larger of two is kept. Freed with the module. */
+#define NWORK %(nwork)d
+typedef struct { void *data; size_t bytes; } kept_work;
+static kept_work *work_kept(PyObject *module)
+{
+    return (kept_work *)(objects(module) + NOBJ);
+}
+
+/* A work buffer of at least `bytes` (uninitialised: the C functions write before they read); *held: its size. */
+static void *work_take(PyObject *module, int k, size_t bytes, size_t *held)
+{
+    kept_work *kept = work_kept(module) + k;
+    void *w = kept->data;
+    if (w != NULL && kept->bytes >= bytes) {
+        kept->data = NULL;
+        *held = kept->bytes;
+        return w;
+    }
+    *held = bytes;
+    return PyMem_RawMalloc(bytes);
+}
+
+/* Give back a buffer of work_take: kept when none is, or when it is larger than the one kept; else freed. */
+static void work_give(PyObject *module, int k, void *w, size_t held)
+{
+    kept_work *kept = work_kept(module) + k;
+    if (w == NULL)
+        return;
+    if (kept->data == NULL || kept->bytes < held) {
+        PyMem_RawFree(kept->data);
+        kept->data = w;
+        kept->bytes = held;
+        return;
+    }
+    PyMem_RawFree(w);
+}
+
 /* A NumPy scalar of exactly this type copied into *slot (8 bytes, enough for any supported dtype); else NULL. */
 static void *scalar_data(PyObject *obj, int typenum, double *slot)
 {
@@ -184,6 +224,16 @@ static int clear(PyObject *module)
         Py_CLEAR(objects(module)[i]);
     return 0;
 }
+
+static void free_module(void *module)
+{
+    int k;
+    clear((PyObject *)module);
+    for (k = 0; k < NWORK; ++k) {
+        PyMem_RawFree(work_kept((PyObject *)module)[k].data);
+        work_kept((PyObject *)module)[k].data = NULL;
+    }
+}
 """
 
 
@@ -247,7 +297,7 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
          "{",
          f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
-         "    size_t bytes = 0;", "    (void)s; (void)so; (void)p; (void)bytes;",
+         "    size_t bytes = 0, held = 0;", "    (void)s; (void)so; (void)p; (void)bytes; (void)held;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
          f"    if (nargs != {len(graph.params)} || kwnames != NULL) goto slow;  /* keywords, defaults: in Python */"]
     if slot:
@@ -302,7 +352,7 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
         L.append(f"        q[{j}] = PyArray_DATA((PyArrayObject *)o[{j}]);")
         L.append("    }")
     if work:
-        L.append("    w = PyMem_Malloc(bytes);")
+        L.append(f"    w = work_take(self, {cfunc}, bytes, &held);")
         L.append("    if (w == NULL) { PyErr_NoMemory(); goto fail; }")
     args = [f"sz[{k}]" for k in range(len(slot))] + [f"({_CTYPES[v.type.dtype]} *)p[{i}]"
                                                      for i, v in enumerate(graph.inputs)]
@@ -344,7 +394,8 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
             if not isinstance(part, int):
                 L.append(f"        Py_XDECREF(part{k});")
         L.append("    }")
-    L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", "    PyMem_Free(w);", "    return result;",
+    L += ["fail:", f"    for (i = 0; i < {nout}; ++i) Py_XDECREF(o[i]);", f"    work_give(self, {cfunc}, w, held);",
+          "    return result;",
           "slow:", f"    return PyObject_Vectorcall(objects(self)[{fb}], args, (size_t)nargs, kwnames);", "}"]
     return "\n".join(L)
 
@@ -363,13 +414,13 @@ def glue_source(module_name, entries):
     methods = [f'    {{"{e}", (PyCFunction)(void (*)(void)){e}, METH_FASTCALL | METH_KEYWORDS, NULL}},'
                for e, *_ in entries]
     text = "\n".join(
-        [_HELPERS % {"nobj": max(len(objs.keys), 1)},
+        [_HELPERS % {"nobj": max(len(objs.keys), 1), "nwork": max(len(cfuncs), 1)},
          "/* The unit's functions by position (see entry_table) */",
          "extern void (*const gradc_entries[])(void);", ""] + bodies + [
             "static PyMethodDef methods[] = {",
             '    {"setup", (PyCFunction)setup, METH_O, NULL},', *methods, "    {NULL, NULL, 0, NULL}", "};",
             f'static struct PyModuleDef module = {{PyModuleDef_HEAD_INIT, "{module_name}", NULL, '
-            "NOBJ * sizeof(PyObject *), methods, NULL, traverse, clear, NULL};",
+            "NOBJ * sizeof(PyObject *) + NWORK * sizeof(kept_work), methods, NULL, traverse, clear, free_module};",
             f"PyMODINIT_FUNC PyInit_{module_name}(void)", "{", "    import_array();",
             "    return PyModule_Create(&module);", "}", ""])
     if not entries:

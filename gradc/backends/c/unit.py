@@ -64,10 +64,12 @@ def c_function_names(functions, mode) -> tuple:
     return cname, f"{cname}_{mode}"
 
 
-def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
+def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None, more=()):
     """``(source, header)`` of a mode's unit; ``functions`` are ``mode_functions``' ``(name, graph, doc, returns)``.
 
-    ``max_trips``: rows of a tape whose length is known only at run time (see ``control.loop_limits``).
+    ``max_trips``: rows of a tape whose length is known only at run time (see ``control.loop_limits``);
+    ``more``: more functions of the unit, ``(graph, doc, output names)``, each ``gradc_fn_`` and its graph's name
+    (the sparse unit's pattern, ``sparse_unit``).
     """
     (name, base, base_doc, _), (dname, derivative, doc, _) = functions
     max_trips = check_max_trips(max_trips)
@@ -84,13 +86,15 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None):
         f"  {cname}(inputs..., {', '.join(value_names)}) writes the value;",
         f"  {dcname}(inputs...{''.join(', ' + e for e in extra)}, {', '.join(outs)}): {doc}",
         f"Symbols: gradc_fn_ then the function's name (escaped when not plain ASCII words): {cname},",
-        f"  {dcname}, and each one's FUNCTION_work_size; no other symbol is defined.",
+        f"  {', '.join([dcname] + [symbol(g.name) for g, *_ in more])}, and each one's FUNCTION_work_size; no "
+        "other symbol is defined.",
         "Functions are re-entrant: no heap allocation and no mutable static state. Work arrays up to",
         "65536 bytes per function live on the stack; beyond that the function takes a last argument",
         "`double *work` of NAME_work_size() bytes (0 when no such argument exists).",
         "Inputs: " + ", ".join(f"{v.name}: {v.type}" for v in derivative.inputs),
         "Outputs: " + ", ".join(f"{p}: {o.type}" for p, o in zip(outs, derivative.outputs))]
     units = [(base, cname, value_names, base_doc), (derivative, dcname, outs, doc)]
+    units += [(g, symbol(g.name), list(names), more_doc) for g, more_doc, names in more]
     return emit_c(units, lines, header_guard(dcname), max_trips)
 
 
