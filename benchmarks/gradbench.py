@@ -296,7 +296,7 @@ def timed_build(problem, target, compiles):
     return run, statistics.median(times)
 
 
-def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c")):
+def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c"), timer=time.perf_counter):
     builder, smallest, largest = PROBLEMS[name]
     problem = builder(smallest if which == "smallest" else largest)
     row = {"problem": problem.name, "size": problem.size, "note": problem.note, "ms": {}, "compile_s": {},
@@ -332,7 +332,7 @@ def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c")):
     if runs:
         keys = list(runs)
         runs_wanted = min(repeat, problem.max_repeat or repeat)
-        for key, seconds in zip(keys, interleaved([runs[k] for k in keys], min_time, runs_wanted)):
+        for key, seconds in zip(keys, interleaved([runs[k] for k in keys], min_time, runs_wanted, timer=timer)):
             row["ms"][key] = seconds * 1e3
     return row
 
@@ -350,6 +350,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=7, help="timed runs per callable (default 7)")
     ap.add_argument("--targets", default="numpy,c", help="gradc's targets timed (default numpy,c)")
     ap.add_argument("--compiles", type=int, default=1, help="fresh compiles timed per target (default 1)")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time this process's CPU time instead of wall time (steadier on a shared, loaded machine; "
+                         "run the peers single-threaded, e.g. OPENBLAS_NUM_THREADS=1, for a fair comparison)")
     ap.add_argument("--memory-gb", type=float, default=6.0,
                     help="address-space limit of this process (default 6 GB): a problem past it is reported as a "
                          "MemoryError instead of exhausting a shared machine")
@@ -363,11 +366,13 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     targets = tuple(t for t in a.targets.split(",") if t)
-    rows = [bench(n, a.size, a.min_time, a.repeat, a.compiles, targets) for n in a.problems.split(",") if n]
+    timer = time.process_time if a.cpu_time else time.perf_counter
+    rows = [bench(n, a.size, a.min_time, a.repeat, a.compiles, targets, timer) for n in a.problems.split(",") if n]
     load = f"; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus" if hasattr(os, "getloadavg") else ""
     peers = ", ".join(f"{m.__name__} {m.__version__}" for m in (torch, jax) if m is not None) or "no peers"
     print(f"numpy {np.__version__}, {peers}, python {sys.version.split()[0]}{load}; medians of {a.repeat} "
-          f"interleaved runs; results checked against each other (rtol {RTOL})\n")
+          f"interleaved runs ({'CPU' if a.cpu_time else 'wall'} time); results checked against each other "
+          f"(rtol {RTOL})\n")
     print("| problem | size | compile NumPy s | compile C s | NumPy target ms | C target ms | torch ms | jax ms "
           "| torch / NumPy | NumPy / C | hand C++ ms | C / hand C++ |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

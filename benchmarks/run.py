@@ -51,14 +51,15 @@ def calibrate(fn, min_time):
     return max(1, int(round(number * min_time / max(t, 1e-9))))
 
 
-def interleaved(fns, min_time, repeat, best=False):
-    """Median (or with ``best``, (median, min)) per-call seconds of each callable, timed in alternating order."""
+def interleaved(fns, min_time, repeat, best=False, timer=time.perf_counter):
+    """Median (or with ``best``, (median, min)) per-call seconds of each callable, timed in alternating order
+    (``timer=time.process_time``: this process's CPU time, steadier than wall time on a shared machine)."""
     numbers = [calibrate(fn, min_time) for fn in fns]
     times = [[] for _ in fns]
     for r in range(repeat):
         order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
         for i in order:
-            times[i].append(timeit.timeit(fns[i], number=numbers[i]) / numbers[i])
+            times[i].append(timeit.Timer(fns[i], timer=timer).timeit(number=numbers[i]) / numbers[i])
     if best:
         return [(statistics.median(t), min(t)) for t in times]
     return [statistics.median(t) for t in times]

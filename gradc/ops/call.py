@@ -48,7 +48,7 @@ def _call_impl(*args, body, helper, **_):
 
 defop("call", infer=_call_infer, impl=_call_impl, vjp=_rule("call", "vjp"), jvp=_rule("call", "jvp"),
       batch=_rule("call", "batch"), c=("call",),  # C: a function of the emitted file (gradc.backends.c)
-      doc="a helper function kept as a function; its adjoint calls the body's adjoint function, which "
-          "recomputes the helper's forward values (joint mode: no residuals cross the call)")
+      doc="a helper function kept as a function; its adjoint calls the body's adjoint function, which reads "
+          "the values the helper's forward returns beside its results (split mode: the forward runs once)")
 
 CALL_OPS = frozenset({"call"})

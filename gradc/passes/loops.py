@@ -1,6 +1,7 @@
 """Passes over loops and branches: merge a loop with its taping twin, optimise sub-graphs.
 
-Reverse mode re-issues a loop with extra per-iteration outputs (its tape); the two
+Reverse mode re-issues a loop with extra per-iteration outputs (its tape), and a helper's call with its
+residuals as extra outputs (split mode, ``gradc.transforms.call_residuals``); the two
 equations have the same inputs and the same body but for those outputs.
 ``merge_loops`` keeps one, so the forward sweep runs once. ``optimize_subgraphs``
 runs a pass pipeline on every sub-graph (a body keeps its inputs and outputs).
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 from gradc.ir.graph import Eqn, Graph, subgraphs
 from gradc.ops.checks import has_effects
+from gradc.transforms.call_residuals import extended_body
 
 _LOOPS = ("scan", "while_loop")
+_MERGED = _LOOPS + ("call",)
 
 
 def _body_text(graph: Graph) -> tuple:
@@ -26,12 +29,15 @@ def _body_text(graph: Graph) -> tuple:
 
 
 def _extends(longer: Eqn, shorter: Eqn) -> bool:
-    """Whether ``longer`` is ``shorter`` with more per-iteration outputs (same inputs, same computation)."""
-    if longer.op != shorter.op or longer.op not in _LOOPS or len(longer.inputs) != len(shorter.inputs):
+    """Whether ``longer`` is ``shorter`` with more per-iteration outputs (same inputs, same computation), or
+    a helper's call returning its residuals too (``gradc.transforms.call_residuals``) beside its plain call."""
+    if longer.op != shorter.op or longer.op not in _MERGED or len(longer.inputs) != len(shorter.inputs):
         return False
     if any(a is not b and not (_is_const(a) and _is_const(b) and a.key() == b.key())
            for a, b in zip(longer.inputs, shorter.inputs)):
         return False
+    if longer.op == "call":
+        return extended_body(longer.params["body"]) is shorter.params["body"]
     pl, ps = longer.params, shorter.params
     if set(pl) != set(ps) or any(pl[k] != ps[k] for k in pl if k not in ("body", "cond")):
         return False
@@ -50,7 +56,7 @@ def _is_const(atom) -> bool:
 
 def merge_loops(graph: Graph) -> Graph:
     """One loop where a loop and its extension (the taping twin) both run."""
-    loops = [e for e in graph.eqns if e.op in _LOOPS]
+    loops = [e for e in graph.eqns if e.op in _MERGED]
     if len(loops) < 2:
         return graph
     replaced: dict = {}  # id(shorter eqn) -> longer eqn

@@ -1,14 +1,13 @@
 """Derivative and batching rules of ``call`` (``gradc.ops.call``): each transforms the helper's body once.
 
-* **Reverse mode, joint.** The adjoint of ``outs = call(*args, body=f)`` is
-  ``args_bar = call(*args, *outs_bar, body=f_adjoint)`` where ``f_adjoint`` is the body's VJP
-  graph cut to the cotangents: it recomputes the helper's forward values inside, as Tapenade's
-  joint mode does for calls by default. Nothing crosses the call but the arguments and the
-  cotangents, so residual types stay simple and an adjoint is itself a function of the
-  emitted module. The cost: a helper's forward runs twice (once in the forward sweep, once in
-  its adjoint); in a recursion of depth ``d`` the innermost forward runs ``d + 1`` times.
-  For det's cofactor expansion that multiplies the work by a small constant per level,
-  against the n! of the expansion itself.
+* **Reverse mode, split.** The adjoint of ``outs = call(*args, body=f)`` reads the values it needs
+  from the helper's forward: reverse mode calls ``f_forward`` (the body returning those residuals
+  beside its results) where the program called ``f``, and ``args_bar = call(*args, *residuals,
+  *outs_bar, body=f_adjoint)`` in the reverse sweep (``gradc.transforms.call_residuals``); a loop
+  tapes the residuals of the calls in its body. So no helper's forward runs twice, at any depth of
+  helpers calling helpers. Joint mode (the adjoint recomputing the forward inside, Tapenade's
+  default for calls) remains where a residual is not an array, and with
+  ``call_residuals.SPLIT = False`` (the tests compare the two).
 * **Forward mode.** ``outs_dot = call(*args, *args_dot, body=f_jvp)``: the body's JVP graph
   cut to the tangents (it recomputes the primal values it needs).
 * **Batching.** ``call(*args, body=f_vmap)``: the body batched over the batched arguments.
@@ -33,6 +32,8 @@ import weakref
 from gradc.ir.builder import Traced
 from gradc.ir.graph import Graph, without_dead_code
 from gradc.ops.control import SUBGRAPH_RULES
+from gradc.transforms import call_residuals
+from gradc.transforms.call_residuals import RESIDUALS
 from gradc.transforms.inlining import zeros_of
 
 _MEMO: dict = {}  # id(body) -> {(kind, flags): derived body}, dropped when the body is collected
@@ -86,7 +87,7 @@ def batched_body(body: Graph, flags: tuple, n: int):
 
 def _call(builder, inputs, body: Graph, **marks) -> list:
     from gradc.transforms.control import call
-    return call(builder, "call", list(inputs), dict(body=body, helper=body.name, **marks))
+    return call(builder, "call", list(inputs), dict(dict(body=body, helper=body.name), **marks))
 
 
 def call_vjp(ct, out, *inputs, needs, body, helper, **_):
@@ -94,8 +95,27 @@ def call_vjp(ct, out, *inputs, needs, body, helper, **_):
     if not any(need):
         return (None,) * len(inputs)
     builder = out.builder
-    cts = [c if c is not None else zeros_of(builder, t) for c, t in zip(ct, out.atom.type.items)]
-    results = iter(_call(builder, list(inputs) + cts, adjoint_body(body, need), adjoint=True))
+    n_out = len(body.outputs)
+    cts = [c if c is not None else zeros_of(builder, t) for c, t in zip(ct[:n_out], out.atom.type.items)]
+    given = RESIDUALS.get(id(out.atom))
+    n_base = len(given[2].inputs) - len(inputs) - len(given[1]) if given is not None else 0
+    if given is not None and given[0] is out.atom and given[3] == need and all(c is None for c in ct[n_base:]):
+        # a split forward (``split_calls``): its adjoint reads the residual items taken out after it
+        cts = [c if c is not None else zeros_of(builder, t) for c, t in zip(ct[:n_base], out.atom.type.items)]
+        residuals = [Traced(builder, v) for v in given[1]]
+        results = iter(_call(builder, list(inputs) + residuals + cts, given[2], adjoint=True))
+        return tuple(next(results) if n else None for n in need)
+    from gradc.transforms.reverse import vjp_graph
+    split = call_residuals.split_bodies(body, need, vjp_graph) if call_residuals.SPLIT else None
+    if split is None:
+        results = iter(_call(builder, list(inputs) + cts, adjoint_body(body, need), adjoint=True))
+    else:
+        forward, adjoint, positions = split
+        residuals = []
+        if positions:  # the forward again, returning the residuals too: the passes merge it with the first
+            values = _call(builder, list(inputs), forward, helper=f"{helper}_forward")
+            residuals = [values[k] for k in positions]
+        results = iter(_call(builder, list(inputs) + residuals + cts, adjoint, adjoint=True))
     return tuple(next(results) if n else None for n in need)
 
 

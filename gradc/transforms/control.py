@@ -141,7 +141,7 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
         args += [pick(float_carry, ct_vars, k, v.type) for k, v in enumerate(b_carry)]
         args += [pick(y_cts, yct_vars, k, t) for k, t in enumerate(y_types)]
         given = {id(r): Traced(sub, v) for r, v in zip(residuals, tape_vars[len(taped):])}
-        grads = inline(adj, *args, given=given)
+        grads = inline(_needed(adj, residuals), *args, given=given)
         n_c, n_f = len(need_consts), len(float_carry)
         g_consts, g_carry, g_xs = grads[:n_c], grads[n_c:n_c + n_f], grads[n_c + n_f:]
         outs = [_atom(sub, g, v.type) for g, v in zip(g_carry, ct_vars)]
@@ -167,10 +167,11 @@ def _loop_adjoint(builder, body, lead, b_consts, b_carry, b_xs, const_need, x_ne
 
 
 # ops whose results the adjoint reads from the tape rather than recomputing them: a product, a solve, a
-# factorisation costs more than its result's size (recomputing it would cost about another forward sweep).
+# factorisation, a helper's call (its split forward's residuals) costs more than its result's size (recomputing
+# it would cost about another forward sweep).
 # An elementwise function (``x ** 3``, ``sin``, ``tanh`` of the state) is recomputed from the taped state:
 # the tape stays T x the carried state, as a hand-written adjoint keeps it
-_COSTLY = frozenset({"matmul", "outer", "tri_matmul", "solve", "triangular_solve", "cholesky", "cholesky_grad",
+_COSTLY = frozenset({"call", "matmul", "outer", "tri_matmul", "solve", "triangular_solve", "cholesky", "cholesky_grad",
                      "conv2d", "convolve", "eigh", "eigvalsh", "svd", "svdvals", "qr", "expm", "logabsdet",
                      "det_sign"})
 
@@ -249,6 +250,20 @@ def _smaller(part, whole) -> bool:
     if all(isinstance(d, int) for d in (*part, *whole)):
         return int(np.prod(part, dtype=np.int64)) < int(np.prod(whole, dtype=np.int64))
     return False
+
+
+def _needed(graph: Graph, given: list) -> Graph:
+    """``graph`` without the equations whose results only the ``given`` values read (a helper's forward whose
+    residuals the tape supplies)."""
+    cut = {id(v) for v in given}
+    live = {id(o) for o in graph.outputs}
+    kept = []
+    for e in reversed(graph.eqns):
+        if id(e.out) in live and id(e.out) not in cut:
+            live.update(id(a) for a in e.inputs)  # every operand: the inlined equation binds them all
+            kept.append(e)
+    kept.reverse()
+    return graph.replace(eqns=kept)
 
 
 def _reads_given(graph: Graph, given: list) -> set:

@@ -29,6 +29,7 @@ from gradc.ir.types import TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.values import aval
 from gradc.trace.selection import float_inputs, select_arguments
+from gradc.transforms import call_residuals
 from gradc.transforms.shift_invariance import zero_derivative_shifts
 
 # reverse mode holds constant the shifts every output is invariant to (False: differentiate through them, as
@@ -111,6 +112,7 @@ def _active_vars(graph: Graph, wrt_vars) -> set:
 def value_and_grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     """A graph returning ``(value, d value / d wrt[0], ...)`` for a scalar-output ``graph``."""
     out = check_differentiable_output(graph)
+    graph = _with_split_calls(graph, wrt)
     builder, wrap = _extend(graph)
     seed = Const(np.ones(out.type.shape, out.type.np_dtype))  # () or an output of one element
     grads = _backward(graph, wrt, builder, wrap, [(out, wrap(seed))])
@@ -131,6 +133,7 @@ def vjp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     >>> g.params, [v.name for v in g.outputs]
     (['x', 't0_bar'], ['t0', 'x_bar'])
     """
+    graph = _with_split_calls(graph, wrt)
     builder, wrap = _extend(graph)
     seeds = []
     for k, out in enumerate(graph.outputs):
@@ -142,6 +145,16 @@ def vjp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     return builder.graph(name or f"{graph.name}_vjp", list(graph.outputs) + grads,
                          params=graph.params + [v.name for v in builder.inputs[len(graph.inputs):]],
                          static=graph.static, origin=graph.origin, adjoint=adjoint)
+
+
+def _with_split_calls(graph: Graph, wrt: list[str]) -> Graph:
+    """``graph`` with its helpers' calls (in loops too) returning what their adjoints read (split mode,
+    ``gradc.transforms.call_residuals``), so that no helper's forward runs twice."""
+    if not call_residuals.SPLIT:
+        return graph
+    inputs = {v.name: v for v in graph.inputs}
+    active = _active_vars(graph, [inputs[n] for n in wrt])
+    return call_residuals.split_calls(graph, active, _active_vars, vjp_graph)
 
 
 def _extend(graph: Graph):

@@ -101,9 +101,13 @@ def test_a_helper_called_three_times_is_one_function():
     forward = function_text(c.source, "gradc_fn_three_calls")
     assert calls_of(forward, "gradc_call_smooth") == 3
     names = static_functions(c.source)
-    assert sorted(names) == ["gradc_call_smooth", "gradc_call_smooth_adjoint"]  # each body once
+    # each body once: the value's, the gradient's forward (returning what the adjoint reads), the adjoint
+    assert sorted(names) == ["gradc_call_smooth", "gradc_call_smooth_adjoint", "gradc_call_smooth_forward"]
     grad = function_text(c.source, "gradc_fn_three_calls_grad")
     assert calls_of(grad, "gradc_call_smooth_adjoint") == 3
+    # split mode: each helper's forward runs once in the gradient, its adjoint reads its values (no recompute)
+    assert calls_of(grad, "gradc_call_smooth_forward") == 3
+    assert calls_of(grad, "gradc_call_smooth") == 0
 
 
 @needs_cc
@@ -166,8 +170,11 @@ def test_det_by_recursion_one_function_per_size(n):
     c = check(det, (A,))
     np.testing.assert_allclose(c.grad(A)[0], np.linalg.det(A) * np.linalg.inv(A).T, rtol=1e-9, atol=1e-12)
     sizes = {e.params["body"].inputs[0].type.shape for e in _all_calls(c.graph)}
-    forward = [name for name in static_functions(c.source) if "adjoint" not in name]
+    names = static_functions(c.source)
+    forward = [name for name in names if "adjoint" not in name and not name.endswith("_forward")]
     assert len(forward) == len(sizes)  # one function per size the recursion reaches
+    # and one forward returning the adjoint's residuals per size, each called where the value's was (split mode)
+    assert len([name for name in names if name.endswith("_forward")]) == len(sizes)
     assert sorted(sizes, reverse=True) == [(k, k) for k in range(n - 1, n - 1 - len(sizes), -1)]
 
 
@@ -455,7 +462,8 @@ def test_helpers_in_branches_and_while_loops(sign):
     assert calls_of(function_text(c.source, "gradc_fn_branchy"), "gradc_call_smooth") == 2  # one in each arm
     c = check(until_small, (sign * X, Y), wrt=(0, 1))
     loop = function_text(c.source, "gradc_fn_until_small_grad")
-    assert re.search(r"while \(1\) \{(.|\n)*gradc_call_smooth\(", loop)
+    # the loop calls the helper's forward returning its adjoint's residuals (taped for the reverse sweep)
+    assert re.search(r"while \(1\) \{(.|\n)*gradc_call_smooth_forward\(", loop)
 
 
 def halve_roots(a):
@@ -497,8 +505,11 @@ def test_bodies_computing_the_same_are_one_function():
     bodies = {id(e.params["body"]) for e in _all_calls(c.graph)}
     names = static_functions(c.source)
     forward = [n for n in names if "adjoint" not in n]
-    # one function for reversed_too (however many bodies the front end traced), one for the other constant
-    assert sorted(forward) == ["gradc_call_reversed_too", "gradc_call_same_shape_other_constant"], (forward, bodies)
+    # one function for reversed_too (however many bodies the front end traced), one for the other constant, and
+    # each one's forward returning its adjoint's residuals (split mode)
+    assert sorted(forward) == ["gradc_call_reversed_too", "gradc_call_reversed_too_forward",
+                               "gradc_call_same_shape_other_constant",
+                               "gradc_call_same_shape_other_constant_forward"], (forward, bodies)
     assert calls_of(function_text(c.source, "gradc_fn_f"), "gradc_call_reversed_too") == 3
 
 
