@@ -26,9 +26,20 @@ def _params_key(params):
 
 def _param_text(value) -> str:
     """A param as text; a sub-graph by its printed form (two loops with the same body text are the same)."""
-    if isinstance(value, Graph) or isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
-        return str(value) if isinstance(value, Graph) else "|".join(map(str, value))
+    if isinstance(value, Graph):
+        return _graph_text(value)
+    if isinstance(value, tuple) and value and all(isinstance(v, Graph) for v in value):
+        return "|".join(map(_graph_text, value))
     return repr(value)
+
+
+def _graph_text(graph: Graph) -> str:
+    # printed once per graph object: passes never mutate a graph (they build new ones), and a helper's body,
+    # shared by its calls at every level of a recursion, would otherwise be printed again at each level
+    text = graph.__dict__.get("_cse_text")
+    if text is None:
+        text = graph.__dict__["_cse_text"] = str(graph)
+    return text
 
 
 def cse(graph: Graph) -> Graph:

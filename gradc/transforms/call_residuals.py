@@ -247,23 +247,26 @@ def _size(t) -> float:
     return _elements(t)
 
 
-def _costly_work(graph: Graph) -> float:
+def _costly_work(graph: Graph, memo: dict | None = None) -> float:
     """Transcendental elements (weighted) and products' and factorisations' work in ``graph``, loops times their
-    static trips."""
+    static trips. Each sub-graph is costed once (``memo``): a recursive helper's bodies are shared, so walking
+    every path through them would take time exponential in the recursion's depth."""
     from gradc.ir import cost
     from gradc.ir.graph import subgraphs
+    memo = {} if memo is None else memo
+    known = memo.get(id(graph))
+    if known is not None:
+        return known[0]
     total = 0.0
-    pending = [(graph, 1.0)]
-    while pending:
-        g, times = pending.pop()
-        for e in g.eqns:
-            inner = subgraphs(e)
-            if inner:
-                trips = e.params.get("length") if e.op == "scan" else 1
-                factor = float(trips) if isinstance(trips, int) else 1.0
-                pending.extend((sub, times * factor) for sub in inner)
-            elif e.op in _TRANSCENDENTAL:
-                total += times * TRANSCENDENTAL_COST * _size(e.out.type)
-            elif e.op in cost._CONTRACTIONS or e.op in cost._FACTORISATIONS:
-                total += times * cost._eqn_work(e, {})
+    for e in graph.eqns:
+        inner = subgraphs(e)
+        if inner:
+            trips = e.params.get("length") if e.op == "scan" else 1
+            factor = float(trips) if isinstance(trips, int) else 1.0
+            total += factor * sum(_costly_work(sub, memo) for sub in inner)
+        elif e.op in _TRANSCENDENTAL:
+            total += TRANSCENDENTAL_COST * _size(e.out.type)
+        elif e.op in cost._CONTRACTIONS or e.op in cost._FACTORISATIONS:
+            total += cost._eqn_work(e, {})
+    memo[id(graph)] = (total, graph)  # (the graph kept alive: its id stays its own while the memo lives)
     return total
