@@ -201,3 +201,26 @@ def test_random_fill_programs_agree_with_their_loops(tmp_path, seed):
     np.testing.assert_allclose(grad, grad_loop, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(value, module.f(x.copy()), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(grad, _central(module.f, x), rtol=1e-5, atol=1e-6)
+
+
+def branch_after_fill(x, y, m):  # found by tests/test_random_integer_programs.py: the branch's cotangent is a
+    n = x.shape[0]               # broadcast constant on one side, and was written in place (read-only)
+    v1 = np.zeros(n)
+    for i in range(n):
+        v1[i] = np.tanh(x[-1 - i]) * (i & 1) + y[(i + m) % n]
+    if m > 0:
+        v2 = x ** 2 * 2.0
+    else:
+        v2 = v1 * 3.5
+    return np.sum(v2) + np.sum(y)
+
+
+@pytest.mark.parametrize("m", [5, -2])
+def test_a_branch_result_that_is_a_broadcast_constant_is_not_written_in_place(m):
+    rng = np.random.default_rng(1)
+    x, y, traced_m = rng.uniform(-1.0, 1.0, 6), rng.uniform(-1.0, 1.0, 6), np.array(m)
+    compiled = gradc.compile(branch_after_fill, x, y, traced_m, argnums=(0, 1))
+    value, (gx, gy) = compiled.value_and_grad(x, y, traced_m)
+    np.testing.assert_allclose(value, branch_after_fill(x, y, m), rtol=1e-12)
+    np.testing.assert_allclose(gx, _central(lambda v: branch_after_fill(v, y, m), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gy, _central(lambda v: branch_after_fill(x, v, m), y), rtol=1e-6, atol=1e-8)
