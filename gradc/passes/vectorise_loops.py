@@ -36,10 +36,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from gradc.ir.builder import Builder, Traced, next_index
-from gradc.ir.graph import Const, Eqn, Graph, Var, without_dead_code
+from gradc.ir.graph import Const, Eqn, Graph, Var, subgraphs
+from gradc.ir.interpret import evaluate
 from gradc.ops import reduce as red
 from gradc.ops import shape as sh
-from gradc.ops.checks import has_effects
+from gradc.ops.checks import EFFECT_OPS
 from gradc.ops.elementwise import add
 from gradc.ops.shape_extra import index_update
 from gradc.passes.cse import cse
@@ -80,7 +81,8 @@ def vectorise_loops(graph: Graph, memo: dict | None = None) -> Graph:
     if done is not None:
         return done[1]
     eqns = [_with_new_subgraphs(e, memo) for e in graph.eqns]
-    plans = {id(e): plan for e in eqns if (plan := _plan(e)) is not None}
+    read = _read_results(eqns, graph.outputs)
+    plans = {id(e): plan for e in eqns if (plan := _plan(e, read.get(id(e.out), set()))) is not None}
     if plans:
         result = _rebuild(graph, eqns, plans)
     elif any(a is not b for a, b in zip(eqns, graph.eqns)):
@@ -148,16 +150,40 @@ def _positions(idx, counter, producers, params, carried):
     return positions if np.all((positions >= 0) & (positions < size)) else None
 
 
-def _plan(eqn: Eqn):
-    """How each carried value of a vectorisable ``scan`` combines, or None to keep the loop."""
+def _read_results(eqns: list, outputs) -> dict:
+    """id(loop result) -> the positions of its items read (by a live ``element``) in ``eqns``."""
+    used = {id(o) for o in outputs if isinstance(o, Var)}
+    for e in eqns:
+        if e.op != "element":
+            used.update(id(a) for a in e.inputs if isinstance(a, Var))
+    read: dict = {}
+    for e in eqns:
+        if e.op == "element" and id(e.out) in used:
+            read.setdefault(id(e.inputs[0]), set()).add(e.params["index"])
+    return read
+
+
+def _feeds_only(kin, kout, body) -> bool:
+    """Whether everything computed from carried input ``kin`` feeds only ``kout`` (no other result, no check)."""
+    marked = {id(kin)}
+    for e in body.eqns:
+        if any(id(a) in marked for a in e.inputs):
+            if e.op in EFFECT_OPS or subgraphs(e):
+                return False
+            marked.add(id(e.out))
+    return not any(id(o) in marked for o in body.outputs if o is not kout)
+
+
+def _plan(eqn: Eqn, read=frozenset()):
+    """How each carried value of a vectorisable ``scan`` combines, or None to keep the loop; ``read``: the
+    positions of its results read after it (a carried value no one reads, fed only by itself, is dropped)."""
     p = eqn.params
     length = p.get("length")
     if eqn.op != "scan" or not isinstance(length, int) or isinstance(length, bool) or length < 1:
         return None
     body, k, c = p["body"], p["n_consts"], p["n_carry"]
-    if has_effects(body):
-        return None
     counter, carries = body.inputs[0], body.inputs[1 + k:1 + k + c]
+    inits = eqn.inputs[k:k + c]
     producers = {id(e.out): e for e in body.eqns}
     users: dict = {}
     for e in body.eqns:
@@ -165,16 +191,23 @@ def _plan(eqn: Eqn):
             users.setdefault(id(a), []).append(e)
     outputs = body.outputs
     kinds, removed, reads = [], set(), set()
-    for kin, kout in zip(carries, outputs[:c]):
+    for position, (kin, kout, init) in enumerate(zip(carries, outputs[:c], inits)):
         if kout is kin:
             kinds.append(("through",))
             continue
         if sum(o is kin for o in outputs) or sum(o is kout for o in outputs) != 1:
             return None
+        sequence = _sequence(kin, kout, init, body, producers, p)
+        if sequence is not None:
+            kinds.append(sequence)
+            continue
         final = producers.get(id(kout))
         if final is None:
             return None
         kind = _carry_kind(kin, final, producers, users, counter, p)
+        if kind is None and position not in read and _feeds_only(kin, kout, body):
+            kinds.append(("dead",))  # (an adjoint's cotangent of a constant start value: sign_bar)
+            continue
         if kind is None:
             return None
         kinds.append(kind)
@@ -184,7 +217,7 @@ def _plan(eqn: Eqn):
         if kind[0] == "fill":
             reads.update(id(e) for e in kind[2])
     kept = [e for e in body.eqns if id(e) not in removed]
-    state = {id(kin) for kin, kind in zip(carries, kinds) if kind[0] != "through"}
+    state = {id(kin) for kin, kind in zip(carries, kinds) if kind[0] not in ("through", "sequence", "dead")}
     for e in kept:
         if id(e) not in reads and any(id(a) in state for a in e.inputs):
             return None
@@ -192,6 +225,34 @@ def _plan(eqn: Eqn):
         return None
     total = sum(_elements(e.out.type) for e in kept if e.op != "element") * length
     return (kinds, kept) if total <= MAX_BATCH_ELEMENTS else None
+
+
+def _sequence(kin, kout, init, body, producers, params):
+    """``("sequence", per-iteration values, final value)`` for a carried value that starts as a constant and is
+    updated from itself, the counter and constants alone (``sign = -sign``): computed here, once."""
+    if not isinstance(init, Const) or not isinstance(kout, Var) or _elements(kin.type) * params["length"] > 10_000:
+        return None
+    counter, cone, pending, seen = body.inputs[0], [], [kout], set()
+    while pending:
+        atom = pending.pop()
+        if isinstance(atom, Const) or atom is kin or atom is counter or id(atom) in seen:
+            continue
+        eqn = producers.get(id(atom))
+        if eqn is None or eqn.op in EFFECT_OPS or subgraphs(eqn):
+            return None
+        seen.add(id(atom))
+        cone.append(eqn)
+        pending.extend(eqn.inputs)
+    order = {id(e): n for n, e in enumerate(body.eqns)}
+    step_graph = Graph("sequence", [counter, kin], sorted(cone, key=lambda e: order[id(e)]), [kout])
+    dtype = kin.type.np_dtype
+    length = params["length"]
+    value, values = np.asarray(init.value, dtype), [None] * length
+    for j in range(length - 1, -1, -1) if params.get("reverse") else range(length):  # the loop's own order
+        values[j] = value  # what iteration j reads
+        i = np.int64(params.get("start", 0) + params.get("step", 1) * j)
+        value = np.asarray(evaluate(step_graph, i, value)[0], dtype)
+    return ("sequence", np.stack(values), value)
 
 
 def _elements(t) -> float:
@@ -335,7 +396,8 @@ def _vectorised(builder: Builder, eqn: Eqn, plan, inputs: list) -> list:
     carries, rows = body.inputs[1 + k:1 + k + c], body.inputs[1 + k + c:]
     inits, xs = inputs[k:k + c], inputs[k + c:]
     # read as they start: the values handed through, and the filled arrays (read only where no one else writes)
-    fills = [(kin, init) for kin, init, kind in zip(carries, inits, kinds) if kind[0] in ("through", "fill")]
+    fills = [(kin, init) for kin, init, kind in zip(carries, inits, kinds) if kind[0] in ("through", "fill", "dead")]
+    sequences = [(kin, kind[1]) for kin, kind in zip(carries, kinds) if kind[0] == "sequence"]
     wanted: list = []  # the per-iteration values the combination reads, then the stacked rows
     for kind in kinds:  # an index at known positions is a constant; a constant value is not batched
         if kind[0] == "sum":
@@ -344,20 +406,26 @@ def _vectorised(builder: Builder, eqn: Eqn, plan, inputs: list) -> list:
             value, idx = kind[1].inputs[0 if kind[0] == "scatter_add" else 1], kind[1].inputs[-1]
             wanted += [a for a in (value, None if kind[-1] is not None else idx) if isinstance(a, Var)]
     wanted += list(body.outputs[c:])
-    per_iteration = without_dead_code(body.replace(
-        name=f"{body.name}_iterations", inputs=[counter] + list(consts) + [kin for kin, _ in fills] + list(rows),
-        eqns=kept, outputs=wanted, params=[], static={}, adjoint=frozenset()))
-    axes = [0] + [None] * (len(consts) + len(fills)) + [0] * len(rows)
-    batched = vmap_graph(per_iteration, axes, length)
+    per_iteration = dce(body.replace(  # (keeping the checks: a batch raises when any iteration would)
+        name=f"{body.name}_iterations", inputs=[counter] + list(consts) + [kin for kin, _ in fills]
+        + [kin for kin, _ in sequences] + list(rows), eqns=kept, outputs=wanted, params=[], static={},
+        adjoint=frozenset()))
+    axes = [0] + [None] * (len(consts) + len(fills)) + [0] * (len(sequences) + len(rows))
+    # loops inside the body (a helper's, now batched) in their turn
+    batched = vectorise_loops(vmap_graph(per_iteration, axes, length))
     counters = Const(np.arange(start, start + step * length, step, dtype=np.int64)[:length])
     args = [Traced(builder, counters)] + [Traced(builder, a) for a in inputs[:k]]
-    args += [Traced(builder, init) for _, init in fills] + [Traced(builder, x) for x in xs]
+    args += [Traced(builder, init) for _, init in fills] + [Traced(builder, Const(v)) for _, v in sequences]
+    args += [Traced(builder, x) for x in xs]
     values = iter(inline(batched, *args))
     results = []
     for kin, init, kind in zip(carries, inits, kinds):
         start_value = Traced(builder, init)
-        if kind[0] == "through":
+        if kind[0] in ("through", "dead"):  # (a dead one's result is read by no one)
             results.append(init)
+            continue
+        if kind[0] == "sequence":
+            results.append(Const(kind[2]))
             continue
         if kind[0] == "sum":
             out = add(start_value, red.sum_(next(values), axis=0))

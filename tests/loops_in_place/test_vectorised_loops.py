@@ -99,13 +99,36 @@ def wraps(x):  # out[i - 3] at i = 1 is out[-2]: the slot iteration n - 2 writes
     return np.sum(out * x)
 
 
+def alternating(x):  # sign is computed ahead (it starts constant and reads only itself): the sum vectorises
+    total = 0.0
+    sign = 1.0
+    for i in range(x.shape[0]):
+        total = total + sign * np.sin(x[i])
+        sign = -sign
+    return total * sign
+
+
+def minors(x):  # GradBench det's expansion by minors: np.delete checks its position in the body of a loop
+    M = x.reshape(3, 3)
+    total = 0.0
+    sign = 1.0
+    for j in range(3):
+        minor = np.delete(M[1:], j, axis=1)
+        total = total + sign * M[0, j] * (minor[0, 0] * minor[1, 1] - minor[0, 1] * minor[1, 0])
+        sign = -sign
+    return total
+
+
 VECTORISED = [shifted_product, running_total, rows, rows_of_a_scalar, every_other, backwards]
+FORWARD_VECTORISED = [alternating, minors]
 KEPT = [recurrence, reads_all, wraps]
 
 
 def _arguments(f, rng):
     if f in (rows, rows_of_a_scalar):
         return (rng.uniform(-1.0, 1.0, (6, 3)),)
+    if f is minors:
+        return (rng.uniform(-1.0, 1.0, 9),)
     if f is with_scale:
         return rng.uniform(-1.0, 1.0, 7), 0.7
     return (rng.uniform(-1.0, 1.0, 8),)
@@ -123,7 +146,7 @@ def _loops_in(source: str, name: str) -> int:
     return sum(line.lstrip().startswith("for ") for line in source.splitlines())
 
 
-@pytest.mark.parametrize("f", VECTORISED + KEPT + [with_scale], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", VECTORISED + KEPT + FORWARD_VECTORISED + [with_scale], ids=lambda f: f.__name__)
 def test_agrees_with_the_loop_numpy_and_finite_differences(f):
     rng = np.random.default_rng(7)
     args = _arguments(f, rng)
@@ -143,6 +166,32 @@ def test_independent_iterations_leave_no_loop(f):
     vectorised, looped = _both(f, args)
     assert _loops_in(vectorised.source, f.__name__) == 0, vectorised.source
     assert _loops_in(looped.source, f.__name__) > 0
+
+
+@pytest.mark.parametrize("f", FORWARD_VECTORISED, ids=lambda f: f.__name__)
+def test_precomputed_carries_and_checks_leave_no_forward_loop(f):
+    args = _arguments(f, np.random.default_rng(0))
+    graph = optimize(gradc.trace(f, *args))
+    assert any(e.op == "scan" for e in graph.eqns)
+    after = vectorise_loops(graph)
+    verify(after)
+    assert not any(e.op == "scan" for e in after.eqns), after
+    np.testing.assert_allclose(evaluate(after, *args)[0], f(*args), rtol=1e-13)
+
+
+def test_a_check_in_a_vectorised_body_still_raises():
+    def bad(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > 5.0:
+                raise ValueError("too large")
+            total = total + x[i] * 2.0
+        return total
+    x = np.arange(4.0)
+    compiled = gradc.compile(bad, x)
+    assert compiled.value_and_grad(x)[0] == bad(x)
+    with pytest.raises(ValueError, match="too large"):
+        compiled.value_and_grad(np.array([0.0, 9.0, 1.0, 2.0]))
 
 
 @pytest.mark.parametrize("f", KEPT, ids=lambda f: f.__name__)

@@ -103,6 +103,8 @@ def _arange_expr(arr: np.ndarray) -> ast.expr | None:
     step = int(flat[1]) - start if n > 1 else 1
     if step == 0 or not np.array_equal(flat, start + step * np.arange(n, dtype=np.int64)):
         return None
+    if n < 3 and start != 0:  # np.array([1]) reads better than np.arange(1, 2)
+        return None
     if start == 0 and step == 1:
         bounds = [ast.Constant(n)]
     else:
