@@ -223,8 +223,20 @@ def _plan(eqn: Eqn, read=frozenset()):
             return None
     if any(id(o) in state for o in outputs[c:]):
         return None
-    total = sum(_elements(e.out.type) for e in kept if e.op != "element") * length
+    total = sum(_work(e, {}) for e in kept) * length
     return (kinds, kept) if total <= MAX_BATCH_ELEMENTS else None
+
+
+def _work(eqn: Eqn, memo: dict) -> float:
+    """Elements an equation holds at once, with what its sub-graphs hold (a loop's body once per trip, as if it
+    were vectorised in its turn): batching multiplies all of it by the batch's size."""
+    own = 0 if eqn.op == "element" else _elements(eqn.out.type)
+    for body in subgraphs(eqn):
+        if id(body) not in memo:
+            memo[id(body)] = sum(_work(e, memo) for e in body.eqns)
+        trips = eqn.params.get("length") if eqn.op == "scan" else 1
+        own += memo[id(body)] * (trips if isinstance(trips, int) else float("inf"))
+    return own
 
 
 def _sequence(kin, kout, init, body, producers, params):
