@@ -52,6 +52,8 @@ from gradc.transforms.inlining import inline
 # at most this many elements of intermediates over all iterations at once (2**22 float64: 32 MiB)
 MAX_BATCH_ELEMENTS = 1 << 22
 _KEEPING = [0]  # > 0 inside ``loops_kept()``
+MAX_NESTED_LEVELS = 2  # loops inside a vectorised body vectorised in their turn, this many levels down
+_DEPTH = [0]
 
 
 @contextlib.contextmanager
@@ -423,8 +425,15 @@ def _vectorised(builder: Builder, eqn: Eqn, plan, inputs: list) -> list:
         + [kin for kin, _ in sequences] + list(rows), eqns=kept, outputs=wanted, params=[], static={},
         adjoint=frozenset()))
     axes = [0] + [None] * (len(consts) + len(fills)) + [0] * (len(sequences) + len(rows))
-    # loops inside the body (a helper's, now batched) in their turn
-    batched = vectorise_loops(vmap_graph(per_iteration, axes, length))
+    # loops inside the body (a helper's, now batched) in their turn, two levels deep at most: each level vmaps
+    # the helpers below it again, and compile time grows with the depth (GradBench det's recursion)
+    batched = vmap_graph(per_iteration, axes, length)
+    if _DEPTH[0] < MAX_NESTED_LEVELS:
+        _DEPTH[0] += 1
+        try:
+            batched = vectorise_loops(batched)
+        finally:
+            _DEPTH[0] -= 1
     counters = Const(np.arange(start, start + step * length, step, dtype=np.int64)[:length])
     args = [Traced(builder, counters)] + [Traced(builder, a) for a in inputs[:k]]
     args += [Traced(builder, init) for _, init in fills] + [Traced(builder, Const(v)) for _, v in sequences]
