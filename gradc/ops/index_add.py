@@ -125,10 +125,11 @@ def distinct_positions(arrays) -> bool:
     from gradc.ir.graph import Const
     if all(a.type.shape == () for a in arrays):
         return True
-    if len({tuple(a.type.shape) for a in arrays}) != 1:
+    shapes = {tuple(a.type.shape) for a in arrays if a.type.shape != ()}  # 0-d ones pick one position for all
+    if len(shapes) != 1:
         return False  # broadcast against each other: a constant's entries may repeat
     for a in arrays:
-        if isinstance(a, Const):
+        if isinstance(a, Const) and a.type.shape != ():
             flat = np.asarray(a.value).reshape(-1)
             if flat.size and flat.min() >= 0 and np.unique(flat).size == flat.size:
                 return True

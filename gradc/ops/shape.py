@@ -261,9 +261,20 @@ def _batched_index(spec, arrays, batched, n):
 
 def _gather_batch(x, *arrays, batched, spec):
     n = batch_size((x,) + arrays, batched)
+    if not batched[0]:  # only the indices carry the batch: x[idx] with idx's batch axis, no copy of x per row
+        return _gather_unbatched_x(x, arrays, batched[1:], spec, n)
     spec, arrays, x_axis, out_axis = _batched_index(spec, arrays, batched[1:], n)
     x = _moveaxis(with_batch(x, batched[0], n), 0, x_axis)
     return _moveaxis(gather(x, arrays, spec), out_axis, 0)
+
+
+def _gather_unbatched_x(x, arrays, batched, spec, n):
+    advanced = [i for i, item in enumerate(spec) if item[0] in ("array", "int")]
+    rank = max(aval(a).ndim - b for a, b in zip(arrays, batched))
+    arrays = [reshape(a, (n,) + (1,) * (rank - aval(a).ndim + 1) + aval(a).shape[1:]) if b else a
+              for a, b in zip(arrays, batched)]
+    adjacent = advanced[-1] - advanced[0] + 1 == len(advanced)
+    return _moveaxis(gather(x, arrays, spec), advanced[0] if adjacent else 0, 0)
 
 
 def _gather_grad_batch(ct, *arrays, batched, spec, shape):

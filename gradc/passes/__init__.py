@@ -22,8 +22,9 @@ from gradc.passes.cse import cse
 from gradc.passes.dce import dce
 from gradc.passes.fold import fold
 from gradc.passes.loops import merge_loops, optimize_subgraphs, prune_loop_inputs
+from gradc.transforms.stabilise import stabilise
 
-PIPELINE = (fold, cse, dce, prune_loop_inputs)
+PIPELINE = (stabilise, fold, cse, dce, prune_loop_inputs)
 
 
 def optimize(graph: Graph, *, check: bool = False, rounds: int = 4) -> Graph:

@@ -203,6 +203,9 @@ class _Folder(ShapeRewrites):
         elif op == "pow":
             if s[1] == 1:
                 return x[0]
+            if s[1] == 0 and not out.type.is_complex:  # x ** 0 is 1 for every x, NaN and inf too (IEEE pow)
+                self.constant(1, out)
+                return _HANDLED
         elif op == "neg":
             inner = self.producer(x[0], "neg")
             if inner is not None:

@@ -172,7 +172,8 @@ class _Aliases:
             aliased = set().union(*(s[k][0] for s in sources))
             operands = branch.inputs[1:]
             self.roots[id(e.out)] = mine.union(*(self.roots_of(operands[j]) for j in aliased))
-            if all(fresh or all(id(operands[j]) in self.owned for j in held) for held, fresh in
+            # a branch result neither new nor an operand's (a broadcast constant, a read-only view) is not owned
+            if all(fresh or (held and all(id(operands[j]) in self.owned for j in held)) for held, fresh in
                    (s[k] for s in sources)):
                 self.owned.add(id(e.out))
             return

@@ -142,7 +142,10 @@ def split_calls(graph: Graph, active: set, active_vars, vjp_graph, in_loop: bool
         if eqn.op == "call" and extended_body(eqn.params["body"]) is None:
             body = eqn.params["body"]
             need = tuple(f and v.type.is_inexact for f, v in zip(flags, body.inputs))
-            split = split_bodies(body, need, vjp_graph) if any(need) else None
+            # only helpers whose own calls go at most one level deeper: splitting a deep recursion (a cofactor
+            # determinant of size 11 is nine levels) multiplies the emitted code at every level
+            shallow = _call_depth(body) <= MAX_SPLIT_DEPTH
+            split = split_bodies(body, need, vjp_graph) if any(need) and shallow else None
             if split is not None and split[2] and (not in_loop or worth_taping(split[0], split[2])):
                 forward, adjoint, positions = split
                 out = Var(eqn.out.name, TupleType(tuple(o.type for o in forward.outputs)))
@@ -173,6 +176,28 @@ def split_calls(graph: Graph, active: set, active_vars, vjp_graph, in_loop: bool
     if keys:
         weakref.finalize(result, _forget, keys)
     return result
+
+
+MAX_SPLIT_DEPTH = 1  # a helper is split when the calls inside it nest at most this deep
+_DEPTHS: dict = {}  # id(body) -> (body, depth of the calls inside it)
+
+
+def _call_depth(graph: Graph) -> int:
+    """How deep the helper calls inside ``graph`` nest (0: none; 1: calls of helpers that call nothing)."""
+    known = _DEPTHS.get(id(graph))
+    if known is not None and known[0] is graph:
+        return known[1]
+    from gradc.ir.graph import subgraphs
+    depth = 0
+    for e in graph.eqns:
+        if e.op == "call":
+            depth = max(depth, 1 + _call_depth(e.params["body"]))
+        else:
+            depth = max([depth] + [_call_depth(sub) for sub in subgraphs(e)])
+    if len(_DEPTHS) > 4096:
+        _DEPTHS.clear()
+    _DEPTHS[id(graph)] = (graph, depth)
+    return depth
 
 
 # whether a loop's body has its calls split too (their residuals taped); False: the loop's reverse sweep runs the

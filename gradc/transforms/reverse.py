@@ -31,6 +31,7 @@ from gradc.ops.values import aval
 from gradc.trace.selection import float_inputs, select_arguments
 from gradc.transforms import call_residuals
 from gradc.transforms.shift_invariance import zero_derivative_shifts
+from gradc.transforms.stabilise import stabilise
 
 # reverse mode holds constant the shifts every output is invariant to (False: differentiate through them, as
 # the tests do to compare the closed-form adjoints with the unrewritten ones)
@@ -111,6 +112,7 @@ def _active_vars(graph: Graph, wrt_vars) -> set:
 
 def value_and_grad_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     """A graph returning ``(value, d value / d wrt[0], ...)`` for a scalar-output ``graph``."""
+    graph = stabilise(graph)  # naive log-sigmoid and softplus in their stable forms, whose adjoints are closed
     out = check_differentiable_output(graph)
     graph = _with_split_calls(graph, wrt)
     builder, wrap = _extend(graph)
@@ -133,7 +135,7 @@ def vjp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     >>> g.params, [v.name for v in g.outputs]
     (['x', 't0_bar'], ['t0', 'x_bar'])
     """
-    graph = _with_split_calls(graph, wrt)
+    graph = _with_split_calls(stabilise(graph), wrt)
     builder, wrap = _extend(graph)
     seeds = []
     for k, out in enumerate(graph.outputs):

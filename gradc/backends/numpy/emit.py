@@ -70,6 +70,7 @@ from gradc.ops import shape as shape_ops
 from gradc.ops import spell
 from gradc.ops.spell import USER_MARK
 from gradc.passes.in_place import mark_in_place
+from gradc.passes.vectorise_loops import vectorise_loops
 
 _COMMENT = "__gradc_comment__"
 _VIEW_OPS = {"reshape", "transpose", "index", "broadcast_to"}
@@ -434,8 +435,10 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
         if not f.name.isidentifier() or keyword.iskeyword(f.name):
             raise EmitError(f"cannot emit a Python function named {f.name!r}: not an identifier", where="",
                             hint="give the function a name that is a Python identifier (its __name__)")
-    # index updates whose operand is dead afterwards write into it (gradc.passes.in_place)
-    functions = [dataclasses.replace(f, graph=mark_in_place(f.graph)) for f in functions]
+    # loops of independent iterations become whole-array operations (gradc.passes.vectorise_loops); then index
+    # updates whose operand is dead afterwards write into it (gradc.passes.in_place)
+    vectorised: dict = {}
+    functions = [dataclasses.replace(f, graph=mark_in_place(vectorise_loops(f.graph, vectorised))) for f in functions]
     bodies = helper_bodies([f.graph for f in functions])  # each helper kept as a function: written once
     state = _ModuleState(uses_math_only([f.graph for f in functions] + bodies))
     state.helper_names = HelperNames(bodies, taken={f.name for f in functions})

@@ -76,13 +76,13 @@ def array_constant_expr(const: Const, blobs: dict | None = None) -> ast.expr:
     """
     arr = const.value
     if arr.dtype.kind == "i" and arr.size:
-        flat = arr.reshape(-1)
-        n = flat.size
-        if np.array_equal(flat, np.arange(n)):
-            expr = spell.call("np.arange", ast.Constant(n))
-            if arr.dtype != np.int64:
-                expr = spell.call("np.arange", ast.Constant(n), dtype=spell.dotted(f"np.{arr.dtype.name}"))
-            return expr if arr.ndim == 1 else spell.method_call(expr, "reshape", spell.literal(arr.shape))
+        expr = _arange_expr(arr)
+        if expr is not None:
+            return expr
+    if arr.size > 1 and arr.dtype.kind in "biuf":
+        expr = _filled_expr(arr)
+        if expr is not None:
+            return expr
     if arr.size > LITERAL_LIMIT and arr.dtype.kind in "biufc":
         return _bytes_expr(arr, blobs)
     dtype = spell.dotted(f"np.{arr.dtype.name}")
@@ -93,6 +93,44 @@ def array_constant_expr(const: Const, blobs: dict | None = None) -> ast.expr:
     else:
         data = _NonFinite().visit(ast.parse(repr(arr.tolist()), mode="eval").body)
     return spell.call("np.array", data, dtype=dtype)
+
+
+def _arange_expr(arr: np.ndarray) -> ast.expr | None:
+    """``np.arange(n)`` or ``np.arange(start, stop, step)`` (reshaped) when the entries step evenly; else None."""
+    flat = arr.reshape(-1)
+    n = flat.size
+    start = int(flat[0])
+    step = int(flat[1]) - start if n > 1 else 1
+    if step == 0 or not np.array_equal(flat, start + step * np.arange(n, dtype=np.int64)):
+        return None
+    if n < 3 and start != 0:  # np.array([1]) reads better than np.arange(1, 2)
+        return None
+    if start == 0 and step == 1:
+        bounds = [ast.Constant(n)]
+    else:
+        bounds = [spell.literal(start), spell.literal(start + step * n)] + ([spell.literal(step)] if step != 1 else [])
+    kwargs = {} if arr.dtype == np.int64 else {"dtype": spell.dotted(f"np.{arr.dtype.name}")}
+    expr = spell.call("np.arange", *bounds, **kwargs)
+    return expr if arr.ndim == 1 else spell.method_call(expr, "reshape", spell.literal(arr.shape))
+
+
+def _filled_expr(arr: np.ndarray) -> ast.expr | None:
+    """``np.zeros(shape)`` or ``np.full(shape, value)`` when every entry has the same bits and is finite; else None.
+
+    >>> ast.unparse(_filled_expr(np.zeros(3)))
+    'np.zeros((3,), dtype=np.float64)'
+    """
+    flat = arr.reshape(-1)
+    bits = flat.view(np.uint8).reshape(flat.size, -1)
+    if not (bits == bits[0]).all():
+        return None
+    value = flat[0].item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    dtype = spell.dotted(f"np.{arr.dtype.name}")
+    if not bits[0].any():  # all zero bits: 0, 0.0 or False
+        return spell.call("np.zeros", spell.literal(arr.shape), dtype=dtype)
+    return spell.call("np.full", spell.literal(arr.shape), spell.literal(value), dtype=dtype)
 
 
 def _bytes_expr(arr: np.ndarray, blobs: dict | None) -> ast.expr:
