@@ -23,7 +23,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade import grad_fn as gf
-from gradc.facade import grad_mode
+from gradc.facade import grad_mode, torch_sum
 from gradc.facade.record import replay_vjp
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
@@ -154,6 +154,10 @@ def reduce_all(op, a, name):
         params["count"] = x.size
     out = _new(Tensor)
     out._data = np.asarray(prim.impl(x, **params))
+    if x.dtype is _F32 and x.size:  # float32: the value torch's order of additions gives (see torch_sum)
+        value = torch_sum.torch_order_sum(x, None, False)
+        if value is not None:
+            out._data = value if op == "sum" else (value / np.float32(x.size)).astype(np.float32)
     out._vc = [0]
     if not a._requires_grad or not _STATE["enabled"]:
         return out
