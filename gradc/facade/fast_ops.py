@@ -336,6 +336,11 @@ def _sum_to(g, shape):
     """The VJP of NumPy's implicit broadcast of an operand of ``shape`` (0-d or the full shape)."""
     if g.shape == shape:
         return g
+    if type(g) is np.ndarray and g.dtype is _F32 and g.size and len(shape) < g.ndim \
+            and tuple(shape) == g.shape[g.ndim - len(shape):]:  # leading axes only: added in torch's order
+        value = torch_sum.torch_order_sum(g, tuple(range(g.ndim - len(shape))), False)
+        if value is not None:
+            return value
     if not shape:  # what ``sum_to`` binds for a 0-d target: the sum over every axis (arrays: its impl)
         return _PRIMS["sum"].impl(g, axes=tuple(range(g.ndim)), keepdims=False)
     return sh.sum_to(g, shape)

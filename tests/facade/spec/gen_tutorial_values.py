@@ -67,6 +67,18 @@ def tutorial_loss_sum(T):
 
 
 @case
+def broadcast_scalar_gradients(T):
+    """Gradients of 0-d parameters broadcast over float32 data (torch reduces them with its sum)."""
+    out = []
+    for n in (7, 100, 2000, 5000):
+        x = T.tensor(np.random.default_rng(n).standard_normal((n, 3)).astype(np.float32))
+        a = T.tensor(0.5, requires_grad=True)
+        ((a + x * 0.25) ** 2 * x).sum().backward()
+        out.append(bits(a.grad))
+    return out
+
+
+@case
 def grad_assigned_a_number(T):
     a = T.ones((), requires_grad=True)
     out = []
