@@ -318,6 +318,16 @@ FUNCTIONS = ("real", "imag", "conj", "conj_physical", "angle", "is_complex", "co
 accept_traced_everywhere(globals(), FUNCTIONS)  # torch-style code given to gradc.grad on NumPy arrays
 
 
+def _real_only_abs_(abs_):
+    """``abs_`` refusing complex tensors as torch does (|z| is real: it cannot be written back into z)."""
+    def run(self):
+        if is_complex(self):
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return abs_(self)
+    run.__name__ = "abs_"
+    return run
+
+
 def install(T) -> None:
     """Attach the complex methods and the ``.real``/``.imag`` properties to the Tensor class ``T``."""
     g = globals()
@@ -332,5 +342,6 @@ def install(T) -> None:
     T.is_neg = lambda self: False
     T.resolve_conj = lambda self: self
     T.resolve_neg = lambda self: self
+    T.abs_ = _real_only_abs_(T.abs_)
     T.cfloat = lambda self: self.to(dtypes.complex64)
     T.cdouble = lambda self: self.to(dtypes.complex128)

@@ -105,6 +105,9 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     devices.check(device)
     dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
+    if dt.np in (np.float32, np.float64) and all(isinstance(v, (int, float)) for v in (start, end)):
+        from gradc.facade.linspace_torch import linspace_values  # torch's rounding, bit for bit
+        return _finish(linspace_values(start, end, int(steps), dt.np), dt, requires_grad)
     return _finish(np.linspace(start, end, steps).astype(dt.np), dt, requires_grad)
 
 

@@ -23,7 +23,7 @@ import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade import grad_fn as gf
-from gradc.facade import grad_mode
+from gradc.facade import grad_mode, torch_sum
 from gradc.facade.record import replay_vjp
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
@@ -154,6 +154,10 @@ def reduce_all(op, a, name):
         params["count"] = x.size
     out = _new(Tensor)
     out._data = np.asarray(prim.impl(x, **params))
+    if x.dtype is _F32 and x.size:  # float32: the value torch's order of additions gives (see torch_sum)
+        value = torch_sum.torch_order_sum(x, None, False)
+        if value is not None:
+            out._data = value if op == "sum" else (value / np.float32(x.size)).astype(np.float32)
     out._vc = [0]
     if not a._requires_grad or not _STATE["enabled"]:
         return out
@@ -332,6 +336,11 @@ def _sum_to(g, shape):
     """The VJP of NumPy's implicit broadcast of an operand of ``shape`` (0-d or the full shape)."""
     if g.shape == shape:
         return g
+    if type(g) is np.ndarray and g.dtype is _F32 and g.size and len(shape) < g.ndim \
+            and tuple(shape) == g.shape[g.ndim - len(shape):]:  # leading axes only: added in torch's order
+        value = torch_sum.torch_order_sum(g, tuple(range(g.ndim - len(shape))), False)
+        if value is not None:
+            return value
     if not shape:  # what ``sum_to`` binds for a 0-d target: the sum over every axis (arrays: its impl)
         return _PRIMS["sum"].impl(g, axes=tuple(range(g.ndim)), keepdims=False)
     return sh.sum_to(g, shape)

@@ -308,6 +308,38 @@ def _mm_error(a, b):
     raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {b.shape[0]}x{b.shape[1]})")
 
 
+_CPP_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
+             "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _same_dtype(a, b, kernel: str) -> None:
+    """torch's refusal of a matrix product of two dtypes (no promotion there, unlike ``*``), in the words of the
+    kernel that ``matmul`` dispatches to (``dot``, ``addmv``, ``mm``, ``bmm``)."""
+    da, db = a.dtype, b.dtype
+    if da is db:
+        return
+    ta, tb = da.legacy[:-len("Tensor")], db.legacy[:-len("Tensor")]
+    if kernel == "dot":
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {ta} and {tb}")
+    if kernel == "addmv":
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}")
+    if kernel == "bmm":
+        raise RuntimeError(f"expected scalar type {ta} but found {tb}")
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CPP_TYPE[da.name]} != "
+                       f"{_CPP_TYPE[db.name]}")
+
+
+def _matmul_kernel(da: int, db: int) -> str:
+    """The kernel torch's ``matmul`` reaches for operands of ``da`` and ``db`` dimensions (its error's words)."""
+    if da == 1 and db == 1:
+        return "dot"
+    if db == 1:
+        return "addmv"
+    if db == 2:
+        return "mm"
+    return "bmm"
+
+
 def _mm_fn(dt):
     return lambda x, y: la.matmul(_cast_fast(x, dt), _cast_fast(y, dt))
 
@@ -324,12 +356,15 @@ def mm(a, b):
         raise RuntimeError("mat2 must be a matrix")
     if sa[1] != sb[0]:
         _mm_error(a, b)
+    _same_dtype(a, b, "mm")
     return record("MmBackward0", _mm_fn(dtypes.promote(a, b)), [a, b], saves=True, saved=[a, b])
 
 
 def matmul(a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     da, db = a.dim(), b.dim()
+    if da and db:
+        _same_dtype(a, b, _matmul_kernel(da, db))
     if da == 1 and db == 2:
         if a._data.shape[0] != b._data.shape[0]:
             _mm_error(a, b)
@@ -385,6 +420,7 @@ def _unsafe_view(a, shape):
 
 
 def bmm(a, b):
+    _same_dtype(a, b, "bmm")
     return record("BmmBackward0", _mm_fn(dtypes.promote(a, b)), [a, b], saves=True, saved=[a, b])
 
 

@@ -4,7 +4,7 @@ Each function is gradc's NumPy-level linear algebra (``gradc.ops.linalg_api``, `
 ``linalg_scipy``) lifted into one recorded node (``gradc.facade.lift``), so its gradient is the
 registry's VJP rules, the ones the compiler differentiates with. Results that torch returns as
 named tuples (``slogdet``, ``eigh``, ``svd``, ``qr``, ``lstsq``) are named tuples here too.
-Complex results (``eig``, ``eigvals``) are refused: the facade's tensors are real.
+``eig`` and ``eigvals`` return complex tensors (complex64 for float32 input, as torch's).
 
 >>> import gradc.torch as torch
 >>> a = torch.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
@@ -43,6 +43,7 @@ def _return_type(name, fields):
 
 SlogdetResult = _return_type("linalg_slogdet", "sign logabsdet")
 EighResult = _return_type("linalg_eigh", "eigenvalues eigenvectors")
+EigResult = _return_type("linalg_eig", "eigenvalues eigenvectors")
 SVDResult = _return_type("linalg_svd", "U S Vh")
 QRResult = _return_type("linalg_qr", "Q R")
 LstsqResult = _return_type("linalg_lstsq", "solution residuals rank singular_values")
@@ -50,15 +51,12 @@ InvExResult = _return_type("linalg_inv_ex", "inverse info")
 CholeskyExResult = _return_type("linalg_cholesky_ex", "L info")
 
 
-_TYPE_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
-
-
 def _floating(A, what):
     """torch's refusal of integer input to ``torch.linalg`` (no promotion there, unlike elementwise ops)."""
     A = operand(A)
     if A.dtype.kind < 2:
         raise RuntimeError(f"linalg.{what}: Expected a floating point or complex tensor as input. "
-                           f"Got {_TYPE_NAMES[A.dtype.name]}")
+                           f"Got {A.dtype.legacy[:-len('Tensor')]}")
     return A
 
 
@@ -388,17 +386,37 @@ def tensorsolve(A, B, dims=None, *, out=None):
                     "linalg.tensorsolve")
 
 
-def _complex(name):
-    def refuse(*args, **kwargs):
-        raise RuntimeError(f"torch.linalg.{name}: its result is complex, and gradc's Tensor facade has real tensors "
-                           "only; for a symmetric matrix use torch.linalg.eigh / eigvalsh")
-    refuse.__name__ = name
-    return refuse
+def _complex_result(A):
+    """torch's refusal of integer input to a function whose result is complex (before any shape check)."""
+    A = operand(A)
+    if A.dtype.kind < 2:
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.legacy[:-len('Tensor')]}")
+    return A
 
 
-eig, eigvals = _complex("eig"), _complex("eigvals")
+def eig(A, *, out=None):
+    """Eigenvalues and unit-norm eigenvectors of a general square matrix, complex as torch returns them
+    (gradient: gradc's ``eig`` rule, which needs distinct eigenvalues, as torch's).
+
+    >>> import gradc.torch as torch
+    >>> torch.linalg.eig(torch.tensor([[2.0, 1.0], [0.0, 3.0]])).eigenvalues
+    tensor([2.+0.j, 3.+0.j])
+    """
+    A = _square(_complex_result(A), "eig")
+    return EigResult(*apply_each("LinalgEigBackward0", lambda a: tuple(la.eig(a)), 2, A))
+
+
+def eigvals(A, *, out=None):
+    """``eig``'s eigenvalues (torch records them under the same ``LinalgEigBackward0`` node name).
+
+    >>> import gradc.torch as torch
+    >>> torch.linalg.eigvals(torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=torch.float64))
+    tensor([0.+1.j, 0.-1.j], dtype=torch.complex128)
+    """
+    return with_out(apply("LinalgEigBackward0", lambda a: la.eigvals(a), _square(_complex_result(A), "eigvals")), out,
+                    "linalg.eigvals")
+
 
 __all__ = sorted(n for n, v in dict(globals()).items()
                  if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__)
-
 accept_traced_everywhere(globals(), __all__)  # torch-style code given to gradc.grad on NumPy arrays

@@ -176,6 +176,9 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):  # torch's words (a tutorial assigns 0.)
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                            + type(value).__name__)
         if value is not None and tuple(value.shape) != tuple(self.shape):
             raise RuntimeError("attempting to assign a gradient of size '[%s]' to a tensor of size '[%s]'. Please "
                                "ensure that the gradient and the tensor are the same size"

@@ -194,6 +194,11 @@ def lerp(input, end, weight, *, out=None):  # noqa: A002
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):  # noqa: A002
+    input, mat1, mat2 = operand(input), operand(mat1), operand(mat2)  # noqa: A001
+    for name, t in (("self", input), ("mat1", mat1)):  # torch checks self first, then mat1; never promotes
+        if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {t.dtype.legacy[:-6]} and "
+                               f"{mat2.dtype.legacy[:-6]}")
     return with_out(apply("AddmmBackward0", lambda c, a, b: ew.add(ew.mul(c, float(beta)),
                                                                    ew.mul(ct.einsum("ij,jk->ik", a, b), float(alpha))),
                           input, mat1, mat2), out, "addmm")
