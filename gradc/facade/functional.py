@@ -39,7 +39,17 @@ _KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bo
 
 
 def dtype_key(dt):
-    return _KEYS[dt.name]
+    """The IR's dtype for the facade dtype ``dt``; a clear error for one gradc does not compute in (float16).
+
+    >>> import gradc.torch as torch
+    >>> dtype_key(torch.float32)
+    'f32'
+    """
+    key = _KEYS.get(dt.name)
+    if key is None:
+        raise TypeError(f"gradc's Tensor facade cannot compute in torch.{dt.name}: its ops run in "
+                        f"{', '.join('torch.' + name for name in _KEYS)}; convert with .float() or .double()")
+    return key
 
 
 def check_broadcast(a, b):

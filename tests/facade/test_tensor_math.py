@@ -277,3 +277,11 @@ def test_torch_compile_of_the_added_functions_matches_eager():
     np.testing.assert_allclose(compiled.item(), eager.item(), rtol=1e-12)
     np.testing.assert_allclose(a.grad.numpy(), grads[0].numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), grads[1].numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("convert", [lambda t: t.to(torch.float16), lambda t: t.half(),
+                                     lambda t: t + torch.zeros(3, dtype=torch.float16)])
+def test_float16_arithmetic_is_refused_clearly(convert):
+    """The IR has no float16: a clear TypeError naming the dtypes gradc computes in, not a KeyError."""
+    with pytest.raises(TypeError, match=r"float16.*float32, .*float64"):
+        convert(torch.ones(3))
