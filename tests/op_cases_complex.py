@@ -8,6 +8,7 @@ direction of ``z``, and its dot-product test checks JAX's convention of every co
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
 from op_cases import Case, away_from_zero, f32, normal, positive
 
 
@@ -17,6 +18,11 @@ def _z(x, y):
 
 def _matrix(x, y):
     return _z(x, y) + 3.0 * np.eye(x.shape[-1])
+
+
+def _hermitian(x, y):
+    z = _z(x, y)
+    return z @ z.conj().T + np.eye(x.shape[-1])
 
 
 def _half_power(a):  # U S^1/2 V^H: free of the singular vectors' common phase, not of their relative one
@@ -74,6 +80,19 @@ DIFF_CASES = [
     Case("complex_slogdet",
          lambda x, y: np.linalg.slogdet(_matrix(x, y))[1] + np.imag(np.linalg.slogdet(_matrix(x, y))[0]),
          [normal(3, 3), normal(3, 3)], ("det_phase", "logabsdet")),
+    Case("complex_qr", lambda x, y: np.real(np.sum(np.linalg.qr(_z(x, y))[0] * np.arange(6.0).reshape(3, 2))) +
+         np.imag(np.sum(np.linalg.qr(_z(y, x).T)[1])), [normal(3, 2), normal(3, 2)], ("qr",),
+         extra={"c_refuses": "target c computes qr"}),
+    Case("complex_cholesky", lambda x, y: np.sum(np.abs(np.linalg.cholesky(_hermitian(x, y))) ** 2 *
+                                                 np.arange(9.0).reshape(3, 3)),
+         [normal(3, 3), normal(3, 3)], ("cholesky",), extra={"c_refuses": "target c computes"}),
+    Case("complex_pinv_lstsq", lambda x, y: np.real(np.sum(np.linalg.pinv(_z(x, y)))) +
+         np.imag(np.sum(np.linalg.lstsq(_z(x, y), np.arange(3.0) + 1j, rcond=None)[0])),
+         [normal(3, 2), normal(3, 2)], ("svd",), extra={"c_refuses": "target c computes svd"}),
+    Case("complex_scans", lambda x, y: np.real(np.cumsum(_z(x, y) ** 2)) + np.imag(np.cumprod(_z(x, y), axis=0)),
+         [normal(4), normal(4)], ("cumsum", "cumprod")),
+    Case("complex_cov_logsumexp", lambda x, y: np.real(np.cov(_z(x, y))) + np.imag(
+         scipy.special.logsumexp(_z(x, y), axis=1)[:, None]), [normal(2, 4), normal(2, 4)], ("matmul", "exp")),
 ]
 
 NONDIFF_CASES: list = []

@@ -34,7 +34,7 @@ def sqrtm(A, disp=None, blocksize=None):
     if disp is not None or blocksize is not None:
         _refuse("scipy.linalg.sqrtm", "disp= or blocksize= (deprecated by SciPy)", "drop them")
     n = sylvester.check_square(A, "scipy.linalg.sqrtm")
-    a = A if aval(A).dtype in ("f64", "f32") else ew.astype(A, "f64")
+    a = A if aval(A).dtype in ("f64", "f32", "c128", "c64") else ew.astype(A, "f64")
     if not n:
         return a
     start = stop_gradient(a)

@@ -111,18 +111,7 @@ def test_jacobians_refuse_non_holomorphic_complex_maps():
     _refused(gradc.jacrev(lambda x: x * 1j), np.ones(1), match="reverse mode needs real outputs")
 
 
-@pytest.mark.parametrize("name,call", [  # (eigh and svd of complex matrices work: tests/complex/test_complex_*.py)
-    ("np.linalg.qr", lambda a: np.linalg.qr(a)[1]),
-    ("np.linalg.cholesky", lambda a: np.linalg.cholesky(a)),
-    ("np.linalg.pinv", lambda a: np.linalg.pinv(a)),
-])
-def test_decompositions_of_complex_matrices_are_refused(name, call):
-    a = np.eye(2) * (1 + 1j)
-
-    def f(a):
-        return np.sum(np.abs(call(a)))
-    err = _refused(gradc.grad(f), a, match="complex matrix")
-    assert name in str(err)
+# (the decompositions of complex matrices are computed: tests/ops/test_complex_linalg.py)
 
 
 def test_fabs_and_real_if_close_refuse_complex():

@@ -107,7 +107,7 @@ COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenat
 COMPLEX_SCALAR_OPS = frozenset({
     "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
     "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to",
-    "element"})  # element: an item of a tuple-valued result, moved as it is
+    "element", "cumsum", "cumprod"})  # element: an item of a tuple-valued result, moved as it is
 
 
 def complex_values(graph) -> list:
