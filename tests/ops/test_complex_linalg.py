@@ -1,8 +1,9 @@
 """Linear algebra and scans on complex arrays: NumPy's and SciPy's values, and JAX's derivative convention.
 
 Every function is run on seeded random complex matrices (three draws each, the generator): gradc's value and
-dtype must equal NumPy's (SciPy's), and the gradient of the real loss ``sum(Re(f(z) * w))`` (``w`` complex) must
-equal central differences along the real and the imaginary direction of each entry (``df/dx - i df/dy``).
+dtype must equal NumPy's (SciPy's), the gradient of the real loss ``sum(Re(f(z) * w))`` (``w`` complex) must
+equal central differences along the real and the imaginary direction of each entry (``df/dx - i df/dy``), and
+``jvp`` along a random complex direction the difference quotient along it.
 Functions holomorphic in their input are checked further as such: ``jacobian(holomorphic=True)`` applied to a
 direction against the difference quotient along that direction and along ``i`` times it.
 """
@@ -149,6 +150,19 @@ def test_gradient_is_jax_s_against_differences(name, f, make, seed):
     g = gradc.grad(loss)(z)
     assert g.dtype == np.complex128 and g.shape == z.shape
     np.testing.assert_allclose(g, _quiet(central_gradient, loss, z), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,f,make", CASES, ids=IDS)
+def test_forward_mode_against_differences(name, f, make):
+    """``jvp`` pushes a complex tangent through the real-linear derivative: the difference quotient along it."""
+    rng = np.random.default_rng(11)
+    z = make(rng)
+    direction = _complex(rng, *z.shape)
+    _, tangent = gradc.jvp(f, (z,), (direction,))
+    numeric = _leaves(_quiet(central_directional, lambda v: np.concatenate(
+        [np.ravel(leaf) for leaf in _leaves(f(v))]), z, direction))
+    pushed = np.concatenate([np.ravel(leaf) for leaf in _leaves(tangent)])
+    np.testing.assert_allclose(pushed, numeric[0], rtol=1e-5, atol=1e-7)
 
 
 def test_unread_entries_get_no_gradient():
