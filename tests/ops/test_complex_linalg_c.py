@@ -57,7 +57,12 @@ def sylvester(a):
     return np.real(np.sum(sl.solve_sylvester(a[:2, :2], a[2:, 2:], a[:2, 2:]) * (1 + 2j)))
 
 
+def expm(a):
+    return np.real(np.sum(sl.expm(a) * W)) + np.imag(np.sum(sl.expm(3 * a)))  # (3 a: scaled and squared)
+
+
 CASES = [
+    ("expm", expm, lambda rng: _complex(rng, 4, 4)),
     ("solve_inv", solve_inv, lambda rng: _general(rng, 4, 4)),
     ("slogdet_power", slogdet_power, lambda rng: _general(rng, 4, 4)),
     ("cholesky_solves", cholesky_solves, lambda rng: _hermitian(rng, 4)),
@@ -123,6 +128,11 @@ def test_complex_scalars_cross_the_extension_boundary():
 
 def qr_of(a):
     return np.sum(np.abs(np.linalg.qr(a)[1]))
+
+
+def test_expm_of_a_large_complex_matrix_scales_and_squares():
+    a = _complex(np.random.default_rng(6), 3, 3) * 20
+    np.testing.assert_allclose(gradc.jit(lambda a: sl.expm(a), target="c")(a), sl.expm(a), rtol=1e-9)
 
 
 def test_real_only_decompositions_are_refused_by_name():

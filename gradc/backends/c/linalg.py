@@ -21,7 +21,7 @@ True
 """
 from __future__ import annotations
 
-from gradc.backends.c.linalg_complex import SAME_TEXT, SUFFIX, complex_helper_text
+from gradc.backends.c.linalg_complex import EDITED, SAME_TEXT, SUFFIX, complex_helper_text
 from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
 from gradc.ir.types import REAL_OF_COMPLEX as REAL_OF
@@ -258,7 +258,7 @@ def helper_text(kind: str, ctype: str) -> str:
     True
     """
     if "_Complex" in ctype:  # (gradc.backends.c.linalg_complex)
-        return complex_helper_text(kind, ctype, _HELPERS[kind] if kind in SAME_TEXT else "")
+        return complex_helper_text(kind, ctype, _HELPERS[kind] if kind in SAME_TEXT | set(EDITED) else "")
     suffix = "f" if ctype == "float" else ""
     text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
     text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])

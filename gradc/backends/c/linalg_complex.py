@@ -10,7 +10,8 @@ real helpers' text (they never compare two numbers); these differ from the real 
 * ``slogdet``: the sign is the phase ``det / |det|``, the product of the pivots' phases (and ``-1``
   per interchange), ``log|det|`` the sum of the pivots' ``log|u_ii|``;
 * ``cholesky``: ``a = L L^H`` from the lower triangle, the diagonal's imaginary part unread (as
-  LAPACK's ``zpotrf``), NaN everywhere when a pivot is not positive.
+  LAPACK's ``zpotrf``), NaN everywhere when a pivot is not positive;
+* ``expm``: the real scaling and squaring (Higham 2005), its 1-norm and scaling on the moduli.
 
 >>> "gradc_luz(long n" in complex_helper_text("lu", "double _Complex")
 True
@@ -121,22 +122,30 @@ static void gradc_choleskyF(long n, const T *restrict a, long rs, long cs, T *re
     }
 }""",
 }
-SAME_TEXT = frozenset({"solve", "trisolve", "trimm"})  # the real helpers' text computes on complex values as it is
-COMPLEX_KINDS = SAME_TEXT | frozenset(COMPLEX_HELPERS)
-COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky"})  # C lowerings taking complex
+SAME_TEXT = frozenset({"solve", "trisolve", "trimm", "square_matmul"})  # the real text computes on complex as it is
+# expm: the real text, its norm and scaling computed on the real modulus (ldexp of a complex value is no C99)
+_EXPM_EDITS = (("T norm1 = 0;", "R norm1 = 0;"), ("T col = 0;", "R col = 0;"),
+               ("const T ratio = frexpF(", "const R ratio = frexp("),
+               ("ldexpF(a[i*rs + j*cs], -s)", "a[i*rs + j*cs] * ldexp((R)1, -s)"), ("fabsF(", "fabs("))
+EDITED = {"expm": _EXPM_EDITS}
+COMPLEX_KINDS = SAME_TEXT | frozenset(COMPLEX_HELPERS) | frozenset(EDITED)
+COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky", "expm"})  # lowerings taking complex
 _REAL = {"double _Complex": "double", "float _Complex": "float"}
 SUFFIX = {"double _Complex": "z", "float _Complex": "c", "float": "f", "double": ""}
 
 
 def complex_helper_text(kind: str, ctype: str, real_text: str = "") -> str:
     """The C source of helper ``kind`` for the complex ``ctype`` ("double _Complex" or "float _Complex");
-    ``real_text``: the real helper's source, for the kinds whose text is the same (``SAME_TEXT``).
+    ``real_text``: the real helper's source, for the kinds whose text is the same (``SAME_TEXT``) or edited.
 
     >>> "float _Complex *sign, float *logabs" in complex_helper_text("slogdet", "float _Complex")
     True
     """
     text = COMPLEX_HELPERS.get(kind, real_text)
+    for old, new in EDITED.get(kind, ()):
+        assert old in text, (kind, old)  # (the real helper changed: edit these edits)
+        text = text.replace(old, new)
     text = text.replace("F(", SUFFIX[ctype] + "(")
     text = text.replace("const R ", f"const {_REAL[ctype]} ").replace("R *", f"{_REAL[ctype]} *")
-    text = text.replace("    R ", f"    {_REAL[ctype]} ")
+    text = text.replace("    R ", f"    {_REAL[ctype]} ").replace("(R)", f"({_REAL[ctype]})")
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
