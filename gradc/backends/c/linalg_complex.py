@@ -11,7 +11,9 @@ real helpers' text (they never compare two numbers); these differ from the real 
   per interchange), ``log|det|`` the sum of the pivots' ``log|u_ii|``;
 * ``cholesky``: ``a = L L^H`` from the lower triangle, the diagonal's imaginary part unread (as
   LAPACK's ``zpotrf``), NaN everywhere when a pivot is not positive;
-* ``expm``: the real scaling and squaring (Higham 2005), its 1-norm and scaling on the moduli.
+* ``expm``: the real scaling and squaring (Higham 2005), its 1-norm and scaling on the moduli;
+* ``qr``: Householder reflections with LAPACK's complex convention (``zgeqr2``/``zlarfg``: R's diagonal
+  real, ``-sign(Re alpha)`` times the column's norm), so Q and R equal NumPy's.
 
 >>> "gradc_luz(long n" in complex_helper_text("lu", "double _Complex")
 True
@@ -121,6 +123,78 @@ static void gradc_choleskyF(long n, const T *restrict a, long rs, long cs, T *re
         }
     }
 }""",
+    "qr": """
+/* The reduced QR of the strided m x n complex matrix a by Householder reflections H_j = I - tau_j v_j v_j^H with
+ * LAPACK's zgeqr2/zlarfg convention: R_jj = beta = -sign(Re alpha) |(alpha, x)|, real, for the column (alpha; x)
+ * below the diagonal, tau = (beta - alpha) / beta, no reflection (tau = 0) where x is zero and alpha real; the
+ * trailing columns are multiplied by H_j^H; Q = H_0 ... H_{k-1} applied to the first k = min(m, n) columns of I
+ * (zung2r). q: m x k (row stride ldq); r: k x n (row stride ldr). Work: w (m*n), tau (k). */
+static void gradc_qrF(long m, long n, const T *restrict a, long rs, long cs, T *restrict q, long ldq,
+                     T *restrict r, long ldr, T *restrict w, T *restrict tau)
+{
+    const long k = m < n ? m : n;
+    for (long i = 0; i < m; ++i) {
+        for (long j = 0; j < n; ++j) {
+            w[i*n + j] = a[i*rs + j*cs];
+        }
+    }
+    for (long j = 0; j < k; ++j) {
+        const T alpha = w[j*n + j];
+        R big = 0, xx = 0;  /* |x| = big sqrt(sum |x_i / big|^2): no overflow or underflow */
+        for (long i = j + 1; i < m; ++i) {
+            big = fabs(w[i*n + j]) > big || isnan(fabs(w[i*n + j])) ? fabs(w[i*n + j]) : big;
+        }
+        if (big == 0 && cimag(alpha) == 0) {
+            tau[j] = 0;
+            continue;
+        }
+        for (long i = j + 1; i < m; ++i) {
+            const R re = creal(w[i*n + j]) / (big > 0 ? big : 1), im = cimag(w[i*n + j]) / (big > 0 ? big : 1);
+            xx += re * re + im * im;
+        }
+        const R beta = -copysign(hypot(fabs(alpha), big * sqrt(xx)), creal(alpha));
+        tau[j] = (beta - alpha) / beta;
+        const T scale = 1 / (alpha - beta);
+        for (long i = j + 1; i < m; ++i) {
+            w[i*n + j] *= scale;
+        }
+        w[j*n + j] = beta;
+        for (long c = j + 1; c < n; ++c) {  /* the trailing columns: w <- H_j^H w */
+            T d = w[j*n + c];
+            for (long i = j + 1; i < m; ++i) {
+                d += conj(w[i*n + j]) * w[i*n + c];
+            }
+            d *= conj(tau[j]);
+            w[j*n + c] -= d;
+            for (long i = j + 1; i < m; ++i) {
+                w[i*n + c] -= d * w[i*n + j];
+            }
+        }
+    }
+    for (long i = 0; i < k; ++i) {
+        for (long j = 0; j < n; ++j) {
+            r[i*ldr + j] = j >= i ? w[i*n + j] : 0;
+        }
+    }
+    for (long i = 0; i < m; ++i) {
+        for (long j = 0; j < k; ++j) {
+            q[i*ldq + j] = i == j;
+        }
+    }
+    for (long j = k - 1; j >= 0; --j) {  /* q <- H_j q, last reflection first */
+        for (long c = j; c < k; ++c) {
+            T d = q[j*ldq + c];
+            for (long i = j + 1; i < m; ++i) {
+                d += conj(w[i*n + j]) * q[i*ldq + c];
+            }
+            d *= tau[j];
+            q[j*ldq + c] -= d;
+            for (long i = j + 1; i < m; ++i) {
+                q[i*ldq + c] -= d * w[i*n + j];
+            }
+        }
+    }
+}""",
 }
 SAME_TEXT = frozenset({"solve", "trisolve", "trimm", "square_matmul"})  # the real text computes on complex as it is
 # expm: the real text, its norm and scaling computed on the real modulus (ldexp of a complex value is no C99)
@@ -129,7 +203,7 @@ _EXPM_EDITS = (("T norm1 = 0;", "R norm1 = 0;"), ("T col = 0;", "R col = 0;"),
                ("ldexpF(a[i*rs + j*cs], -s)", "a[i*rs + j*cs] * ldexp((R)1, -s)"), ("fabsF(", "fabs("))
 EDITED = {"expm": _EXPM_EDITS}
 COMPLEX_KINDS = SAME_TEXT | frozenset(COMPLEX_HELPERS) | frozenset(EDITED)
-COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky", "expm"})  # lowerings taking complex
+COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky", "expm", "qr"})  # C lowerings
 _REAL = {"double _Complex": "double", "float _Complex": "float"}
 SUFFIX = {"double _Complex": "z", "float _Complex": "c", "float": "f", "double": ""}
 
