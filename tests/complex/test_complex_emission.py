@@ -125,14 +125,6 @@ def test_fabs_and_real_if_close_refuse_complex():
     assert gradc.grad(lambda x: np.sum(np.real_if_close(x) ** 2))(np.ones(2)).tolist() == [2.0, 2.0]
 
 
-def test_c_target_refuses_real_only_lowerings_clearly():
-    def f(a):
-        return np.sum(np.abs(np.linalg.svd(a, compute_uv=False)))
-    with pytest.raises(GradcError, match="computes svdvals on real values only") as info:
-        gradc.compile(f, np.eye(2) * (1 + 1j), target="c")
-    assert "target='numpy'" in str(info.value)
-
-
 @pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler found")
 def test_c_source_is_byte_identical_and_keeps_special_constants():
     def f(z):

@@ -21,7 +21,8 @@ True
 """
 from __future__ import annotations
 
-from gradc.backends.c.linalg_complex import EDITED, SAME_TEXT, SUFFIX, complex_helper_text
+from gradc.backends.c.linalg_complex import COMPLEX_NEEDS, EDITED, SAME_TEXT, SUFFIX, complex_helper_text
+from gradc.backends.c.linalg_complex_spectral import ComplexSpectralLowerings
 from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
 from gradc.ir.types import REAL_OF_COMPLEX as REAL_OF
@@ -265,12 +266,12 @@ def helper_text(kind: str, ctype: str) -> str:
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 
-class LinalgLowerings(DecompLowerings):
+class LinalgLowerings(DecompLowerings, ComplexSpectralLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
     def linalg_helper(self, kind, dtype):
         ctype = C_TYPES[dtype]
-        for need in _NEEDS.get(kind, ()):
+        for need in (COMPLEX_NEEDS if "_Complex" in ctype else _NEEDS).get(kind, ()):
             self.linalg_helper(need, dtype)
         name = f"gradc_{kind}{SUFFIX[ctype]}"
         return self.module.helper(("gradc_linalg", kind, ctype), name, lambda: "\n" + helper_text(kind, ctype))

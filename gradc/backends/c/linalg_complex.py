@@ -13,12 +13,15 @@ real helpers' text (they never compare two numbers); these differ from the real 
   LAPACK's ``zpotrf``), NaN everywhere when a pivot is not positive;
 * ``expm``: the real scaling and squaring (Higham 2005), its 1-norm and scaling on the moduli;
 * ``qr``: Householder reflections with LAPACK's complex convention (``zgeqr2``/``zlarfg``: R's diagonal
-  real, ``-sign(Re alpha)`` times the column's norm), so Q and R equal NumPy's.
+  real, ``-sign(Re alpha)`` times the column's norm), so Q and R equal NumPy's;
+* ``eigh`` and ``svd``: Jacobi methods with complex rotations (``gradc.backends.c.linalg_complex_spectral``).
 
 >>> "gradc_luz(long n" in complex_helper_text("lu", "double _Complex")
 True
 """
 from __future__ import annotations
+
+from gradc.backends.c.linalg_complex_spectral import COMPLEX_SPECTRAL
 
 COMPLEX_HELPERS = {
     "lu": """
@@ -203,8 +206,12 @@ _EXPM_EDITS = (("T norm1 = 0;", "R norm1 = 0;"), ("T col = 0;", "R col = 0;"),
                ("ldexpF(a[i*rs + j*cs], -s)", "a[i*rs + j*cs] * ldexp((R)1, -s)"), ("fabsF(", "fabs("))
 EDITED = {"expm": _EXPM_EDITS}
 COMPLEX_KINDS = SAME_TEXT | frozenset(COMPLEX_HELPERS) | frozenset(EDITED)
-COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky", "expm", "qr"})  # C lowerings
+COMPLEX_HELPERS.update(COMPLEX_SPECTRAL)  # eigh, svd (gradc.backends.c.linalg_complex_spectral)
+COMPLEX_KINDS = COMPLEX_KINDS | frozenset(COMPLEX_SPECTRAL)
+COMPLEX_NEEDS = {"solve": ("lu",), "slogdet": ("lu",), "expm": ("square_matmul", "lu", "solve")}  # defined before
+COMPLEX_LINALG = frozenset({"solve", "slogdet", "trisolve", "trimm", "cholesky", "expm", "qr", "eigh", "svd"})
 _REAL = {"double _Complex": "double", "float _Complex": "float"}
+_EPSILON = {"double _Complex": "2.220446049250313e-16", "float _Complex": "1.1920929e-07F"}
 SUFFIX = {"double _Complex": "z", "float _Complex": "c", "float": "f", "double": ""}
 
 
@@ -215,7 +222,7 @@ def complex_helper_text(kind: str, ctype: str, real_text: str = "") -> str:
     >>> "float _Complex *sign, float *logabs" in complex_helper_text("slogdet", "float _Complex")
     True
     """
-    text = COMPLEX_HELPERS.get(kind, real_text)
+    text = COMPLEX_HELPERS.get(kind, real_text).replace("EPS_T", _EPSILON[ctype])
     for old, new in EDITED.get(kind, ()):
         assert old in text, (kind, old)  # (the real helper changed: edit these edits)
         text = text.replace(old, new)
