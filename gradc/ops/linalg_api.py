@@ -238,6 +238,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg
     """
     a = _matrices(a, what)
     m, n = aval(a).shape[-2:]
+    if hermitian:  # NumPy's: from eigh (its lower triangle), so the gradient lives on that triangle too
+        return _hermitian_svd(_squares(a, what), compute_uv)
     if not compute_uv:
         return bind("svdvals", a)
     if full_matrices and m != n:
@@ -246,6 +248,30 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg
     from gradc.ops.complex_numbers import conj, real
     u, s, v = unpack_svd(bind("svd", a), m)
     return SVDResult(u, real(s), conj(mT(v)))  # singular values real also of a complex matrix; Vh = V^H
+
+
+def _hermitian_svd(a, compute_uv):
+    """``svd(a, hermitian=True)`` as NumPy computes it: s = |w| of ``eigh`` in descending order, U its eigenvectors,
+    Vh = (U sign(w))^H."""
+    from gradc.ops.complex_numbers import conj
+    from gradc.ops.stats import argsort, flip
+    w, v = eigh(a)
+    size = ew.abs_(w)
+    last = aval(w).ndim - 1
+    order = flip(argsort(size, last), last)
+    s = sh.take_along_axis(size, order, last)
+    if not compute_uv:
+        return s
+    t = aval(v)
+    columns = sh.broadcast_to(sh.reshape(order, t.shape[:-2] + (1, t.shape[-1])), t.shape)
+    u = sh.take_along_axis(v, columns, t.ndim - 1)
+    signs = ew.astype(sh.take_along_axis(ew.sign(w), order, last), t.dtype)
+    return SVDResult(u, s, conj(mT(ew.mul(u, _rows_of(signs)))))
+
+
+def _rows_of(v):
+    t = aval(v)
+    return sh.reshape(v, t.shape[:-1] + (1,) + t.shape[-1:])
 
 
 def qr(a, mode="reduced", what="np.linalg.qr"):
@@ -283,6 +309,11 @@ def pinv(a, rcond=None, hermitian=False, rtol=None):
     a = _matrices(a, "np.linalg.pinv")
     m, n = aval(a).shape[-2:]
     cut = rcond if rcond is not None else rtol if rtol is not None else 1e-15  # np.linalg.pinv's default
+    if hermitian:  # NumPy's: from eigh (its lower triangle): V diag(1/w) V^H, |w| at most cut * max|w| as zero
+        w, v = eigh(_squares(a, "np.linalg.pinv"))
+        big = ew.greater(ew.abs_(w), ew.mul(red.max_(ew.abs_(w), -1, keepdims=True), cut))
+        inverse = ew.where(big, ew.div(1.0, ew.where(big, w, 1.0)), 0.0)
+        return matmul(ew.mul(v, _rows_of(ew.astype(inverse, aval(v).dtype))), conj_of(mT(v)))
     u, s, v = unpack_svd(bind("svd", a), m)
     s = real_of(s)  # (packed with complex singular vectors, the singular values are real all the same)
     return matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), aval(s).shape[:-1] + (1,) + aval(s).shape[-1:])),

@@ -92,6 +92,13 @@ CASES = [
      lambda rng: np.vstack([_complex(rng, 1, 4), 4 + _complex(rng, 1, 4), _complex(rng, 1, 4)])),
     ("matrix_power_negative", lambda a: np.linalg.matrix_power(a, -2), general(3)),
     ("det_scipy", lambda a: sl.det(a), general(3)),
+    ("pinv_hermitian", lambda a: np.linalg.pinv(a, hermitian=True), hermitian(3, junk=True)),
+    ("svd_hermitian", lambda a: np.linalg.svd(a, hermitian=True, compute_uv=False), hermitian(3, junk=True)),
+    ("svd_hermitian_product", lambda a: (lambda u, s, vh: (u * np.sqrt(s)) @ vh)(*np.linalg.svd(a, hermitian=True)),
+     hermitian(3, junk=True)),
+    ("cholesky_upper", lambda a: np.linalg.cholesky(a, upper=True), lambda rng: hermitian(3, junk=True)(rng).conj().T),
+    ("norms", lambda a: (np.linalg.matrix_norm(a, ord="nuc"), np.linalg.vector_norm(a, ord=3), np.linalg.svdvals(a)),
+     general(3)),
     ("cumsum", lambda z: np.cumsum(z), vector(5)),
     ("cumsum_axis", lambda z: np.cumsum(z, axis=1), general(2, 3)),
     ("cumprod", lambda z: np.cumprod(z), vector(4)),
@@ -171,6 +178,18 @@ def test_unread_entries_get_no_gradient():
     g = gradc.grad(lambda a: np.sum(np.abs(np.linalg.cholesky(a)) ** 2 * np.arange(9.0).reshape(3, 3)))(a)
     assert np.all(g[np.triu_indices(3, 1)] == 0)
     assert np.all(np.imag(np.diagonal(g)) == 0)
+
+
+def test_hermitian_svd_of_an_indefinite_real_matrix():
+    """svd(hermitian=True) and pinv(hermitian=True) as NumPy: from eigh's lower triangle, |w| descending."""
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((4, 4))
+    s = a + a.T
+    for f in (lambda m: np.linalg.svd(m, hermitian=True)[1], lambda m: np.linalg.pinv(m, hermitian=True)):
+        np.testing.assert_allclose(gradc.jit(f)(s), f(s), rtol=1e-10, atol=1e-12)
+        weights = rng.standard_normal(np.shape(f(s)))
+        loss = _loss(f, [weights])
+        np.testing.assert_allclose(gradc.grad(loss)(a), central_gradient(loss, a), rtol=1e-5, atol=1e-7)
 
 
 # ---------------------------------------------------------------- holomorphic functions: jacobian(holomorphic=True)
