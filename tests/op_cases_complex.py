@@ -8,6 +8,7 @@ direction of ``z``, and its dot-product test checks JAX's convention of every co
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
 from op_cases import Case, away_from_zero, f32, normal, positive
 
 
@@ -57,15 +58,13 @@ DIFF_CASES = [
          [normal(3, 2), normal(3, 2)], ("matmul", "real", "imag")),
     Case("complex_promote_real", lambda x, y: np.abs(x * (1 + 2j) + y) ** 2, [normal(4), normal(4)],
          ("astype", "abs")),
-    Case("complex_solve_inv", lambda x, y: np.real(np.linalg.solve(_matrix(x, y), np.ones(3) + 1j)) +
-         np.imag(np.linalg.inv(_matrix(y, x))[0]), [normal(3, 3), normal(3, 3)], ("solve",)),
+    Case("complex_solve_inv", lambda x, y: np.real(np.linalg.solve(x + 1j * y + 3 * np.eye(3), np.ones(3) + 1j)) +
+         np.imag(np.linalg.inv(y + 1j * x + 3 * np.eye(3))[0]), [normal(3, 3), normal(3, 3)], ("solve",)),
     Case("complex_eigh", lambda x, y: np.sum(np.linalg.eigvalsh(_matrix(x, y)) * np.arange(1.0, 4.0)) +
          np.sum(np.abs(np.linalg.eigh(_matrix(x, y))[1]) ** 2 * np.arange(9.0).reshape(3, 3)),
-         [normal(3, 3), normal(3, 3)], ("eigh", "eigvalsh"),
-         extra={"c_refuses": "target c computes eigh"}),
+         [normal(3, 3), normal(3, 3)], ("eigh", "eigvalsh")),
     Case("complex_svd", lambda x, y: np.sum(np.linalg.svd(_z(x, y), compute_uv=False) ** 2 * np.arange(1.0, 3.0)) +
-         np.real(np.sum(_half_power(_z(x, y)))), [normal(3, 2), normal(3, 2)], ("svd", "svdvals"),
-         extra={"c_refuses": "target c computes svd"}),
+         np.real(np.sum(_half_power(_z(x, y)))), [normal(3, 2), normal(3, 2)], ("svd", "svdvals")),
     # functions of the eigenpairs free of their order and of each vector's phase (the C target's order is its own)
     Case("eig_complex", lambda x, y: np.real(np.sum(np.linalg.eigvals(_matrix(x, y)) ** 2)) +
          _paired(*np.linalg.eig(_matrix(x, y))), [normal(3, 3), normal(3, 3)], ("eig",)),
@@ -76,6 +75,18 @@ DIFF_CASES = [
     Case("complex_slogdet",
          lambda x, y: np.linalg.slogdet(_matrix(x, y))[1] + np.imag(np.linalg.slogdet(_matrix(x, y))[0]),
          [normal(3, 3), normal(3, 3)], ("det_phase", "logabsdet")),
+    Case("complex_qr", lambda x, y: np.real(np.sum(np.linalg.qr(_z(x, y))[0] * np.arange(6.0).reshape(3, 2))) +
+         np.imag(np.sum(np.linalg.qr(_z(y, x).T)[1])), [normal(3, 2), normal(3, 2)], ("qr",)),
+    Case("complex_cholesky", lambda x, y: np.sum(np.abs(np.linalg.cholesky(
+         (x + 1j * y) @ (x - 1j * y).T + np.eye(3))) ** 2 * np.arange(9.0).reshape(3, 3)),
+         [normal(3, 3), normal(3, 3)], ("cholesky", "triangular_solve")),
+    Case("complex_pinv_lstsq", lambda x, y: np.real(np.sum(np.linalg.pinv(_z(x, y)))) +
+         np.imag(np.sum(np.linalg.lstsq(_z(x, y), np.arange(3.0) + 1j, rcond=None)[0])),
+         [normal(3, 2), normal(3, 2)], ("svd",)),
+    Case("complex_scans", lambda x, y: np.real(np.cumsum(_z(x, y) ** 2)) + np.imag(np.cumprod(_z(x, y), axis=0)),
+         [normal(4), normal(4)], ("cumsum", "cumprod")),
+    Case("complex_cov_logsumexp", lambda x, y: np.real(np.cov(_z(x, y))) + np.imag(
+         scipy.special.logsumexp(_z(x, y), axis=1)[:, None]), [normal(2, 4), normal(2, 4)], ("matmul", "exp")),
 ]
 
 NONDIFF_CASES: list = []

@@ -23,7 +23,7 @@ from gradc.ir import dims
 from gradc.ir.registry import bind
 from gradc.ir.types import INEXACT_DTYPES
 from gradc.ops.linalg import matmul
-from gradc.ops.linalg_decomp import eye_like, mT
+from gradc.ops.linalg_decomp import conj_of, eye_like, mT, real_of
 from gradc.ops.linalg_decomp import solve as solve_raw
 from gradc.ops.linalg_svd import unpack_qr, unpack_svd
 from gradc.ops.values import aval, broadcast_shapes, result_dtype
@@ -41,21 +41,16 @@ def as_float(*xs):
     return [ew.astype(x, dtype) for x in xs]
 
 
-# the NumPy functions gradc computes on complex matrices; the others (decompositions) refuse them
-COMPLEX_OK = frozenset({"np.linalg.solve", "np.linalg.inv", "np.linalg.slogdet", "np.linalg.det",
-                        "np.linalg.matrix_power", "np.linalg.tensorinv", "np.linalg.tensorsolve",
-                        "np.linalg.eigh", "np.linalg.eigvalsh", "scipy.linalg.eigh", "scipy.linalg.eigvalsh",
-                        "np.linalg.svd", "scipy.linalg.svd", "scipy.linalg.svdvals", "np.linalg.svdvals",
-                        "np.linalg.eig", "np.linalg.eigvals"})
+# the functions gradc computes on real matrices only; every other one takes complex matrices too
+REAL_ONLY: frozenset = frozenset()
 
 
 def refuse_complex(x, what):
-    """A clear refusal of a complex operand of ``what`` (a decomposition gradc computes on real matrices only)."""
+    """A clear refusal of a complex operand of ``what`` where gradc computes it on real matrices only."""
     t = aval(x)
-    if t.dtype is not None and t.is_complex and what not in COMPLEX_OK:
-        raise TraceError(f"{what} of a complex matrix ({t}) is not supported by gradc: its decompositions and "
-                         "their derivatives are real-only (complex: solve, inv, det, slogdet, matrix_power, eigh, "
-                         "eigvalsh, svd)",
+    if t.dtype is not None and t.is_complex and what in REAL_ONLY:
+        raise TraceError(f"{what} of a complex matrix ({t}) is not supported by gradc: it computes it on real "
+                         "matrices only",
                          hint="split the matrix into real and imaginary parts, or use a supported function")
 
 
@@ -243,6 +238,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg
     """
     a = _matrices(a, what)
     m, n = aval(a).shape[-2:]
+    if hermitian:  # NumPy's: from eigh (its lower triangle), so the gradient lives on that triangle too
+        return _hermitian_svd(_squares(a, what), compute_uv)
     if not compute_uv:
         return bind("svdvals", a)
     if full_matrices and m != n:
@@ -251,6 +248,30 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, what="np.linalg
     from gradc.ops.complex_numbers import conj, real
     u, s, v = unpack_svd(bind("svd", a), m)
     return SVDResult(u, real(s), conj(mT(v)))  # singular values real also of a complex matrix; Vh = V^H
+
+
+def _hermitian_svd(a, compute_uv):
+    """``svd(a, hermitian=True)`` as NumPy computes it: s = |w| of ``eigh`` in descending order, U its eigenvectors,
+    Vh = (U sign(w))^H."""
+    from gradc.ops.complex_numbers import conj
+    from gradc.ops.stats import argsort, flip
+    w, v = eigh(a)
+    size = ew.abs_(w)
+    last = aval(w).ndim - 1
+    order = flip(argsort(size, last), last)
+    s = sh.take_along_axis(size, order, last)
+    if not compute_uv:
+        return s
+    t = aval(v)
+    columns = sh.broadcast_to(sh.reshape(order, t.shape[:-2] + (1, t.shape[-1])), t.shape)
+    u = sh.take_along_axis(v, columns, t.ndim - 1)
+    signs = ew.astype(sh.take_along_axis(ew.sign(w), order, last), t.dtype)
+    return SVDResult(u, s, conj(mT(ew.mul(u, _rows_of(signs)))))
+
+
+def _rows_of(v):
+    t = aval(v)
+    return sh.reshape(v, t.shape[:-1] + (1,) + t.shape[-1:])
 
 
 def qr(a, mode="reduced", what="np.linalg.qr"):
@@ -288,9 +309,15 @@ def pinv(a, rcond=None, hermitian=False, rtol=None):
     a = _matrices(a, "np.linalg.pinv")
     m, n = aval(a).shape[-2:]
     cut = rcond if rcond is not None else rtol if rtol is not None else 1e-15  # np.linalg.pinv's default
+    if hermitian:  # NumPy's: from eigh (its lower triangle): V diag(1/w) V^H, |w| at most cut * max|w| as zero
+        w, v = eigh(_squares(a, "np.linalg.pinv"))
+        big = ew.greater(ew.abs_(w), ew.mul(red.max_(ew.abs_(w), -1, keepdims=True), cut))
+        inverse = ew.where(big, ew.div(1.0, ew.where(big, w, 1.0)), 0.0)
+        return matmul(ew.mul(v, _rows_of(ew.astype(inverse, aval(v).dtype))), conj_of(mT(v)))
     u, s, v = unpack_svd(bind("svd", a), m)
+    s = real_of(s)  # (packed with complex singular vectors, the singular values are real all the same)
     return matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), aval(s).shape[:-1] + (1,) + aval(s).shape[-1:])),
-                  mT(u))
+                  conj_of(mT(u)))  # V S^-1 U^H
 
 
 def lstsq(a, b, rcond=None, what="np.linalg.lstsq"):
@@ -307,14 +334,20 @@ def lstsq(a, b, rcond=None, what="np.linalg.lstsq"):
         raise ShapeError(f"{what}: a {aval(a)} and b {aval(b)} do not fit", hint="b needs shape (m,) or (m, k)")
     cut = np.finfo(aval(a).np_dtype).eps * max(m, n) if rcond is None else rcond
     u, s, v = unpack_svd(bind("svd", a), m)
-    x = matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), (1, min(m, n)))), matmul(mT(u), b))
+    s = real_of(s)
+    x = matmul(ew.mul(v, sh.reshape(_cutoff_inverse(s, cut), (1, min(m, n)))), matmul(conj_of(mT(u)), b))
     if m > n:
         r = ew.sub(b, matmul(a, x))
-        residuals = red.sum_(ew.mul(r, r), 0)
+        residuals = red.sum_(ew.mul(r, r) if not aval(r).is_complex else _abs_squared(r), 0)  # real: |r|^2
         residuals = sh.reshape(residuals, (1,)) if aval(b).ndim == 1 else residuals
     else:
-        residuals = np.zeros((0,), aval(a).np_dtype)
+        residuals = np.zeros((0,), aval(s).np_dtype)
     return x, residuals, min(m, n), s
+
+
+def _abs_squared(z):
+    from gradc.ops.complex_numbers import imag, real
+    return ew.add(ew.mul(real(z), real(z)), ew.mul(imag(z), imag(z)))
 
 
 def norm(x, ord=None, axis=None, keepdims=False):

@@ -33,7 +33,17 @@ from gradc.errors import ShapeError
 from gradc.ir.registry import bind, defop
 from gradc.ops import c_spell, spell
 from gradc.ops.linalg import matmul
-from gradc.ops.linalg_decomp import _leading_batch, _square, empty_or, mT, phi, tri, tri_matmul, triangular_solve
+from gradc.ops.linalg_decomp import (
+    _leading_batch,
+    _square,
+    conj_of,
+    empty_or,
+    mT,
+    phi,
+    tri,
+    tri_matmul,
+    triangular_solve,
+)
 from gradc.ops.values import aval, batch_size, with_batch
 
 BLOCK = 128  # columns per block: from 96 to 160 the n = 500 adjoint runs within 5 % of its best
@@ -208,7 +218,25 @@ defop("cholesky_grad", infer=_infer, impl=_impl, vjp=_vjp, np=empty_or(_spell), 
 
 # ---------------------------------------------------------------- cholesky itself
 def _cholesky_vjp(ct, out, a, needs):
+    if aval(a).is_complex:
+        return (hermitian_adjoint(out, ct),)
     return (cholesky_grad(out, ct),)  # Phi(S + S^T), S = L^-T Phi(L^T ct) L^-1, blocked (linalg_cholesky)
+
+
+def hermitian_adjoint(lf, ct):
+    """The cotangent of a Hermitian ``a`` (its lower triangle, the diagonal's imaginary part unread, as LAPACK)
+    for ``lf = cholesky(a)``: Murray's rule for the conjugate pairing Re tr(X^H Y), ``Phi(S + S^H)`` with
+    ``S = L^-H Phi(L^H G) L^-1``, applied to ``G = conj(ct)`` and conjugated back (JAX's pairing Re(sum(X Y))).
+
+    >>> lf = np.array([[2.0 + 0j, 0], [1j, 1]])
+    >>> bool(np.allclose(hermitian_adjoint(lf, np.eye(2) + 0j), cholesky_grad(lf.real, np.eye(2))))
+    True
+    """
+    g = conj_of(ct)
+    p = phi(matmul(conj_of(mT(lf)), tri(g)))  # Phi(L^H G)
+    y = triangular_solve(conj_of(lf), p, lower=True, trans=True)  # L^-H P
+    s = mT(triangular_solve(lf, mT(y), lower=True, trans=True))  # L^-H P L^-1
+    return conj_of(phi(ew.add(s, conj_of(mT(s)))))
 
 
 defop("cholesky", infer=lambda types, params: _square(types[0], "cholesky"), impl=np.linalg.cholesky,

@@ -16,7 +16,7 @@ import gradc.ops.shape as sh
 from gradc.errors import TraceError
 from gradc.ir.registry import bind
 from gradc.ops.linalg_api import _squares, _with_batch, as_float, cholesky, refuse_complex, solve
-from gradc.ops.linalg_decomp import eye_like, mT, tri, triangular_solve
+from gradc.ops.linalg_decomp import conj_of, eye_like, mT, tri, triangular_solve
 from gradc.ops.values import aval, broadcast_shapes
 
 
@@ -29,12 +29,14 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, what="scip
     a = _squares(a, what)
     a, b = as_float(a, b)
     refuse_complex(b, what)
-    if trans in ("C", "T", 1, 2):
+    if trans in ("C", 2):  # the conjugate transpose (the transpose of a real matrix)
+        a, trans = conj_of(a), True
+    elif trans in ("T", 1):
         trans = True
     elif trans in (0, "N"):
         trans = False
     else:
-        raise TraceError(f"{what}: trans={trans!r}", hint="use trans=0 (or 'N') or trans=1 (or 'T')")
+        raise TraceError(f"{what}: trans={trans!r}", hint="use trans=0 (or 'N'), 1 (or 'T') or 2 (or 'C')")
     if unit_diagonal:  # the diagonal is taken as ones, whatever a holds there
         a = ew.add(tri(a, lower, -1 if lower else 1), eye_like(a))
     vector = aval(b).ndim == aval(a).ndim - 1
@@ -56,9 +58,9 @@ def cho_solve(c_and_lower, b, what="scipy.linalg.cho_solve"):
     >>> cho_solve(cho_factor(np.diag([4.0, 1.0])), np.array([4.0, 1.0]))
     array([1., 1.])
     """
-    c, lower = c_and_lower
-    y = solve_triangular(c, b, trans=0 if lower else 1, lower=lower, what=what)
-    return solve_triangular(c, y, trans=1 if lower else 0, lower=lower, what=what)
+    c, lower = c_and_lower  # a = L L^H (lower) or U^H U: solve with the factor, then its conjugate transpose
+    y = solve_triangular(c, b, trans=0 if lower else 2, lower=lower, what=what)
+    return solve_triangular(c, y, trans=2 if lower else 0, lower=lower, what=what)
 
 
 def lu_factor(a, what="scipy.linalg.lu_factor"):
@@ -77,7 +79,7 @@ def lu_solve(lu_and_piv, b, trans=0, what="scipy.linalg.lu_solve"):
     if not isinstance(lu, LUFactor):
         raise TraceError(f"{what} needs the result of scipy.linalg.lu_factor in the same function",
                          hint="call lu_factor(a) inside the differentiated function, or use np.linalg.solve(a, b)")
-    a = lu.matrix if trans == 0 else mT(lu.matrix)
+    a = lu.matrix if trans == 0 else mT(lu.matrix) if trans == 1 else conj_of(mT(lu.matrix))  # 2: a^H x = b
     return solve(a, b, what=what)
 
 

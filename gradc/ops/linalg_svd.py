@@ -38,6 +38,7 @@ from gradc.ops.linalg_decomp import (
     empty_or,
     eye_like,
     mT,
+    phi,
     real_of,
     tri,
     triangular_solve,
@@ -135,7 +136,7 @@ defop("svdvals", infer=lambda types, params: _real_type(_matrix(types[0], "svd",
 
 # ---------------------------------------------------------------- qr
 def _qr_infer(types, params):
-    t = _matrix(types[0], "qr")
+    t = _matrix(types[0], "qr", complex_ok=True)
     m, n = t.shape[-2:]
     return t.with_shape(t.shape[:-2] + ((m + n, n) if m >= n else (m, m + n)))
 
@@ -159,17 +160,29 @@ def _qr_tall_grad(q, r, q_bar, r_bar):
     return mT(triangular_solve(r, mT(b), lower=False))
 
 
+def _qr_complex_tall_grad(q, r, q_bar, r_bar):
+    """The complex rule for m >= n (R's diagonal real, as LAPACK's): with the conjugate pairing Re tr(X^H Y),
+    Q^H dA R^-1 = Q^H dQ + dR R^-1 fixes the skew-Hermitian Q^H dQ (its diagonal imaginary), and transposing gives
+    A_bar = (Q_bar + Q N) R^-H, N = M - Phi(M - M^H), M = R_bar R^H - Q^H Q_bar; here applied to conj(ct) and
+    conjugated back (JAX's pairing), so M = r_bar R^T - Q^T q_bar with plain transposes. Real: N = copyltu(M^T)."""
+    m = ew.sub(matmul(r_bar, mT(r)), matmul(mT(q), q_bar))
+    n = ew.sub(m, phi(ew.sub(m, conj_of(mT(m)))))
+    b = ew.add(q_bar, matmul(conj_of(q), n))
+    return mT(triangular_solve(r, mT(b), lower=False))
+
+
 def _qr_vjp(ct, out, a, needs):
     m, n = aval(a).shape[-2:]
     q, r = unpack_qr(out, m, n)
     q_bar, r_bar = unpack_qr(ct, m, n)
+    tall_grad = _qr_complex_tall_grad if aval(a).is_complex else _qr_tall_grad
     if m >= n:
-        return (_qr_tall_grad(q, r, q_bar, r_bar),)
-    # wide: A = [X | Y] with X square; Q R = [Q U | Q V] (Liao et al. 2019)
+        return (tall_grad(q, r, q_bar, r_bar),)
+    # wide: A = [X | Y] with X square; Q R = [Q U | Q V], V = Q^H Y (Liao et al. 2019)
     y, u = take(a, -1, m, None), take(r, -1, 0, m)
     v_bar = take(r_bar, -1, m, None)
-    x_bar = _qr_tall_grad(q, u, ew.add(q_bar, matmul(y, mT(v_bar))), take(r_bar, -1, 0, m))
-    return (sh.concatenate([x_bar, matmul(q, v_bar)], aval(a).ndim - 1),)
+    x_bar = tall_grad(q, u, ew.add(q_bar, matmul(conj_of(y), conj_of(mT(v_bar)))), take(r_bar, -1, 0, m))
+    return (sh.concatenate([x_bar, matmul(conj_of(q), v_bar)], aval(a).ndim - 1),)
 
 
 def _qr_second(t, p, axis):

@@ -28,7 +28,7 @@ from gradc.ops import contract as ct
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import shape as sh
-from gradc.ops.linalg_decomp import mT
+from gradc.ops.linalg_decomp import conj_of, mT, real_of
 from gradc.ops.values import aval, first_traced, lift
 
 
@@ -42,7 +42,7 @@ def _matrix(x, what, name):
 
 def _float(x, anchor):
     x = lift(x, anchor)
-    return x if aval(x).dtype in ("f64", "f32") else ew.astype(x, "f64")
+    return x if aval(x).dtype in ("f64", "f32", "c128", "c64") else ew.astype(x, "f64")
 
 
 def solve_sylvester(a, b, q, what="scipy.linalg.solve_sylvester"):
@@ -60,12 +60,12 @@ def solve_sylvester(a, b, q, what="scipy.linalg.solve_sylvester"):
 
 
 def solve_continuous_lyapunov(a, q, what="scipy.linalg.solve_continuous_lyapunov"):
-    """``x`` with ``a x + x a^T = q`` (real matrices: ``a^H`` is ``a^T``)."""
-    return solve_sylvester(a, mT(a), q, what=what)
+    """``x`` with ``a x + x a^H = q``."""
+    return solve_sylvester(a, conj_of(mT(lift(a, first_traced([a, q])))), q, what=what)
 
 
 def solve_discrete_lyapunov(a, q, method=None, what="scipy.linalg.solve_discrete_lyapunov"):
-    """``x`` with ``x - a x a^T = q``: ``(I - kron(a, a)) vec(x) = vec(q)`` (row-major), solved."""
+    """``x`` with ``x - a x a^H = q``: ``(I - kron(a, conj(a))) vec(x) = vec(q)`` (row-major), solved."""
     if method not in (None, "direct", "bilinear"):
         raise ShapeError(f"{what}: unknown method {method!r}", hint="pass method='direct' or 'bilinear' (or none)")
     anchor = first_traced([a, q])
@@ -74,7 +74,7 @@ def solve_discrete_lyapunov(a, q, method=None, what="scipy.linalg.solve_discrete
     if n != n2 or qs != (n, n):
         raise ShapeError(f"{what}: a and q must be square matrices of one size (got {aval(a).shape}, "
                          f"{aval(q).shape})", hint="x - a x a^T = q with x of q's shape")
-    system = ew.sub(np.eye(n * n, dtype=aval(a).np_dtype), ct.kron(a, a))
+    system = ew.sub(np.eye(n * n, dtype=aval(a).np_dtype), ct.kron(a, conj_of(a)))
     return sh.reshape(lin.solve(system, sh.reshape(q, (n * n,)), what=what), (n, n))
 
 
@@ -118,7 +118,15 @@ def solveh_banded(ab, b, lower=False, what="scipy.linalg.solveh_banded"):
     ab = _float(ab, first_traced([ab, b]))
     rows, n = _matrix(ab, what, "ab")
     positions = _band_positions(n, rows - 1, rows - 1, lower_storage=bool(lower))
-    return lin.solve(_dense(ab, positions), _float(b, ab), what=what)
+    if not aval(ab).is_complex:
+        return lin.solve(_dense(ab, positions), _float(b, ab), what=what)
+    # Hermitian: the stored triangle as it is, its mirror conjugated, the diagonal's imaginary part unread
+    i, j = np.indices((n, n))
+    stored = (i >= j) if lower else (i <= j)
+    kept, mirrored = np.where(stored & (i != j), positions, -1), np.where(~stored, positions, -1)
+    diagonal = ew.astype(real_of(_dense(ab, np.where(i == j, positions, -1))), aval(ab).dtype)
+    dense = ew.add(ew.add(_dense(ab, kept), conj_of(_dense(ab, mirrored))), diagonal)
+    return lin.solve(dense, _float(b, ab), what=what)
 
 
 def check_square(a, what) -> int:
@@ -126,6 +134,6 @@ def check_square(a, what) -> int:
     n, m = _matrix(a, what, "the argument")
     if n != m:
         raise ShapeError(f"{what}: expected a square matrix, not of shape {aval(a).shape}", hint="pass n x n")
-    if aval(a).dtype not in ("f64", "f32", "i64", "i32"):
-        raise TraceError(f"{what} of a {aval(a).dtype} matrix is not supported", hint="pass a real matrix")
+    if aval(a).dtype not in ("f64", "f32", "c128", "c64", "i64", "i32"):
+        raise TraceError(f"{what} of a {aval(a).dtype} matrix is not supported", hint="pass a float or complex matrix")
     return n

@@ -362,6 +362,7 @@ def take_along_axis(x, indices, axis: int):
            [4., 5.]])
     """
     t = aval(x)
+    axis = axis % t.ndim if t.ndim else axis  # (a negative axis matched no d: the gather was the identity)
     arrays = []
     for d in range(t.ndim):
         if d == axis:

@@ -357,6 +357,14 @@ def _shifted(a, axis):
     return ew.sub(a, top), top
 
 
+def _shifted_complex(a, axis):
+    """``a`` minus the largest real part along ``axis`` (kept, constant), as SciPy shifts complex input."""
+    from gradc.ops.complex_numbers import real
+    top = red.max_(real(a), axis, keepdims=True)
+    top = stop_gradient(ew.where(isfinite(top), top, zeros_like(top)))
+    return ew.sub(a, top), top
+
+
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` along ``axis``, computed after shifting by the maximum.
 
@@ -366,12 +374,15 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         raise TraceError("scipy.special.logsumexp with return_sign=True is not supported by gradc",
                          hint="drop return_sign= (the sign has no derivative); use b >= 0 or split the sum by sign")
-    if aval(a).dtype is None or aval(a).dtype not in ("f32", "f64"):
+    if aval(a).dtype is None or aval(a).dtype not in ("f32", "f64", "c64", "c128"):
         a = ew.astype(a if aval(a).dtype is not None else np.asarray(a, dtype=np.float64), "f64")
     if b is not None:  # a is broadcast against b, as in SciPy
         shape = broadcast_shapes(aval(a).shape, aval(b).shape, what="scipy.special.logsumexp's a and b")
         a = sh.broadcast_to(a, shape) if aval(a).shape != shape else a
-    shifted, top = _shifted(a, axis)
+    if aval(a).is_complex:  # complex: shifted by the largest real part (a real shift keeps log's principal branch)
+        shifted, top = _shifted_complex(a, axis)
+    else:
+        shifted, top = _shifted(a, axis)
     terms = ew.exp(shifted)
     if b is not None:
         terms = ew.mul(terms, b)

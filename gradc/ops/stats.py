@@ -177,8 +177,8 @@ defop("convolve", infer=_convolve_infer, impl=lambda a, v: np.convolve(a, v), vj
 
 # ---------------------------------------------------------------- functions
 def _scan_operand(x):
-    """Integers and booleans scan as int64, as NumPy's cumsum and cumprod do."""
-    return x if aval(x).is_float else ew.astype(x, "i64")
+    """Integers and booleans scan as int64, as NumPy's cumsum and cumprod do (float and complex as they are)."""
+    return x if aval(x).is_inexact else ew.astype(x, "i64")
 
 
 def _scan(name, x, axis):

@@ -21,6 +21,7 @@ import gradc.ops.shape as sh
 from gradc.errors import ShapeError
 from gradc.ir import dims
 from gradc.ir.registry import bind
+from gradc.ops.linalg_decomp import conj_of, real_of
 from gradc.ops.sizes import dim_value
 from gradc.ops.values import aval, normalize_axes
 
@@ -225,9 +226,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     array([[ 1., -1.],
            [-1.,  1.]])
     """
-    x = ew.astype(_as_rows(m, rowvar), "f64")  # NumPy's cov is float64 whatever the input
+    rows = [_as_rows(m, rowvar)] + ([] if y is None else [_as_rows(y, rowvar)])
+    dtype = "c128" if any(aval(r).is_complex for r in rows) else "f64"  # NumPy's: float64 or complex128
+    x = ew.astype(rows[0], dtype)
     if y is not None:
-        x = sh.concatenate([x, ew.astype(_as_rows(y, rowvar), "f64")], 0)
+        x = sh.concatenate([x, ew.astype(rows[1], dtype)], 0)
     n = aval(x).shape[1]
     if ddof is None:
         ddof = 0 if bias else 1
@@ -237,7 +240,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             if aval(given).shape != (n,):
                 raise ShapeError(f"np.cov: {name} must be 1-d with one weight per observation ({n}), not "
                                  f"{aval(given)}", hint="give one weight per column (per row with rowvar=False)")
-            given = ew.astype(given, aval(x).dtype)
+            given = ew.astype(given, "f64" if dtype == "c128" else dtype)  # real weights
             w = given if w is None else ew.mul(w, given)
     if w is None:
         centred = ew.sub(x, red.mean(x, 1, keepdims=True))
@@ -249,10 +252,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         if aweights is None:
             fact = ew.sub(v1, float(ddof))
         else:
-            fact = ew.sub(v1, ew.div(ew.mul(red.sum_(ew.mul(w, ew.astype(aweights, aval(x).dtype))), float(ddof)),
+            fact = ew.sub(v1, ew.div(ew.mul(red.sum_(ew.mul(w, ew.astype(aweights, aval(w).dtype))), float(ddof)),
                                      v1))
         scaled = ew.mul(centred, w)
-    c = ew.div(la.matmul(centred, sh.transpose(scaled, (1, 0))), fact)
+    c = ew.div(la.matmul(centred, conj_of(sh.transpose(scaled, (1, 0)))), fact)  # X_c X_c^H for complex rows
     return sh.reshape(c, ()) if aval(c).shape == (1, 1) else c
 
 
@@ -268,6 +271,6 @@ def corrcoef(x, y=None, rowvar=True):
         return ew.div(c, c)
     k = aval(c).shape[0]
     d = sh.gather(c, [np.arange(k), np.arange(k)], (("array", 0), ("array", 1)))
-    stddev = ew.sqrt(d)
+    stddev = ew.sqrt(real_of(d))  # the variances: real also of complex rows
     c = ew.div(c, sh.reshape(stddev, (k, 1)))
     return ew.div(c, sh.reshape(stddev, (1, k)))

@@ -41,7 +41,7 @@ def _cholesky(a, /, *, upper=False):
 
 
 def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    return lin.svd(a, full_matrices, compute_uv)
+    return lin.svd(a, full_matrices, compute_uv, hermitian)
 
 
 def _matrix_norm(x, /, *, keepdims=False, ord="fro"):

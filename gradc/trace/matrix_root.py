@@ -41,7 +41,9 @@ from gradc.trace.scipy_dispatch import _plain, _refuse, register
 STEPS = 40  # enough for eigenvalues from 1e-10 to 1e10 (each step halves a far one, then doubles the digits)
 TOLERANCE = 1e-6  # relative residual |Y Y - A| / max(|A|, |Y|^2) (Frobenius) above which no root was found
 NO_REAL_ROOT = ("scipy.linalg.sqrtm: the iteration found no real square root of the matrix (an eigenvalue on or near "
-                "the negative real axis, where SciPy returns a complex root); gradc's sqrtm is real-only")
+                "the negative real axis, where SciPy returns a complex root); gradc's iteration has no root there")
+NO_ROOT = ("scipy.linalg.sqrtm: the iteration found no principal square root of the matrix (an eigenvalue on or "
+           "near the closed negative real axis)")
 
 
 def sqrtm(A, disp=None, blocksize=None):
@@ -49,7 +51,7 @@ def sqrtm(A, disp=None, blocksize=None):
     if disp is not None or blocksize is not None:
         _refuse("scipy.linalg.sqrtm", "disp= or blocksize= (deprecated by SciPy)", "drop them")
     n = sylvester.check_square(A, "scipy.linalg.sqrtm")
-    a = A if aval(A).dtype in ("f64", "f32") else ew.astype(A, "f64")
+    a = A if aval(A).dtype in ("f64", "f32", "c128", "c64") else ew.astype(A, "f64")
     if not n:
         return a
     start = stop_gradient(a)
@@ -64,16 +66,19 @@ def sqrtm(A, disp=None, blocksize=None):
 
 def _require_root(root, a) -> None:
     """Raise ``LinAlgError`` (now, or in the compiled code) unless ``root @ root`` is ``a`` to :data:`TOLERANCE`."""
-    residual = red.sum_(ew.square(ew.sub(la.matmul(root, root), a)))
-    scale = ew.maximum(red.sum_(ew.square(a)), ew.square(red.sum_(ew.square(root))))
+    def squares(x):  # sum |x|^2: a real number for real and complex entries alike
+        return red.sum_(ew.square(ew.abs_(x)))
+    residual = squares(ew.sub(la.matmul(root, root), a))
+    scale = ew.maximum(squares(a), ew.square(squares(root)))
     failed = ew.logical_not(ew.less_equal(residual, ew.mul(scale, TOLERANCE ** 2)))  # NaN fails too
+    message = NO_ROOT if aval(a).dtype in ("c128", "c64") else NO_REAL_ROOT
     if not isinstance(failed, Traced):
         if bool(failed):
-            raise np.linalg.LinAlgError(NO_REAL_ROOT)
+            raise np.linalg.LinAlgError(message)
         return
     builder = checks._builder(failed)
     checks.record(builder, checks._atom_in(builder, failed),
-                  {"exception": "LinAlgError", "args": (NO_REAL_ROOT,), "where": user_location()})
+                  {"exception": "LinAlgError", "args": (message,), "where": user_location()})
 
 
 def _vjp(root_bar, residuals, xs):

@@ -6,7 +6,8 @@ magnitude), rows swapped by a gather. Each of the ``min(m, n)`` steps is a few a
 (a Python loop of static length, unrolled), so the emitted code is O(min(m, n)) statements. The
 pivot choice has no derivative (a permutation is piecewise constant); ``L`` and ``U`` are
 differentiated through the elimination, which is the derivative of the factorisation for a fixed
-permutation. Works for rectangular ``a`` (``L`` is m x k, ``U`` k x n, ``k = min(m, n)``).
+permutation. Works for rectangular ``a`` (``L`` is m x k, ``U`` k x n, ``k = min(m, n)``). Complex ``a`` pivots
+on the largest ``|Re| + |Im|``, as LAPACK's ``zgetrf``.
 
 >>> import numpy as np, gradc
 >>> a = np.array([[1.0, 2.0], [3.0, 4.0]])
@@ -41,7 +42,11 @@ def _factor(a):
     lower = np.zeros((m, k)) + 0.0 * a[:, :1]
     perm = np.arange(m)
     for j in range(k):
-        p = j + np.argmax(np.abs(u[j:, j]))
+        column = u[j:, j]
+        if np.dtype(column.dtype).kind == "c":  # LAPACK's izamax: the largest |Re| + |Im|
+            p = j + np.argmax(np.abs(np.real(column)) + np.abs(np.imag(column)))
+        else:
+            p = j + np.argmax(np.abs(column))
         u, lower, perm = _swap(u, j, p), _swap(lower, j, p), _swap(perm, j, p)
         pivot = u[j, j]
         factors = np.where(pivot != 0.0, u[j + 1:, j] / np.where(pivot != 0.0, pivot, 1.0), 0.0)
@@ -61,14 +66,12 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     if len(a.shape) != 2:
         raise TraceError(f"scipy.linalg.lu: the matrix has shape {tuple(a.shape)}, not two axes",
                          where=user_location(), hint="factor one matrix at a time")
-    if np.dtype(a.dtype).kind == "c":
-        raise TraceError("scipy.linalg.lu of a complex matrix is not supported by gradc", where=user_location(),
-                         hint="factor real matrices")
-    if np.dtype(a.dtype).kind != "f":
+    if np.dtype(a.dtype).kind not in "fc":
         a = a.astype(np.float64)
     perm, lower, upper = _factor(a)
     if permute_l or p_indices:
         rows = np.argsort(perm)  # a = lower[rows] @ upper
         return (lower[rows], upper) if permute_l else (rows, lower, upper)
-    p = (np.arange(a.shape[0])[:, None] == perm[None, :]).astype(a.dtype)  # A = P L U: P[perm[i], i] = 1
+    real = {"complex128": "float64", "complex64": "float32"}.get(str(np.dtype(a.dtype)), a.dtype)  # SciPy's P: real
+    p = (np.arange(a.shape[0])[:, None] == perm[None, :]).astype(real)  # A = P L U: P[perm[i], i] = 1
     return p, lower, upper

@@ -41,6 +41,7 @@ from gradc.ops import linalg_structured as structured
 from gradc.ops import linalg_sylvester as sylvester
 from gradc.ops import signal
 from gradc.ops.linalg_decomp import eye_like, mT, tri
+from gradc.ops.values import aval
 from gradc.trace import array_like_dispatch as array_likes
 from gradc.trace import pivoted_lu
 
@@ -100,8 +101,14 @@ def _solve(a, b, lower=False, assume_a=None, transposed=False):
     kind = _ASSUME_A.get(assume_a, assume_a)
     if kind == "pos":  # symmetric: ``transposed`` changes nothing
         return lsp.cho_solve(lsp.cho_factor(a, lower=lower, what=what), b, what=what)
-    if kind in ("sym", "her"):  # the triangle SciPy reads, mirrored
-        a = ew.add(tri(a, lower), mT(tri(a, lower, k=-1 if lower else 1)))
+    if kind in ("sym", "her"):  # the triangle SciPy reads, mirrored (conjugated for 'her', its diagonal real)
+        mirror = mT(tri(a, lower, k=-1 if lower else 1))
+        if kind == "her" and aval(a).is_complex:
+            from gradc.ops.complex_numbers import conj, real
+            diagonal = ew.mul(ew.astype(real(a), aval(a).dtype, explicit=True), eye_like(a))
+            a = ew.add(ew.add(tri(a, lower, k=-1 if lower else 1), diagonal), conj(mirror))
+        else:
+            a = ew.add(tri(a, lower), mirror)
         return lin.solve(a, b, what=what)
     if kind in ("lower triangular", "upper triangular"):  # the triangle of ``a`` itself, transposed or not
         return lsp.solve_triangular(a, b, trans=1 if transposed else 0, lower=kind == "lower triangular", what=what)

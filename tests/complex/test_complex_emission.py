@@ -111,18 +111,7 @@ def test_jacobians_refuse_non_holomorphic_complex_maps():
     _refused(gradc.jacrev(lambda x: x * 1j), np.ones(1), match="reverse mode needs real outputs")
 
 
-@pytest.mark.parametrize("name,call", [  # (eigh and svd of complex matrices work: tests/complex/test_complex_*.py)
-    ("np.linalg.qr", lambda a: np.linalg.qr(a)[1]),
-    ("np.linalg.cholesky", lambda a: np.linalg.cholesky(a)),
-    ("np.linalg.pinv", lambda a: np.linalg.pinv(a)),
-])
-def test_decompositions_of_complex_matrices_are_refused(name, call):
-    a = np.eye(2) * (1 + 1j)
-
-    def f(a):
-        return np.sum(np.abs(call(a)))
-    err = _refused(gradc.grad(f), a, match="complex matrix")
-    assert name in str(err)
+# (the decompositions of complex matrices are computed: tests/ops/test_complex_linalg.py)
 
 
 def test_fabs_and_real_if_close_refuse_complex():
@@ -134,14 +123,6 @@ def test_fabs_and_real_if_close_refuse_complex():
     _refused(gradc.grad(fabs), np.ones(2, np.complex128), match="np.fabs")
     _refused(gradc.grad(close), np.ones(2, np.complex128), match="real_if_close")
     assert gradc.grad(lambda x: np.sum(np.real_if_close(x) ** 2))(np.ones(2)).tolist() == [2.0, 2.0]
-
-
-def test_c_target_refuses_real_only_lowerings_clearly():
-    def f(a):
-        return np.sum(np.abs(np.linalg.eigvalsh(a)))
-    with pytest.raises(GradcError, match="computes eigvalsh on real values only") as info:
-        gradc.compile(f, np.eye(2) * (1 + 1j), target="c")
-    assert "target='numpy'" in str(info.value)
 
 
 @pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler found")

@@ -55,6 +55,7 @@ from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fft import FftLowerings
 from gradc.backends.c.fused import FusedRun
 from gradc.backends.c.in_place import InPlaceStorage, sink_reads
+from gradc.backends.c.linalg_complex import COMPLEX_LINALG
 from gradc.backends.c.loops import LoopLowerings
 from gradc.backends.c.lowering import C_LOWERING, unsupported_ops
 from gradc.backends.c.mathlib import fft as fft_mathlib
@@ -99,17 +100,17 @@ MAX_TREE = 48
 
 
 # the C lowerings that compute on complex values (C99's complex.h, the type-generic functions of tgmath.h):
-# elementwise ops, reductions, contractions and the moves of data; of the dense linear algebra, eig, det_phase
-# and LU's solve and slogdet (gradc.backends.c.linalg_eig)
+# elementwise ops, reductions, contractions, the moves of data and the dense linear algebra: eig, det_phase
+# and LU's solve and slogdet (gradc.backends.c.linalg_eig), the rest of linalg_complex
 COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
                                "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like",
-                               "fft_lines", "eig", "det_phase", "solve", "slogdet", "call"})
+                               "fft_lines", "triangle", "call", "eig", "det_phase", *COMPLEX_LINALG})
 # the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
     "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
     "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to",
-    "element"})  # element: an item of a tuple-valued result, moved as it is
+    "element", "cumsum", "cumprod"})  # element: an item of a tuple-valued result, moved as it is
 
 
 def complex_values(graph) -> list:
@@ -674,11 +675,11 @@ def emit_c(functions, header_lines, guard, max_trips=None):
                                                       for line in header_lines[1:]] + [" */"]
     library = module.library()
     includes = ["#include <math.h>", "#include <stddef.h>", "#include <stdint.h>"]
-    if "_Complex" in "\n".join(defs):  # complex values: C99's complex.h, and tgmath.h so exp(z) is cexp(z)
-        includes += ["#include <complex.h>", "#include <tgmath.h>", "", COMPLEX_CONSTANT]
+    statics = module.definitions()
+    if "_Complex" in "\n".join(defs + statics):  # complex values (also only in a helper): C99's complex.h, and
+        includes += ["#include <complex.h>", "#include <tgmath.h>", "", COMPLEX_CONSTANT]  # tgmath.h: exp(z) is cexp
     includes += ["#include <string.h>"] if library else []
     includes += list(fft_mathlib.INCLUDES) if any("gradc_fft_any(" in text for text in library) else []
-    statics = module.definitions()
     library_text = ["\n\n".join(library), ""] if library else []
     source = "\n".join(comment + [""] + includes + [""] + library_text + statics + ([""] if statics else [])
                        + ["\n\n".join(defs)])

@@ -22,9 +22,12 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c.linalg_complex import COMPLEX_NEEDS, EDITED, SAME_TEXT, SUFFIX, complex_helper_text
+from gradc.backends.c.linalg_complex_spectral import ComplexSpectralLowerings
 from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
 from gradc.backends.c.linalg_eig import EigLowerings
 from gradc.backends.c.values import C_TYPES, Loc, atom_name, eqn_text, loops, ptr
+from gradc.ir.types import REAL_OF_COMPLEX as REAL_OF
 
 # ---------------------------------------------------------------- helper sources (T: the C type, F: libm suffix)
 _HELPERS = {
@@ -154,7 +157,7 @@ static int gradc_solveF(long n, long m, const T *restrict a, long ars, long acs,
     if (gradc_luF(n, m, a, ars, acs, w, x) < 0) {
         int nan = 0;  /* a NaN entry is NaN's, not a singular matrix (NumPy's solution holds NaN then) */
         for (long k = 0; k < n*n; ++k) {
-            nan |= isnan(w[k]);
+            nan |= w[k] != w[k];  /* (isnan takes no complex T) */
         }
         for (long k = 0; k < n*m; ++k) {
             x[k] = NAN;
@@ -259,11 +262,13 @@ _EPSILON = {"double": "2.220446049250313e-16", "float": "1.1920929e-07F"}
 
 
 def helper_text(kind: str, ctype: str) -> str:
-    """The C source of helper ``kind`` for ``ctype`` ("double" or "float").
+    """The C source of helper ``kind`` for ``ctype`` ("double" or "float"; complex: ``COMPLEX_KINDS``).
 
     >>> "gradc_trisolvef(long n" in helper_text("trisolve", "float")
     True
     """
+    if "_Complex" in ctype:  # (gradc.backends.c.linalg_complex)
+        return complex_helper_text(kind, ctype, _HELPERS[kind] if kind in SAME_TEXT | set(EDITED) else "")
     suffix = "f" if ctype == "float" else ""
     text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
     text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])
@@ -285,14 +290,14 @@ def linalg_status(eqn) -> tuple | None:
     return None if message is None else (f"np.linalg.{eqn.op}: {message}", message)
 
 
-class LinalgLowerings(DecompLowerings, EigLowerings):
+class LinalgLowerings(DecompLowerings, EigLowerings, ComplexSpectralLowerings):
     """The lowerings of the matrix ops (see the module docstring); they use the emitter's ``emit``/``open``."""
 
     def linalg_helper(self, kind, dtype):
         ctype = C_TYPES[dtype]
-        for need in _NEEDS.get(kind, ()):
+        for need in (COMPLEX_NEEDS if "_Complex" in ctype else _NEEDS).get(kind, ()):
             self.linalg_helper(need, dtype)
-        name = f"gradc_{kind}{'f' if ctype == 'float' else ''}"
+        name = f"gradc_{kind}{SUFFIX[ctype]}"
         return self.module.helper(("gradc_linalg", kind, ctype), name, lambda: "\n" + helper_text(kind, ctype))
 
     def matrix_operand(self, atom) -> Loc:
@@ -366,14 +371,20 @@ class LinalgLowerings(DecompLowerings, EigLowerings):
             return self.complex_slogdet(e)
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
-        fn, n = self.linalg_helper("slogdet", out.dtype), a.shape[-1]
-        w = self.work(out.dtype, n * n, e.out.name + "_lu")
-        other = self.pack_name("logabsdet" if e.op == "det_sign" else "sign")  # the result not asked for
+        dtype = e.inputs[0].type.dtype  # the matrix's (complex: the sign too; log|det| is real)
+        fn, n = self.linalg_helper("slogdet", dtype), a.shape[-1]
+        w = self.work(dtype, n * n, e.out.name + "_lu")
+        other = self.pack_name("sign" if e.op == "logabsdet" else "logabsdet")  # the result not asked for
+        other_dtype = dtype if e.op == "logabsdet" else e.out.type.dtype if e.op == "det_sign" else REAL_OF[dtype]
 
         def call(p, o):
-            pair = f"{o}, &{other}" if e.op == "det_sign" else f"&{other}, {o}"
+            pair = f"&{other}, {o}" if e.op == "logabsdet" else f"{o}, &{other}"
             return f"{fn}({n}, {p[0]}, {a.strides[-2]}, {a.strides[-1]}, {w}, {pair});"
-        declare = f"{C_TYPES[out.dtype]} {out.name + ', ' if out.local else ''}{other};"
+        if C_TYPES[out.dtype] == C_TYPES[other_dtype]:
+            declare = f"{C_TYPES[out.dtype]} {out.name + ', ' if out.local else ''}{other};"
+        else:
+            mine = f"{C_TYPES[out.dtype]} {out.name}; " if out.local else ""
+            declare = f"{mine}{C_TYPES[other_dtype]} {other};"
         self.each_matrix(e, [a], out, call, declare)
 
     def op_eye_like(self, e):

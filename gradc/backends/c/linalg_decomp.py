@@ -194,6 +194,8 @@ class DecompLowerings:
 
     def op_eigh(self, e):
         """``eigh`` (packed: eigenvalues on row 0, eigenvectors below) and ``eigvalsh``."""
+        if e.inputs[0].type.is_complex:  # (gradc.backends.c.linalg_complex_spectral)
+            return self.complex_eigh(e)
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         n, vectors = a.shape[-1], e.op == "eigh"
@@ -206,6 +208,8 @@ class DecompLowerings:
 
     def op_svd(self, e):
         """``svd`` (packed [U; s; V], k = min(m, n) columns) and ``svdvals``; a wide matrix is decomposed transposed."""
+        if e.inputs[0].type.is_complex:  # (gradc.backends.c.linalg_complex_spectral)
+            return self.complex_svd(e)
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         m, n = a.shape[-2:]

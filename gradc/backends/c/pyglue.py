@@ -146,7 +146,7 @@ static void work_give(PyObject *module, int k, void *w, size_t held)
     PyMem_RawFree(w);
 }
 
-/* A NumPy scalar of exactly this type copied into *slot (8 bytes, enough for any supported dtype); else NULL. */
+/* A NumPy scalar of exactly this type copied into *slot (16 bytes, enough for any supported dtype); else NULL. */
 static void *scalar_data(PyObject *obj, int typenum, double *slot)
 {
     PyArray_Descr *d;
@@ -295,7 +295,8 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
     seen: set = set()
     L = [f"static PyObject *{entry}(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)",
          "{",
-         f"    double s[{nin or 1}], so[{nout}];", f"    void *p[{nin or 1}], *q[{nout}];",
+         f"    double s[2 * {nin or 1}], so[2 * {nout}];  /* two doubles a slot: a complex128 */",
+         f"    void *p[{nin or 1}], *q[{nout}];",
          f"    PyObject *o[{nout}];", "    PyObject *result = NULL;", "    int i, status = 0;", "    void *w = NULL;",
          "    size_t bytes = 0, held = 0;", "    (void)s; (void)so; (void)p; (void)bytes; (void)held;",
          f"    for (i = 0; i < {nout}; ++i) o[i] = NULL;",
@@ -316,11 +317,11 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
         L.append(f"        static const npy_intp shape[] = {shape};")
         get = f"p[{i}] = array_data(args[{arg}], {t.np_dtype.num}, {t.ndim}, shape)"
         if t.shape == () and t.dtype == "f64":
-            L.append(f"        if (PyFloat_Check(args[{arg}])) {{ s[{i}] = PyFloat_AS_DOUBLE(args[{arg}]); "
-                     f"p[{i}] = &s[{i}]; }}")
+            L.append(f"        if (PyFloat_Check(args[{arg}])) {{ s[{2 * i}] = PyFloat_AS_DOUBLE(args[{arg}]); "
+                     f"p[{i}] = &s[{2 * i}]; }}")
             L.append(f"        else if (({get}) == NULL) goto slow;")
         elif t.shape == ():
-            L.append(f"        if ((p[{i}] = scalar_data(args[{arg}], {t.np_dtype.num}, &s[{i}])) == NULL && "
+            L.append(f"        if ((p[{i}] = scalar_data(args[{arg}], {t.np_dtype.num}, &s[{2 * i}])) == NULL && "
                      f"({get}) == NULL) goto slow;")
         else:
             L.append(f"        if (({get}) == NULL) goto slow;")
@@ -339,7 +340,7 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
     for j, out in enumerate(graph.outputs):
         t = out.type
         if t.shape == ():
-            L.append(f"    q[{j}] = &so[{j}];")
+            L.append(f"    q[{j}] = &so[{2 * j}];")
             continue
         L.append("    {")
         if any(hasattr(d, "free_symbols") for d in t.shape):
@@ -370,10 +371,10 @@ def _entry(objs, entry, cfuncs, cfunc, graph, structure, work, fallback_key, rai
                  "goto fail; }")
     for j, out in enumerate(graph.outputs):
         if out.type.shape == () and out.type.dtype == "f64":
-            L.append(f"    o[{j}] = PyFloat_FromDouble(so[{j}]);")
+            L.append(f"    o[{j}] = PyFloat_FromDouble(so[{2 * j}]);")
             L.append(f"    if (o[{j}] == NULL) goto fail;")
         elif out.type.shape == ():
-            L.append(f"    o[{j}] = scalar_result(&so[{j}], {out.type.np_dtype.num});")
+            L.append(f"    o[{j}] = scalar_result(&so[{2 * j}], {out.type.np_dtype.num});")
             L.append(f"    if (o[{j}] == NULL) goto fail;")
 
     def build(node):
