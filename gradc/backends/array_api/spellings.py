@@ -57,7 +57,7 @@ def _heaviside(xp, x, at_zero):
 ''',
     "outer": '''
 def _outer(xp, a, b):
-    """np.multiply.outer(a, b): every element of a times b."""
+    """NumPy's multiply.outer(a, b): every element of a times b."""
     return xp.reshape(a, tuple(a.shape) + (1,) * b.ndim) * b
 ''',
 }
