@@ -699,9 +699,9 @@ def cond_batch(pred, *operands, batched, branches, **params):
         taken = pred if pred.aval.dtype == "bool" else ew.astype(pred, "bool")
         masks = [ew.logical_not(taken), taken]
         new = [_batch_body(masked(g), flags + [True], n, out_flags)[0] for g in branches]
-        outs = [inline(g, *operands, m) for g, m in zip(new, masks)]
+        outs = [inline(g, *operands, m, builder=taken.builder) for g, m in zip(new, masks)]
     else:
-        outs = [inline(g, *operands) for g in new]
+        outs = [inline(g, *operands, builder=pred.builder) for g in new]
     return [(_select(pred, _batched(t_val, flag, n), _batched(f_val, flag, n)), True)
             for f_val, t_val, flag in zip(outs[0], outs[1], out_flags)]
 

@@ -29,15 +29,18 @@ def body_vjp(body: Graph, wrt_vars: list):
     return without_dead_code(g.replace(outputs=g.outputs[n_out:])), n_out
 
 
-def inline(graph: Graph, *args, given=None) -> list:
+def inline(graph: Graph, *args, given=None, builder=None) -> list:
     """``graph``'s outputs for ``args`` (Traced values), every equation recorded in the args' builder.
 
     Unlike the interpreter, equations on constants are recorded too, not computed: a broadcast
     scalar stays a broadcast (a literal in the emitted code), not an array constant. ``given``
     maps ids of the graph's values to values to use instead of computing them (a tape's rows).
+    ``builder``: where to record when no argument is traced (a branch of constants only).
     """
     from gradc.ir.registry import bind
-    builder = next(a.builder for a in args if isinstance(a, Traced))
+    builder = next((a.builder for a in args if isinstance(a, Traced)), builder)
+    if builder is None:
+        raise AssertionError("internal: inline without a traced argument or a builder")
     env = {id(v): a for v, a in zip(graph.inputs, args)}
     env.update(given or {})
 
