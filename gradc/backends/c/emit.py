@@ -104,13 +104,14 @@ MAX_TREE = 48
 # and LU's solve and slogdet (gradc.backends.c.linalg_eig), the rest of linalg_complex
 COMPLEX_LOWERINGS = frozenset({"view", "reshape", "matmul", "outer", "concatenate", "gather",
                                "gather_grad", "index_grad", "index_add", "index_update", "size", "eye_like",
-                               "fft_lines", "triangle", "call", "eig", "det_phase", *COMPLEX_LINALG})
+                               "fft_lines", "triangle", "call", "eig", "det_phase", "scan", "while_loop", "cond",
+                               *COMPLEX_LINALG})
 # the elementwise ops C99 defines on complex values and the sums and products (no ordering: <, max, sign, floor
 # are real-only)
 COMPLEX_SCALAR_OPS = frozenset({
     "sum", "mean", "prod", "add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "sin", "cos", "tan",
     "sinh", "cosh", "tanh", "abs", "real", "imag", "conj", "astype", "where", "equal", "not_equal", "broadcast_to",
-    "element", "cumsum", "cumprod"})  # element: an item of a tuple-valued result, moved as it is
+    "element", "cumsum", "cumprod", "stop_gradient"})  # element: an item of a tuple-valued result, moved as it is
 
 
 def complex_values(graph) -> list:
