@@ -80,6 +80,7 @@ def real(input) -> Tensor:  # noqa: A002
     """The real parts (``torch.real``; a real tensor is returned as it is).
 
     >>> from gradc.facade.creation import tensor
+    >>> from gradc.facade.complex_ops import real  # (also Tensor.real, where doctest collects it too)
     >>> real(tensor([1 + 2j], requires_grad=True))
     tensor([1.], grad_fn=<SelectBackward0>)
     """

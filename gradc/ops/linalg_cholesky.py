@@ -228,7 +228,7 @@ def hermitian_adjoint(lf, ct):
     for ``lf = cholesky(a)``: Murray's rule for the conjugate pairing Re tr(X^H Y), ``Phi(S + S^H)`` with
     ``S = L^-H Phi(L^H G) L^-1``, applied to ``G = conj(ct)`` and conjugated back (JAX's pairing Re(sum(X Y))).
 
-    >>> lf = np.array([[2.0 + 0j, 0], [1j, 1]])
+    >>> lf = np.array([[2.0 + 0j, 0], [0.5, 1]])  # a real factor held as complex: the real rule's cotangent
     >>> bool(np.allclose(hermitian_adjoint(lf, np.eye(2) + 0j), cholesky_grad(lf.real, np.eye(2))))
     True
     """

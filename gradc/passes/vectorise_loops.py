@@ -88,7 +88,12 @@ def vectorise_loops(graph: Graph, memo: dict | None = None) -> Graph:
     read = _read_results(eqns, graph.outputs)
     plans = {id(e): plan for e in eqns if (plan := _plan(e, read.get(id(e.out), set()))) is not None}
     if plans:
-        result = _rebuild(graph, eqns, plans)
+        try:
+            result = _rebuild(graph, eqns, plans)
+        except (KeyError, StopIteration):
+            # a body reading a value the plan does not hand to the batched iterations (a carried value read
+            # through another name): keep this graph's loops as they are, which computes the same values
+            result = graph.replace(eqns=eqns) if any(a is not b for a, b in zip(eqns, graph.eqns)) else graph
     elif any(a is not b for a, b in zip(eqns, graph.eqns)):
         result = graph.replace(eqns=eqns)
     else:
