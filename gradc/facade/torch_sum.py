@@ -29,18 +29,24 @@ _ZERO = np.zeros(1, np.float32)
 LANES = 8  # measured: torch 2.13.0's CPU wheel reduces float32 in 8-lane vectors (AVX2 and AVX-512 alike)
 
 
+def _seq(values: np.ndarray) -> np.ndarray:
+    """The sum along axis 1 added left to right from zero, as one loop of float32 additions would: a float32
+    cumsum is sequential, and the zero first keeps a sum of negative zeros +0, as the loop's."""
+    zero = np.zeros((values.shape[0], 1) + values.shape[2:], _F32)
+    if not values.shape[1]:
+        return zero[:, 0]
+    return np.cumsum(np.concatenate((zero, values), axis=1), axis=1, dtype=_F32)[:, -1]
+
+
 def _grouped_seq(values: np.ndarray, step: int):
     """Sums of consecutive groups of ``step`` along axis 1, each added left to right from zero, and the sum of
     the incomplete last group (zero if none)."""
     full = values.shape[1] // step * step
     groups = values[:, :full].reshape((values.shape[0], full // step, step) + values.shape[2:])
-    sums = groups[:, :, 0] if step else None
-    for k in range(1, step):
-        sums = sums + groups[:, :, k]
-    rest = np.zeros((values.shape[0],) + values.shape[2:], _F32)
-    for k in range(full, values.shape[1]):
-        rest = rest + values[:, k]
-    return sums, rest
+    # a group's first value is its sum so far (0 + v is v, bar the sign of a zero, which the group's first
+    # addition of a nonzero value erases as the loop's would): one cumsum per group, in one call
+    sums = np.cumsum(groups, axis=2, dtype=_F32)[:, :, -1] + _F32(0)
+    return sums, _seq(values[:, full:])
 
 
 def multi_row_sum(rows: np.ndarray) -> np.ndarray:
@@ -54,18 +60,14 @@ def multi_row_sum(rows: np.ndarray) -> np.ndarray:
     step = 1 << power
     chunks = size // step
     level0 = _grouped_seq(rows[:, :chunks * step], step)[0] if chunks else None
-    tail = np.zeros((rows.shape[0],) + rows.shape[2:], _F32)
-    for k in range(chunks * step, size):
-        tail = tail + rows[:, k]
+    tail = _seq(rows[:, chunks * step:])
     if not chunks:
         level1 = level2 = level3 = np.zeros_like(tail)
     else:
         groups1, level1 = _grouped_seq(level0, step)  # level 1 empties into level 2 every step chunks
         if groups1.shape[1]:
             groups2, level2 = _grouped_seq(groups1, step)
-            level3 = np.zeros_like(tail)
-            for k in range(groups2.shape[1]):
-                level3 = level3 + groups2[:, k]
+            level3 = _seq(groups2)
         else:
             level2 = level3 = np.zeros_like(tail)
     return ((tail + level1) + level2) + level3
