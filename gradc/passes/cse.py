@@ -38,8 +38,30 @@ def _graph_text(graph: Graph) -> str:
     # shared by its calls at every level of a recursion, would otherwise be printed again at each level
     text = graph.__dict__.get("_cse_text")
     if text is None:
-        text = graph.__dict__["_cse_text"] = str(graph)
+        text = graph.__dict__["_cse_text"] = str(graph) + _constants_digest(graph)
     return text
+
+
+def _constants_digest(graph: Graph) -> str:
+    """A digest of the array constants ``graph`` (and its sub-graphs) reads: the printed text shows an array
+    constant as ``const(f64[3])`` only, so two bodies differing in one would otherwise print alike."""
+    import hashlib
+
+    from gradc.ir.atoms import Const
+    from gradc.ir.graph import subgraphs
+    digest = hashlib.sha256()
+    pending, seen = [graph], set()
+    while pending:
+        g = pending.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        for e in g.eqns:
+            for a in e.inputs:
+                if isinstance(a, Const) and not a.is_scalar:
+                    digest.update(repr(a.key()[0]).encode() + a.key()[1])
+            pending.extend(subgraphs(e))
+    return f"\n# constants {digest.hexdigest()[:16]}"
 
 
 def cse(graph: Graph) -> Graph:
