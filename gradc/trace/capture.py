@@ -71,6 +71,7 @@ from gradc.trace import capture_analysis as an
 from gradc.trace import capture_runtime
 from gradc.trace.calls import CAPTURE, captured, is_user_code, remember_captured
 from gradc.trace.capture_calls import CallSites
+from gradc.trace.capture_comprehensions import kept_as_loop
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
 
 _CACHE: dict = {}  # (code object, its file) -> (code of the rewritten function, its source) or None
@@ -273,6 +274,7 @@ def _prefix(idents) -> str:
 
 def _needs_capture(body) -> bool:
     return an.contains(body, (ast.If, ast.For, ast.While, ast.IfExp, ast.BoolOp, ast.Assert)) or any(
+        kept_as_loop(n) for n in an.walk_scope(body)) or any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in CHOICE_BUILTINS
         or _computed_index(n) or _method_call(n) for s in body for n in ast.walk(s))
 

@@ -15,6 +15,7 @@ import copy
 from dataclasses import replace
 
 from gradc.trace import capture_analysis as an
+from gradc.trace.capture_comprehensions import comprehension_call, kept_as_loop
 from gradc.trace.capture_loops import LoopRewriter
 from gradc.trace.capture_nodes import (  # noqa: F401  (MAX_NAMES, TooLarge: this module's public limits)
     LEAVE_ALONE,
@@ -46,7 +47,15 @@ class _Expressions(ast.NodeTransformer):
         return node
 
     visit_Lambda = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _skip
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip
+
+    def visit_ListComp(self, node):
+        """``[f(i) for i in range(n)]``: a loop on traced values (``gradc.trace.capture_comprehensions``)."""
+        if not kept_as_loop(node):
+            return node
+        original = copy.deepcopy(node)  # what it reads and indexes, as the user wrote it
+        self.generic_visit(node)
+        return comprehension_call(self.conv, original, node) or node
 
     def visit_IfExp(self, node):
         self.generic_visit(node)

@@ -639,3 +639,17 @@ def refuse(message, where, hint):
     gradc.errors.TraceError: no (f.py:3); do this
     """
     raise TraceError(message, where=where, hint=hint)
+
+
+def comprehension(item, iterable, current, indexed, tables, where):
+    """``[item(i) for i in iterable]``: on traced values over a range, the ``for`` loop appending ``item(i)`` that the
+    comprehension stands for, kept as a loop with the items its stacked outputs (``capture_comprehensions``).
+
+    >>> comprehension(lambda i: i * i, range(4), (), (), (), "f.py:1")
+    [0, 1, 4, 9]
+    """
+    if isinstance(iterable, range) and len(iterable) > 1 and loop_traced(iterable, current, indexed, tables):
+        name = "items"  # the list has no name of its own: errors and emitted code call it so
+        return for_stmt(iterable, lambda i, carry: (append_(carry[0], item(i)),), ([],), (name,), where,
+                        collected=(name,))[0]
+    return [item(i) for i in iterable]
