@@ -72,9 +72,42 @@ class ControlFlowRules:
             count, _ = ins.pop(0)
             trips = None if count is None else int(count)
         consts, carry, xs = ins[:n_consts], ins[n_consts:n_consts + n_carry], ins[n_consts + n_carry:]
+        if length is not None and not carry and length > 1:  # independent trips: the body batched, analysed once
+            found = self._batched(body, params, length, consts, xs)
+            if found is not None:
+                return found
         if length is not None and length * max(len(body.eqns), 1) <= UNROLL_LIMIT:
             return self._unrolled(body, params, length, consts, carry, xs)
         return self._fixed_point(body, consts, carry, xs, trips, n_carry)
+
+    def _batched(self, body, params, trips, consts, xs):
+        """The stacked outputs' patterns of a scan that carries nothing (a comprehension's loop): its body batched
+        over the trips (``vmap_graph``; the counter's values an array) and analysed once, as exact as unrolling when
+        the first trip's rows are those the first trip alone gives (else None: a rule of the batched analysis was
+        conservative across trips, and the caller unrolls)."""
+        from gradc.errors import GradcError
+        from gradc.transforms.batching import vmap_graph
+        start, step = params.get("start", 0), params.get("step", 1)
+        try:
+            batched = vmap_graph(body, [0] + [None] * len(consts) + [0] * len(xs), trips)
+        except GradcError:
+            return None
+        counter = np.arange(trips, dtype=np.int64) * step + start
+        values = [counter] + [v for v, _ in consts] + [v for v, _ in xs]
+        outs = self.run(batched, values, [None] + [p for _, p in consts] + [p for _, p in xs])
+        first = self._unrolled_trip(body, params, trips, consts, xs, 0)
+        for (_, together), alone in zip(outs, first):
+            rows = self._stacked_rows(together, trips, 0)
+            if (rows is None) != (alone is None) or rows is not None and not _same_pattern(rows, alone):
+                return None
+        return [p for _, p in outs]
+
+    def _unrolled_trip(self, body, params, trips, consts, xs, j):
+        """The outputs' patterns of trip ``j`` alone of a scan that carries nothing."""
+        start, step = params.get("start", 0), params.get("step", 1)
+        values = [np.int64(start + j * step)] + [v for v, _ in consts] + [None if v is None else v[j] for v, _ in xs]
+        pats = [None] + [p for _, p in consts] + [self._stacked_rows(p, trips, j) for _, p in xs]
+        return [p for _, p in self.run(body, values, pats)]
 
     def _unrolled(self, body, params, trips, consts, carry, xs):
         n_carry = len(carry)
