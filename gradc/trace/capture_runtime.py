@@ -642,14 +642,21 @@ def refuse(message, where, hint):
 
 
 def comprehension(item, iterable, current, indexed, tables, where):
-    """``[item(i) for i in iterable]``: on traced values over a range, the ``for`` loop appending ``item(i)`` that the
+    """``[item(x) for x in iterable]``: on traced values, the ``for`` loop appending ``item(x)`` that the
     comprehension stands for, kept as a loop with the items its stacked outputs (``capture_comprehensions``).
 
     >>> comprehension(lambda i: i * i, range(4), (), (), (), "f.py:1")
     [0, 1, 4, 9]
     """
-    if isinstance(iterable, range) and len(iterable) > 1 and loop_traced(iterable, current, indexed, tables):
+    if loop_traced(iterable, current, indexed, tables) and not (isinstance(iterable, range) and len(iterable) < 2):
         name = "items"  # the list has no name of its own: errors and emitted code call it so
-        return for_stmt(iterable, lambda i, carry: (append_(carry[0], item(i)),), ([],), (name,), where,
+        return for_stmt(iterable, lambda x, carry: (append_(carry[0], item(x)),), ([],), (name,), where,
                         collected=(name,))[0]
-    return [item(i) for i in iterable]
+    return [item(x) for x in _python_iterable(iterable)]
+
+
+def _python_iterable(iterable):
+    """What Python's comprehension iterates: a traced array's rows, or the items of enumerate_/zip_ over them."""
+    if isinstance(iterable, TracedItems):
+        return _python_items(iterable)
+    return iterable

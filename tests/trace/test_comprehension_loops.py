@@ -53,9 +53,26 @@ def indexed_by_data(x, w, picks):
     return np.sum(np.stack([x[int(picks[i])] * w for i in range(picks.shape[0])]) ** 3)
 
 
+def over_rows(x, w):
+    return np.sum(np.stack([rotate(row, w) for row in x]) ** 2)
+
+
+def over_zip(x, w):
+    return np.sum(np.array([np.dot(a, b) * w for a, b in zip(x, x[::-1])]))
+
+
+def over_enumerate(x, w):
+    return sum([np.tanh(row @ w) * k for k, row in enumerate(x)])
+
+
+def over_reversed_range(x, w):
+    return np.sum(np.stack([np.sin(x[i] * w) * i for i in reversed(range(1, x.shape[0]))]) ** 2)
+
+
 PICKS = np.array([3, 0, 8, 8, 2, 5])
 CASES = [(stacked_helper, (X, W)), (summed_items, (X, W)), (items_as_array, (X, W)), (tuple_items, (X, W)),
-         (nested, (X, W)), (indexed_by_data, (X, W, PICKS))]
+         (nested, (X, W)), (indexed_by_data, (X, W, PICKS)), (over_rows, (X, W)), (over_zip, (X, W)),
+         (over_enumerate, (X, W)), (over_reversed_range, (X, W))]
 
 
 def _reference_gradient(f, args):
@@ -86,6 +103,19 @@ def test_the_comprehension_is_one_loop():
     # one body whatever the trip count (the list's items are reads of the stacked rows, unused here)
     bodies = {rows: [line for line in text.splitlines() if " = index " not in line] for rows, text in texts.items()}
     assert len(bodies[40]) == len(bodies[4]), texts[40]
+
+
+@pytest.mark.parametrize("f", [over_rows, over_zip, over_enumerate, over_reversed_range])
+def test_other_iterables_are_one_loop(f):
+    assert " = scan " in str(trace(f, X, W))
+
+
+def test_a_python_list_zipped_runs_in_python():
+    def f(x):
+        scales = [1.0, 2.0, 3.0]
+        return np.sum(np.stack([row * s for row, s in zip(x, scales)]))
+    v = RNG.normal(size=(3, 2))
+    np.testing.assert_allclose(gradc.grad(f)(v), central(f, v), rtol=1e-6)
 
 
 def test_gradient_equals_the_unrolled_comprehension():
@@ -140,7 +170,9 @@ def _program(seed):
     item, reduce = rnd.choice(ITEMS), rnd.choice(REDUCE)
     start, step = rnd.choice([(0, 1), (1, 1), (0, 2), (8, -1)])
     stop = -1 if step < 0 else "x.shape[0]"
-    source = f"def program(x, w):\n    return {reduce.format(f'[{item} for i in range({start}, {stop}, {step})]')}\n"
+    loop = rnd.choice([f"i in range({start}, {stop}, {step})", "i, row in enumerate(x)", f"i in reversed(range({stop}))"
+                       if step > 0 else f"i in range({start}, {stop}, {step})"])
+    source = f"def program(x, w):\n    return {reduce.format(f'[{item} for {loop}]')}\n"
     scope = {"np": np, "rotate": rotate}
     exec(compile(source, f"<comprehension {seed}>", "exec"), scope)
     return scope["program"], source
