@@ -14,7 +14,9 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
   becomes ``while_loop``. A loop that indexes or calls a method of a Python list, tuple
   or dict (``ws[i]``, ``d.update(...)``) stays a Python loop: a traced index cannot pick
   from a list. A list a ``for`` loop appends to (``ys.append(y)``) becomes the stacked
-  per-step outputs of its scan (``gradc.trace.capture_lists``).
+  per-step outputs of its scan (``gradc.trace.capture_lists``); so do the items of a list
+  comprehension with one ``for`` over ``range``/``enumerate``/``zip``/``reversed`` or a
+  name, and no ``if`` (``gradc.trace.capture_comprehensions``).
 * ``break``/``continue`` become flags in the carry; the statements after a possible jump
   run under ``if not flag``. A ``return`` inside a loop becomes a flag and a ``break``;
   after the loop, ``if flag: return <its value>`` reads the carried variables, which hold
@@ -36,7 +38,8 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
 The rewritten code keeps the user's file and line numbers (tracebacks and errors point
 at the user's lines); generated names start with a prefix no name of the function starts
 with. Left as they are: functions without source (builtins, lambdas, exec'd code without
-a linecache entry) or without control flow; nested functions, lambdas and comprehensions;
+a linecache entry) or without control flow; nested functions, lambdas, set/dict/generator
+comprehensions and list comprehensions other than those above;
 ``try``/``with``/``match`` blocks (a traced condition in them gets the tracer's error); a
 method using private names (``self.__x``, which only the class body mangles) or
 ``super()``; a function so deeply nested that its rewrite would pass ``MAX_NAMES``
