@@ -192,14 +192,20 @@ def rowwise(x, w):
     return np.stack([rotate(x[i], w) * x[(i + 1) % x.shape[0]][0] for i in range(x.shape[0])])
 
 
+def rowwise_reversed(x, w):
+    return np.stack([rotate(x[i], w) * x[i - 2][1] for i in reversed(range(2, x.shape[0], 3))])
+
+
 @pytest.mark.parametrize("target", ["numpy", "c"])
-def test_sparse_jacobian_pattern_is_exact(target):
+@pytest.mark.parametrize("f", [rowwise, rowwise_reversed])
+def test_sparse_jacobian_pattern_is_exact(f, target):
     if target == "c":
         from gradc.backends.c import build
         if build.find_compiler() is None:
             pytest.skip("no C compiler")
-    compiled = gradc.compile(rowwise, X, W, mode="jacobian", sparse=True, target=target, wrt=(0,))
-    dense = np.stack([central(lambda v, k=k: rowwise(v, W).ravel()[k], X).ravel() for k in range(X.size)])
-    # item i reads row i (rotate mixes entries 0 and 1, keeps 2) and the first entry of row i + 1
+    compiled = gradc.compile(f, X, W, mode="jacobian", sparse=True, target=target, wrt=(0,))
+    size = f(X, W).size
+    dense = np.stack([central(lambda v, k=k: f(v, W).ravel()[k], X).ravel() for k in range(size)])
+    # item i reads row i (rotate mixes entries 0 and 1, keeps 2) and one entry of another row
     np.testing.assert_array_equal(compiled.pattern.toarray(), np.abs(dense) > 1e-9)
     np.testing.assert_allclose(compiled.jacobian(X, W).toarray(), dense, rtol=1e-6, atol=1e-8)
