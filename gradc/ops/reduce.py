@@ -165,8 +165,15 @@ def _reduce(name, x, axis, keepdims):
     return bind(name, x, axes=axes, keepdims=bool(keepdims))
 
 
+def _accumulated(x):
+    """``x`` in the dtype NumPy sums and multiplies it in: booleans and integers narrower than 64 bits as int64
+    (``np.sum(x > 0)`` counts; typed bool it would be an ``or``, and the C target computed one)."""
+    dtype = str(aval(x).dtype)
+    return ew.astype(x, "i64") if dtype == "bool" or dtype in ("i8", "i16", "i32") else x
+
+
 def sum_(x, axis=None, keepdims=False):
-    return _reduce("sum", x, axis, keepdims)
+    return _reduce("sum", _accumulated(x), axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
@@ -188,7 +195,7 @@ def min_(x, axis=None, keepdims=False):
 
 
 def prod(x, axis=None, keepdims=False):
-    return _reduce("prod", x, axis, keepdims)
+    return _reduce("prod", _accumulated(x), axis, keepdims)
 
 
 def argmax(x, axis=None):
