@@ -399,6 +399,38 @@ class ControlLowerings:
             self._tuple_locs = {}
         return self._tuple_locs
 
+    @property
+    def counter_ranges(self) -> dict:
+        """``id(var) -> (lo, hi)``: integer scalars of loop bodies whose range is known at compile time (a counter
+        of a loop with a static length, and sums and differences of those with integer constants)."""
+        if "_counter_ranges" not in self.__dict__:
+            self._counter_ranges = {}
+        return self._counter_ranges
+
+    def int_range(self, atom):
+        """``(lo, hi)`` bounding the integer scalar ``atom`` at run time, or None when not known."""
+        if isinstance(atom, Const):
+            if atom.is_scalar and atom.value.dtype.kind in "iu":
+                return int(atom.value), int(atom.value)
+            return None
+        return self.counter_ranges.get(id(atom))
+
+    def note_counter_range(self, body, p):
+        """Record the range of ``body``'s counter and of the integer offsets computed from it (``i - 1``)."""
+        first, last = p.get("start", 0), p.get("start", 0) + p.get("step", 1) * (p["length"] - 1)
+        ranges = self.counter_ranges
+        ranges[id(body.inputs[0])] = (min(first, last), max(first, last))
+        for eq in body.eqns:
+            if eq.op not in ("add", "sub") or getattr(eq.out.type, "shape", None) != () or \
+                    getattr(eq.out.type, "dtype", "") not in ("i64", "i32"):
+                continue
+            a, b = (self.int_range(x) for x in eq.inputs)
+            if a is None or b is None:
+                continue
+            lo, hi = (a[0] + b[0], a[1] + b[1]) if eq.op == "add" else (a[0] - b[1], a[1] - b[0])
+            if -2 ** 31 < lo and hi < 2 ** 31:  # far from any wrap-around of the integer type
+                ranges[id(eq.out)] = (lo, hi)
+
     def op_scan(self, e):
         p = e.params
         body, n_k, n_c = p["body"], p["n_consts"], p["n_carry"]
@@ -407,6 +439,8 @@ class ControlLowerings:
         trips = str(p["length"]) if length_in is None else self.atom_loc(length_in).at(())
         rows = p["length"] if length_in is None else (limit.trips if limit else 0)
         b_i, b_carry = body.inputs[0], body.inputs[1 + n_k:1 + n_k + n_c]
+        if length_in is None and p["length"] > 0:
+            self.note_counter_range(body, p)
         count = f"{p['length']} trips" if length_in is None else f"run-time length {trips}"
         self.emit(f"/* {_text(e)}:")
         self.emit(" * " + c_comment(f"for loop of {count}{' backwards' if p.get('reverse') else ''}, carrying "

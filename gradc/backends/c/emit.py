@@ -358,6 +358,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         sub.lines, sub.indent, sub.arrays, sub.taken = self.lines, self.indent, self.arrays, self.taken
         sub.temps, sub.copy_holders, sub.depth = self.temps, self.copy_holders, depth
         sub.limits, sub.max_trips = self.limits, self.max_trips
+        sub._counter_ranges = self.counter_ranges  # a loop counter's range holds in the loops nested in it
         sub.plan(bindings)
         self.lend_for_writing(sub, [graph.inputs[n] for n in writable], [bindings[n] for n in writable])
         lent = self.free_slots()  # arrays dead here are free in the nested graph (its values are not ours)

@@ -260,14 +260,17 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
 
     def gather_code(self, e, x_loc, arrays):
         shape = e.inputs[0].type.shape if e.op == "gather_grad" else e.out.type.shape
-        return self.index_code(x_loc, arrays, e.params["spec"], shape)
+        return self.index_code(x_loc, arrays, e.params["spec"], shape, atoms=e.inputs[1:])
 
-    def index_code(self, x_loc, arrays, spec, shape, status=None):
+    def index_code(self, x_loc, arrays, spec, shape, status=None, atoms=None):
         """``(lines, element, count)``: C for element ``k`` (row-major over ``shape``) of ``x_loc[spec]``.
 
         ``lines`` set each index array's entry ``a<j>``, a negative one wrapped once as in NumPy;
         with ``status``, an entry still out of range returns it before anything is read or written
-        there (without, the caller vouches for the indices). Example (``t0 = x[i]`` for a 0-d ``i``)::
+        there (without, the caller vouches for the indices). An index whose range is known at compile time
+        (``atoms``: the IR atoms of ``arrays``; a loop counter and its offsets, see ``counter_ranges``) drops
+        the wrap and the check it never needs, so a loop body indexing ``x[i]``, ``y[i - 1]`` is plain
+        arithmetic the C compiler can vectorise. Example (``t0 = x[i]`` for a 0-d ``i`` of unknown range)::
 
             long a0 = (long)i;
             if (a0 < 0) a0 += 10;
@@ -288,8 +291,12 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
             else:
                 at = f"{index.name}[{self.module.static('G', 'long', table.tolist())}[k]]"
             body.append(f"long a{j} = (long){at};")
-            body.append(f"if (a{j} < 0) a{j} += {x_loc.shape[axis]};")
-            if status is not None:
+            known = self.int_range(atoms[j]) if atoms is not None else None
+            n_axis = x_loc.shape[axis]
+            if known is None or known[0] < 0:
+                body.append(f"if (a{j} < 0) a{j} += {n_axis};")
+            in_range = known is not None and -n_axis <= known[0] and known[1] < n_axis
+            if status is not None and not in_range:
                 body.append(f"if (a{j} < 0 || a{j} >= {x_loc.shape[axis]}) return {status};  /* out of range */")
             stride = x_loc.strides[axis]
             terms.append(f"a{j}" if stride == 1 else f"{stride}*a{j}")

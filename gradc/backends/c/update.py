@@ -131,7 +131,8 @@ class UpdateLowerings:
             self.close(len(lines))
             return
         limit = self.limit_of(e)
-        body, dst, n = self.index_code(out, arrays, spec, target, None if limit is None else limit.code)
+        body, dst, n = self.index_code(out, arrays, spec, target, None if limit is None else limit.code,
+                                       atoms=e.inputs[2:])
         if vb.value is not None or vb.local or vb.standard:
             src = vb.flat("k")
         else:  # a view or a broadcast: the position of each element, row-major, in a table
