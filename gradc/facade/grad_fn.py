@@ -26,7 +26,7 @@ SECOND_TIME = (
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
-STATE = {"create_graph": False}
+STATE = {"create_graph": False, "capture": None}  # capture: ids of the nodes whose cotangents a run returns
 # How torch's nodes list a Python-number operand: not at all (an overload taking a Scalar), or wrapped as a
 # tensor in the ``other`` slot even when it came first (the reflected operators ``__radd__``, ``__rmul__``).
 _SCALAR_NOT_AN_INPUT = frozenset({"PowBackward0"})
@@ -302,6 +302,7 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
         if node is not None:
             buffer[id(node)] = _plus(buffer.get(id(node)), g)
     stop = {id(n) for n in capture or () if n is not None}
+    STATE["capture"] = stop or None
     got = {}
     freed_now = set()  # nodes this run has freed (torch's order may visit them after a failing one)
     prev = dict(STATE), grad_mode.is_grad_enabled()
@@ -345,6 +346,50 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
     return [got.get(id(n)) if n is not None else None for n in capture or ()]
+
+
+def rename(out, name: str):
+    """Give ``out``'s node torch's class ``name`` (an overload's node: ``ClampMinBackward0``, ``XlogyBackward2``)."""
+    node = getattr(out, "_grad_fn", None)
+    if node is not None:
+        node.__class__ = node_class(name)
+    return out
+
+
+class RefusedDerivative:
+    """A node's VJP refusing the derivative in one input slot as torch does (``NotImplementedError`` with torch's
+    message when the engine needs that slot's cotangent); the other slots' cotangents come from ``inner``."""
+
+    __slots__ = ("inner", "edges", "slot", "message")
+
+    def __init__(self, inner, edges, slot, message):
+        self.inner, self.edges, self.slot, self.message = inner, edges, slot, message
+
+    def __call__(self, ct):
+        target = self.edges[self.slot]
+        if target is not None and _needed(target):
+            raise NotImplementedError(self.message)
+        cts = list(self.inner(ct))
+        cts[self.slot] = None
+        return cts
+
+
+def _needed(node) -> bool:
+    """Whether the running backward needs ``node``'s cotangent: always for ``backward()``, and for
+    ``autograd.grad`` when the node reaches one of its inputs (torch computes only what those need)."""
+    capture = STATE["capture"]
+    if not capture:
+        return True
+    return any(id(n) in capture for n in _toposort([node]))
+
+
+def refuse_derivative(out, slot: int, message: str):
+    """Make ``out``'s node refuse the derivative in input ``slot`` (``torch.special.gammainc``'s first argument,
+    the inverse hyperbolic functions' in-place versions). Returns ``out``."""
+    node = getattr(out, "_grad_fn", None)
+    if node is not None and slot < len(node._edges):
+        node._vjp = RefusedDerivative(node._vjp, node._edges, slot, message)
+    return out
 
 
 def _check_in_torch_order(node, roots, freed_now):
