@@ -8,6 +8,7 @@ cotangent per slot. The VJP callables apply the op registry's rules (see
 """
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 from weakref import ref as _weakref
@@ -263,6 +264,22 @@ def _toposort(roots):
     return order
 
 
+def _order(roots, retain_graph):
+    """``_toposort(roots)``; for one root walked with ``retain_graph`` (a Jacobian's rows: ``backward`` per output)
+    the order below the root is kept on the root, as the graph under a node never changes (edges are fixed when
+    a node is made). The root is left out of its own cache, which would otherwise be a reference cycle."""
+    if len(roots) != 1 or roots[0] is None:
+        return _toposort(roots)
+    root = roots[0]
+    below = root.__dict__.get("_order_below")
+    if below is not None:
+        return [root, *below]
+    order = _toposort(roots)
+    if retain_graph:
+        root._order_below = tuple(order[1:])
+    return order
+
+
 def _plus(a, b):
     return b if a is None else ew.add(a, b)
 
@@ -308,8 +325,11 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
     prev = dict(STATE), grad_mode.is_grad_enabled()
     STATE["create_graph"] = create_graph
     grad_mode._STATE["enabled"] = create_graph
+    collecting = gc.isenabled()
+    if collecting:  # the engine's own allocations hold no cycle: no collector pass over the live graph meanwhile
+        gc.disable()
     try:
-        for node in _toposort(roots):
+        for node in _order(roots, retain_graph):
             k = id(node)
             g = buffer.pop(k, None)
             if g is None:
@@ -343,6 +363,8 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                     have = buffer.get(k)
                     buffer[k] = ct if have is None else ew.add(have, ct)
     finally:
+        if collecting:
+            gc.enable()
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
     return [got.get(id(n)) if n is not None else None for n in capture or ()]
