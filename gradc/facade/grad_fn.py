@@ -8,6 +8,7 @@ cotangent per slot. The VJP callables apply the op registry's rules (see
 """
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 from weakref import ref as _weakref
@@ -26,7 +27,7 @@ SECOND_TIME = (
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
-STATE = {"create_graph": False}
+STATE = {"create_graph": False, "capture": None}  # capture: ids of the nodes whose cotangents a run returns
 # How torch's nodes list a Python-number operand: not at all (an overload taking a Scalar), or wrapped as a
 # tensor in the ``other`` slot even when it came first (the reflected operators ``__radd__``, ``__rmul__``).
 _SCALAR_NOT_AN_INPUT = frozenset({"PowBackward0"})
@@ -263,6 +264,22 @@ def _toposort(roots):
     return order
 
 
+def _order(roots, retain_graph):
+    """``_toposort(roots)``; for one root walked with ``retain_graph`` (a Jacobian's rows: ``backward`` per output)
+    the order below the root is kept on the root, as the graph under a node never changes (edges are fixed when
+    a node is made). The root is left out of its own cache, which would otherwise be a reference cycle."""
+    if len(roots) != 1 or roots[0] is None:
+        return _toposort(roots)
+    root = roots[0]
+    below = root.__dict__.get("_order_below")
+    if below is not None:
+        return [root, *below]
+    order = _toposort(roots)
+    if retain_graph:
+        root._order_below = tuple(order[1:])
+    return order
+
+
 def _plus(a, b):
     return b if a is None else ew.add(a, b)
 
@@ -302,13 +319,17 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
         if node is not None:
             buffer[id(node)] = _plus(buffer.get(id(node)), g)
     stop = {id(n) for n in capture or () if n is not None}
+    STATE["capture"] = stop or None
     got = {}
     freed_now = set()  # nodes this run has freed (torch's order may visit them after a failing one)
     prev = dict(STATE), grad_mode.is_grad_enabled()
     STATE["create_graph"] = create_graph
     grad_mode._STATE["enabled"] = create_graph
+    collecting = gc.isenabled()
+    if collecting:  # the engine's own allocations hold no cycle: no collector pass over the live graph meanwhile
+        gc.disable()
     try:
-        for node in _toposort(roots):
+        for node in _order(roots, retain_graph):
             k = id(node)
             g = buffer.pop(k, None)
             if g is None:
@@ -342,9 +363,55 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                     have = buffer.get(k)
                     buffer[k] = ct if have is None else ew.add(have, ct)
     finally:
+        if collecting:
+            gc.enable()
         STATE.update(prev[0])
         grad_mode._STATE["enabled"] = prev[1]
     return [got.get(id(n)) if n is not None else None for n in capture or ()]
+
+
+def rename(out, name: str):
+    """Give ``out``'s node torch's class ``name`` (an overload's node: ``ClampMinBackward0``, ``XlogyBackward2``)."""
+    node = getattr(out, "_grad_fn", None)
+    if node is not None:
+        node.__class__ = node_class(name)
+    return out
+
+
+class RefusedDerivative:
+    """A node's VJP refusing the derivative in one input slot as torch does (``NotImplementedError`` with torch's
+    message when the engine needs that slot's cotangent); the other slots' cotangents come from ``inner``."""
+
+    __slots__ = ("inner", "edges", "slot", "message")
+
+    def __init__(self, inner, edges, slot, message):
+        self.inner, self.edges, self.slot, self.message = inner, edges, slot, message
+
+    def __call__(self, ct):
+        target = self.edges[self.slot]
+        if target is not None and _needed(target):
+            raise NotImplementedError(self.message)
+        cts = list(self.inner(ct))
+        cts[self.slot] = None
+        return cts
+
+
+def _needed(node) -> bool:
+    """Whether the running backward needs ``node``'s cotangent: always for ``backward()``, and for
+    ``autograd.grad`` when the node reaches one of its inputs (torch computes only what those need)."""
+    capture = STATE["capture"]
+    if not capture:
+        return True
+    return any(id(n) in capture for n in _toposort([node]))
+
+
+def refuse_derivative(out, slot: int, message: str):
+    """Make ``out``'s node refuse the derivative in input ``slot`` (``torch.special.gammainc``'s first argument,
+    the inverse hyperbolic functions' in-place versions). Returns ``out``."""
+    node = getattr(out, "_grad_fn", None)
+    if node is not None and slot < len(node._edges):
+        node._vjp = RefusedDerivative(node._vjp, node._edges, slot, message)
+    return out
 
 
 def _check_in_torch_order(node, roots, freed_now):

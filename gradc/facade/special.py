@@ -91,6 +91,35 @@ for _name, (_node, _f) in _BINARY.items():
     globals()[_name] = _binary(_name, _node, _keep_dtype(_f))
 
 
+def _shape_derivative_refused(name, torch_name, f):
+    """``f`` whose derivative in its first argument (the shape parameter) is refused as torch 2.13.0 refuses it
+    (``NotImplementedError`` when a backward needs it; the derivative in ``x`` is computed)."""
+    def fn(input, other, *, out=None):  # noqa: A002 - torch names
+        from gradc.facade.grad_fn import refuse_derivative
+        return refuse_derivative(f(input, other, out=out), 0,
+                                 f"the derivative for '{torch_name}: input' is not implemented.")
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f.__doc__ + " Not differentiable in ``input`` (torch's NotImplementedError)."
+    return fn
+
+
+def _xlogy_overloads(f):
+    """``xlogy`` with torch's node per overload: a number ``other`` is ``XlogyBackward2``, a number ``self`` 1."""
+    def xlogy(input, other, *, out=None):  # noqa: A002 - torch names
+        from gradc.facade.grad_fn import rename
+        res = f(input, other, out=out)
+        if isinstance(other, (int, float)):
+            return rename(res, "XlogyBackward2")
+        return rename(res, "XlogyBackward1") if isinstance(input, (int, float)) else res
+    xlogy.__doc__ = f.__doc__
+    return xlogy
+
+
+xlogy = _xlogy_overloads(xlogy)  # noqa: F821 - defined by the loop above
+gammainc = _shape_derivative_refused("gammainc", "igamma", gammainc)  # noqa: F821 - defined by the loop above
+gammaincc = _shape_derivative_refused("gammaincc", "igammac", gammaincc)  # noqa: F821
+
+
 def logit(input, eps=None, *, out=None):  # noqa: A002
     """``log(p / (1 - p))``, with ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     def fn(p):

@@ -24,6 +24,7 @@ import gradc.ops.special_numpy as sn
 import gradc.ops.stats as st
 import gradc.ops.stats_scan as scan
 from gradc.facade import dtypes
+from gradc.facade import grad_fn as gf
 from gradc.facade.functional import stack as _stack
 from gradc.facade.lift import accept_traced_everywhere, apply, dim_tuple, operand
 from gradc.facade.linalg import _return_type
@@ -68,11 +69,13 @@ for _name in ("logical_and", "logical_or", "logical_not", "logical_xor"):
 
 
 def clamp_min(input, min):  # noqa: A002
-    return operand(input).clamp(min=min)
+    out = operand(input).clamp(min=min)
+    return gf.rename(out, "ClampMinBackward0" if isinstance(min, (int, float)) else "ClampMinBackward1")
 
 
 def clamp_max(input, max):  # noqa: A002
-    return operand(input).clamp(max=max)
+    out = operand(input).clamp(max=max)
+    return gf.rename(out, "ClampMaxBackward0" if isinstance(max, (int, float)) else "ClampMaxBackward1")
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):  # noqa: A002

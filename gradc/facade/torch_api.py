@@ -17,6 +17,7 @@ from gradc.facade import (
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
+from gradc.facade import inplace_functions as _inplace_functions
 from gradc.facade import rng as _rng
 from gradc.facade import tensor_str as _tensor_str
 from gradc.facade.creation import (  # noqa: F401
@@ -184,6 +185,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
 for _name in ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn",
               "randint", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randperm"):
     globals()[_name] = _user_facing(globals()[_name])
+
+_inplace_functions.install(globals())  # torch.abs_, torch.clamp_min_, ...: the tensor's in-place method
 
 for _name in TRACED:
     if _name in globals():
