@@ -345,6 +345,15 @@ def _write_through(target, through, write, combined, operands, where):
             part = part[k]
         write(part)
         return target
+    if isinstance(target, (list, tuple, dict)):  # parts[0][2] = v: into the item the container holds, aliases and all
+        part = target[through[0]]
+        new = write(part) if len(through) == 1 else _write_through(part, through[1:], write, None, operands, where)
+        if new is not part:
+            if isinstance(target, tuple):
+                raise TraceError("item assignment into an array a tuple holds, where gradc makes a new value",
+                                 where=where, hint="hold the array in a list, or assign to a name of its own")
+            target[through[0]] = new
+        return target
     if not all(_basic(k) for k in through):
         return target  # NumPy writes into a copy that is then dropped
     if combined is not None and all(_integer(k) for k in through) and _basic(operands[1]):
