@@ -4,8 +4,7 @@
 ``polysub``, ``polymul`` (a convolution), ``vander``, ``polyfit`` (least squares on the
 Vandermonde matrix), ``poly`` (the coefficients of given roots) and ``roots`` (companion-matrix
 eigenvalues): compositions of registry ops, so both targets have them and the derivatives come from those ops.
-``np.poly1d`` of
-traced coefficients cannot be built (NumPy trims leading zeros, a data-dependent length):
+``np.poly1d`` of traced coefficients cannot be built (NumPy trims leading zeros, a data-dependent length):
 the refusal says to use ``np.polyval``.
 
 >>> from gradc.trace import trace
