@@ -41,6 +41,7 @@ def _no_out(what, fn):
 
 
 FUNCTIONS = {
+    np.i0: lambda x: bes.i0(x),  # NumPy's modified Bessel function of order 0 (scipy.special.i0)
     np.sinc: sf.sinc, np.round: _no_out("np.round", sf.round_), np.around: _no_out("np.around", sf.round_),
     np.fix: _no_out("np.fix", sf.trunc), np.nan_to_num: sf.nan_to_num,
 }
