@@ -146,11 +146,11 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, e
               args=None, **options):
     """``scipy.integrate.solve_ivp`` on traced values, with ``t_eval`` (see the module docstring)."""
     what = "scipy.integrate.solve_ivp"
+    if dense_output:
+        return _dense(fun, t_span, y0, method, t_eval, events, vectorized, args, options)
     if t_eval is None:
         _refuse(what, "no t_eval", "pass t_eval= the times you need (t_eval=[t0, t1] for the final state, "
                                    "then read sol.y[:, -1]): the solver's own time points are not fixed in advance")
-    if dense_output:
-        _refuse(what, "dense_output=True", "pass t_eval= the times you need")
     if events is not None:
         _refuse(what, "events", "gradc has no event location: integrate to fixed times (t_eval)")
     known = {"rtol", "atol", "first_step", "max_step", "jac", "jac_sparsity", "lband", "uband", "min_step",
@@ -185,6 +185,31 @@ def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False, e
     ys = ys[1:]  # the start time was added in front
     return _Result(t=t_eval, y=ys.T, success=np.all(np.isfinite(ys)), status=0,
                    message=f"gradc: integrated with {_DESCRIPTIONS[kind]}", t_events=None, y_events=None, sol=None)
+
+
+def _dense(fun, t_span, y0, method, t_eval, events, vectorized, args, options):
+    """``dense_output=True``: ``sol(t)`` integrates again from ``t_span[0]`` to the times asked for (SciPy
+    interpolates its steps instead: both are within the tolerances of the solution, not equal to each other's
+    rounding). Without ``t_eval`` the result has ``sol`` only (SciPy's ``t``, ``y`` are its own step points)."""
+    def solve(times):
+        return solve_ivp(fun, t_span, y0, method, times, False, events, vectorized, args, **options)
+
+    def sol(t):
+        if isinstance(t, Traced):  # traced times: integrated in the order given (increasing away from t0)
+            return solve(t).y if t.ndim else solve(np.reshape(t, (1,)) + 0.0).y[:, 0]
+        t = np.asarray(t, dtype=np.float64)
+        order = np.argsort(t.ravel(), kind="stable")
+        if t_span[1] < t_span[0]:  # integrating backwards: the times decreasing
+            order = order[::-1]
+        ys = solve(t.ravel()[order]).y
+        out = ys[:, np.argsort(order, kind="stable")]
+        return out[:, 0] if t.ndim == 0 else out
+
+    if t_eval is None:
+        return _Result(sol=sol, success=True, status=0, message="gradc: dense output by integrating to the times "
+                                                                "sol(t) is given", t_events=None, y_events=None)
+    result = solve(t_eval)
+    return _Result(**{**dict(result), "sol": sol})
 
 
 # solve_ivp's methods -> gradc.integrate.adjoint.METHODS

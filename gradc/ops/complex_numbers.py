@@ -121,14 +121,16 @@ def real_if_close(a, tol=100):
     """``np.real_if_close``: the real part when every imaginary part is within ``tol`` machine epsilons of 0.
 
     Which of the two it is depends on the values: decided on concrete input, refused on traced input
-    unless its dtype is real (then it is the value itself).
+    unless its dtype is real (then it is the value itself). JAX makes the same choice (``jax.numpy`` has no
+    ``real_if_close``: a compiled function's result dtype cannot depend on the values).
     """
     if not _is_complex(a):
         return a
     if is_concrete(a):
         return np.real_if_close(a, tol)
     raise TraceError("np.real_if_close of a traced complex value: whether the result is real depends on the values",
-                     hint="use np.real(z) when the imaginary part is known to be negligible")
+                     hint="use np.real(z) when the imaginary part is known to be negligible (the dtype of a compiled "
+                          "function's result cannot depend on the values; JAX has no real_if_close for this reason)")
 
 
 def complex_dtype(dtype: str) -> str:

@@ -268,9 +268,20 @@ def corrcoef(x, y=None, rowvar=True):
     """
     c = cov(x, y, rowvar)
     if aval(c).ndim == 0:
-        return ew.div(c, c)
+        return _clip_unit(ew.div(c, c))
     k = aval(c).shape[0]
     d = sh.gather(c, [np.arange(k), np.arange(k)], (("array", 0), ("array", 1)))
     stddev = ew.sqrt(real_of(d))  # the variances: real also of complex rows
     c = ew.div(c, sh.reshape(stddev, (k, 1)))
-    return ew.div(c, sh.reshape(stddev, (1, k)))
+    return _clip_unit(ew.div(c, sh.reshape(stddev, (1, k))))
+
+
+def _clip_unit(c):
+    """NumPy's last step of ``corrcoef``: rounding can leave |r| a few ulps above 1, so the real part (and the
+    imaginary part of complex rows) is clipped to [-1, 1]. Where the clip acts, the exact coefficient is at its
+    extreme (|r| = 1), where its derivative is 0 as well."""
+    if not aval(c).is_complex:
+        return ew.clip(c, -1.0, 1.0)
+    real_part = ew.clip(bind("real", c), -1.0, 1.0)
+    imag_part = ew.clip(bind("imag", c), -1.0, 1.0)
+    return ew.add(ew.astype(real_part, aval(c).dtype), ew.mul(ew.astype(imag_part, aval(c).dtype), 1j))

@@ -86,6 +86,9 @@ _SPREAD_ESTIMATORS = ("auto", "fd", "scott", "doane", "stone")
 
 def _estimated_count(what, a, name, range, weights):  # noqa: A002 (NumPy's name)
     """The bin count of estimator ``name`` for ``a`` (flat), with the run-time check that NumPy's is the same."""
+    if name in (*_SIZE_ESTIMATORS, *_SPREAD_ESTIMATORS) and weights is not None:
+        raise TraceError(f"{what}: automated estimation of the number of bins is not supported for weighted data "
+                         "(NumPy's rule)", where=user_location(), hint="pass a number of bins or the edges")
     if name in _SPREAD_ESTIMATORS:
         raise TraceError(f"{what} with bins={name!r} is not supported by gradc: its number of bins depends on the "
                          "spread of the values, and it is the shape of the result", where=user_location(),
@@ -95,9 +98,6 @@ def _estimated_count(what, a, name, range, weights):  # noqa: A002 (NumPy's name
     if name not in _SIZE_ESTIMATORS:
         raise TraceError(f"{what}: {name!r} is not a valid estimator for bins", where=user_location(),
                          hint=f"use one of {', '.join(sorted([*_SIZE_ESTIMATORS, *_SPREAD_ESTIMATORS]))}")
-    if weights is not None:
-        raise TraceError(f"{what}: automated estimation of the number of bins is not supported for weighted data "
-                         "(NumPy's rule)", where=user_location(), hint="pass a number of bins or the edges")
     if range is not None:
         raise TraceError(f"{what} with bins={name!r} and range=: the count depends on how many values fall in the "
                          "range", where=user_location(), hint="select the values first, or pass a number of bins")

@@ -92,7 +92,8 @@ _NEWER = {
     "trace": lambda x, /, *, offset=0, dtype=None: ct.trace(x, offset, -2, -1),
     "diagonal": lambda x, /, *, offset=0: ct.diagonal(x, offset, -2, -1),
     "matrix_transpose": lambda x, /: lin.mT(x), "outer": lambda a, b, /: la.outer(a, b),
-    "matmul": lambda a, b, /: la.matmul(a, b), "cross": None,
+    "matmul": lambda a, b, /: la.matmul(a, b),
+    "cross": lambda x1, x2, /, *, axis=-1: ct.cross(x1, x2, axis=axis),  # 3-vectors only, as NumPy's
 }
 for _name, _fn in _NEWER.items():
     if _fn is not None and hasattr(np.linalg, _name):

@@ -2,9 +2,9 @@
 
 ``np.polyval`` (Horner's rule, as NumPy evaluates), ``polyder``, ``polyint``, ``polyadd``,
 ``polysub``, ``polymul`` (a convolution), ``vander``, ``polyfit`` (least squares on the
-Vandermonde matrix) and ``poly`` (the coefficients of given roots): compositions of registry
-ops, so both targets have them and the derivatives come from those ops. ``np.poly1d`` of
-traced coefficients cannot be built (NumPy trims leading zeros, a data-dependent length):
+Vandermonde matrix), ``poly`` (the coefficients of given roots) and ``roots`` (companion-matrix
+eigenvalues): compositions of registry ops, so both targets have them and the derivatives come from those ops.
+``np.poly1d`` of traced coefficients cannot be built (NumPy trims leading zeros, a data-dependent length):
 the refusal says to use ``np.polyval``.
 
 >>> from gradc.trace import trace
@@ -171,7 +171,28 @@ def _poly(seq_of_zeros):
     return coefficients
 
 
+def _roots(p):
+    """The eigenvalues of the companion matrix NumPy builds (first row ``-p[1:] / p[0]``, ones below the
+    diagonal); derivatives are eig's, i.e. implicit differentiation of ``p(r) = 0`` at simple roots. As
+    ``jax.numpy.roots`` under jit (``strip_zeros=False``): the result is always complex (NumPy returns a real
+    array when every root is real: a dtype that depends on the values) and zero coefficients are not stripped
+    (a leading zero makes the roots infinite; trailing zeros give roots at 0, as NumPy's, in eig's order)."""
+    p = _float(_coefficients(p, "np.roots"))
+    n = aval(p).shape[0]
+    if not isinstance(n, int):
+        raise StaticValueNeeded("np.roots: the number of coefficients must be known at trace time",
+                                hint="compile for a fixed number of coefficients")
+    complex_dtype = np.result_type(aval(p).np_dtype, np.complex64)
+    if n < 2:
+        return np.zeros(0, complex_dtype)
+    first_row = sh.reshape(ew.neg(ew.div(sh.index(p, (sh.slice_item(1, None, None),)), _coefficient(p, 0))),
+                           (1, n - 1))
+    below = lift(np.eye(n - 2, n - 1, dtype=aval(p).np_dtype), p)
+    return lin.eigvals(sh.concatenate([first_row, below], 0))
+
+
 FUNCTIONS = {
+    np.roots: _roots,
     np.polyval: _polyval, np.polyder: _polyder, np.polyint: _polyint,
     np.polyadd: _polyadd, np.polysub: lambda a1, a2: _polyadd(a1, a2, -1.0),
     np.polymul: lambda a1, a2: signal.convolve(_operand(a1), _operand(a2), what="np.polymul"),

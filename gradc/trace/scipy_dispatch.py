@@ -295,6 +295,10 @@ def _substitute(value, table, arrays=False):
 
 def rebind(f):
     """``f`` as it should be traced: itself, or a copy seeing gradc's SciPy functions (see the docstring)."""
+    if "scipy" in sys.modules:  # gradc.jit(scipy.linalg.expm): the SciPy function itself is what is traced
+        known = _table().get(id(f))
+        if known is not None and known[0] is f:
+            return known[1]
     fn = getattr(f, "__func__", f)
     from gradc.trace.array_routing import uses_routed_names  # here: it needs the dispatch tables loaded
     arrays = isinstance(fn, types.FunctionType) and uses_routed_names(fn)
@@ -395,7 +399,7 @@ def conversion_error(default: TraceError) -> TraceError:
         path = frame.f_code.co_filename
         if _in_scipy(path):
             scipy_frames.append(frame)
-        elif scipy_frames or not _in_numpy_or_gradc(path):
+        elif not _in_numpy_or_gradc(path):  # gradc's call hook may sit between SciPy's frames: passed over
             break
         frame = frame.f_back
     scipy_frame = scipy_frames[-1] if scipy_frames else None
@@ -431,7 +435,8 @@ def _in_numpy_or_gradc(path) -> bool:
 def _public_path(frame):
     """``scipy.linalg.cho_factor`` for a frame of ``scipy.linalg._decomp_cholesky.cho_factor``, or of a SciPy
     decorator's wrapper around it (found in the wrapper's variables); None when not a public function."""
-    path = _public_of(frame.f_globals.get("__name__", "scipy"), frame.f_code.co_name, lambda c: c is frame.f_code)
+    path = _public_of(frame.f_globals.get("__name__", "scipy"), frame.f_code.co_name,
+                      lambda c: c is frame.f_code or _same_source(c, frame.f_code))
     if path is None:
         for value in frame.f_locals.values():
             if isinstance(value, types.FunctionType) and (value.__module__ or "").startswith("scipy"):
@@ -441,9 +446,22 @@ def _public_path(frame):
     return path
 
 
+def _same_source(code, other) -> bool:
+    """``code`` and ``other`` compiled from the same definition: gradc's capture recompiles a function it traces
+    (``gradc.jit(scipy.linalg.expm)``), so the running frame's code is not the function's ``__code__``."""
+    return (code is not None and code.co_name == other.co_name and code.co_filename == other.co_filename
+            and code.co_firstlineno == other.co_firstlineno)
+
+
 def _public_of(module: str, name: str, is_code):
+    """``package.name`` for the shortest package without a private component (``_lib``, ``_matfuncs``) that
+    exports the function ``is_code`` recognises; None when there is none."""
     parts = module.split(".")
+    if name.startswith("_"):
+        return None
     for k in range(1, len(parts) + 1):
+        if parts[k - 1].startswith("_"):
+            break  # scipy._lib.array_api_compat.numpy.asarray is SciPy's internal, not a name users call
         public = ".".join(parts[:k])
         candidate = getattr(sys.modules.get(public), name, None)
         while candidate is not None:

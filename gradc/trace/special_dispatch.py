@@ -40,7 +40,23 @@ def _no_out(what, fn):
     return call
 
 
+def _unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """``np.unwrap`` (NumPy's steps: the jumps of the differences above ``discont`` folded into one period, then
+    their corrections summed along the axis); the corrections are piecewise constant, so the derivative is 1."""
+    p = p * 1.0
+    discont = period / 2 if discont is None else discont
+    dd = np.diff(p, axis=axis)
+    half = period / 2
+    folded = np.mod(dd + half, period) - half
+    folded = np.where((folded == -half) & (dd > 0), half, folded)
+    correction = np.where(np.abs(dd) < max(discont, half), 0.0, folded - dd)
+    first = np.take(p, [0], axis=axis) * 0.0
+    return p + np.concatenate([first, np.cumsum(correction, axis=axis)], axis=axis)
+
+
 FUNCTIONS = {
+    np.unwrap: _unwrap,
+    np.i0: lambda x: bes.i0(x),  # NumPy's modified Bessel function of order 0 (scipy.special.i0)
     np.sinc: sf.sinc, np.round: _no_out("np.round", sf.round_), np.around: _no_out("np.around", sf.round_),
     np.fix: _no_out("np.fix", sf.trunc), np.nan_to_num: sf.nan_to_num,
 }

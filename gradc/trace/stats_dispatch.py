@@ -201,4 +201,6 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
     FUNCTIONS[np.cumulative_prod] = _cumulative("prod")
 UFUNCS: dict = {}
 scipy_dispatch.register("scipy.stats.zscore", _zscore)
+from gradc.trace import stats_summaries  # noqa: E402,F401 (registers scipy.stats.gmean, skew, ...)
+
 __all__ = ["FUNCTIONS", "UFUNCS", "distribution_dispatch"]  # the distributions are registered on import
