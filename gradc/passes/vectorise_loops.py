@@ -88,12 +88,7 @@ def vectorise_loops(graph: Graph, memo: dict | None = None) -> Graph:
     read = _read_results(eqns, graph.outputs)
     plans = {id(e): plan for e in eqns if (plan := _plan(e, read.get(id(e.out), set()))) is not None}
     if plans:
-        try:
-            result = _rebuild(graph, eqns, plans)
-        except (KeyError, StopIteration):
-            # a body reading a value the plan does not hand to the batched iterations (a carried value read
-            # through another name): keep this graph's loops as they are, which computes the same values
-            result = graph.replace(eqns=eqns) if any(a is not b for a, b in zip(eqns, graph.eqns)) else graph
+        result = _rebuild(graph, eqns, plans)
     elif any(a is not b for a, b in zip(eqns, graph.eqns)):
         result = graph.replace(eqns=eqns)
     else:
@@ -244,10 +239,29 @@ def _plan(eqn: Eqn, read=frozenset()):
     for e in kept:
         if id(e) not in reads and any(id(a) in state for a in e.inputs):
             return None
-    if any(id(o) in state for o in outputs[c:]):
+    if any(id(o) in state for o in outputs[c:]) or not _hands_over(body, k, c, kinds, kept):
         return None
     total = sum(_work(e, {}) for e in kept) * length
     return (kinds, kept) if total <= MAX_BATCH_ELEMENTS else None
+
+
+def _hands_over(body: Graph, k: int, c: int, kinds: list, kept: list) -> bool:
+    """Whether the batched iterations have every value they read: the counter, constants, rows, the carried values
+    handed over as they start (through, fill, dead, sequence) and what ``kept`` computes. A kept equation or a
+    combined value reading a carried value that is combined across iterations (a running sum read before the loop
+    ends, ``acc = acc + x[i]; ys.append(acc)``), or the updated value itself, keeps the loop."""
+    carries = body.inputs[1 + k:1 + k + c]
+    handed = {id(kin) for kin, kind in zip(carries, kinds) if kind[0] in ("through", "fill", "dead", "sequence")}
+    available = {id(a) for a in body.inputs[:1 + k]} | {id(a) for a in body.inputs[1 + k + c:]} | handed
+    available |= {id(e.out) for e in kept}
+    wanted = list(body.outputs[c:])
+    for kind in kinds:
+        if kind[0] == "sum":
+            wanted.append(kind[1])
+        elif kind[0] in ("scatter_add", "fill"):
+            wanted += list(kind[1].inputs[0 if kind[0] == "scatter_add" else 1:][:1]) + list(kind[1].inputs[-1:])
+    reads = [a for e in kept for a in e.inputs] + wanted
+    return all(not isinstance(a, Var) or id(a) in available for a in reads)
 
 
 def _work(eqn: Eqn, memo: dict) -> float:

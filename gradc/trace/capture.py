@@ -37,8 +37,10 @@ function's source and rewrites it, in the spirit of TensorFlow's AutoGraph:
 
 The rewritten code keeps the user's file and line numbers (tracebacks and errors point
 at the user's lines); generated names start with a prefix no name of the function starts
-with. Left as they are: functions without source (builtins, lambdas, exec'd code without
-a linecache entry) or without control flow; nested functions, lambdas, set/dict/generator
+with. A lambda is rewritten as a ``def`` of the same parameters and body (gradc.trace.lambda_source), so that
+its call sites reach helpers through the hook. Left as they are: functions without source (builtins, exec'd
+code without a linecache entry, a lambda that cannot be told from another on its line) or without control
+flow; nested functions, lambdas, set/dict/generator
 comprehensions and list comprehensions other than those above;
 ``try``/``with``/``match`` blocks (a traced condition in them gets the tracer's error); a
 method using private names (``self.__x``, which only the class body mangles) or
@@ -76,6 +78,7 @@ from gradc.trace.calls import CAPTURE, captured, is_user_code, remember_captured
 from gradc.trace.capture_calls import CallSites
 from gradc.trace.capture_comprehensions import kept_as_loop
 from gradc.trace.capture_convert import CHOICE_BUILTINS, MAX_NAMES, REWRITTEN_BUILTINS, Converter, Ctx, TooLarge
+from gradc.trace.lambda_source import lambda_def
 
 _CACHE: dict = {}  # (code object, its file) -> (code of the rewritten function, its source) or None
 _FUTURE_FLAGS = 0
@@ -236,7 +239,10 @@ def _conversion(fn):
 
 
 def _source_def(fn):
-    """The ``def`` node of ``fn``, with the file's line numbers, or None when its source cannot be read."""
+    """The ``def`` node of ``fn``, with the file's line numbers, or None when its source cannot be read (a lambda:
+    as a ``def`` of a name it does not use, gradc.trace.lambda_source)."""
+    if fn.__code__.co_name == "<lambda>":
+        return lambda_def(fn, _prefix(set(fn.__code__.co_names) | set(fn.__code__.co_varnames)) + "lambda")
     try:
         lines, start = inspect.getsourcelines(fn.__code__)  # the code: a functools.wraps wrapper is not its __wrapped__
         tree = ast.parse(textwrap.dedent("".join(lines)))

@@ -65,8 +65,10 @@ def test_helpers_of_the_module_are_captured_too():
 
 
 def test_left_as_they_are():
-    plain = lambda x: x + 1 if x else x  # noqa: E731  (a lambda: its inside is not captured)
+    plain = lambda x: x + 1  # noqa: E731  (nothing to rewrite)
     assert capture(plain) is plain and capture(len) is len
+    choice = lambda x: x + 1 if x > 0 else x  # noqa: E731  (a lambda is rewritten as a def is, issue 26)
+    assert converted_source(choice) is not None and capture(choice)(2.0) == 3.0 and capture(choice)(-2.0) == -2.0
     assert capture(corpus.generator_function) is corpus.generator_function
     namespace = {}
     exec("def no_source(x):\n    if x:\n        return 1\n    return 2\n", namespace)

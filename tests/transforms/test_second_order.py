@@ -81,14 +81,7 @@ def first_float64_array(args):
     return None
 
 
-# scipy.special's plain Python functions (logsumexp; its ufuncs dispatch on traced values themselves) reached
-# through an object's attribute (case.fn) are not routed inside a nested transform: a clear refusal, issue 26
-_NOT_ROUTED_WHEN_NESTED = {"complex_cov_logsumexp"}
-SECOND_ORDER_CASES = [
-    pytest.param(c, marks=pytest.mark.xfail(raises=gradc.TraceError, strict=True,
-                                            reason="a SciPy function reached through an attribute, nested"))
-    if c.id in _NOT_ROUTED_WHEN_NESTED else c
-    for c in DIFF_CASES if first_float64_array(make_inputs(c)) is not None]
+SECOND_ORDER_CASES = [c for c in DIFF_CASES if first_float64_array(make_inputs(c)) is not None]
 
 
 @pytest.mark.parametrize("case", SECOND_ORDER_CASES, ids=lambda c: c.id)
