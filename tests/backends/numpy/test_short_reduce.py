@@ -9,11 +9,11 @@ from gradc.backends.numpy import short_reduce
 REDUCERS = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
-def _cases(count=24, seed=7):
+def _cases(count=30, seed=7):
     rng = np.random.default_rng(seed)
     for _ in range(count):
         ndim = int(rng.integers(1, 4))
-        shape = tuple(int(n) for n in rng.integers(1, 6, size=ndim))
+        shape = tuple(int(n) for n in rng.integers(1, 10, size=ndim))
         axis = int(rng.integers(-ndim, ndim))
         yield shape, axis, bool(rng.integers(2)), str(rng.choice(list(REDUCERS)))
 
