@@ -62,6 +62,7 @@ from gradc.backends.numpy.names import (
     unmark,
     user,
 )
+from gradc.backends.numpy.short_reduce import short_axis_reduction
 from gradc.errors import EmitError
 from gradc.ir import dims
 from gradc.ir.graph import Const, Graph, Var
@@ -229,13 +230,18 @@ class _FunctionEmitter(ArgumentChecks):
             raise EmitError(f"op {eqn.op} has no NumPy spelling")
         before = self.before_in_place(eqn) if eqn.params.get("in_place") else []
         args = [self.atom(a) for a in eqn.inputs]
-        result = spelling(args, eqn.params, eqn.out.type, self.name_of(eqn.out))
+        result = short_axis_reduction(eqn, args) if not self.state.math_mode else None
+        if result is None:
+            result = spelling(args, eqn.params, eqn.out.type, self.name_of(eqn.out))
         for a, arg in zip(eqn.inputs, args):  # a spelling that repeats an operand gets it by name
             if id(a) in self.sources and id(a) not in self.elided and occurrences(arg, result) > 1 and not \
                     isinstance(self.sources[id(a)], (ast.Name, ast.Constant)):
                 before.append(spell.assign(self.name_of(a), self.sources.pop(id(a))))
         if before:
-            result = spelling([self.atom(a) for a in eqn.inputs], eqn.params, eqn.out.type, self.name_of(eqn.out))
+            args = [self.atom(a) for a in eqn.inputs]
+            result = short_axis_reduction(eqn, args) if not self.state.math_mode else None
+            if result is None:
+                result = spelling(args, eqn.params, eqn.out.type, self.name_of(eqn.out))
         if isinstance(result, list):
             if self.numpy_scalars and eqn.op == "check_raise":  # a twin raises inside its caller's except
                 result = [_without_context(st) for st in result]
