@@ -24,6 +24,7 @@ from gradc.trace.capture_lists import (
     _unset,
 )
 from gradc.trace.collected_list import StackedList, row_item
+from gradc.trace.inplace import hold_in_list
 from gradc.trace.loop_outputs import stack_trees
 
 
@@ -141,7 +142,14 @@ def _collect(iterable, body, init, names, where, positions, run, buffered, count
             last = state.pop(0) if not empty else _unset(names[k])
             count = state.pop(0) if k in counted else None
             carry[k] = StepList(names[k], where, last, count, empty_at_start=empty)
+        body_builder = next((leaf.builder for leaf in ct.flatten([item, carry])[0] if isinstance(leaf, Traced)),
+                            None)
+        entered = {k: [(leaf, getattr(leaf, "atom", None)) for leaf in ct.flatten(v)[0]]
+                   for k, v in enumerate(carry) if k not in positions}
         out = list(body(item, tuple(carry)))
+        _refuse_aliased_items(entered, out, positions, names, where)
+        held.update(_appended_carries(out, positions, names))
+        _hold_captured(out, positions, names, body_builder)
         ys = []
         for k in positions:
             collected = out[k]
@@ -159,8 +167,13 @@ def _collect(iterable, body, init, names, where, positions, run, buffered, count
                 out[k] = (() if starts[k][2] else (state.last,)) + ((state.count,) if k in counted else ())
             ys.append(rows if rows is not None else ())
         return tuple(out), tuple(ys)
+    held: dict = {}  # (carry position, leaf) -> the list that appended that carried array itself
     carry, ys = run(iterable, step, _carry0(init, positions, buffered, counted))
     out = list(carry)
+    for (k, p), list_name in held.items():
+        leaf = ct.flatten(carry[k])[0][p]
+        if isinstance(leaf, Traced):
+            hold_in_list(leaf.builder, leaf.atom, list_name)  # in NumPy a later `z[0] = v` changes the items
     for j, k in enumerate(positions):
         if per_step.get(k) == "buffer":  # the buffer holds every item: the rows are those after the earlier ones
             leaves, rebuild = ct.flatten(carry[k][0])
@@ -177,6 +190,66 @@ def _collect(iterable, body, init, names, where, positions, run, buffered, count
             rows = rebuild([np.reshape(leaf, (-1,) + tuple(leaf.shape[2:])) for leaf in leaves])
         out[k] = _after_loop(init[k], rows, rebinds.get(k, False))
     return tuple(out)
+
+
+def _refuse_aliased_items(entered, out, positions, names, where) -> None:
+    """Refuse an item that is an array the loop carries on and writes in place (``ys.append(z)`` then
+    ``z[i] = ...``): NumPy's list holds that array itself and sees every later write, while the loop's stacked
+    outputs hold each iteration's value. ``entered``: the carried leaves and their values as the iteration
+    began."""
+    for k, pairs in entered.items():
+        written = {id(leaf) for leaf, atom in pairs if isinstance(leaf, Traced) and leaf.atom is not atom}
+        if not written:
+            continue
+        leaves = ct.flatten(out[k])[0]
+        carried_on = {id(after) for (before, _), after in zip(pairs, leaves) if id(before) in written}
+        carried_on |= written & {id(leaf) for leaf in leaves}
+        for j in positions:
+            chunks = out[j].chunks if isinstance(out[j], StepList) else []
+            if any(id(_root(leaf)) in carried_on for chunk in chunks for leaf in ct.flatten(chunk[1])[0]):
+                raise TraceError(f"{names[j]} holds the array {names[k]} itself, which the loop writes into in "
+                                 f"place: NumPy's list would see the later writes, gradc's loop keeps each "
+                                 f"iteration's value", where=where,
+                                 hint=f"append a copy ({names[j]}.append({names[k]}.copy())), or rebind "
+                                      f"{names[k]} instead of writing into it")
+
+
+def _root(leaf):
+    """The array a (basic-index) view writes through to, or ``leaf`` itself."""
+    while getattr(leaf, "_base", None) is not None:
+        leaf = leaf._base
+    return leaf
+
+
+def _appended_roots(out, positions, names) -> dict:
+    """``{id(root): list name}`` for the arrays the lists at ``positions`` appended (or appended views of)."""
+    return {id(_root(leaf)): names[j] for j in positions if isinstance(out[j], StepList)
+            for chunk in out[j].chunks for leaf in ct.flatten(chunk[1])[0]}
+
+
+def _hold_captured(out, positions, names, body_builder) -> None:
+    """An appended array (or view) from outside the loop (read from an enclosing scope) is that outer array itself
+    in NumPy's list: a write into it after the loop is refused (``gradc.trace.inplace.check_writable``)."""
+    for j in positions:
+        chunks = out[j].chunks if isinstance(out[j], StepList) else []
+        for leaf in (_root(leaf) for chunk in chunks for leaf in ct.flatten(chunk[1])[0]):
+            builder, atom = getattr(leaf, "builder", None), getattr(leaf, "atom", None)
+            if builder is not None and builder is not body_builder:
+                hold_in_list(builder, atom, names[j])
+            while builder is not None and getattr(builder, "parent", None) is not None:
+                k = next((k for k, v in enumerate(builder.capture_inputs) if v is atom), None)
+                if k is None:
+                    break
+                builder, atom = builder.parent, builder.captured[k]
+                hold_in_list(builder, atom, names[j])
+
+
+def _appended_carries(out, positions, names) -> dict:
+    """``{(k, p): list name}`` for each carried leaf ``p`` of ``out[k]`` that a list appended as the array itself
+    (or a view of it)."""
+    appended = _appended_roots(out, positions, names)
+    return {(k, p): appended[id(leaf)] for k, v in enumerate(out) if k not in positions
+            for p, leaf in enumerate(ct.flatten(v)[0]) if id(leaf) in appended}
 
 
 def _after_loop(before, rows, rebinds=False):

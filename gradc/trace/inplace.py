@@ -48,6 +48,14 @@ _VIEWS: dict = {}  # live views made by basic indexing, in the order they were m
 _SEQUENCE = itertools.count()
 _VIEW_ATOMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> ids of those views' atoms
 _COPY_ATOMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # builder -> ids of single elements read
+# builder -> {id(atom): (atom, list name)}: arrays a kept loop appended to a list as the array itself (ys.append(z))
+_LIST_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def hold_in_list(builder, atom, list_name: str) -> None:
+    """Note that the list ``list_name`` holds the array ``atom`` (of ``builder``) itself, as rows of a loop's
+    stacked outputs that cannot see a later write into it (see :func:`check_writable`)."""
+    _LIST_HELD.setdefault(builder, {})[id(atom)] = (atom, list_name)
 
 _OPS = {"+": ew.add, "-": ew.sub, "*": ew.mul, "/": ew.div, "**": ew.power, "@": la.matmul,
         "&": bits.bitwise_and, "|": bits.bitwise_or, "^": bits.bitwise_xor, "<<": bits.left_shift,
@@ -186,6 +194,12 @@ def check_writable(tracer, what: str, *, owned: bool = False, where=None) -> Non
     base = getattr(tracer, "_base", None)
     if base is not None:  # a basic-index view writes through into its base: that must be writable
         return check_writable(base, what, owned=_owned(base), where=where)
+    held = _LIST_HELD.get(tracer.builder, {}).get(id(tracer.atom))
+    if held is not None and held[0] is tracer.atom:
+        raise TraceError(f"{what} writes into an array the list {held[1]} holds (a loop appended the array itself): "
+                         f"NumPy's list would see the write, gradc's holds the values the loop appended",
+                         where=where, hint=f"append a copy in the loop ({held[1]}.append(z.copy())), or compute a "
+                                           "new value here (`z = z + ...`)")
     kind, name = ("fresh", None) if owned else alias_of(tracer.builder, tracer.atom)
     if kind == "input":
         _warn_input_written(what, name, where)
