@@ -165,8 +165,13 @@ def _reduce(name, x, axis, keepdims):
     return bind(name, x, axes=axes, keepdims=bool(keepdims))
 
 
+def _as_numpy_accumulates(x):
+    """Booleans and int32 sum and multiply as int64, as NumPy's sum and prod do (a bool sum counts)."""
+    return ew.astype(x, "i64") if aval(x).dtype in ("bool", "i32") else x
+
+
 def sum_(x, axis=None, keepdims=False):
-    return _reduce("sum", x, axis, keepdims)
+    return _reduce("sum", _as_numpy_accumulates(x), axis, keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
@@ -188,7 +193,7 @@ def min_(x, axis=None, keepdims=False):
 
 
 def prod(x, axis=None, keepdims=False):
-    return _reduce("prod", x, axis, keepdims)
+    return _reduce("prod", _as_numpy_accumulates(x), axis, keepdims)
 
 
 def argmax(x, axis=None):
