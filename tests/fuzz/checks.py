@@ -107,3 +107,35 @@ def check_c(cases):
             want = f(*case.args)
         assert_close(outs[0], want, tolerance(case.dtype), "C target value", case)
         check_fd(case, f, outs[1:], "C target")
+
+
+def check_hvp(case, rng):
+    """``gradc.hvp`` (forward over reverse) against central differences of the NumPy target's gradient
+    (itself checked against central differences of the program) along a random direction (float64)."""
+    if case.dtype != np.float64 or any(np.asarray(a).dtype == np.float32 for a in case.args):
+        return
+    f = case.function()
+    names = params(case)
+    wrt = tuple(names[i] for i in case.wrt)
+    grad = gradc.compile(f, *case.args, wrt=wrt).grad
+    tangents = tuple(rng.standard_normal(np.shape(a)) if i in case.wrt else None for i, a in enumerate(case.args))
+    with np.errstate(all="ignore"):
+        got = gradc.hvp(f, tuple(case.args), tangents, wrt=wrt)
+    got = got if isinstance(got, tuple) else (got,)
+    h = 1e-5
+
+    def moved(sign):
+        args = [np.asarray(a, np.float64) + sign * h * t if t is not None else a for a, t in zip(case.args, tangents)]
+        args = [float(a) if np.ndim(a) == 0 and t is not None else a for a, t in zip(args, tangents)]
+        with np.errstate(all="ignore"):
+            g = grad(*args)
+        return g if isinstance(g, tuple) else (g,)
+
+    up, down = moved(1), moved(-1)
+    tol = 2e-2 if case.dtype == np.float32 else 1e-4
+    for n, (g, a, b) in enumerate(zip(got, up, down)):
+        want = (np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * h)
+        scale = 1.0 + np.max(np.abs(want), initial=0.0)
+        assert np.shape(g) == np.shape(want), f"hvp {n}: shape {np.shape(g)} != {np.shape(want)}\n{case!r}"
+        assert np.max(np.abs(np.asarray(g, np.float64) - want), initial=0.0) <= tol * scale, \
+            f"hvp {n} vs differences of the gradient\n{case!r}\ngot {g}\nwant {want}"

@@ -171,7 +171,7 @@ def one_case(rng):
                     y = np.where(y == 0, 2, np.abs(y) if name in POSITIVE_BASE else y)
             elif kind == 1:
                 y = np.asarray(y) > 0
-                if name in AWAY_FROM_ZERO:
+                if name in AWAY_FROM_ZERO or name == "ldexp_free":  # NumPy: exp2 of a bool is float16 (gradc: x's)
                     return None
             else:
                 y = 2 if name not in AWAY_FROM_ZERO else 3

@@ -16,7 +16,7 @@ import gradc
 from gradc.backends.c.build import find_compiler
 
 from . import control, sweep
-from .checks import check_c, check_numpy
+from .checks import check_c, check_hvp, check_numpy
 
 LONG = os.environ.get("GRADC_FUZZ_LONG") == "1"
 SEED = int(os.environ.get("GRADC_FUZZ_SEED", 20261128))
@@ -80,3 +80,13 @@ def test_gcc_if_conversion():
     want = np.where(np.signbit(x), -1.0, 1.0) * np.arange(1.0, 13.0).reshape(2, 3, 2)
     np.testing.assert_array_equal(gradc.compile(f, x, y, wrt="x", target="c").grad(x, y), want)
     np.testing.assert_array_equal(gradc.compile(f, x, y, wrt="x").grad(x, y), want)
+
+
+def test_hessian_vector_products_on_a_sample():
+    """``gradc.hvp`` on every float64 case of a small sample of both generators."""
+    rng = np.random.default_rng(SEED)
+    cases = accepted(sweep.generate(40 * SCALE, SEED + 400)) + accepted(control.generate(20 * SCALE, SEED + 500))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case in cases:
+            check_hvp(case, rng)
