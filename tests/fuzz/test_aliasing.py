@@ -140,3 +140,39 @@ def test_aliasing_agrees_with_numpy(f, target):
     assert value == pytest.approx(f(x.copy(), y.copy()), rel=1e-12)
     for i, g in enumerate(grads):
         np.testing.assert_allclose(g, _differences(f, (x, y), i), rtol=1e-6, atol=1e-8)
+
+
+BREAK_THEN_WRITE = """def prog(x):
+    h = x * 1.0
+    for i in range(4):
+        if np.max(h) > 0.715:
+            break
+        h = h * 1.25 + 0.813
+    k = 0
+    while np.sum(h * h) < 0.666 and k < 3:
+        h = h * 1.3 + -0.192
+        k += 1
+    h = h.copy()
+    h[1:] += h[:-1] * -0.623
+    return np.sum(h * h) * 0.307 + np.sum(h)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_loops_handing_the_input_through_leave_it_unwritten(target):
+    """Found by tests/fuzz/control.py: both loops may hand ``x`` through unchanged (a break at once, no trip),
+    so the update after them must not write into it; the emitted forward wrote into the caller's ``x``."""
+    import linecache
+
+    linecache.cache["<break then write>"] = (len(BREAK_THEN_WRITE), None, BREAK_THEN_WRITE.splitlines(True),
+                                             "<break then write>")
+    namespace = {"np": np}
+    exec(compile(BREAK_THEN_WRITE, "<break then write>", "exec"), namespace)
+    f = namespace["prog"]
+    x = np.array([0.8724629, -0.96161552])
+    kept = x.copy()
+    compiled = gradc.compile(f, x, target=target)
+    for _ in range(2):
+        assert compiled.forward(x) == pytest.approx(f(kept.copy()), rel=1e-12)
+        assert compiled.value_and_grad(x)[0] == pytest.approx(f(kept.copy()), rel=1e-12)
+        np.testing.assert_array_equal(x, kept)
