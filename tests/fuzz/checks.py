@@ -67,13 +67,17 @@ def check_numpy(case):
     f = case.function()
     wrt = tuple(params(case)[i] for i in case.wrt)
     compiled = gradc.compile(f, *case.args, wrt=wrt)
+    kept = [a.copy() if isinstance(a, np.ndarray) else a for a in case.args]
     with np.errstate(all="ignore"):
-        want = f(*case.args)
+        want = f(*kept)
         value, grads = compiled.value_and_grad(*case.args)
+        forward = compiled.forward(*case.args)
+    for a, k in zip(case.args, kept):  # compiled code never writes into its caller's arrays
+        np.testing.assert_array_equal(a, k, err_msg=f"the NumPy target wrote into an argument\n{case!r}")
     grads = grads if isinstance(grads, tuple) else (grads,)
     tol = tolerance(case.dtype)
     assert_close(value, want, tol, "NumPy target value", case)
-    assert_close(compiled.forward(*case.args), want, tol, "NumPy target forward", case)
+    assert_close(forward, want, tol, "NumPy target forward", case)
     check_fd(case, f, grads, "NumPy target")
     return grads
 
@@ -102,9 +106,12 @@ def check_c(cases):
         work = int(re.search(rf"size_t {grad_name}_work_size\(void\)\n{{\n    return (\d+);", source).group(1))
         fn = _CFunction(lib, grad_name, vg, work)
         f = case.function()
+        kept = [a.copy() if isinstance(a, np.ndarray) else a for a in case.args]
         with np.errstate(all="ignore"):
             outs = fn(*case.args)  # static parameters are passed too
-            want = f(*case.args)
+            want = f(*kept)
+        for a, k in zip(case.args, kept):
+            np.testing.assert_array_equal(a, k, err_msg=f"the C target wrote into an argument\n{case!r}")
         assert_close(outs[0], want, tolerance(case.dtype), "C target value", case)
         check_fd(case, f, outs[1:], "C target")
 
