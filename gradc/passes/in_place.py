@@ -105,7 +105,7 @@ def _mark_graph(graph: Graph, owned_inputs: frozenset, accumulate: bool) -> Grap
         if e.op in ("scan", "while_loop"):
             e = _mark_loop(e, p, loops[id(e.out)], analysis, direct)
         elif e.op == "cond":
-            e = _mark_cond(e, p, direct, accumulate)
+            e = _mark_cond(e, p, direct, analysis, accumulate)
         elif e.op == "element" and e.params["index"] in analysis.loop_owned.get(id(e.inputs[0]), ()):
             analysis.owned.add(id(e.out))
         elif e.op in UPDATE_OPS and e.out.type.shape != () and analysis.writable(e, p):
@@ -255,8 +255,8 @@ def _mark_loop(e: Eqn, p: int, loop: tuple, analysis: _Aliases, direct: _Aliases
     written = {k for k in owned if body.inputs[first + k].type.shape != () and  # a 0-d value: a scalar
                _writes_into(body, body.inputs[first + k])}
     # a branch's result may be a read-only broadcast constant in NumPy: a loop writing into it copies it once
-    mine = {k for k in owned if _operand_dead(e, offset + k, p, direct) and not _from_branch(e.inputs[offset + k],
-                                                                                              direct)}
+    mine = {k for k in owned if _operand_dead(e, offset + k, p, direct, analysis)
+            and not _from_branch(e.inputs[offset + k], direct)}
     copied = tuple(sorted(written - mine))
     if copied:
         params["copied"] = copied
@@ -271,15 +271,17 @@ def _from_branch(atom, direct: _Aliases) -> bool:
     return source is not None and source.op == "cond"
 
 
-def _operand_dead(e: Eqn, position: int, p: int, direct: _Aliases) -> bool:
+def _operand_dead(e: Eqn, position: int, p: int, direct: _Aliases, analysis: _Aliases) -> bool:
     a = e.inputs[position]
-    return direct.dead_after(a, p) and not any(
+    # owned by the code in fact: ``direct`` counts every loop or branch result as new, but one that may hand an
+    # input through unchanged (a loop that breaks at once, runs no trip) is that input (its writes reached the caller)
+    return id(a) in analysis.owned and direct.dead_after(a, p) and not any(
         direct.roots_of(a) & direct.roots_of(b) for j, b in enumerate(e.inputs) if j != position)
 
 
-def _mark_cond(e: Eqn, p: int, direct: _Aliases, accumulate: bool) -> Eqn:
+def _mark_cond(e: Eqn, p: int, direct: _Aliases, analysis: _Aliases, accumulate: bool) -> Eqn:
     """A branch may write into an operand that nothing but the branch reads afterwards."""
-    owned_inputs = frozenset(k for k in range(len(e.inputs) - 1) if _operand_dead(e, k + 1, p, direct))
+    owned_inputs = frozenset(k for k in range(len(e.inputs) - 1) if _operand_dead(e, k + 1, p, direct, analysis))
     params = dict(e.params)
     params["branches"] = tuple(_mark(b, owned_inputs, accumulate) for b in params["branches"])
     return Eqn(e.op, e.inputs, params, e.out)

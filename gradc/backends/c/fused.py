@@ -159,9 +159,18 @@ def _params_key(params: dict) -> tuple:
     return items
 
 
+# arithmetic NumPy allows on booleans with a boolean result; SymPy has no product of truth values
+BOOL_ARITHMETIC = frozenset({"add", "mul", "abs", "square", "maximum", "minimum", "fmax", "fmin", "pow"})
+
+
 def _build(op, params, in_dtypes, out_dtype, inputs, ints, printing) -> Template:
     args = [symbol(f"@{i}@", dt) if isinstance(i, int) else i for dt, i in zip(in_dtypes, inputs)]
-    expr = C_LOWERING[op][1](args, params, [TensorType((), dt) for dt in in_dtypes], TensorType((), out_dtype))
+    if op in BOOL_ARITHMETIC and out_dtype == "bool":  # NumPy's bool * bool, abs(bool), ...: as 0/1, then != 0
+        ones = [sp.Piecewise((1, a), (0, True)) if dt == "bool" else a for a, dt in zip(args, in_dtypes)]
+        in_ints = ["i64" if dt == "bool" else dt for dt in in_dtypes]
+        expr = sp.Ne(C_LOWERING[op][1](ones, params, [TensorType((), dt) for dt in in_ints], TensorType((), "i64")), 0)
+    else:
+        expr = C_LOWERING[op][1](args, params, [TensorType((), dt) for dt in in_dtypes], TensorType((), out_dtype))
     if ints:
         expr = typed(expr, out_dtype)
     pr = printer(*printing)
