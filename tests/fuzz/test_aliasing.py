@@ -2,9 +2,9 @@
 in lists, dicts and tuples, repeated indices in ``+=``, ``np.add.at``, writes from a closure; both
 targets against NumPy running the program and central differences.
 
-Two are strict xfails (reported to the lead): an array appended to a list inside a loop and written in
-a later iteration reads as a snapshot (silently wrong value), and ``parts[0][2] = v`` on a list of
-arrays fails inside gradc with a TypeError.
+An array appended to a list inside a loop and written in a later iteration gave a snapshot (a silently
+wrong value): it is refused now; ``parts[0][2] = v`` on a list of arrays failed inside gradc and now
+writes through.
 """
 import numpy as np
 import pytest
@@ -114,10 +114,7 @@ def list_element_written(x, y):
 
 PROGRAMS = [repeated_index_add, repeated_index_set, add_at, slice_view_written, bound_twice, overlapping_views,
             reversed_write, strided_view_written, row_view_then_overwritten, held_in_containers, written_by_closure,
-            pytest.param(appended_in_loop_then_written, marks=pytest.mark.xfail(
-                strict=True, reason="list holds the array, later written in the loop: gradc reads a snapshot")),
-            pytest.param(list_element_written, marks=pytest.mark.xfail(
-                strict=True, reason="parts[0][2] = v on a list of arrays: TypeError inside gradc"))]
+            list_element_written]
 TARGETS = ["numpy", pytest.param("c", marks=pytest.mark.skipif(find_compiler() is None, reason="no C compiler"))]
 
 
@@ -140,6 +137,15 @@ def test_aliasing_agrees_with_numpy(f, target):
     assert value == pytest.approx(f(x.copy(), y.copy()), rel=1e-12)
     for i, g in enumerate(grads):
         np.testing.assert_allclose(g, _differences(f, (x, y), i), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_list_holding_an_array_the_loop_writes_is_refused(target):
+    """The list would hold ``z`` itself (NumPy sees every later write), a kept loop each iteration's value:
+    refused at the user's line (tests/trace/test_list_aliasing.py has the cases that agree)."""
+    x, y = np.array([0.5, -1.2, 0.8, 0.3]), np.array([0.7, 0.2, -0.4, 1.1])
+    with pytest.raises(gradc.TraceError, match=r"parts holds the array z itself.*test_aliasing\.py:\d+"):
+        gradc.compile(appended_in_loop_then_written, x, y, wrt=("x", "y"), target=target)
 
 
 BREAK_THEN_WRITE = """def prog(x):
