@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.errors import ShapeError, StaticValueNeeded, TraceError
+from gradc.errors import ShapeError, StaticValueNeeded, TraceError, user_location
 from gradc.ir.builder import Traced
+from gradc.ops import checks, signal
 from gradc.ops import elementwise as ew
 from gradc.ops import linalg_api as lin
 from gradc.ops import linalg_structured as structured
 from gradc.ops import shape as sh
-from gradc.ops import signal
 from gradc.ops.values import aval, first_traced, lift, result_dtype
 from gradc.trace.routines_dispatch import _float, _operand, _static_int
 
@@ -191,11 +191,28 @@ def _roots(p):
     return lin.eigvals(sh.concatenate([first_row, below], 0))
 
 
+_LEADING_ZERO = ("np.polymul: a polynomial's leading coefficient is 0; NumPy drops leading zeros first, which "
+                 "makes the result's length depend on the values (trim them before the call)")
+
+
+def _leading_nonzero(p):
+    """``p`` as NumPy's polymul takes it (through ``poly1d``): leading zeros dropped. A constant ``p`` is
+    trimmed now; a traced one must start with a nonzero coefficient, checked when the compiled code runs
+    (``ValueError``), since dropping it would change the result's length."""
+    p = _operand(p)
+    if not isinstance(p, Traced):
+        trimmed = np.trim_zeros(np.atleast_1d(np.asarray(p)), "f")
+        return trimmed if trimmed.size else np.zeros(1, np.asarray(p).dtype)
+    if len(aval(p).shape) == 1 and aval(p).shape[0] != 1:
+        checks.check(ew.equal(_coefficient(p, 0), 0), "ValueError", (_LEADING_ZERO,), user_location())
+    return p
+
+
 FUNCTIONS = {
     np.roots: _roots,
     np.polyval: _polyval, np.polyder: _polyder, np.polyint: _polyint,
     np.polyadd: _polyadd, np.polysub: lambda a1, a2: _polyadd(a1, a2, -1.0),
-    np.polymul: lambda a1, a2: signal.convolve(_operand(a1), _operand(a2), what="np.polymul"),
+    np.polymul: lambda a1, a2: signal.convolve(_leading_nonzero(a1), _leading_nonzero(a2), what="np.polymul"),
     np.vander: lambda x, N=None, increasing=False: structured.vander(_operand(x), N, increasing),
     np.trim_zeros: _trim_zeros, np.polyfit: _polyfit, np.poly: _poly,
 }

@@ -69,7 +69,11 @@ def test_integer_results_keep_numpys_values_and_dtype(f, args):
             compiled = gradc.compile(user, *arrays, 1.0, mode="jvp", wrt=len(arrays))
         except GradcError:
             pytest.skip("refused (a clear error)")
-        got = compiled.forward(*arrays, 1.0)[0]
+        try:
+            got = compiled.forward(*arrays, 1.0)[0]
+        except ValueError as err:  # a run-time refusal: NumPy's result would have a length set by the values
+            assert "depend on the values" in str(err)
+            pytest.skip("refused when run (a clear error)")
     want_leaves = want if isinstance(want, tuple) else (want,)
     got_leaves = got if isinstance(got, tuple) else (got,)
     for g, w in zip(got_leaves, want_leaves):
