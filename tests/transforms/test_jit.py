@@ -135,6 +135,17 @@ def test_unhashable_static_argument_is_a_clear_error():
     assert f"{HERE}:{line}" in str(info.value) and "not hashable" in str(info.value) and info.value.hint
 
 
+def test_a_static_array_argument_is_keyed_by_its_contents_as_grad_keys_it():
+    """As gradc.grad: an index table passed static recompiles when its values change, never a stale compile."""
+    f = gradc.jit(lambda x, idx: np.sum(x[idx] ** 2), static_argnums=1)
+    x, idx = np.arange(4.0), np.array([0, 2])
+    assert f(x, idx) == 4.0
+    idx[1] = 3  # the caller changes the array in place: a new key
+    assert f(x, idx) == 9.0 and len(f.cache) == 2
+    assert f(x, np.array([0, 3])) == 9.0 and len(f.cache) == 2  # equal contents: the same compile
+    np.testing.assert_allclose(gradc.grad(lambda v: f(v, idx))(x), [0.0, 0.0, 0.0, 6.0])
+
+
 @pytest.mark.parametrize("kwargs, words", [
     ({"target": "js"}, ["unknown target"]),
     ({"static_argnums": 4}, ["static_argnums", "(x, y)"]),
