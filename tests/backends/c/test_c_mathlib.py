@@ -309,9 +309,6 @@ def test_emitted_elementwise_loops_vectorise(tmp_path, machine):
 
     r = np.random.default_rng(0)
     tuning = ["-mavx2", "-mfma", "-fno-math-errno"] if machine == "avx2" else list(c_build.tuning_flags(CC))
-    if "-fno-tree-loop-if-convert" in tuning:
-        pytest.skip("the tuning turns GCC's loop if-conversion off (it miscompiled a select: "
-                    "tests/fuzz/test_sweep.py::test_gcc_if_conversion), so loops with selects stay scalar")
     for dt in (np.float64, np.float32):
         args = [r.normal(size=(64, 7)), r.normal(size=(64, 3)), r.normal(size=(7, 3)), r.normal(size=3)]
         src = gradc.compile(loss, *[a.astype(dt) for a in args], wrt=(2, 3), target="c").c_source
