@@ -89,19 +89,11 @@ def _default_tuning(cc: str) -> tuple:
         probe = os.path.join(tmp, "probe.c")
         with open(probe, "w") as fh:
             fh.write("int main(void) { return 0; }\n")
-
-        def accepts(flag):
-            try:
-                return subprocess.run([cc, flag, "-Werror", "-o", os.path.join(tmp, "probe"), probe],
-                                      capture_output=True).returncode == 0
-            except OSError:
-                return False
-        ok = accepts("-march=native")
-        # GCC 12's loop if-conversion miscompiles a select on two float tests, one of them read from a short
-        # local array (`g[i] = (x[i] < 0) != (t[i % 2] < 0) ? a[i] : b[i]`, -O3 -march=native): entries came
-        # out 0 (tests/fuzz/test_sweep.py::test_gcc_if_conversion). Correct results first: GCC builds without it.
-        if accepts("-fno-tree-loop-if-convert"):
-            flags += ("-fno-tree-loop-if-convert",)
+        try:
+            ok = subprocess.run([cc, "-march=native", "-o", os.path.join(tmp, "probe"), probe],
+                                capture_output=True).returncode == 0
+        except OSError:
+            ok = False
     return (("-march=native",) if ok else ()) + flags
 
 
