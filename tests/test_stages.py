@@ -194,7 +194,7 @@ def test_notice_can_be_switched_off(capsys, monkeypatch):
 
 
 def test_a_failing_compile_ends_its_session(capsys, fast):
-    with pytest.raises(gradc.TraceError):
+    with pytest.raises(gradc.GradcError):  # an integer output: refused
         gradc_compile(lambda x: 1 if x > 0 else 0, 1.0)
     assert getattr(gradc_stages._local, "compile", None) is None and gradc_stages._local.calls == 0
     gradc_compile(loss, *ARGS)

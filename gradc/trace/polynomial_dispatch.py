@@ -191,7 +191,7 @@ def _roots(p):
     return lin.eigvals(sh.concatenate([first_row, below], 0))
 
 
-_LEADING_ZERO = ("np.polymul: a polynomial's leading coefficient is 0; NumPy drops leading zeros first, which "
+_LEADING_ZERO = ("numpy.polymul: a polynomial's leading coefficient is 0; NumPy drops leading zeros first, which "
                  "makes the result's length depend on the values (trim them before the call)")
 
 

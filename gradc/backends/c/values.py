@@ -359,30 +359,38 @@ def _without_trailing_zeros(values) -> list:
     return list(values[:end])
 
 
+BLOB_ROW = 4000  # bytes a string literal holds: C99 compilers need support no more than 4095 characters in one
+
+
 def blob_definition(name: str, ctype: str, values) -> str:
-    """A constant array as a string literal of its bytes in a union (bit for bit: NaN payloads, signed zeros),
-    read through a pointer named ``name``; the bytes are this machine's order, so other orders refuse to build.
+    """A constant array as string literals of its bytes (rows of :data:`BLOB_ROW`, each within C99's limit) in a
+    union, read through a pointer named ``name``: bit for bit (NaN payloads, signed zeros); the bytes are this
+    machine's order, so another order refuses to build.
 
     >>> print(blob_definition("C0", "float", [1.0, 0.0]))  # doctest: +NORMALIZE_WHITESPACE
     #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     #error "gradc wrote C0's bytes for a little-endian machine: emit the C on the machine that builds it"
     #endif
-    static const union { unsigned char bytes[8]; float values[2]; } C0_blob = {"\\x00\\x00\\x80\\x3f"};
+    static const union { unsigned char bytes[1][4000]; float values[2]; } C0_blob = {{"\\x00\\x00\\x80\\x3f"}};
     static const float *const C0 = C0_blob.values;
     """
-    data = np.asarray(values, dtype=_BLOB_DTYPES[ctype]).tobytes().rstrip(b"\0")  # C zero-fills the rest
+    data = np.asarray(values, dtype=_BLOB_DTYPES[ctype]).tobytes()
     count = len(values)
+    rows = -(-len(data) // BLOB_ROW)
+    data = data.rstrip(b"\0")  # C zero-fills the rest
     order = "LITTLE" if sys.byteorder == "little" else "BIG"
-    escaped = ("\\x" + data.hex("x").replace("x", "\\x")) if data else ""  # hex digits hold no "x"
-    rows = ['"' + escaped[i:i + 1024] + '"' for i in range(0, len(escaped), 1024)]  # 256 bytes a line
-    size = count * np.dtype(_BLOB_DTYPES[ctype]).itemsize
+    literals = []
+    for i in range(0, len(data), BLOB_ROW):
+        row = data[i:i + BLOB_ROW]
+        literals.append('"' + "\\x" + row.hex("x").replace("x", "\\x") + '"')  # hex digits hold no "x"
+    body = ",\n".join(literals) or "{0}"
     return "\n".join([
         f"#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_{order}_ENDIAN__",
         f'#error "gradc wrote {name}\'s bytes for a {order.lower()}-endian machine: emit the C on the machine that'
         ' builds it"',
         "#endif",
-        f"static const union {{ unsigned char bytes[{size}]; {ctype} values[{count}]; }} {name}_blob = "
-        f"{{{chr(10).join(rows) or '{0}'}}};",
+        f"static const union {{ unsigned char bytes[{max(rows, 1)}][{BLOB_ROW}]; {ctype} values[{count}]; }} "
+        f"{name}_blob = {{{{{body}}}}};",
         f"static const {ctype} *const {name} = {name}_blob.values;"])
 
 

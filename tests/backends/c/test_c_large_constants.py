@@ -12,7 +12,7 @@ import pytest
 
 import gradc
 from gradc.backends.c import build as c_build
-from gradc.backends.c.values import BLOB_LIMIT
+from gradc.backends.c.values import BLOB_LIMIT, BLOB_ROW
 
 pytestmark = pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler found ($CC, cc or gcc)")
 
@@ -67,7 +67,8 @@ def test_large_constants_are_bytes_and_zeros_are_left_to_c():
     compiled = _compiled(f, np.ones(3))
     source = compiled.c_source
     assert compiled.forward(np.full(3, 2.0)) == pytest.approx(f(np.full(3, 2.0)), rel=1e-13)
-    assert re.search(r"union \{ unsigned char bytes\[%d\]; double values\[%d\]; \}" % (table.nbytes, table.size),
-                     source)
+    rows = -(-table.nbytes // BLOB_ROW)  # string literals of at most BLOB_ROW bytes: within C99's 4095
+    assert re.search(r"union \{ unsigned char bytes\[%d\]\[%d\]; double values\[%d\]; \}"
+                     % (rows, BLOB_ROW, table.size), source)
     assert re.search(r"double C\d+\[%d\] = \{1\.0, 2\.0, 3\.0\};" % BLOB_LIMIT, source)  # no 2045 zeros
     assert "__ORDER_LITTLE_ENDIAN__" in source or "__ORDER_BIG_ENDIAN__" in source
