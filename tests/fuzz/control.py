@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .sweep import Case
+from .sweep import generate as generate_cases
 
 
 def _c(rng, lo=-0.9, hi=0.9):
@@ -89,10 +90,4 @@ def one_case(rng):
 
 def generate(n, seed):
     """``n`` programs from ``seed``."""
-    rng = np.random.default_rng(seed)
-    made = 0
-    while made < n:
-        case = one_case(rng)
-        if case is not None:
-            made += 1
-            yield case
+    return generate_cases(n, seed, one_case)

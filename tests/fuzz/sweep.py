@@ -210,12 +210,14 @@ def _broadcast_partner(shape, rng):
     return (1,) + tuple(shape)
 
 
-def generate(n, seed):
-    """``n`` cases from ``seed`` (combinations NumPy refuses are drawn again)."""
+def generate(n, seed, make=None):
+    """``n`` cases from ``seed``, drawn by ``make(rng)`` (default: this module's ``one_case``; a draw that
+    gives None, a combination NumPy refuses, is drawn again)."""
+    make = make or one_case
     rng = np.random.default_rng(seed)
     made = 0
     while made < n:
-        case = one_case(rng)
+        case = make(rng)
         if case is not None:
             made += 1
             yield case

@@ -9,6 +9,7 @@ import functools
 import numpy as np
 import pytest
 import scipy_routing_helpers as helpers
+from finite_differences import central_gradient
 
 import gradc
 
@@ -27,15 +28,6 @@ def _loss(way):
     return lambda x: np.sum(np.sin(fn(x)))
 
 
-def _central(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
-
-
 def _have_cc():
     import shutil
     return shutil.which("cc") is not None or shutil.which("gcc") is not None
@@ -46,7 +38,7 @@ def _have_cc():
 def test_gradient_matches_scipy_finite_differences(way, seed):
     x = np.random.default_rng(seed).standard_normal((2, 3))
     loss = _loss(way)
-    np.testing.assert_allclose(gradc.grad(loss)(x), _central(loss, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gradc.grad(loss)(x), central_gradient(loss, x), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("way", sorted(WAYS))
@@ -57,7 +49,7 @@ def test_c_target_matches_numpy(way):
     loss = _loss(way)
     value, grad = gradc.compile(loss, x, target="c").value_and_grad(x)
     np.testing.assert_allclose(value, loss(x), rtol=1e-12)
-    np.testing.assert_allclose(grad, _central(loss, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(grad, central_gradient(loss, x), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("way", sorted(WAYS))
@@ -67,12 +59,12 @@ def test_hessian_vector_product_nested(way):
     x, v = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
     g = gradc.grad(_loss(way))
     hv = gradc.grad(lambda a: np.sum(g(a) * v))(x)
-    np.testing.assert_allclose(hv, _central(lambda a: np.sum(g(a) * v), x, h=1e-5), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hv, central_gradient(lambda a: np.sum(g(a) * v), x, h=1e-5), rtol=1e-5, atol=1e-7)
 
 
 def test_lambdas_on_one_line_are_told_apart():
     """Two lambdas on one line: each is rewritten as itself (its instructions' columns), never the other."""
     f, g = (lambda x: np.sum(helpers.holder.fn(x))), (lambda x: np.sum(helpers.holder.fn(2.0 * x)))
     x = np.random.default_rng(3).standard_normal((2, 3))
-    np.testing.assert_allclose(gradc.grad(f)(x), _central(f, x), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(gradc.grad(g)(x), _central(g, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gradc.grad(f)(x), central_gradient(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gradc.grad(g)(x), central_gradient(g, x), rtol=1e-6, atol=1e-8)
