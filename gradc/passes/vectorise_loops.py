@@ -49,6 +49,7 @@ from gradc.passes.dce import dce
 from gradc.passes.fold import fold
 from gradc.passes.strided_indices import strided
 from gradc.transforms.batching import vmap_graph
+from gradc.transforms.inline_calls import has_calls
 from gradc.transforms.inlining import inline
 
 # at most this many elements of intermediates over all iterations at once (2**22 float64: 32 MiB)
@@ -178,18 +179,6 @@ def _feeds_only(kin, kout, body) -> bool:
     return not any(id(o) in marked for o in body.outputs if o is not kout)
 
 
-def _calls_helper(graph: Graph) -> bool:
-    """Whether ``graph`` (or a loop or branch inside it) calls a helper (a ``call`` equation)."""
-    pending = [graph]
-    while pending:
-        g = pending.pop()
-        for e in g.eqns:
-            if e.op == "call":
-                return True
-            pending.extend(subgraphs(e))
-    return False
-
-
 def _plan(eqn: Eqn, read=frozenset()):
     """How each carried value of a vectorisable ``scan`` combines, or None to keep the loop; ``read``: the
     positions of its results read after it (a carried value no one reads, fed only by itself, is dropped)."""
@@ -198,7 +187,7 @@ def _plan(eqn: Eqn, read=frozenset()):
     if eqn.op != "scan" or not isinstance(length, int) or isinstance(length, bool) or length < 1:
         return None
     body, k, c = p["body"], p["n_consts"], p["n_carry"]
-    if _calls_helper(body):
+    if has_calls(body):
         return None  # batching a helper makes a vmapped copy of it per level and per site: the module explodes
     counter, carries = body.inputs[0], body.inputs[1 + k:1 + k + c]
     inits = eqn.inputs[k:k + c]
