@@ -310,8 +310,9 @@ def _astype_c(a, p, ti, to):
     src, dst = ti[0].dtype, to.dtype
     if dst == "bool":
         return x if src == "bool" else s.sp.Ne(x, 0)
-    if src == "bool":
-        return s.ite(x, s.sp.Integer(1), s.sp.Integer(0))
+    if src == "bool":  # a float result is a C float (C's signbit and isnan take no integer)
+        one, zero = (s.sp.Float(1.0), s.sp.Float(0.0)) if to.is_float else (s.sp.Integer(1), s.sp.Integer(0))
+        return s.ite(x, one, zero)
     if dst.startswith("i") and src.startswith("f"):
         return s.trunc(x)  # C's conversion truncates too; explicit so fused uses see it
     if dst == "f32" and src != "f32":

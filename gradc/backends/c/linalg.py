@@ -406,9 +406,13 @@ class LinalgLowerings(DecompLowerings, EigLowerings, ComplexSpectralLowerings):
         keep = keep.replace(" + 0", "").replace("+ -", "- ")
         self.emit(f"/* {eqn_text(e)} */")
         self.open(lines)
+        # loaded before the select: no load under a condition (see fused.FusedRun._hoist_loads)
+        v = f"q{self.temps}"  # a generated name (names.py): no user's array is called so
+        self.temps += 1
+        self.emit(f"const {C_TYPES[x.dtype]} {v} = {x.at(idx)};")
         if e.op == "tri_half":
-            self.emit(f"{out.at(idx)} = {keep} ? ({i} == {j} ? 0.5{'F' if out.dtype == 'f32' else ''} * {x.at(idx)}"
-                      f" : {x.at(idx)}) : 0;")
+            half = f"0.5{'F' if out.dtype == 'f32' else ''}"
+            self.emit(f"{out.at(idx)} = {keep} ? ({i} == {j} ? {half} * {v} : {v}) : 0;")
         else:
-            self.emit(f"{out.at(idx)} = {keep} ? {x.at(idx)} : 0;")
+            self.emit(f"{out.at(idx)} = {keep} ? {v} : 0;")
         self.close(len(lines))

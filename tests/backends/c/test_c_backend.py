@@ -459,3 +459,26 @@ def test_squares_are_products_so_loops_keep_vector_math():
     c = gradc.compile(f, x, target="c")
     assert "pow(" not in c.c_source and "gradc_exp(-(q0*q0))" in c.c_source  # q0 = x[k] - 1.0
     _close(c(x), gradc.compile(f, x)(x))
+
+
+@pytest.mark.skipif(c_build.find_compiler() is None, reason="no C compiler")
+def test_a_compiler_crash_at_O3_is_built_again_at_O2(monkeypatch, tmp_path, caplog):
+    """GCC 12.2 crashes at -O3 on some vectorised selects of booleans: an internal compiler error is the
+    compiler's fault, so the same source is built at -O2 (and said so); any other failure stays an error."""
+    real = c_build.find_compiler()
+    crashing = tmp_path / "cc"
+    crashing.write_text("#!/bin/sh\n"
+                        "case \" $* \" in *\" -O3 \"*)"
+                        " echo 'module.c:9:1: internal compiler error: in extract_insn' >&2; exit 1;; esac\n"
+                        f"exec {real} \"$@\"\n")
+    crashing.chmod(0o755)
+    monkeypatch.setenv("CC", str(crashing))
+    monkeypatch.setenv("GRADC_CACHE_DIR", str(tmp_path / "cache"))
+    x = np.linspace(-1.0, 1.0, 5)
+    with caplog.at_level("WARNING", logger="gradc.backends.c"):
+        compiled = gradc.compile(lambda x: np.sum(np.where(x > 0, x, 2 * x) ** 2), x, target="c")
+    np.testing.assert_allclose(compiled.grad(x), np.where(x > 0, 2 * x, 8 * x))
+    assert "crashed at -O3" in caplog.text
+    crashing.write_text("#!/bin/sh\necho 'module.c:1:1: error: expected expression' >&2\nexit 1\n")
+    with pytest.raises(EmitError, match="expected expression"):
+        gradc.compile(lambda x: np.sum(np.cos(x)), x, target="c")

@@ -112,7 +112,8 @@ void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restric
      * t39 = sub t37 t26
      * t2_bar = mul t34 t39 */
     for (long k = 0; k < 5; ++k) {
-        t2_bar[k] = -0.20000000000000001*(t9[k]/(t9[k] + 1.0)*(isnan(t2[k]) ? t2[k] : (t2[k] > 0 ? 1 : (t2[k] < 0 ? -1 : 0))) + y[k] - (isnan(t2[k]) ? t2[k] : (t2[k] > 0 ? 1.0 : (t2[k] < 0 ? 0.0 : 0.5))));
+        const double q2 = t2[k];
+        t2_bar[k] = -0.20000000000000001*(t9[k]/(t9[k] + 1.0)*(isnan(q2) ? q2 : (q2 > 0 ? 1 : (q2 < 0 ? -1 : 0))) + y[k] - (isnan(q2) ? q2 : (q2 > 0 ? 1.0 : (q2 < 0 ? 0.0 : 0.5))));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     {
