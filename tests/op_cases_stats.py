@@ -12,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 from op_cases import Case, NondiffCase, const, distinct, f32, normal, positive, uniform
 
+import gradc
+from gradc.ops.refused_derivative import refuse_derivative
+
 
 def with_nans(*shape):
     """Normal values with NaN at a few fixed places (every row and column keeps two numbers)."""
@@ -50,6 +53,11 @@ VALUES = np.array([0.3, -1.0, 2.0, 0.5, 1.5])
 HAS_CUMULATIVE = hasattr(np, "cumulative_sum")
 
 DIFF_CASES = [
+    # the refusal itself is tested in tests/ops/test_stats_descriptive.py (scipy.stats.mode); here its value
+    # passes on every target, and a derivative path that does not cross it is unaffected
+    Case("refuse_derivative",
+         lambda a: a * 2.0 + (refuse_derivative(gradc.stop_gradient(a), what="f") - gradc.stop_gradient(a)),
+         [normal(4)], ("refuse_derivative",)),
     # ---- moments
     Case("var_all", lambda a: np.var(a), [normal(3, 4)], ("mean", "sum")),
     Case("var_axis_ddof_keepdims", lambda a: np.var(a, axis=1, ddof=1, keepdims=True), [normal(3, 4)], ("mean",)),
