@@ -201,6 +201,7 @@ if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
     FUNCTIONS[np.cumulative_prod] = _cumulative("prod")
 UFUNCS: dict = {}
 scipy_dispatch.register("scipy.stats.zscore", _zscore)
+from gradc.trace import distribution_matrix  # noqa: E402,F401,I001 (registers scipy.stats.wishart, ...)
 from gradc.trace import stats_descriptive  # noqa: E402,F401,I001 (registers scipy.stats.entropy, pearsonr, ...)
 from gradc.trace import stats_summaries  # noqa: E402,F401 (registers scipy.stats.gmean, skew, ...)
 
