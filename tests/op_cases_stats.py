@@ -55,9 +55,9 @@ HAS_CUMULATIVE = hasattr(np, "cumulative_sum")
 DIFF_CASES = [
     # the refusal itself is tested in tests/ops/test_stats_descriptive.py (scipy.stats.mode); here its value
     # passes on every target, and a derivative path that does not cross it is unaffected
-    Case("refuse_derivative",
+    Case("no_derivative",
          lambda a: a * 2.0 + (refuse_derivative(gradc.stop_gradient(a), what="f") - gradc.stop_gradient(a)),
-         [normal(4)], ("refuse_derivative",)),
+         [normal(4)], ("no_derivative",)),
     # ---- moments
     Case("var_all", lambda a: np.var(a), [normal(3, 4)], ("mean", "sum")),
     Case("var_axis_ddof_keepdims", lambda a: np.var(a, axis=1, ddof=1, keepdims=True), [normal(3, 4)], ("mean",)),

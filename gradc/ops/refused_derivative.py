@@ -1,4 +1,4 @@
-"""``refuse_derivative(x, what=..., hint=...)``: ``x`` itself, whose derivative is refused by name.
+"""``refuse_derivative(x, what=..., hint=...)`` (the op ``no_derivative``): ``x`` itself, whose derivative is refused by name.
 
 For results whose derivative is meaningless rather than zero, such as ``scipy.stats.mode`` (the most frequent
 value: moving one copy of it changes which value is the mode), a zero gradient would be silently wrong. The value
@@ -39,14 +39,14 @@ def _jvp(tangents, out, x, **params):
     _refusal(**params)
 
 
-defop("refuse_derivative", infer=_same_types, impl=_impl, vjp=_vjp, jvp=_jvp, elementwise=True,
+defop("no_derivative", infer=_same_types, impl=_impl, vjp=_vjp, jvp=_jvp, elementwise=True,
       doc="x_bar: refused (MissingRuleError naming the public function and the user's line)",
       np=_identity_spell, math=_identity_spell, c=c_spell.scalar(lambda a, p, ti, to: a[0]))
 
 
 def refuse_derivative(x: Any, *, what: str, hint: str = "") -> Any:
     """``x``, with its derivative refused: ``what`` (the public function) is named at the user's line."""
-    return bind("refuse_derivative", x, what=what, hint=hint, where=user_location() or "")
+    return bind("no_derivative", x, what=what, hint=hint, where=user_location() or "")
 
 
 __all__ = ["refuse_derivative"]

@@ -316,6 +316,21 @@ class Tracer(Traced):
         return dispatch_function(func, args, kwargs)
 
 
+def _deferring(method):
+    """``method``, returning NotImplemented for an operand that says it handles the operation itself
+    (``__array_ufunc__ = None``, NumPy's protocol: ``x * Polynomial(c)`` is the polynomial's ``__rmul__``)."""
+    def call(self, o):
+        if getattr(type(o), "__array_ufunc__", False) is None:
+            return NotImplemented
+        return method(self, o)
+    call.__name__ = method.__name__
+    return call
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__"):
+    setattr(Tracer, _name, _deferring(getattr(Tracer, _name)))
+
+
 def dispatch_function(func, args, kwargs):
     """gradc's entry for the NumPy function ``func`` on arguments holding traced values."""
     impl = FUNCTIONS.get(func)
