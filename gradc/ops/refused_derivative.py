@@ -1,4 +1,4 @@
-"""``refuse_derivative(x, what=..., hint=...)`` (the op ``no_derivative``): ``x`` itself, whose derivative is refused by name.
+"""``refuse_derivative(x, what=..., hint=...)`` (the op ``no_derivative``): ``x``, its derivative refused.
 
 For results whose derivative is meaningless rather than zero, such as ``scipy.stats.mode`` (the most frequent
 value: moving one copy of it changes which value is the mode), a zero gradient would be silently wrong. The value
