@@ -205,6 +205,7 @@ scipy_dispatch.register("scipy.stats.zscore", _zscore)
 from gradc.trace import distribution_matrix  # noqa: E402,F401,I001 (registers scipy.stats.wishart, ...)
 from gradc.trace import polynomial_class  # noqa: E402,F401,I001 (routes numpy.polynomial)
 from gradc.trace import stats_descriptive  # noqa: E402,F401,I001 (registers scipy.stats.entropy, pearsonr, ...)
+from gradc.trace import stats_samples  # noqa: E402,F401,I001 (registers scipy.stats.rankdata, circmean, ...)
 from gradc.trace import stats_summaries  # noqa: E402,F401 (registers scipy.stats.gmean, skew, ...)
 from gradc.trace import stats_tests  # noqa: E402,F401,I001 (registers scipy.stats.linregress, ttest_ind, ...)
 
