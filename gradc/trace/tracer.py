@@ -300,6 +300,8 @@ class Tracer(Traced):
             return routed(*inputs, **kwargs)
         if method == "reduce" and ufunc in UFUNC_REDUCE and set(kwargs) <= {"axis", "keepdims", "out"}:
             return UFUNC_REDUCE[ufunc](_operand(inputs[0]), kwargs.get("axis", 0), kwargs.get("keepdims", False))
+        if method == "reduce" and ufunc in ufunc_methods.UFUNC_ACCUMULATE:  # dtype=, initial=, np.subtract.reduce
+            return ufunc_methods.reduce(ufunc, _operand(inputs[0]), **kwargs)
         if method == "accumulate" and ufunc in ufunc_methods.UFUNC_ACCUMULATE:  # np.maximum.accumulate(x), ...
             return ufunc_methods.accumulate(ufunc, _operand(inputs[0]), **kwargs)
         what = ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}")

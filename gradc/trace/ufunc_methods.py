@@ -1,4 +1,4 @@
-"""``ufunc.accumulate`` and ``ufunc.reduce`` of the associative ufuncs on traced values (tables the tracer's
+"""``ufunc.accumulate`` and ``ufunc.reduce`` (with ``dtype=``, ``initial=``) on traced values (tables the tracer's
 ``__array_ufunc__`` reads), and ``np.nancumsum``/``np.nancumprod``.
 
 ``np.add.accumulate`` and ``np.multiply.accumulate`` are ``cumsum``/``cumprod`` (NumPy's order of operations);
@@ -101,6 +101,30 @@ def _tree_reduce(ufunc):
     return apply
 
 
+def reduce(ufunc, array, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+    """``ufunc.reduce`` with NumPy's other keywords: ``dtype=``, ``initial=`` (combined with the reduction),
+    and ``subtract``/``divide`` (NumPy's left fold: ``x0 - sum(rest)``, ``x0 / prod(rest)``)."""
+    if where is not True:
+        raise TraceError(f"{_name(ufunc)}.reduce with where= is not supported by gradc",
+                         hint="mask first: np.where(mask, x, identity), then reduce")
+    _check(ufunc, "reduce", dtype, out, {})
+    x = _cast(array, dtype)
+    if ufunc in (np.subtract, np.true_divide):
+        if isinstance(axis, tuple) and len(axis) == 1:
+            axis = axis[0]
+        if isinstance(axis, tuple) or (axis is None and np.ndim(x) > 1):
+            raise TraceError(f"{_name(ufunc)}.reduce is not reorderable: it takes one axis (NumPy's rule)",
+                             hint="pass axis=k")
+        moved = np.moveaxis(x, axis, 0) if axis is not None else x
+        rest = (np.sum if ufunc is np.subtract else np.prod)(moved[1:], axis=0)
+        value = ufunc(moved[0], rest)
+        if keepdims:
+            value = np.expand_dims(value, tuple(range(np.ndim(x))) if axis is None else axis)
+    else:
+        value = UFUNC_REDUCE[ufunc](x, axis, keepdims)
+    return value if initial is np._NoValue else ufunc(value, initial)
+
+
 def nancumsum(a, axis=None, dtype=None, out=None):
     """``np.nancumsum``: NaN counts as 0."""
     _check(np.add, "nancumsum", dtype, out, {})
@@ -120,4 +144,4 @@ for _ufunc in ASSOCIATIVE:
     UFUNC_REDUCE.setdefault(_ufunc, _tree_reduce(_ufunc))
 FUNCTIONS = {np.nancumsum: nancumsum, np.nancumprod: nancumprod}
 
-__all__ = ["accumulate", "nancumsum", "nancumprod", "UFUNC_ACCUMULATE", "FUNCTIONS"]
+__all__ = ["accumulate", "reduce", "nancumsum", "nancumprod", "UFUNC_ACCUMULATE", "FUNCTIONS"]
