@@ -74,3 +74,15 @@ def test_missing_methods_are_refused_by_name(method):
     if method == "ppf":
         with pytest.raises(GradcError, match="scipy.stats.truncnorm.ppf is not supported"):
             gradc.jit(lambda x: st.truncnorm.ppf(x, -1.0, 1.0))(np.array([0.3]))
+
+
+GUMBEL, VONMISES, TRUNCATED = st.gumbel_r(0.5, 2.0), st.vonmises(1.5, loc=0.2), st.truncnorm(-1.0, 2.0)
+
+
+def test_frozen_outside_the_traced_function():
+    def f(x):
+        return np.sum(GUMBEL.logpdf(x) + VONMISES.logpdf(x) + TRUNCATED.logcdf(x))
+
+    x = np.array([0.1, 0.5, 1.2])
+    np.testing.assert_allclose(gradc.jit(f)(x), f(x), rtol=1e-12)
+    np.testing.assert_allclose(gradc.grad(f)(x), fd_grad(f, x), rtol=1e-6)
