@@ -12,6 +12,7 @@ import numpy as np
 from gradc.errors import TraceError
 from gradc.ir.builder import Traced
 from gradc.trace import array_routing
+from gradc.trace import polynomial_bases as bases
 from gradc.trace import polynomial_series as ps
 
 _DEFAULT = np.array([-1.0, 1.0])
@@ -157,8 +158,17 @@ class Polynomial:
 POLYNOMIAL = array_routing._module(ps._REAL, "numpy.polynomial.polynomial")  # what traced code sees
 PACKAGE = array_routing._module(np.polynomial, "numpy.polynomial")
 for _name, _fn in ps.OURS.items():
-    setattr(POLYNOMIAL, _name, ps.routed(_name, _fn))
+    setattr(POLYNOMIAL, _name, ps.routed(getattr(ps._REAL, _name), _fn))
     array_routing.add_stand_in(getattr(ps._REAL, _name), getattr(POLYNOMIAL, _name))
+for _basis, _module_name in bases.MODULES.items():  # numpy.polynomial.chebyshev, legendre, ...
+    _real_module = getattr(np.polynomial, _module_name)
+    _proxy = array_routing._module(_real_module, f"numpy.polynomial.{_module_name}")
+    for (_owner, _name), _fn in bases.FUNCTIONS.items():
+        if _owner == _basis:
+            setattr(_proxy, _name, ps.routed(getattr(_real_module, _name), _fn))
+            array_routing.add_stand_in(getattr(_real_module, _name), getattr(_proxy, _name))
+    setattr(PACKAGE, _module_name, _proxy)
+    array_routing.add_stand_in(_real_module, _proxy)
 POLYNOMIAL.Polynomial = PACKAGE.Polynomial = Polynomial
 PACKAGE.polynomial = POLYNOMIAL
 array_routing.NUMPY.polynomial = PACKAGE

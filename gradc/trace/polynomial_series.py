@@ -174,9 +174,9 @@ def polyline(off, scl):
         _REAL.polyline(off, scl)
 
 
-def routed(name, ours):
-    """NumPy's ``name`` on concrete arguments, ``ours`` when one is traced."""
-    real = getattr(_REAL, name)
+def routed(real, ours):
+    """NumPy's function ``real`` on concrete arguments, ``ours`` when one is traced."""
+    name = real.__name__
 
     def call(*args, **kwargs):
         if _traced(*args, *kwargs.values()):
