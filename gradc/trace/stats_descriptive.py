@@ -105,12 +105,13 @@ def pearsonr(x, y, *, alternative="two-sided", method=None, axis=0):
 
 def _ranks(a, axis):
     """SciPy's average ranks of ``a`` along ``axis`` (1-based; ties share their mean rank), by comparisons:
-    piecewise constant in ``a``, so they carry no derivative."""
+    piecewise constant in ``a``, so they carry no derivative. A slice holding a NaN is NaN (SciPy's propagate)."""
     a = np.moveaxis(a, axis, -1)
     left, right = a[..., :, None], a[..., None, :]
     below = np.sum((right < left).astype(np.float64), axis=-1)
     equal = np.sum((right == left).astype(np.float64), axis=-1)
-    return np.moveaxis(below + 0.5 * equal + 0.5, -1, axis)
+    ranks = np.where(np.any(np.isnan(a), axis=-1, keepdims=True), np.nan, below + 0.5 * equal + 0.5)
+    return np.moveaxis(ranks, -1, axis)
 
 
 def spearmanr(a, b=None, axis=0, nan_policy="propagate", alternative="two-sided"):
@@ -277,9 +278,11 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     _nan_policy("mode", nan_policy)
     a, axis = _flat_or(a, axis)
     moved = np.moveaxis(a, axis, -1)
-    counts = np.sum(moved[..., :, None] == moved[..., None, :], axis=-1)
+    left, right = moved[..., :, None], moved[..., None, :]
+    counts = np.sum((left == right) | (np.isnan(left) & np.isnan(right)), axis=-1)  # NaNs count as one value
     best = np.max(counts, axis=-1, keepdims=True)
-    value = np.min(np.where(counts == best, moved, np.max(moved, axis=-1, keepdims=True)), axis=-1)
+    # the smallest of the most frequent values, NaN only when it is the only one (fmin skips NaN; SciPy's order)
+    value = np.fmin.reduce(np.where(counts == best, moved, np.nan), axis=-1)
     value = refuse_derivative(value, what="scipy.stats.mode",
                               hint="the most frequent value does not change smoothly with the data; hold it "
                                    "constant with gradc.stop_gradient if that is what you mean")

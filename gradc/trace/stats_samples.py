@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from gradc.errors import TraceError
+from gradc.errors import TraceError, user_location
+from gradc.ops import checks
 from gradc.trace import scipy_dispatch
 from gradc.trace.stats_descriptive import _array, _flat_or, _nan_policy, _ranks
 
@@ -42,6 +43,10 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
     a, axis = _flat_or(a, axis)
     if method == "average":
         return _ranks(a, axis)
+    if np.issubdtype(a.aval.np_dtype if hasattr(a, "aval") else np.asarray(a).dtype, np.floating):
+        checks.check(np.any(np.isnan(a)), "ValueError",
+                     (f"scipy.stats.rankdata(method={method!r}) of data holding a NaN: SciPy returns float NaN ranks "
+                      "there, integer ranks elsewhere (a dtype that depends on the values)",), user_location() or "")
     moved = np.moveaxis(a, axis, -1)
     left, right = moved[..., :, None], moved[..., None, :]
     below = np.sum(right < left, axis=-1)

@@ -141,3 +141,21 @@ def test_refusals_name_the_function_and_line(call, match):
     with pytest.raises(GradcError, match=match) as info:
         gradc.jit(call)(np.linspace(0.5, 2.0, 6))
     assert "test_stats_descriptive.py" in str(info.value)
+
+
+@pytest.mark.parametrize("data", [[1.0, 2.0, 2.0, np.nan], [1.0, np.nan, np.nan], [1.0, np.nan], [np.nan, np.nan],
+                                  [3.0, 1.0, 3.0, 1.0]])
+def test_mode_with_nan_as_scipy(data):
+    a = np.array(data)
+    expected = st.mode(a)
+    value, count = gradc.jit(lambda a: tuple(st.mode(a)))(a)
+    np.testing.assert_array_equal([value, count], [expected.mode, expected.count])
+
+
+def test_nan_propagates_through_ranks():
+    x, y = np.array([1.0, 2.0, np.nan, 4.0]), np.array([1.0, 3.0, 2.0, 4.0])
+    got = gradc.jit(lambda x, y: tuple(st.spearmanr(x, y)))(x, y)
+    assert np.all(np.isnan(got)) and np.all(np.isnan(st.spearmanr(x, y)))
+    np.testing.assert_array_equal(gradc.jit(lambda x: st.rankdata(x))(x), st.rankdata(x))
+    with pytest.raises(ValueError, match="NaN ranks"):  # SciPy's dtype would depend on the values
+        gradc.jit(lambda x: st.rankdata(x, "min"))(x)
