@@ -173,12 +173,12 @@ def _mask(a, limits, inclusive):
     if limits is None:
         return None
     lower, upper = limits
-    keep = np.ones(np.shape(a), dtype=bool)
+    outside = np.zeros(np.shape(a), dtype=bool)  # SciPy masks the values outside (a NaN stays, and propagates)
     if lower is not None:
-        keep = keep & ((a >= lower) if inclusive[0] else (a > lower))
+        outside = outside | ((a < lower) if inclusive[0] else (a <= lower))
     if upper is not None:
-        keep = keep & ((a <= upper) if inclusive[1] else (a < upper))
-    return keep
+        outside = outside | ((a > upper) if inclusive[1] else (a >= upper))
+    return ~outside
 
 
 def tmean(a, limits=None, inclusive=(True, True), axis=None):
@@ -219,7 +219,8 @@ def _extremum(reduce, fill, a, limit, axis, inclusive, lower):
     a, axis = _flat_or(a, axis)
     if limit is None:
         return reduce(a, axis=axis)
-    keep = (a >= limit if inclusive else a > limit) if lower else (a <= limit if inclusive else a < limit)
+    outside = (a < limit if inclusive else a <= limit) if lower else (a > limit if inclusive else a >= limit)
+    keep = ~outside  # a NaN is kept, and propagates (SciPy's masking)
     return reduce(np.where(keep, a * 1.0, fill), axis=axis)
 
 

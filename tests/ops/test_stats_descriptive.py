@@ -159,3 +159,13 @@ def test_nan_propagates_through_ranks():
     np.testing.assert_array_equal(gradc.jit(lambda x: st.rankdata(x))(x), st.rankdata(x))
     with pytest.raises(ValueError, match="NaN ranks"):  # SciPy's dtype would depend on the values
         gradc.jit(lambda x: st.rankdata(x, "min"))(x)
+
+
+@pytest.mark.parametrize("name", ["tmean", "tvar", "tstd", "tsem", "tmin_tmax"])
+def test_trimmed_statistics_propagate_nan_as_scipy(name):
+    a = _data(3)
+    a[2, 1] = np.nan
+    f = CASES[name]
+    with np.errstate(all="ignore"):
+        expected = f(a)
+    np.testing.assert_array_equal(np.isnan(gradc.jit(f)(a)), np.isnan(expected))
