@@ -52,13 +52,16 @@ GUMBEL_L = {
 
 
 # ---------------------------------------------------------------- generalized extreme value (SciPy's sign of c)
+_SMALL_C = 1e-7  # below it, the first two terms of the series in c (the next is c^2 z^3 / 3: below 1e-14 z^3)
 def _gev(z, c):
     """``(inside, log t)`` with ``t = (1 - c z)^(1/c)`` (``exp(-z)`` at ``c = 0``); ``inside``: ``1 - c z > 0``."""
     cz = ew.mul(c, z)
     inside = ew.greater(ew.sub(1.0, cz), 0.0)
-    zero = ew.equal(c, 0.0)
-    safe_c = ew.where(zero, 1.0, c)
-    log_t = ew.where(zero, ew.neg(z), ew.div(ew.log1p(ew.neg(ew.where(inside, cz, 0.0))), safe_c))
+    small = ew.less(ew.abs_(c), _SMALL_C)
+    safe_c = ew.where(small, 1.0, c)
+    # near c = 0 the series -z - c z^2 / 2 (its value and its derivative in c at 0 are the limits)
+    series = ew.sub(ew.neg(z), ew.mul(ew.mul(c, ew.mul(z, z)), 0.5))
+    log_t = ew.where(small, series, ew.div(ew.log1p(ew.neg(ew.where(inside, cz, 0.0))), safe_c))
     return inside, log_t
 
 
@@ -74,10 +77,11 @@ def _gev_method(formula, above, below):
 
 def _gev_quantile(neg_log_p, c):
     """``(1 - (-log p)^c) / c`` (``-log(-log p)`` at ``c = 0``) given ``-log p``."""
-    zero = ew.equal(c, 0.0)
-    safe_c = ew.where(zero, 1.0, c)
+    small = ew.less(ew.abs_(c), _SMALL_C)
+    safe_c = ew.where(small, 1.0, c)
     log_w = ew.log(neg_log_p)
-    return ew.where(zero, ew.neg(log_w), ew.div(ew.neg(ew.expm1(ew.mul(safe_c, log_w))), safe_c))
+    series = ew.sub(ew.neg(log_w), ew.mul(ew.mul(c, ew.mul(log_w, log_w)), 0.5))
+    return ew.where(small, series, ew.div(ew.neg(ew.expm1(ew.mul(safe_c, log_w))), safe_c))
 
 
 GENEXTREME = {

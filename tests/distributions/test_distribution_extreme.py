@@ -86,3 +86,12 @@ def test_frozen_outside_the_traced_function():
     x = np.array([0.1, 0.5, 1.2])
     np.testing.assert_allclose(gradc.jit(f)(x), f(x), rtol=1e-12)
     np.testing.assert_allclose(gradc.grad(f)(x), fd_grad(f, x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["logpdf", "cdf", "ppf"])
+def test_genextreme_derivative_in_c_through_zero(method):
+    x = np.array([0.3]) if method == "ppf" else np.array([-0.7, 0.4, 1.8])
+    f = lambda c: np.sum(getattr(st.genextreme, method)(x, c, 0.1, 1.3))  # noqa: E731
+    for c in (0.0, 5e-8, -5e-8, 1e-3, -0.2):
+        np.testing.assert_allclose(gradc.jit(f)(c), f(c), rtol=1e-12)
+        np.testing.assert_allclose(gradc.grad(f)(c), fd_grad(f, np.float64(c), h=1e-5), rtol=1e-6, atol=1e-9)
