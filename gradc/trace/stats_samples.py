@@ -218,10 +218,17 @@ def _given(what, lmbda, extra):
 def boxcox(x, lmbda=None, alpha=None, optimizer=None):
     """``(x^lmbda - 1) / lmbda`` (``log x`` at 0) for a given ``lmbda``."""
     _given("boxcox", lmbda, (alpha, optimizer))
-    x = _array(x) * 1.0
-    zero = np.abs(lmbda) < 1e-19 if not isinstance(lmbda, (int, float)) else abs(lmbda) < 1e-19
-    safe = np.where(zero, 1.0, lmbda)
-    return np.where(zero, np.log(x), np.expm1(safe * np.log(x)) / safe)
+    return _power_log(np.log(_array(x) * 1.0), lmbda)
+
+
+_SMALL = 1e-7  # below it, (e^(l u) - 1) / l is its series u + l u^2 / 2 (the next term, l^2 u^3 / 6, is negligible)
+
+
+def _power_log(u, lmbda):
+    """``(exp(lmbda u) - 1) / lmbda``, ``u`` at ``lmbda = 0``, with the limit's derivative in ``lmbda`` there."""
+    small = np.abs(lmbda) < _SMALL
+    safe = np.where(small, 1.0, lmbda)
+    return np.where(small, u + lmbda * u * u * 0.5, np.expm1(safe * u) / safe)
 
 
 def yeojohnson(x, lmbda=None):
@@ -231,12 +238,7 @@ def yeojohnson(x, lmbda=None):
     positive = x >= 0
     up = np.log1p(np.where(positive, x, 0.0))
     down = np.log1p(-np.where(positive, 0.0, x))
-    near_zero, near_two = np.abs(lmbda) < 1e-19, np.abs(lmbda - 2.0) < 1e-19
-    a = np.where(near_zero, 1.0, lmbda)
-    b = np.where(near_two, 1.0, 2.0 - lmbda)
-    plus = np.where(near_zero, up, np.expm1(a * up) / a)
-    minus = np.where(near_two, -down, -np.expm1(b * down) / b)
-    return np.where(positive, plus, minus)
+    return np.where(positive, _power_log(up, lmbda), -_power_log(down, 2.0 - lmbda))
 
 
 def _refused(name, hint):

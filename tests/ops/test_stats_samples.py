@@ -88,3 +88,11 @@ def test_refusals(call, match):
     with pytest.raises(GradcError, match=match) as info:
         gradc.jit(call)(np.linspace(0.5, 2.0, 6))
     assert "test_stats_samples.py" in str(info.value)
+
+
+@pytest.mark.parametrize("lmbda", [0.0, 3e-8, -3e-8, 2.0, 2.0 + 3e-8, 0.7])
+def test_power_transforms_differentiate_in_lambda_through_the_special_points(lmbda):
+    x, y = np.array([0.4, 1.7, 3.0]), np.array([-1.3, 0.0, 2.2])
+    for f in (lambda lam: np.sum(st.boxcox(x, lam)), lambda lam: np.sum(st.yeojohnson(y, lam))):
+        np.testing.assert_allclose(gradc.jit(f)(lmbda), f(lmbda), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(gradc.grad(f)(lmbda), fd_grad(f, np.float64(lmbda), h=1e-5), rtol=1e-6)
