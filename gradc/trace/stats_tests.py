@@ -1,6 +1,6 @@
 """``scipy.stats`` regression and hypothesis tests on traced values, as NumPy compositions with SciPy's result
 objects: ``linregress``, ``ttest_ind`` (``equal_var`` either way), ``ttest_rel``, ``ttest_1samp``, ``chisquare``,
-``power_divergence``, ``jarque_bera``, ``pointbiserialr``.
+``power_divergence``, ``jarque_bera``, ``pointbiserialr``, ``skewtest``, ``kurtosistest``, ``normaltest``.
 
 The statistics are smooth functions of the data and their p-values the tail of the reference distribution
 (``t``, ``chi2``) evaluated by gradc's distribution functions, so both differentiate (Welch's degrees of freedom
@@ -212,8 +212,81 @@ def jarque_bera(x, *, axis=None, nan_policy="propagate", keepdims=False):
     return SignificanceResult(statistic, np.exp(-0.5 * statistic))  # chi2(2).sf
 
 
-for _fn in (linregress, pointbiserialr, ttest_ind, ttest_rel, ttest_1samp, power_divergence, chisquare, jarque_bera):
+# ---------------------------------------------------------------- D'Agostino's normality tests
+SkewtestResult = namedtuple("SkewtestResult", ["statistic", "pvalue"])
+KurtosistestResult = namedtuple("KurtosistestResult", ["statistic", "pvalue"])
+NormaltestResult = namedtuple("NormaltestResult", ["statistic", "pvalue"])
+
+
+def _normal_pvalue(z, alternative):
+    if alternative == "two-sided":
+        return 2.0 * sc.ndtr(-np.abs(z))
+    return sc.ndtr(z) if alternative == "less" else sc.ndtr(-z)
+
+
+def _sample(what, a, axis, nan_policy, alternative, keepdims):
+    _nan_policy(what, nan_policy)
+    _alternative(what, alternative)
+    _keepdims(what, keepdims)
+    a = _array(a) * 1.0
+    return (np.reshape(a, (-1,)), 0) if axis is None else (a, axis)
+
+
+def _skew_z(a, axis):
+    n = float(np.shape(a)[axis])
+    b2 = stats_summaries.skew(a, axis)
+    if n < 8:  # SciPy: NaN below 8 samples
+        return b2 * np.nan
+    y = b2 * np.sqrt((n + 1) * (n + 3) / (6.0 * (n - 2)))
+    beta2 = 3.0 * (n * n + 27 * n - 70) * (n + 1) * (n + 3) / ((n - 2.0) * (n + 5) * (n + 7) * (n + 9))
+    w2 = -1.0 + np.sqrt(2.0 * (beta2 - 1.0))
+    delta, alpha = 1.0 / np.sqrt(0.5 * np.log(w2)), np.sqrt(2.0 / (w2 - 1.0))
+    y = np.where(y == 0.0, 1.0, y)
+    return delta * np.log(y / alpha + np.sqrt((y / alpha) ** 2 + 1.0))
+
+
+def _kurtosis_z(a, axis):
+    n = float(np.shape(a)[axis])
+    b2 = stats_summaries.kurtosis(a, axis, fisher=False)
+    if n < 5:  # SciPy: NaN below 5 samples
+        return b2 * np.nan
+    mean = 3.0 * (n - 1) / (n + 1)
+    variance = 24.0 * n * (n - 2) * (n - 3) / ((n + 1) * (n + 1.0) * (n + 3) * (n + 5))
+    x = (b2 - mean) / np.sqrt(variance)
+    root_beta1 = 6.0 * (n * n - 5 * n + 2) / ((n + 7) * (n + 9)) * np.sqrt(6.0 * (n + 3) * (n + 5)
+                                                                           / (n * (n - 2) * (n - 3)))
+    big_a = 6.0 + 8.0 / root_beta1 * (2.0 / root_beta1 + np.sqrt(1 + 4.0 / root_beta1 ** 2))
+    term1 = 1 - 2 / (9.0 * big_a)
+    denominator = 1 + x * np.sqrt(2 / (big_a - 4.0))
+    safe = np.where(denominator == 0.0, 1.0, denominator)
+    term2 = np.where(denominator == 0.0, np.nan, np.sign(safe) * ((1 - 2.0 / big_a) / np.abs(safe)) ** (1 / 3))
+    return (term1 - term2) / np.sqrt(2 / (9.0 * big_a))
+
+
+def skewtest(a, axis=0, nan_policy="propagate", alternative="two-sided", *, keepdims=False):
+    """D'Agostino's test that the skewness is that of a normal distribution."""
+    a, axis = _sample("skewtest", a, axis, nan_policy, alternative, keepdims)
+    z = _skew_z(a, axis)
+    return SkewtestResult(z, _normal_pvalue(z, alternative))
+
+
+def kurtosistest(a, axis=0, nan_policy="propagate", alternative="two-sided", *, keepdims=False):
+    """Anscombe and Glynn's test that the kurtosis is that of a normal distribution."""
+    a, axis = _sample("kurtosistest", a, axis, nan_policy, alternative, keepdims)
+    z = _kurtosis_z(a, axis)
+    return KurtosistestResult(z, _normal_pvalue(z, alternative))
+
+
+def normaltest(a, axis=0, nan_policy="propagate", *, keepdims=False):
+    """D'Agostino and Pearson's omnibus test: the two statistics squared and summed, a chi-squared(2) tail."""
+    a, axis = _sample("normaltest", a, axis, nan_policy, "two-sided", keepdims)
+    statistic = _skew_z(a, axis) ** 2 + _kurtosis_z(a, axis) ** 2
+    return NormaltestResult(statistic, np.exp(-0.5 * statistic))
+
+
+for _fn in (linregress, pointbiserialr, ttest_ind, ttest_rel, ttest_1samp, power_divergence, chisquare, jarque_bera,
+            skewtest, kurtosistest, normaltest):
     scipy_dispatch.register(f"scipy.stats.{_fn.__name__}", _fn)
 
 __all__ = ["linregress", "pointbiserialr", "ttest_ind", "ttest_rel", "ttest_1samp", "power_divergence", "chisquare",
-           "jarque_bera", "LinregressResult", "TtestResult"]
+           "jarque_bera", "skewtest", "kurtosistest", "normaltest", "LinregressResult", "TtestResult"]

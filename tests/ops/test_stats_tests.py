@@ -30,6 +30,11 @@ CASES = {
     "power_divergence_axis": lambda a: st.power_divergence(a, axis=1, lambda_=0.3).pvalue,
     "jarque_bera": lambda a: np.stack(st.jarque_bera(a)),
     "pointbiserialr": lambda a: st.pointbiserialr(np.array([0.0, 1, 1, 0, 1, 0, 0, 1]), a[0]).pvalue,
+    "skewtest": lambda a: np.stack(st.skewtest(a, axis=None)),
+    "skewtest_axis_less": lambda a: st.skewtest(np.concatenate([a, a ** 2], axis=1), axis=1, alternative="less")[1],
+    "kurtosistest": lambda a: np.stack(st.kurtosistest(a, axis=None, alternative="greater")),
+    "kurtosistest_axis": lambda a: st.kurtosistest(np.concatenate([a, a ** 2], axis=1), axis=1).statistic,
+    "normaltest": lambda a: np.stack(st.normaltest(np.exp(a), axis=None)),
 }
 
 
@@ -93,3 +98,10 @@ def test_refusals(call, match):
     with pytest.raises(GradcError, match=match) as info:
         gradc.jit(call)(np.linspace(0.5, 2.0, 6))
     assert "test_stats_tests.py" in str(info.value)
+
+
+def test_normality_tests_below_their_sample_sizes_are_nan_as_scipy():
+    a = np.linspace(0.5, 2.0, 6) ** 2
+    for f in (lambda a: st.skewtest(a).statistic, lambda a: st.kurtosistest(a[:4]).pvalue):
+        with np.errstate(all="ignore"):
+            assert np.isnan(f(a)) and np.isnan(gradc.jit(f)(a))
