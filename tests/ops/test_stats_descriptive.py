@@ -145,10 +145,11 @@ def test_refusals_name_the_function_and_line(call, match):
 
 @pytest.mark.parametrize("data", [[1.0, 2.0, 2.0, np.nan], [1.0, np.nan, np.nan], [1.0, np.nan], [np.nan, np.nan],
                                   [3.0, 1.0, 3.0, 1.0]])
-def test_mode_with_nan_as_scipy(data):
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_mode_with_nan_as_scipy(data, target):
     a = np.array(data)
     expected = st.mode(a)
-    value, count = gradc.jit(lambda a: tuple(st.mode(a)))(a)
+    value, count = gradc.jit(lambda a: tuple(st.mode(a)), target=target)(a)
     np.testing.assert_array_equal([value, count], [expected.mode, expected.count])
 
 
