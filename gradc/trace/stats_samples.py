@@ -1,7 +1,7 @@
 """More ``scipy.stats`` functions of samples on traced values, as NumPy compositions: ``rankdata`` (static
 ranks), ``circmean``/``circvar``/``circstd``, ``gstd``, ``gzscore``, ``zmap``, ``scoreatpercentile``,
 ``wasserstein_distance`` and ``energy_distance`` (1-d, weights allowed), ``kstat``/``kstatvar``, and
-``boxcox``/``yeojohnson`` with a given ``lmbda``.
+``boxcox``/``yeojohnson`` with a given ``lmbda``, ``percentileofscore``.
 
 Ranks are piecewise constant in the data: ``rankdata``'s result has no derivative (zero, computed by
 comparisons; SciPy's tie methods). The distances between samples are integrals of the difference of their
@@ -241,6 +241,25 @@ def yeojohnson(x, lmbda=None):
     return np.where(positive, _power_log(up, lmbda), -_power_log(down, 2.0 - lmbda))
 
 
+def percentileofscore(a, score, kind="rank", nan_policy="propagate"):
+    """The percentile rank of ``score`` among the values of a 1-d ``a`` (counts: no derivative)."""
+    _nan_policy("percentileofscore", nan_policy)
+    if kind not in ("rank", "strict", "weak", "mean"):
+        raise TraceError(f"scipy.stats.percentileofscore: kind={kind!r} is not one of SciPy's",
+                         hint="use 'rank', 'strict', 'weak' or 'mean'")
+    a, score = _array(a) * 1.0, _array(score) * 1.0
+    if np.ndim(a) != 1:
+        raise TraceError("scipy.stats.percentileofscore: a must be 1-dimensional", hint="pass a 1-d array")
+    n = np.shape(a)[0]
+    below = np.sum(a < score[..., None], axis=-1)
+    at_most = np.sum(a <= score[..., None], axis=-1)
+    percent = {"rank": lambda: (below + at_most + (below < at_most)) * (50.0 / n),
+               "strict": lambda: below * (100.0 / n), "weak": lambda: at_most * (100.0 / n),
+               "mean": lambda: (below + at_most) * (50.0 / n)}[kind]()
+    nan = np.any(np.isnan(a)) | np.isnan(score)  # SciPy: NaN for a NaN score, everywhere for a NaN in a
+    return np.where(nan, np.nan, percent)
+
+
 def _refused(name, hint):
     def refuse(*args, **kwargs):
         raise TraceError(f"scipy.stats.{name} is not supported by gradc on traced values", hint=hint)
@@ -248,7 +267,7 @@ def _refused(name, hint):
 
 
 for _fn in (rankdata, circmean, circvar, circstd, gstd, zmap, gzscore, scoreatpercentile, wasserstein_distance,
-            energy_distance, kstat, kstatvar, boxcox, yeojohnson):
+            energy_distance, kstat, kstatvar, boxcox, yeojohnson, percentileofscore):
     scipy_dispatch.register(f"scipy.stats.{_fn.__name__}", _fn)
 scipy_dispatch.register("scipy.stats.sigmaclip", _refused(
     "sigmaclip", "how many values it keeps depends on the data; clip with np.where(np.abs(z) < k, a, np.nan) and "
@@ -257,4 +276,4 @@ scipy_dispatch.register("scipy.stats.multiscale_graphcorr", _refused(
     "multiscale_graphcorr", "its p-value is a permutation test; compute it on constant data outside"))
 
 __all__ = ["rankdata", "circmean", "circvar", "circstd", "gstd", "zmap", "gzscore", "scoreatpercentile",
-           "wasserstein_distance", "energy_distance", "kstat", "kstatvar", "boxcox", "yeojohnson"]
+           "wasserstein_distance", "energy_distance", "kstat", "kstatvar", "boxcox", "yeojohnson", "percentileofscore"]

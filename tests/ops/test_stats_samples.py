@@ -96,3 +96,15 @@ def test_power_transforms_differentiate_in_lambda_through_the_special_points(lmb
     for f in (lambda lam: np.sum(st.boxcox(x, lam)), lambda lam: np.sum(st.yeojohnson(y, lam))):
         np.testing.assert_allclose(gradc.jit(f)(lmbda), f(lmbda), rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(gradc.grad(f)(lmbda), fd_grad(f, np.float64(lmbda), h=1e-5), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["rank", "strict", "weak", "mean"])
+@pytest.mark.parametrize("target", ["numpy", "c"])
+def test_percentileofscore_against_scipy(kind, target):
+    a = np.random.default_rng(2).integers(0, 5, 9).astype(float)  # ties
+    scores = np.array([-1.0, 0.0, 2.0, 2.5, 4.0, 9.0, np.nan])
+    f = lambda a, s: st.percentileofscore(a, s, kind=kind)  # noqa: E731
+    np.testing.assert_array_equal(gradc.jit(f, target=target)(a, scores), f(a, scores))
+    np.testing.assert_array_equal(gradc.jit(f, target=target)(a, 2.0), f(a, 2.0))
+    with_nan = np.concatenate([a, [np.nan]])
+    assert np.all(np.isnan(gradc.jit(f, target=target)(with_nan, scores)))
