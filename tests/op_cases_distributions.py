@@ -42,5 +42,13 @@ DIFF_CASES = [
          [normal(3, 2), positive(2)], ("log", "div")),
     Case("dirichlet_logpdf_alpha", routed(lambda a: ST.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), a)),
          [uniform(0.5, 3.0, 3)], ("gammaln", "xlogy")),
+    Case("gumbel_genextreme_logs",
+         routed(lambda x, c: ST.gumbel_r.logsf(x, 0.1) + ST.genextreme.logpdf(x, c, scale=2.0)),
+         [uniform(-0.5, 0.5, 4), uniform(-0.3, 0.3, 4)], ("exp", "log1p")),
+    Case("truncnorm_skewnorm_vonmises", routed(lambda x, a, k: ST.truncnorm.logcdf(x, -1.0, 1.5) +
+                                               ST.skewnorm.logpdf(x, a) + ST.vonmises.logpdf(x, k)),
+         [uniform(-0.5, 0.5, 4), uniform(-2.0, 2.0, 4), uniform(0.5, 3.0, 4)], ("log_ndtr", "i0e")),
+    Case("rayleigh_loggamma", routed(lambda x: ST.rayleigh.logcdf(x, scale=0.7) + ST.loggamma.logpdf(x, 1.7)),
+         [uniform(0.3, 2.0, 4)], ("expm1", "exp")),
 ]
 NONDIFF_CASES: list = []

@@ -10,7 +10,14 @@ cumsum and cumprod run as C loops.
 from __future__ import annotations
 
 import numpy as np
-from op_cases import Case, NondiffCase, const, distinct, f32, normal, positive, uniform
+import numpy.polynomial.polynomial as polynomial
+import scipy.stats
+from numpy.polynomial import Polynomial
+from op_cases import Case, NondiffCase, away_from_zero, const, distinct, f32, normal, positive, uniform
+from op_cases_special import routed
+
+import gradc
+from gradc.ops.refused_derivative import refuse_derivative
 
 
 def with_nans(*shape):
@@ -50,6 +57,11 @@ VALUES = np.array([0.3, -1.0, 2.0, 0.5, 1.5])
 HAS_CUMULATIVE = hasattr(np, "cumulative_sum")
 
 DIFF_CASES = [
+    # the refusal itself is tested in tests/ops/test_stats_descriptive.py (scipy.stats.mode); here its value
+    # passes on every target, and a derivative path that does not cross it is unaffected
+    Case("no_derivative",
+         lambda a: a * 2.0 + (refuse_derivative(gradc.stop_gradient(a), what="f") - gradc.stop_gradient(a)),
+         [normal(4)], ("no_derivative",)),
     # ---- moments
     Case("var_all", lambda a: np.var(a), [normal(3, 4)], ("mean", "sum")),
     Case("var_axis_ddof_keepdims", lambda a: np.var(a, axis=1, ddof=1, keepdims=True), [normal(3, 4)], ("mean",)),
@@ -109,6 +121,29 @@ DIFF_CASES = [
     Case("interp_x", lambda x: np.interp(x, KNOTS, VALUES), [off_knots(12)], ("searchsorted", "gather")),
     Case("interp_all_traced", lambda x, xp, fp: np.interp(x, xp, fp, left=-2.0, right=fp[0]),
          [off_knots(7), increasing(4), normal(4)], ("searchsorted", "gather")),
+]
+
+
+def _piecewise(t):
+    return t * t if t > 0.0 else np.sin(t)
+
+
+# compositions over existing ops added by the stats part: ufunc methods, scipy.stats functions, numpy.polynomial,
+# np.vectorize (SciPy's and numpy.polynomial's names routed as a user's module sees them: op_cases_special.routed)
+DIFF_CASES += [
+    Case("maximum_accumulate", lambda a: np.maximum.accumulate(a, axis=1), [distinct(3, 5)], ("maximum",)),
+    Case("logaddexp_reduce_accumulate", lambda a: np.logaddexp.reduce(a, axis=0) + np.logaddexp.accumulate(a)[-1],
+         [normal(5, 3)], ("logaddexp",)),
+    Case("nancumsum_nancumprod", lambda a: np.nancumsum(a, axis=0) + np.nancumprod(a, axis=1),
+         [with_nans(3, 4)], ("cumsum", "cumprod")),
+    Case("scipy_trim_mean_iqr", routed(lambda a: scipy.stats.trim_mean(a, 0.2) + scipy.stats.iqr(a, axis=0)),
+         [distinct(6, 2)], ("argsort",)),
+    Case("scipy_linregress_ttest", routed(lambda a: np.stack(scipy.stats.linregress(a[0], a[1])[:3])
+                                          + scipy.stats.ttest_ind(a[0], a[1]).pvalue),
+         [uniform(0.5, 2.0, 2, 6)], ("betainc",)),
+    Case("numpy_polynomial", routed(lambda c: Polynomial(c, domain=[0.0, 2.0]).deriv()(KNOTS)
+                                    + polynomial.polyval(KNOTS, c)), [normal(4)], ("mul",)),
+    Case("numpy_vectorize", routed(lambda a: np.vectorize(_piecewise)(a)), [away_from_zero(5)], ("greater",)),
 ]
 if HAS_CUMULATIVE:
     DIFF_CASES += [

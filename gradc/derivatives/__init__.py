@@ -11,6 +11,7 @@ layer below it (not ``gradc.api``, the facade or the CLI).
 >>> jvp(lambda x: np.sin(x), (0.0,), (1.0,))
 (0.0, 1.0)
 """
+from gradc.derivatives import numpy_vectorize  # noqa: F401,I001 (routes np.vectorize in traced functions)
 from gradc.derivatives.custom import checkpoint, custom_jvp, custom_vjp, stop_gradient
 from gradc.derivatives.jacobians import hessian, jacfwd, jacobian, jacrev
 from gradc.derivatives.transforms import hvp, jvp, vjp

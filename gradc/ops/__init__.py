@@ -34,6 +34,7 @@ from gradc.ops import (  # noqa: F401  (registers the ops)
     linalg_svd,
     nn,
     reduce,
+    refused_derivative,
     shape,
     shape_extra,
     sizes,

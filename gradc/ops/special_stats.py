@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradc.ops import distributions, distributions_discrete, distributions_location, distributions_shaped
+from gradc.ops import (
+    distributions,
+    distributions_discrete,
+    distributions_extreme,
+    distributions_location,
+    distributions_shaped,
+)
 from gradc.ops import elementwise as ew
 from gradc.ops.distributions import Spec, all_of, is_static, on_support
 
 DISTRIBUTIONS: dict[str, Spec] = {**distributions_location.DISTRIBUTIONS, **distributions_shaped.DISTRIBUTIONS,
-                                  **distributions_discrete.DISTRIBUTIONS}
+                                  **distributions_discrete.DISTRIBUTIONS, **distributions_extreme.DISTRIBUTIONS}
 
 _CONTINUOUS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf")
 _DISCRETE = ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")

@@ -185,6 +185,30 @@ FFT = _module(np.fft, "numpy.fft")
 NUMPY.fft = FFT
 FUNCTIONS = {np.array: array, np.asarray: asarray, np.asanyarray: asarray}  # for from-imports, by identity
 _STAND_INS: dict = {}  # id(real) -> (real, stand-in): every routed NumPy function, type and module
+_EXTRA_STAND_INS: list = []  # (real, stand-in) pairs other modules add (numpy.polynomial, np.vectorize)
+
+
+_STAND_IN_MAKERS: list = []  # value -> a stand-in or None, for NumPy objects made outside (an np.vectorize)
+
+
+def add_stand_in_maker(make) -> None:
+    """``make(value)`` gives a stand-in for a NumPy object a traced function sees (None: not one of them)."""
+    _STAND_IN_MAKERS.append(make)
+
+
+def _made(value):
+    for make in _STAND_IN_MAKERS:
+        sub = make(value)
+        if sub is not None:
+            return sub
+    return None
+
+
+def add_stand_in(real, ours) -> None:
+    """Route ``real`` (a NumPy module, class or function) to ``ours`` in traced functions that name it."""
+    _EXTRA_STAND_INS.append((real, ours))
+    if _STAND_INS:
+        _STAND_INS[id(real)] = (real, ours)
 
 
 def _stand_ins() -> dict:
@@ -214,6 +238,8 @@ def _stand_ins() -> dict:
                 continue
             setattr(proxy, attr, ours)
             _STAND_INS[id(real)] = (real, ours)
+    for real, ours in _EXTRA_STAND_INS:
+        _STAND_INS[id(real)] = (real, ours)
     return _STAND_INS
 
 
@@ -240,7 +266,7 @@ def uses_routed_names(fn) -> bool:
                 return True
             value = fn.__globals__.get(name)
             known = table.get(id(value))
-            if known is not None and known[0] is value:
+            if (known is not None and known[0] is value) or _made(value) is not None:
                 return True
     for cell in fn.__closure__ or ():
         try:
@@ -248,7 +274,7 @@ def uses_routed_names(fn) -> bool:
         except ValueError:  # an empty cell
             continue
         known = table.get(id(value))
-        if known is not None and known[0] is value:
+        if (known is not None and known[0] is value) or _made(value) is not None:
             return True
     return False
 
@@ -264,7 +290,7 @@ def substitute(value):
     (True, True, True)
     """
     known = _stand_ins().get(id(value))
-    return known[1] if known is not None and known[0] is value else None
+    return known[1] if known is not None and known[0] is value else _made(value)
 
 
 def builtin_casts(fn) -> dict:

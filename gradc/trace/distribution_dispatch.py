@@ -253,6 +253,8 @@ def stand_in_for(value):
         return None
     if isinstance(stand_in, Distribution):
         return Frozen(stand_in, getattr(value, "args", ()), getattr(value, "kwds", {}))
+    if hasattr(stand_in, "frozen_arguments"):  # gradc.trace.distribution_matrix's
+        return Frozen(stand_in, stand_in.frozen_arguments(value), {})
     if name == "dirichlet":
         return Frozen(stand_in, (value.alpha,), {})
     return Frozen(stand_in, (value.mean, value.cov), {})
@@ -282,6 +284,9 @@ def _parameters(owner_name, method, frozen):
         return [inspect.Parameter(_FIRST.get(method, "x"), plain)]
     if owner_name == "dirichlet":
         return [inspect.Parameter(n, plain) for n in ("x", "alpha")]
+    if owner_name in ("multinomial", "wishart", "invwishart"):
+        return [inspect.Parameter(n, plain) for n in ("x", "n", "p") if owner_name == "multinomial" or n == "x"] + \
+            [inspect.Parameter(n, plain) for n in ("df", "scale") if owner_name != "multinomial"]
     if owner_name == "multivariate_normal":
         given = [] if method == "entropy" else [inspect.Parameter("x", plain)]
         return given + [inspect.Parameter("mean", plain, default=None), inspect.Parameter("cov", plain, default=1.0)]

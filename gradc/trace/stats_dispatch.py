@@ -18,7 +18,7 @@ from gradc.ir.types import dtype_name
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
 from gradc.ops import stats, stats_moments, stats_nan_order, stats_order, stats_scan
-from gradc.trace import distribution_dispatch, scipy_dispatch
+from gradc.trace import distribution_dispatch, scipy_dispatch, ufunc_methods
 
 
 def _refuse(what, **given):
@@ -199,8 +199,14 @@ if hasattr(np, "trapz"):  # removed in NumPy 2.4
 if hasattr(np, "cumulative_sum"):  # NumPy >= 2.1
     FUNCTIONS[np.cumulative_sum] = _cumulative("sum")
     FUNCTIONS[np.cumulative_prod] = _cumulative("prod")
+FUNCTIONS.update(ufunc_methods.FUNCTIONS)  # np.nancumsum, np.nancumprod
 UFUNCS: dict = {}
 scipy_dispatch.register("scipy.stats.zscore", _zscore)
+from gradc.trace import distribution_matrix  # noqa: E402,F401,I001 (registers scipy.stats.wishart, ...)
+from gradc.trace import polynomial_class  # noqa: E402,F401,I001 (routes numpy.polynomial)
+from gradc.trace import stats_descriptive  # noqa: E402,F401,I001 (registers scipy.stats.entropy, pearsonr, ...)
+from gradc.trace import stats_samples  # noqa: E402,F401,I001 (registers scipy.stats.rankdata, circmean, ...)
 from gradc.trace import stats_summaries  # noqa: E402,F401 (registers scipy.stats.gmean, skew, ...)
+from gradc.trace import stats_tests  # noqa: E402,F401,I001 (registers scipy.stats.linregress, ttest_ind, ...)
 
 __all__ = ["FUNCTIONS", "UFUNCS", "distribution_dispatch"]  # the distributions are registered on import

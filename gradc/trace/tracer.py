@@ -28,7 +28,10 @@ from gradc.ops import reduce as red
 from gradc.ops import shape as sh
 from gradc.ops.sizes import dim_value
 from gradc.trace import array_like_dispatch as array_likes
-from gradc.trace import dispatch  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
+from gradc.trace import (
+    dispatch,  # noqa: F401  (merges the op families' tables into numpy_dispatch's)
+    ufunc_methods,  # ufunc.accumulate's table
+)
 from gradc.trace.carried_writes import note_reads
 from gradc.trace.inplace import (
     assign,
@@ -297,6 +300,10 @@ class Tracer(Traced):
             return routed(*inputs, **kwargs)
         if method == "reduce" and ufunc in UFUNC_REDUCE and set(kwargs) <= {"axis", "keepdims", "out"}:
             return UFUNC_REDUCE[ufunc](_operand(inputs[0]), kwargs.get("axis", 0), kwargs.get("keepdims", False))
+        if method == "reduce" and ufunc in ufunc_methods.UFUNC_ACCUMULATE:  # dtype=, initial=, np.subtract.reduce
+            return ufunc_methods.reduce(ufunc, _operand(inputs[0]), **kwargs)
+        if method == "accumulate" and ufunc in ufunc_methods.UFUNC_ACCUMULATE:  # np.maximum.accumulate(x), ...
+            return ufunc_methods.accumulate(ufunc, _operand(inputs[0]), **kwargs)
         what = ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}")
         detail = f" with {', '.join(sorted(unsupported))}=" if unsupported and ufunc in UFUNCS else ""
         refusal = TraceError(f"{what}{detail} is not supported by gradc", hint="see `gradc ops` for what is")
@@ -309,6 +316,21 @@ class Tracer(Traced):
             args, kwargs = array_likes.wrapped(args, kwargs)
             return func(*args, **kwargs)
         return dispatch_function(func, args, kwargs)
+
+
+def _deferring(method):
+    """``method``, returning NotImplemented for an operand that says it handles the operation itself
+    (``__array_ufunc__ = None``, NumPy's protocol: ``x * Polynomial(c)`` is the polynomial's ``__rmul__``)."""
+    def call(self, o):
+        if getattr(type(o), "__array_ufunc__", False) is None:
+            return NotImplemented
+        return method(self, o)
+    call.__name__ = method.__name__
+    return call
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__"):
+    setattr(Tracer, _name, _deferring(getattr(Tracer, _name)))
 
 
 def dispatch_function(func, args, kwargs):

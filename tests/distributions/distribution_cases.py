@@ -15,7 +15,8 @@ from gradc.ops.special_stats import DISTRIBUTIONS, METHODS
 
 SHAPES = {"t": (3.5,), "gamma": (2.2,), "chi2": (3.0,), "beta": (1.5, 2.5), "lognorm": (0.7,),
           "weibull_min": (1.7,), "pareto": (2.5,), "invgamma": (2.5,), "poisson": (3.2,), "binom": (7.0, 0.35),
-          "geom": (0.3,), "nbinom": (4.0, 0.4)}
+          "geom": (0.3,), "nbinom": (4.0, 0.4), "genextreme": (0.3,), "loggamma": (1.8,),
+          "skewnorm": (1.6,), "truncnorm": (-0.8, 1.9), "vonmises": (2.3,)}
 PAIRS = [(name, method) for name in sorted(METHODS) for method in METHODS[name]]
 # the ops whose C lowering is another part's (scipy.special's incomplete gamma and beta, betaln)
 PENDING_C = {"gammainc", "gammaincc", "gammaincinv", "gammainccinv", "betainc", "betaincinv", "betaln"}
@@ -44,7 +45,8 @@ def smooth_points(name: str, method: str) -> np.ndarray:
     if is_discrete(name):
         return np.array([0.0, 1.0, 2.0, 4.0, 6.0]) + (1.0 if name == "geom" else 0.0)
     return {"beta": np.array([0.2, 0.5, 0.8]), "uniform": np.array([0.3, 0.5, 0.7]),
-            "pareto": np.array([1.5, 2.0, 3.5]),
+            "pareto": np.array([1.5, 2.0, 3.5]), "genextreme": np.array([-1.0, 0.4, 1.1, 2.0]),
+            "truncnorm": np.array([-0.3, 0.4, 1.1]),
             }.get(name, np.array([-2.3, -0.7, 0.4, 1.1, 2.9]) if DISTRIBUTIONS[name].symmetric
                   else np.array([0.4, 1.1, 2.3, 3.0]))
 

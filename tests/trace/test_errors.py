@@ -134,7 +134,7 @@ X, M = np.ones(3), np.ones((2, 3))
 MORE_ERRORS = {
     "ufunc-where-keyword": (lambda a: np.sum(np.exp(a, where=a > 0)), (X,), TraceError),
     "ufunc-out": (lambda a: np.sum(np.exp(a, out=np.empty(3))), (X,), TraceError),
-    "ufunc-accumulate": (lambda a: np.sum(np.add.accumulate(a)), (X,), TraceError),
+    "ufunc-accumulate": (lambda a: np.sum(np.power.accumulate(a)), (X,), TraceError),
     "item-assignment-of-a-reshape-view": (lambda a: (a.reshape(len(a), 1).__setitem__(0, 1.0), np.sum(a))[1], (X,),
                                           TraceError),
     "range-of-traced": (lambda a: len(list(range(np.argmax(a)))) * np.sum(a), (X,), TraceError),
