@@ -88,13 +88,7 @@ NON_FINITE = {
 }
 
 
-# the C target folds x - x to 0 symbolically: its gradient of sqrt(|x - x|) is a correct 0, not NaN
-NUMPY_ONLY = {"gradient-nan-function-finite"}
-C_PRINTER_BUG = pytest.mark.xfail(reason="C target: 1/(x - x) folds to SymPy's zoo, which the C printer rejects "
-                                         "(an internal error, not a check result)", strict=False)
-CASES = [pytest.param(name, target, marks=[C_PRINTER_BUG] if (target, name) == ("c", "function-inf") else [])
-         for name in sorted(NON_FINITE) for target in ("numpy", "c")
-         if not (target == "c" and name in NUMPY_ONLY)]
+CASES = [pytest.param(name, target) for name in sorted(NON_FINITE) for target in ("numpy", "c")]
 
 
 @pytest.mark.parametrize("name, target", CASES)
