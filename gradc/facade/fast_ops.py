@@ -265,9 +265,14 @@ class _ViewVjp:
 _INDEX_GRAD = registry.OPS["index_grad"]
 
 
+_VIEWS = []  # the module ``views``, once imported (an import statement per view costs more than the view)
+
+
 def _views():
-    from gradc.facade import views  # views imports record, which this module's importers load first
-    return views
+    if not _VIEWS:
+        from gradc.facade import views  # views imports record, which this module's importers load first
+        _VIEWS.append(views)
+    return _VIEWS[0]
 
 
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
