@@ -26,7 +26,7 @@ import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, torch_sum
-from gradc.facade.record import replay_vjp
+from gradc.facade.record import _replay, _vjp_by_tape, replay_vjp
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 
@@ -223,10 +223,35 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
                                                                                 else [])
     if saves or saved_in or out_saved:
         node._saves = True
-    node._vjp = replay_vjp(fn, operands, edges, (tape, [x], data, out._vc, 0))
+    node._vjp = _UnaryVjp(fn, operands, edges, tape, x, data, out._vc)  # data: the tape's own result object
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
+
+
+class _UnaryVjp:
+    """The VJP of ``unary``'s node: ``record``'s (the registry's rules backwards through the forward's tape, a
+    replay under create_graph or once the output was written in place), with a one-step tape kept as its op
+    and parameters: fewer objects per node for Python's cyclic collector to walk while a graph is alive."""
+
+    __slots__ = ("fn", "operands", "edges", "tape", "op", "params", "x", "out", "vc")
+
+    def __init__(self, fn, operands, edges, tape, x, out, vc):
+        self.fn, self.operands, self.edges, self.x, self.out, self.vc = fn, operands, edges, x, out, vc
+        self.op = self.params = None
+        if len(tape) == 1:
+            op, args, params, result = tape[0]
+            if result is out and not op.nondiff and len(args) == 1 and args[0] is x:
+                self.op, self.params, tape = op, params, None
+        self.tape = tape
+
+    def __call__(self, ct):
+        cg = gf.STATE["create_graph"]
+        if cg or self.vc[0] != 0:
+            return _replay(self.fn, self.operands, self.edges, cg, ct)
+        if self.op is not None:
+            return list(self.op.vjp(ct, self.out, self.x, needs=(True,), **self.params))
+        return _vjp_by_tape(self.tape, [self.x], self.out, self.edges, ct)
 
 
 def basic_view(t, spec, name, fn, np_key=None):
