@@ -7,8 +7,9 @@ bookkeeping is most of an op's time. When both operands are float tensors of one
 the registry op's ``impl`` directly (NumPy broadcasts a 0-d operand exactly as the explicit
 ``broadcast_to`` would: same elementwise arithmetic, same bits) and records a node whose
 VJP is the registry op's own ``vjp`` rule, followed by ``sum_to`` (the VJP of the implicit
-broadcast) for a 0-d operand. Under ``create_graph`` the node replays the general path, so
-higher-order gradients still record. Anything else returns None and takes the general path.
+broadcast) for a 0-d operand (a method of the node's class: ``gradc.facade.fast_nodes``). Under
+``create_graph`` the node replays the general path, so higher-order gradients still record. Anything
+else returns None and takes the general path.
 
 >>> import gradc.torch as torch
 >>> a = torch.tensor(2., requires_grad=True); x = torch.tensor([1., 2., 3.])
@@ -21,12 +22,10 @@ import os
 
 import numpy as np
 
-import gradc.ops.elementwise as ew
-import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
+from gradc.facade import fast_nodes as fn_
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, torch_sum
-from gradc.facade.record import _replay, _vjp_by_tape, replay_vjp
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 
@@ -36,8 +35,6 @@ from gradc.ir import registry
 # default (the last bit of such a sum may differ from torch's); GRADC_TORCH_EXACT_SUMS=1 turns it on.
 EXACT_FLOAT32_SUMS = os.environ.get("GRADC_TORCH_EXACT_SUMS", "") == "1"
 
-_GRADC_OPS = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.power, "maximum": ew.maximum,
-              "minimum": ew.minimum}
 _PRIMS = {op: registry.OPS[op] for op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "sum", "mean")}
 _ALL_AXES = [tuple(range(n)) for n in range(8)]
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -61,27 +58,6 @@ def saved_by(op, a, b):
     if op == "pow":
         return ([b] if getattr(b, "requires_grad", False) else []) + [a]
     return [a, b] if op in SAVES else []
-
-
-class Replay:
-    """The general path's forward of ``op`` (what a fast-lane node replays under create_graph).
-
-    Its operands are the forward's tensors (or stand-ins of them) and Python numbers, cast to
-    the operands' dtype as the general path casts them.
-    """
-
-    __slots__ = ("fn", "dt")
-
-    def __init__(self, op, a, b):
-        self.fn = _GRADC_OPS[op]
-        self.dt = (a if isinstance(a, Tensor) else b)._data.dtype
-
-    def __call__(self, x, y):
-        return self.fn(_as(x, self.dt), _as(y, self.dt))
-
-
-def _as(v, dt):
-    return np.asarray(v, dt) if type(v) is float or type(v) is int else v
 
 
 def binary(op, a, b, name):
@@ -129,7 +105,8 @@ def binary(op, a, b, name):
         return out
     edges = (a._grad_fn or gf.edge(a) if need_a else None,
              b._grad_fn or gf.edge(b) if need_b else None)
-    node = _new(gf.node_class(name))
+    power2 = power and b == 2
+    node = _new(gf.node_class(name, fn_.SquareNode if power2 else fn_.BinaryNode))
     node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
@@ -142,10 +119,10 @@ def binary(op, a, b, name):
         node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
     if saves:
         node._saves = True
-    if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
-        node._vjp = _SquareVjp(op, operands, edges, x, out._data)
-    else:
-        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, _NEEDS[need_a][need_b])
+    # the VJP's arrays on the node itself (its class's method); x ** 2: mul's rule, the bits of pow's ct * (2 * x)
+    node._op, node._x, node._out = op, x, out._data
+    if not power2:
+        node._prim, node._y, node._ver, node._needs = prim, y, out._vc, _NEEDS[need_a][need_b]
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -169,29 +146,13 @@ def reduce_all(op, a, name):
     out._vc = [0]
     if not a._requires_grad or not _STATE["enabled"]:
         return out
-    node = _new(gf.node_class(name))
+    node = _new(gf.node_class(name, fn_.ReduceNode))
     node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or gf.edge(a),)
-    node._vjp = _ReduceVjp(prim, x, out._data, params, (gf.saved_operand(a),), node._edges)
-    node._operands = node._vjp.operands
+    node._prim, node._x, node._out, node._params = prim, x, out._data, params
+    node._operands = (gf.saved_operand(a),)
     out._grad_fn, out._requires_grad = node, True
     return out
-
-
-class _ReduceVjp:
-    """The VJP of ``reduce_all``'s node (slotted: a closure's cells would be more objects for the collector)."""
-
-    __slots__ = ("prim", "x", "out", "params", "operands", "edges")
-
-    def __init__(self, prim, x, out, params, operands, edges):
-        self.prim, self.x, self.out, self.params, self.operands, self.edges = prim, x, out, params, operands, edges
-
-    def __call__(self, ct):
-        prim = self.prim
-        if gf.STATE["create_graph"]:
-            general = rd.sum_ if prim.name == "sum" else rd.mean
-            return replay_vjp(general, self.operands, self.edges)(ct)
-        return prim.vjp(ct, self.out, self.x, needs=(True,), **self.params)
 
 
 def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
@@ -214,44 +175,20 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
     out._vc = [0]
     if not track:
         return out
-    node = _new(gf.node_class(name))
+    node = _new(gf.node_class(name, fn_.UnaryNode))
     node._seq = next(_SEQUENCE)
-    node._edges = edges = (a._grad_fn or gf.edge(a),)
+    node._edges = (a._grad_fn or gf.edge(a),)
     operands = (gf.saved_operand(a),)
     if saved_in or out_saved:
         node._saved = ([(operands[0], a._vc[0], None)] if saved_in else []) + ([gf.saved_output(out)] if out_saved
                                                                                 else [])
     if saves or saved_in or out_saved:
         node._saves = True
-    node._vjp = _UnaryVjp(fn, operands, edges, tape, x, data, out._vc)  # data: the tape's own result object
+    node._fn, node._x, node._out, node._ver = fn, x, data, out._vc  # data: the tape's own result object
+    fn_.unary_steps(node, tape, x, data)
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
-
-
-class _UnaryVjp:
-    """The VJP of ``unary``'s node: ``record``'s (the registry's rules backwards through the forward's tape, a
-    replay under create_graph or once the output was written in place), with a one-step tape kept as its op
-    and parameters: fewer objects per node for Python's cyclic collector to walk while a graph is alive."""
-
-    __slots__ = ("fn", "operands", "edges", "tape", "op", "params", "x", "out", "vc")
-
-    def __init__(self, fn, operands, edges, tape, x, out, vc):
-        self.fn, self.operands, self.edges, self.x, self.out, self.vc = fn, operands, edges, x, out, vc
-        self.op = self.params = None
-        if len(tape) == 1:
-            op, args, params, result = tape[0]
-            if result is out and not op.nondiff and len(args) == 1 and args[0] is x:
-                self.op, self.params, tape = op, params, None
-        self.tape = tape
-
-    def __call__(self, ct):
-        cg = gf.STATE["create_graph"]
-        if cg or self.vc[0] != 0:
-            return _replay(self.fn, self.operands, self.edges, cg, ct)
-        if self.op is not None:
-            return list(self.op.vjp(ct, self.out, self.x, needs=(True,), **self.params))
-        return _vjp_by_tape(self.tape, [self.x], self.out, self.edges, ct)
 
 
 def basic_view(t, spec, name, fn, np_key=None):
@@ -264,30 +201,13 @@ def basic_view(t, spec, name, fn, np_key=None):
     out._data = x[np_key or sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
     out._vc = t._vc
     if t._requires_grad and _STATE["enabled"]:
-        node = _new(gf.node_class(name))
+        node = _new(gf.node_class(name, fn_.ViewNode))
         node._seq = next(_SEQUENCE)
-        node._edges = edges = (t._grad_fn or gf.edge(t),)
-        node._vjp = _ViewVjp(fn, spec, x, edges)  # the array, not ``t``: torch's view nodes save no tensor
+        node._edges = (t._grad_fn or gf.edge(t),)
+        node._fn, node._spec, node._x = fn, spec, x  # the array, not ``t``: torch's view nodes save no tensor
         out._grad_fn, out._requires_grad = node, True
     _views().mark(out, t, fn, name)
     return out
-
-
-class _ViewVjp:
-    """The VJP of a basic-indexing view: the cotangent written into zeros of the operand's shape."""
-
-    __slots__ = ("fn", "spec", "x", "edges")
-
-    def __init__(self, fn, spec, x, edges):
-        self.fn, self.spec, self.x, self.edges = fn, spec, x, edges
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            return replay_vjp(self.fn, (Tensor._wrap(self.x),), self.edges)(ct)
-        return (_INDEX_GRAD.impl(ct, spec=self.spec, shape=self.x.shape),)
-
-
-_INDEX_GRAD = registry.OPS["index_grad"]
 
 
 _VIEWS = []  # the module ``views``, once imported (an import statement per view costs more than the view)
@@ -332,53 +252,3 @@ def _after_write(a):
     from gradc.facade import views  # views imports record, which this module's importers load first
     views.after_write(a)
     return a
-
-
-class _BinaryVjp:
-    """The VJP of a fast-lane node: the registry op's rule on the forward's arrays, then ``sum_to`` for a 0-d
-    operand; under create_graph, the general path's forward replayed on tensors (so it records)."""
-
-    __slots__ = ("op", "operands", "edges", "prim", "x", "y", "out", "version", "needs")
-
-    def __init__(self, op, operands, edges, prim, x, y, out, version, needs):
-        self.op, self.operands, self.edges = op, operands, edges
-        self.prim, self.x, self.y, self.out, self.version, self.needs = prim, x, y, out, version, needs
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            operands = tuple([Tensor._wrap(v) if o is gf.NOT_SAVED else o
-                              for o, v in zip(self.operands, (self.x, self.y))])
-            return replay_vjp(Replay(self.op, *operands), operands, self.edges)(ct)
-        prim, x, y, needs = self.prim, self.x, self.y, self.needs
-        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
-        gx, gy = prim.vjp(ct, self.out if self.version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
-        return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
-
-
-class _SquareVjp:
-    """The VJP of ``x ** 2`` computed as ``x * x``: mul's rule, ``ct*x + ct*x`` (the bits of ``ct * (2 * x)``)."""
-
-    __slots__ = ("op", "operands", "edges", "x", "out")
-
-    def __init__(self, op, operands, edges, x, out):
-        self.op, self.operands, self.edges, self.x, self.out = op, operands, edges, x, out
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
-        gx, gy = _PRIMS["mul"].vjp(ct, self.out, self.x, self.x, needs=(True, True))
-        return (ew.add(gx, gy), None)
-
-
-def _sum_to(g, shape):
-    """The VJP of NumPy's implicit broadcast of an operand of ``shape`` (0-d or the full shape)."""
-    if g.shape == shape:
-        return g
-    if EXACT_FLOAT32_SUMS and type(g) is np.ndarray and g.dtype is _F32 and g.size and len(shape) < g.ndim \
-            and tuple(shape) == g.shape[g.ndim - len(shape):]:  # leading axes only: added in torch's order
-        value = torch_sum.torch_order_sum(g, tuple(range(g.ndim - len(shape))), False)
-        if value is not None:
-            return value
-    if not shape:  # what ``sum_to`` binds for a 0-d target: the sum over every axis (arrays: its impl)
-        return _PRIMS["sum"].impl(g, axes=tuple(range(g.ndim)), keepdims=False)
-    return sh.sum_to(g, shape)

@@ -1,0 +1,106 @@
+"""Fast-lane nodes are their own VJP (``gradc.facade.fast_nodes``): gradients equal to the general path's and to
+central differences for every lane, a renamed node keeps its lane, a refused derivative on a lane node refuses as
+torch does and makes no reference cycle (the graph is freed with the cyclic collector off)."""
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import gradc.torch as torch
+from gradc.facade import fast_ops
+from gradc.facade import grad_fn as gf
+
+LANES = {
+    "BinaryNode": lambda x, c: x * c + x / (c + 2.0),
+    "SquareNode": lambda x, c: x ** 2 * c,
+    "ReduceNode": lambda x, c: x.sum() * c,
+    "UnaryNode": lambda x, c: torch.tanh(x) * c,
+    "ViewNode": lambda x, c: x[1:] * c[1:],
+}
+
+
+def _value_and_grad(f, data, c):
+    x = torch.tensor(data, requires_grad=True)
+    y = f(x, torch.tensor(c)).sum()
+    y.backward()
+    return float(y.detach()), x.grad.numpy()
+
+
+def _general(monkeypatch, *args):
+    with monkeypatch.context() as m:
+        for name in ("binary", "unary", "basic_view", "reduce_all"):
+            m.setattr(fast_ops, name, lambda *a, **k: None)
+        return _value_and_grad(*args)
+
+
+@pytest.mark.parametrize("lane", sorted(LANES))
+@pytest.mark.parametrize("seed", range(3))
+def test_lane_gradients(monkeypatch, lane, seed):
+    rng = np.random.default_rng(seed)
+    data, c = rng.uniform(0.5, 2.0, 4), rng.uniform(0.5, 2.0, 4)
+    f = LANES[lane]
+    x = torch.tensor(data, requires_grad=True)
+    node = f(x, torch.tensor(c)).grad_fn
+    lanes = {type(n).__mro__[1].__name__ for n in _nodes(node)}
+    assert lane in lanes
+    value, grad = _value_and_grad(f, data, c)
+    value0, grad0 = _general(monkeypatch, f, data, c)
+    assert value == value0
+    np.testing.assert_allclose(grad, grad0, rtol=1e-15, atol=0)
+    h = 1e-6
+    for i in range(4):
+        e = np.zeros(4)
+        e[i] = h
+        numeric = (_value_and_grad(f, data + e, c)[0] - _value_and_grad(f, data - e, c)[0]) / (2 * h)
+        assert abs(numeric - grad[i]) < 1e-6 * max(1.0, abs(numeric))
+
+
+def _nodes(node):
+    seen, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n is not None and n not in seen:
+            seen.append(n)
+            stack.extend(n._edges)
+    return seen
+
+
+def test_lane_nodes_hold_no_vjp_object():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tanh(x * x + x[0]).sum()
+    for n in _nodes(y.grad_fn):
+        if type(n).__name__ != "AccumulateGrad":
+            assert type(n)._LANE is not None and "_vjp" not in n.__dict__, type(n).__name__
+
+
+def test_renamed_lane_node_keeps_its_vjp():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3.0
+    gf.rename(y, "RenamedBackward0")
+    assert type(y.grad_fn).__name__ == "RenamedBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_refused_derivative_on_a_lane_node_refuses_and_makes_no_cycle():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.tanh(x)
+        gf.refuse_derivative(y, 0, "not implemented here")
+        node = weakref.ref(y.grad_fn)
+        with pytest.raises(NotImplementedError, match="not implemented here"):
+            y.sum().backward()
+        del y
+        assert node() is None  # freed by reference counting alone
+        z = x * 2.0
+        gf.refuse_derivative(z, 1, "the other slot")  # a slot that needs nothing: the gradient still flows
+        z.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+    finally:
+        if was:
+            gc.enable()
