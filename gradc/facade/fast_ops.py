@@ -112,8 +112,8 @@ def binary(op, a, b, name):
     saves = op in SAVES
     if saves:  # never a tensor that may later get a history (a cycle): what torch's saved variables keep
         operands = (gf.saved_operand(a) if ta else a, gf.saved_operand(b) if tb else b)
-    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's)
-        operands = (gf.NOT_SAVED if ta else a, gf.NOT_SAVED if tb else b)
+    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's): a shared tuple
+        operands = _BOTH_UNSAVED if ta and tb else _unsaved_with(a, b, ta)
     saved = saved_by(op, a, b) if saves else ()
     if saved:
         node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
@@ -126,6 +126,25 @@ def binary(op, a, b, name):
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
+
+
+_BOTH_UNSAVED = (gf.NOT_SAVED, gf.NOT_SAVED)
+_UNSAVED_WITH: dict = {}  # (number, its type, whether it is second) -> the operands tuple nodes share
+
+
+def _unsaved_with(a, b, number_second):
+    """The operands of an add/sub node with one number (kept: a replay under create_graph reads it), shared by
+    every node with that number (one object fewer per node); zeros and NaN are not shared (-0.0 == 0.0)."""
+    v = b if number_second else a
+    if v != v or v == 0:
+        return (gf.NOT_SAVED, b) if number_second else (a, gf.NOT_SAVED)
+    key = (v, type(v), number_second)
+    got = _UNSAVED_WITH.get(key)
+    if got is None:
+        if len(_UNSAVED_WITH) > 1024:
+            _UNSAVED_WITH.clear()
+        got = _UNSAVED_WITH[key] = (gf.NOT_SAVED, b) if number_second else (a, gf.NOT_SAVED)
+    return got
 
 
 def reduce_all(op, a, name):
