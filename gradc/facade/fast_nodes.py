@@ -117,11 +117,16 @@ def unary_steps(node, tape, x, out):
 
 
 class ViewNode(gf.Node):
-    """A basic-indexing view: the cotangent written into zeros of the operand's shape (``_spec``, array ``_x``)."""
+    """A basic-indexing view: the cotangent written into zeros of the operand's shape (``_spec``, its NumPy key
+    ``_key``, array ``_x``)."""
 
     def _vjp(self, ct):
         if _STATE["create_graph"]:
             return replay_vjp(self._fn, (Tensor._wrap(self._x),), self._edges)(ct)
+        if type(ct) is np.ndarray:  # ``index_grad``'s impl with the view's NumPy key made once, in the forward
+            g = np.zeros(self._x.shape, ct.dtype)
+            g[self._key] = ct
+            return (g,)
         return (_INDEX_GRAD.impl(ct, spec=self._spec, shape=self._x.shape),)
 
 

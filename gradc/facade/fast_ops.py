@@ -217,13 +217,15 @@ def basic_view(t, spec, name, fn, np_key=None):
     if _STATE["tracing"] or type(x) is not np.ndarray:
         return None
     out = _new(Tensor)
-    out._data = x[np_key or sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
+    key = np_key or sh.spec_to_numpy(spec) + (Ellipsis,)
+    out._data = x[key]  # an all-int key: a 0-d view, not a copy
     out._vc = t._vc
     if t._requires_grad and _STATE["enabled"]:
         node = _new(gf.node_class(name, fn_.ViewNode))
         node._seq = next(_SEQUENCE)
         node._edges = (t._grad_fn or gf.edge(t),)
-        node._fn, node._spec, node._x = fn, spec, x  # the array, not ``t``: torch's view nodes save no tensor
+        # the array, not ``t``: torch's view nodes save no tensor
+        node._fn, node._spec, node._key, node._x = fn, spec, key, x
         out._grad_fn, out._requires_grad = node, True
     _views().mark(out, t, fn, name)
     return out

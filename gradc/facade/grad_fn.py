@@ -35,6 +35,7 @@ _SELF_FIRST = frozenset({"AddBackward0", "MulBackward0"})
 _SAVES_NO_OPERAND = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
 SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
+_ARRAY = np.ndarray
 
 
 class Node:
@@ -373,7 +374,13 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 if child is not None and ct is not None:
                     k = id(child)
                     have = buffer.get(k)
-                    buffer[k] = ct if have is None else ew.add(have, ct)
+                    if have is None:
+                        buffer[k] = ct
+                    elif type(have) is _ARRAY and type(ct) is _ARRAY and have.dtype is ct.dtype and have.ndim \
+                            and have.shape == ct.shape:  # what ew.add computes, without its dispatch
+                        buffer[k] = have + ct
+                    else:
+                        buffer[k] = ew.add(have, ct)
     finally:
         if collecting:
             gc.enable()
