@@ -32,6 +32,8 @@ _GRADC_OPS = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow":
 _MUL, _SUM = registry.OPS["mul"], registry.OPS["sum"]
 _INDEX_GRAD = registry.OPS["index_grad"]
 _F32 = np.dtype(np.float32)
+_ARRAY = np.ndarray
+_LINEAR_RULES = frozenset({"add", "sub", "mul"})  # rules that read no output (an in-place write cannot stale them)
 _STATE = gf.STATE
 
 
@@ -66,6 +68,16 @@ class BinaryNode(gf.Node):
                               for o, v in zip(self._operands, (self._x, self._y))])
             return replay_vjp(Replay(self._op, *operands), operands, self._edges)(ct)
         prim, x, y, needs = self._prim, self._x, self._y, self._needs
+        op = self._op
+        if type(ct) is _ARRAY and ct.dtype is x.dtype and op in _LINEAR_RULES:
+            # the registry rules of add/sub/mul (``ct``, ``-ct``, ``ct * y``, ``ct * x``) by NumPy directly: the
+            # same elementwise operations (NumPy broadcasts a 0-d operand as the rules' explicit broadcast does)
+            if op == "mul":
+                gx = ct * y if needs[0] else None
+                gy = ct * x if needs[1] else None
+            else:
+                gx, gy = ct, (-ct if op == "sub" else ct) if needs[1] else None
+            return (sum_to(gx, x.shape) if needs[0] else None, sum_to(gy, y.shape) if needs[1] else None)
         # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
         gx, gy = prim.vjp(ct, self._out if self._ver[0] == 0 else prim.impl(x, y), x, y, needs=needs)
         return (sum_to(gx, x.shape) if needs[0] else None, sum_to(gy, y.shape) if needs[1] else None)
