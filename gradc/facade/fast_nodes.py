@@ -33,8 +33,10 @@ _MUL, _SUM = registry.OPS["mul"], registry.OPS["sum"]
 _INDEX_GRAD = registry.OPS["index_grad"]
 _F32 = np.dtype(np.float32)
 _ARRAY = np.ndarray
-_LINEAR_RULES = frozenset({"add", "sub", "mul"})  # rules that read no output (an in-place write cannot stale them)
+LINEAR_RULES = frozenset({"add", "sub", "mul"})  # rules that read no output (an in-place write cannot stale them)
+FRESH = (0,)  # the version counter of an output whose node needs none (its rule reads no output)
 _STATE = gf.STATE
+_new = object.__new__
 
 
 class Replay:
@@ -58,7 +60,21 @@ def _as(v, dt):
     return np.asarray(v, dt) if type(v) is float or type(v) is int else v
 
 
-class BinaryNode(gf.Node):
+class _SavesOperands(gf.Node):
+    """A node whose saved tensors are operands: ``_sv``, (slot, version when saved) pairs, numbers only (a tuple
+    Python's collector stops tracking); ``_saved`` makes the engine's entries from them when asked."""
+
+    _sv = ()
+
+    @property
+    def _saved(self):
+        if not self._sv:
+            return ()
+        operands = self._operands
+        return [(operands[slot], version, None) for slot, version in self._sv]
+
+
+class BinaryNode(_SavesOperands):
     """``a <op> b``: the registry op's rule on the forward's arrays (``_x``, ``_y``, output ``_out``), then ``sum_to``
     for a 0-d operand; ``_ver`` is the output's version counter, ``_needs`` which slots want a cotangent."""
 
@@ -69,7 +85,7 @@ class BinaryNode(gf.Node):
             return replay_vjp(Replay(self._op, *operands), operands, self._edges)(ct)
         prim, x, y, needs = self._prim, self._x, self._y, self._needs
         op = self._op
-        if type(ct) is _ARRAY and ct.dtype is x.dtype and op in _LINEAR_RULES:
+        if type(ct) is _ARRAY and ct.dtype is x.dtype and op in LINEAR_RULES:
             # the registry rules of add/sub/mul (``ct``, ``-ct``, ``ct * y``, ``ct * x``) by NumPy directly: the
             # same elementwise operations (NumPy broadcasts a 0-d operand as the rules' explicit broadcast does)
             if op == "mul":
@@ -83,7 +99,7 @@ class BinaryNode(gf.Node):
         return (sum_to(gx, x.shape) if needs[0] else None, sum_to(gy, y.shape) if needs[1] else None)
 
 
-class SquareNode(gf.Node):
+class SquareNode(_SavesOperands):
     """``x ** 2`` computed as ``x * x``: mul's rule, ``ct*x + ct*x`` (the bits of ``ct * (2 * x)``)."""
 
     def _vjp(self, ct):
@@ -107,7 +123,21 @@ class ReduceNode(gf.Node):
 class UnaryNode(gf.Node):
     """A unary function's node: ``record``'s VJP (the registry's rules backwards through the forward's tape
     ``_tape``, or its one step kept as ``_op1``/``_params``; a replay under create_graph or once the output was
-    written in place)."""
+    written in place). Saved: the operand (``_sv_in``, its version) and the output (``_odata``, at version 0)."""
+
+    _sv_in = None
+    _odata = None
+
+    @property
+    def _saved(self):
+        if self._sv_in is None and self._odata is None:
+            return ()
+        entries = [] if self._sv_in is None else [(self._operands[0], self._sv_in, None)]
+        if self._odata is not None:
+            out = _new(gf.SavedOutput)
+            out._data, out._vc = self._odata, self._ver
+            entries.append((out, 0, gf.OWN))
+        return entries
 
     def _vjp(self, ct):
         cg = _STATE["create_graph"]
@@ -129,13 +159,13 @@ def unary_steps(node, tape, x, out):
 
 
 class ViewNode(gf.Node):
-    """A basic-indexing view: the cotangent written into zeros of the operand's shape (``_spec``, its NumPy key
-    ``_key``, array ``_x``)."""
+    """A basic-indexing view: the cotangent written into zeros of the operand's shape (``_spec``, its cached NumPy
+    key ``_key`` or None, array ``_x``)."""
 
     def _vjp(self, ct):
         if _STATE["create_graph"]:
             return replay_vjp(self._fn, (Tensor._wrap(self._x),), self._edges)(ct)
-        if type(ct) is np.ndarray:  # ``index_grad``'s impl with the view's NumPy key made once, in the forward
+        if type(ct) is np.ndarray and self._key is not None:  # ``index_grad``'s impl with the view's cached key
             g = np.zeros(self._x.shape, ct.dtype)
             g[self._key] = ct
             return (g,)

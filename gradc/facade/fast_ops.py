@@ -115,14 +115,17 @@ def binary(op, a, b, name):
     else:  # nothing to keep but which operands are tensors (their arrays are the VJP's): a shared tuple
         operands = _BOTH_UNSAVED if ta and tb else _unsaved_with(a, b, ta)
     saved = saved_by(op, a, b) if saves else ()
-    if saved:
-        node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
+    if saved:  # (operand slot, its version): numbers only, a tuple the collector stops tracking (``_saved``)
+        node._sv = tuple([(t is not a, t._vc[0]) for t in saved if isinstance(t, Tensor)])
     if saves:
         node._saves = True
-    # the VJP's arrays on the node itself (its class's method); x ** 2: mul's rule, the bits of pow's ct * (2 * x)
-    node._op, node._x, node._out = op, x, out._data
+    # the VJP's arrays on the node itself (its class's method); x ** 2: mul's rule, the bits of pow's ct * (2 * x).
+    # add/sub/mul's rules read no output: the node keeps neither it nor its version counter
+    linear = op in fn_.LINEAR_RULES
+    node._op, node._x, node._out = op, x, None if linear else out._data
     if not power2:
-        node._prim, node._y, node._ver, node._needs = prim, y, out._vc, _NEEDS[need_a][need_b]
+        node._prim, node._y, node._needs = prim, y, _NEEDS[need_a][need_b]
+        node._ver = fn_.FRESH if linear else out._vc
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -198,9 +201,10 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
     node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or gf.edge(a),)
     operands = (gf.saved_operand(a),)
-    if saved_in or out_saved:
-        node._saved = ([(operands[0], a._vc[0], None)] if saved_in else []) + ([gf.saved_output(out)] if out_saved
-                                                                                else [])
+    if saved_in:  # versions only (``UnaryNode._saved`` makes the entries when asked)
+        node._sv_in = a._vc[0]
+    if out_saved:
+        node._odata = out._data
     if saves or saved_in or out_saved:
         node._saves = True
     node._fn, node._x, node._out, node._ver = fn, x, data, out._vc  # data: the tape's own result object
@@ -225,7 +229,7 @@ def basic_view(t, spec, name, fn, np_key=None):
         node._seq = next(_SEQUENCE)
         node._edges = (t._grad_fn or gf.edge(t),)
         # the array, not ``t``: torch's view nodes save no tensor
-        node._fn, node._spec, node._key, node._x = fn, spec, key, x
+        node._fn, node._spec, node._key, node._x = fn, spec, np_key, x  # a cached key only (shared, no new objects)
         out._grad_fn, out._requires_grad = node, True
     _views().mark(out, t, fn, name)
     return out

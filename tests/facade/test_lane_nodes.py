@@ -104,3 +104,27 @@ def test_refused_derivative_on_a_lane_node_refuses_and_makes_no_cycle():
     finally:
         if was:
             gc.enable()
+
+
+@pytest.mark.parametrize("case", ["mul_self", "mul_other", "sigmoid_out", "tanh_out", "square"])
+def test_saved_tensors_of_lane_nodes_as_torch(case):
+    real = pytest.importorskip("torch")
+    results = []
+    for T in (torch, real):
+        x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+        a, b = x * 1.0, x * 2.0
+        y = {"mul_self": a * b, "mul_other": a * b, "sigmoid_out": T.sigmoid(a), "tanh_out": T.tanh(a),
+             "square": a ** 2}[case]
+        node = y.grad_fn
+        saved = node._saved_result if case.endswith("_out") else (
+            node._saved_other if case == "mul_other" else node._saved_self)
+        results.append(np.round(saved.detach().numpy(), 12).tolist())
+        with T.no_grad():
+            (b if case == "mul_other" else a).add_(1.0)  # a saved operand (or the output's input) changed in place
+        if case.endswith("_out"):
+            with T.no_grad():
+                y.mul_(1.0)  # the saved output changed in place
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        results.append(str(info.value).split(";")[0].replace("torch::autograd::", ""))
+    assert results[:2] == results[2:]
