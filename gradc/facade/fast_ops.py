@@ -18,8 +18,6 @@ tensor(6.)
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 import gradc.ops.shape as sh
@@ -28,12 +26,6 @@ from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, torch_sum
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
-
-# Full float32 sums (``x.sum()``, ``x.mean()``, a broadcast parameter's gradient) in torch's order of additions
-# (``torch_sum``), for output equal to torch's to the last bit: about 60 µs per 2,000-value sum in NumPy calls
-# against 1.4 µs for NumPy's own order, which made the tutorials' training loops 2.7-3.5x torch's time. Off by
-# default (the last bit of such a sum may differ from torch's); GRADC_TORCH_EXACT_SUMS=1 turns it on.
-EXACT_FLOAT32_SUMS = os.environ.get("GRADC_TORCH_EXACT_SUMS", "") == "1"
 
 _PRIMS = {op: registry.OPS[op] for op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "sum", "mean")}
 _ALL_AXES = [tuple(range(n)) for n in range(8)]
@@ -161,7 +153,7 @@ def reduce_all(op, a, name):
         params["count"] = x.size
     out = _new(Tensor)
     out._data = np.asarray(prim.impl(x, **params))
-    if EXACT_FLOAT32_SUMS and x.dtype is _F32 and x.size:  # torch's order of additions (see torch_sum)
+    if fn_.EXACT_FLOAT32_SUMS and x.dtype is _F32 and x.size:  # torch's order of additions (see torch_sum)
         value = torch_sum.torch_order_sum(x, None, False)
         if value is not None:
             out._data = value if op == "sum" else (value / np.float32(x.size)).astype(np.float32)
