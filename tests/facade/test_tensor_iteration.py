@@ -78,3 +78,12 @@ def test_iteration_of_a_plain_tensor_gives_views():
     first.mul_(10)
     assert x.tolist() == [[0.0, 10.0], [2.0, 3.0], [4.0, 5.0]]
     assert [r.tolist() for r in gt.zeros(0, 2)] == []
+
+
+def test_classes_print_as_torch_prints_them():
+    class Mine(gt.Tensor):
+        pass
+    for T in (gt, real):
+        assert repr(type(T.zeros(1))) == "<class 'torch.Tensor'>"
+        assert str(type(T.nn.Parameter(T.zeros(1)))) == "<class 'torch.nn.parameter.Parameter'>"
+    assert repr(Mine).endswith("Mine'>") and "torch.Tensor" not in repr(Mine)  # a user's subclass keeps its name
