@@ -6,8 +6,8 @@ is refused with a clear error: the facade's view bookkeeping maps a storage thro
 
 >>> import gradc.torch as torch
 >>> x = torch.zeros(3, 2)
->>> x.unsqueeze_(0).shape, x.t_().shape
-(torch.Size([1, 3, 2]), torch.Size([1, 2, 3]))
+>>> x.t_().shape, x.unsqueeze_(0).shape
+(torch.Size([2, 3]), torch.Size([1, 2, 3]))
 """
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def _shape_inplace(name):
             raise RuntimeError(f"gradc's Tensor facade does not support {name}() on a view or on a tensor that has "
                                f"views (the views map its storage through its current shape); use the "
                                f"out-of-place x.{method}(...) and keep its result instead")
+        if name == "t_" and self.dim() > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
         out = getattr(self, method)(*args, **kwargs)
         self._data = out._data
         if out._grad_fn is not None:

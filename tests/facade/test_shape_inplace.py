@@ -56,3 +56,15 @@ def test_views_refuse_in_place_shape_changes():
         row.unsqueeze_(0)
     del row
     assert tuple(base.squeeze_(0).shape) == (3,)  # the view is gone: allowed again
+
+
+def test_t_refuses_more_than_two_dims_as_torch():
+    messages = []
+    for T in (gt, real):
+        x = T.zeros(1, 3, 2)
+        for call in (lambda: x.t(), lambda: x.t_(), lambda: T.t(x)):
+            with pytest.raises(RuntimeError) as info:
+                call()
+            messages.append(str(info.value))
+        assert tuple(T.zeros(3).t().shape) == (3,) and tuple(T.zeros(()).t().shape) == ()
+    assert messages[:3] == messages[3:]
