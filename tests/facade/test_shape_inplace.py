@@ -62,9 +62,9 @@ def test_t_refuses_more_than_two_dims_as_torch():
     messages = []
     for T in (gt, real):
         x = T.zeros(1, 3, 2)
-        for call in (lambda: x.t(), lambda: x.t_(), lambda: T.t(x)):
+        for call, arg in ((type(x).t, x), (type(x).t_, x), (T.t, x)):
             with pytest.raises(RuntimeError) as info:
-                call()
+                call(arg)
             messages.append(str(info.value))
         assert tuple(T.zeros(3).t().shape) == (3,) and tuple(T.zeros(()).t().shape) == ()
     assert messages[:3] == messages[3:]
