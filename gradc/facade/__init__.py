@@ -27,7 +27,17 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
 import ``gradc.ir``, ``gradc.ops``, ``gradc.errors`` and (for compiling) ``gradc.api``,
 nothing else of gradc; the compiler never imports the facade.
 """
-from gradc.facade import complex_ops, methods, missing, random_ops, tensor_math, tensor_misc, tensor_select
+from gradc.facade import (
+    bitwise,
+    complex_ops,
+    methods,
+    missing,
+    random_ops,
+    shape_inplace,
+    tensor_math,
+    tensor_misc,
+    tensor_select,
+)
 from gradc.facade.tensor import Tensor
 
 methods.install(Tensor)
@@ -35,5 +45,7 @@ random_ops.install(Tensor)  # x.normal_, x.uniform_, x.bernoulli, x.multinomial,
 tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
 tensor_select.install(Tensor)  # x.gather, x.scatter_add_, x.sort, x.topk, x.masked_fill, ...
 tensor_misc.install(Tensor)  # x.remainder, x.cummax, x.type_as, x.where, ...
+shape_inplace.install(Tensor)  # x.unsqueeze_(0), x.t_(), ...
+bitwise.install(Tensor)  # x & y, x ^ y, ~x, x << 1, mask |= other, x.bitwise_and(y), ...
 complex_ops.install(Tensor)  # x.real, x.imag, x.conj(), x.angle(), x.is_complex(), ...
 missing.install_tensor(Tensor)  # a method the facade lacks names the close ones it has

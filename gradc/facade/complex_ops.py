@@ -72,7 +72,7 @@ def _copied(out: Tensor, name: str) -> Tensor:
         out._data = out._data.copy()
         out._vc = [0]
     if out._grad_fn is not None:
-        out._grad_fn.__class__ = gf.node_class(name)
+        gf.rename_node(out._grad_fn, name)
     return out
 
 

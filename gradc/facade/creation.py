@@ -69,7 +69,7 @@ def _shape(size):
 
 
 def _factory(fill):
-    def make(*size, dtype=None, device=None, requires_grad=False, out=None):
+    def make(*size, dtype=None, device=None, requires_grad=False):
         devices.check(device)
         shape = _shape(size)
         dt = dtypes.to_dtype(dtype) or dtypes.DEFAULT[0]
@@ -130,6 +130,15 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(np.full(t.shape, fill_value, dt.np), dt, requires_grad)
 
 
+_TORCH_INT_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def _refuse_integers(dt, kernel):
+    """torch draws normal and uniform values in floating dtypes only."""
+    if dt.kind < 2:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TORCH_INT_NAMES[dt.name]}\'')
+
+
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     devices.check(device)
     shape = _shape(size)
@@ -139,6 +148,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     if dt.kind == 3:  # torch: (real, imag) pairs drawn as 2n normals of the part dtype, std 1/sqrt(2)
         pairs = g.normal(2 * n, dtypes.real_of(dt).np, std=1 / np.sqrt(2)).reshape(shape + (2,))
         return _finish(pairs[..., 0] + 1j * pairs[..., 1], dt, requires_grad)
+    _refuse_integers(dt, "normal_kernel_cpu")
     data = g.normal(n, dt.np if dt.kind == 2 else np.float32).reshape(shape)
     return _finish(data, dtype, requires_grad)
 
@@ -153,8 +163,29 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
         wide = dtypes.real_of(dt).np == np.float64
         pairs = (g.doubles(2 * n) if wide else g.uniform(2 * n)).reshape(shape + (2,))
         return _finish(pairs[..., 0] + 1j * pairs[..., 1], dt, requires_grad)
+    _refuse_integers(dt, "check_uniform_bounds")
     data = (g.doubles(n) if dt.np == np.float64 else g.uniform(n)).reshape(shape)  # 53-bit uniforms for doubles
     return _finish(data, dtype, requires_grad)
+
+
+def _writes_out(fn, name):
+    """``fn`` taking torch's ``out=``: the values made in ``out``'s dtype (unless ``dtype`` is given) and written
+    into it, as torch's factories do (``torch.rand(2, 2, out=c)`` returns ``c``, changed in place)."""
+    def make(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if kwargs.get("dtype") is None and isinstance(out, Tensor):
+            kwargs["dtype"] = out.dtype
+        from gradc.facade.torch_args import with_out
+        return with_out(fn(*args, **kwargs), out, name)
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = fn.__doc__
+    return make
+
+
+ones, zeros, empty, full, eye, arange, linspace, randn, rand = (_writes_out(f, n) for f, n in (
+    (ones, "ones"), (zeros, "zeros"), (empty, "empty"), (full, "full"), (eye, "eye"), (arange, "arange"),
+    (linspace, "linspace"), (randn, "randn"), (rand, "rand")))
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):

@@ -7,8 +7,9 @@ bookkeeping is most of an op's time. When both operands are float tensors of one
 the registry op's ``impl`` directly (NumPy broadcasts a 0-d operand exactly as the explicit
 ``broadcast_to`` would: same elementwise arithmetic, same bits) and records a node whose
 VJP is the registry op's own ``vjp`` rule, followed by ``sum_to`` (the VJP of the implicit
-broadcast) for a 0-d operand. Under ``create_graph`` the node replays the general path, so
-higher-order gradients still record. Anything else returns None and takes the general path.
+broadcast) for a 0-d operand (a method of the node's class: ``gradc.facade.fast_nodes``). Under
+``create_graph`` the node replays the general path, so higher-order gradients still record. Anything
+else returns None and takes the general path.
 
 >>> import gradc.torch as torch
 >>> a = torch.tensor(2., requires_grad=True); x = torch.tensor([1., 2., 3.])
@@ -17,27 +18,15 @@ tensor(6.)
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-import gradc.ops.elementwise as ew
-import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
+from gradc.facade import fast_nodes as fn_
 from gradc.facade import grad_fn as gf
 from gradc.facade import grad_mode, torch_sum
-from gradc.facade.record import replay_vjp
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 
-# Full float32 sums (``x.sum()``, ``x.mean()``, a broadcast parameter's gradient) in torch's order of additions
-# (``torch_sum``), for output equal to torch's to the last bit: about 60 µs per 2,000-value sum in NumPy calls
-# against 1.4 µs for NumPy's own order, which made the tutorials' training loops 2.7-3.5x torch's time. Off by
-# default (the last bit of such a sum may differ from torch's); GRADC_TORCH_EXACT_SUMS=1 turns it on.
-EXACT_FLOAT32_SUMS = os.environ.get("GRADC_TORCH_EXACT_SUMS", "") == "1"
-
-_GRADC_OPS = {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.power, "maximum": ew.maximum,
-              "minimum": ew.minimum}
 _PRIMS = {op: registry.OPS[op] for op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "sum", "mean")}
 _ALL_AXES = [tuple(range(n)) for n in range(8)]
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -61,27 +50,6 @@ def saved_by(op, a, b):
     if op == "pow":
         return ([b] if getattr(b, "requires_grad", False) else []) + [a]
     return [a, b] if op in SAVES else []
-
-
-class Replay:
-    """The general path's forward of ``op`` (what a fast-lane node replays under create_graph).
-
-    Its operands are the forward's tensors (or stand-ins of them) and Python numbers, cast to
-    the operands' dtype as the general path casts them.
-    """
-
-    __slots__ = ("fn", "dt")
-
-    def __init__(self, op, a, b):
-        self.fn = _GRADC_OPS[op]
-        self.dt = (a if isinstance(a, Tensor) else b)._data.dtype
-
-    def __call__(self, x, y):
-        return self.fn(_as(x, self.dt), _as(y, self.dt))
-
-
-def _as(v, dt):
-    return np.asarray(v, dt) if type(v) is float or type(v) is int else v
 
 
 def binary(op, a, b, name):
@@ -129,26 +97,49 @@ def binary(op, a, b, name):
         return out
     edges = (a._grad_fn or gf.edge(a) if need_a else None,
              b._grad_fn or gf.edge(b) if need_b else None)
-    node = _new(gf.node_class(name))
+    power2 = power and b == 2
+    node = _new(gf.node_class(name, fn_.SquareNode if power2 else fn_.BinaryNode))
     node._seq = next(_SEQUENCE)
     node._edges = edges
     saves = op in SAVES
     if saves:  # never a tensor that may later get a history (a cycle): what torch's saved variables keep
         operands = (gf.saved_operand(a) if ta else a, gf.saved_operand(b) if tb else b)
-    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's)
-        operands = (gf.NOT_SAVED if ta else a, gf.NOT_SAVED if tb else b)
+    else:  # nothing to keep but which operands are tensors (their arrays are the VJP's): a shared tuple
+        operands = _BOTH_UNSAVED if ta and tb else _unsaved_with(a, b, ta)
     saved = saved_by(op, a, b) if saves else ()
-    if saved:
-        node._saved = [(operands[t is not a], t._vc[0], None) for t in saved if isinstance(t, Tensor)]
+    if saved:  # (operand slot, its version): numbers only, a tuple the collector stops tracking (``_saved``)
+        node._sv = tuple([(t is not a, t._vc[0]) for t in saved if isinstance(t, Tensor)])
     if saves:
         node._saves = True
-    if power and b == 2:  # the derivative of x * x by mul's rule: ct*x + ct*x, the bits of pow's ct * (2 * x)
-        node._vjp = _SquareVjp(op, operands, edges, x, out._data)
-    else:
-        node._vjp = _BinaryVjp(op, operands, edges, prim, x, y, out._data, out._vc, _NEEDS[need_a][need_b])
+    # the VJP's arrays on the node itself (its class's method); x ** 2: mul's rule, the bits of pow's ct * (2 * x).
+    # add/sub/mul's rules read no output: the node keeps neither it nor its version counter
+    linear = op in fn_.LINEAR_RULES
+    node._op, node._x, node._out = op, x, None if linear else out._data
+    if not power2:
+        node._prim, node._y, node._needs = prim, y, _NEEDS[need_a][need_b]
+        node._ver = fn_.FRESH if linear else out._vc
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
+
+
+_BOTH_UNSAVED = (gf.NOT_SAVED, gf.NOT_SAVED)
+_UNSAVED_WITH: dict = {}  # (number, its type, whether it is second) -> the operands tuple nodes share
+
+
+def _unsaved_with(a, b, number_second):
+    """The operands of an add/sub node with one number (kept: a replay under create_graph reads it), shared by
+    every node with that number (one object fewer per node); zeros and NaN are not shared (-0.0 == 0.0)."""
+    v = b if number_second else a
+    if v != v or v == 0:
+        return (gf.NOT_SAVED, b) if number_second else (a, gf.NOT_SAVED)
+    key = (v, type(v), number_second)
+    got = _UNSAVED_WITH.get(key)
+    if got is None:
+        if len(_UNSAVED_WITH) > 1024:
+            _UNSAVED_WITH.clear()
+        got = _UNSAVED_WITH[key] = (gf.NOT_SAVED, b) if number_second else (a, gf.NOT_SAVED)
+    return got
 
 
 def reduce_all(op, a, name):
@@ -162,36 +153,20 @@ def reduce_all(op, a, name):
         params["count"] = x.size
     out = _new(Tensor)
     out._data = np.asarray(prim.impl(x, **params))
-    if EXACT_FLOAT32_SUMS and x.dtype is _F32 and x.size:  # torch's order of additions (see torch_sum)
+    if fn_.EXACT_FLOAT32_SUMS and x.dtype is _F32 and x.size:  # torch's order of additions (see torch_sum)
         value = torch_sum.torch_order_sum(x, None, False)
         if value is not None:
             out._data = value if op == "sum" else (value / np.float32(x.size)).astype(np.float32)
     out._vc = [0]
     if not a._requires_grad or not _STATE["enabled"]:
         return out
-    node = _new(gf.node_class(name))
+    node = _new(gf.node_class(name, fn_.ReduceNode))
     node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or gf.edge(a),)
-    node._vjp = _ReduceVjp(prim, x, out._data, params, (gf.saved_operand(a),), node._edges)
-    node._operands = node._vjp.operands
+    node._prim, node._x, node._out, node._params = prim, x, out._data, params
+    node._operands = (gf.saved_operand(a),)
     out._grad_fn, out._requires_grad = node, True
     return out
-
-
-class _ReduceVjp:
-    """The VJP of ``reduce_all``'s node (slotted: a closure's cells would be more objects for the collector)."""
-
-    __slots__ = ("prim", "x", "out", "params", "operands", "edges")
-
-    def __init__(self, prim, x, out, params, operands, edges):
-        self.prim, self.x, self.out, self.params, self.operands, self.edges = prim, x, out, params, operands, edges
-
-    def __call__(self, ct):
-        prim = self.prim
-        if gf.STATE["create_graph"]:
-            general = rd.sum_ if prim.name == "sum" else rd.mean
-            return replay_vjp(general, self.operands, self.edges)(ct)
-        return prim.vjp(ct, self.out, self.x, needs=(True,), **self.params)
 
 
 def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
@@ -214,16 +189,18 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
     out._vc = [0]
     if not track:
         return out
-    node = _new(gf.node_class(name))
+    node = _new(gf.node_class(name, fn_.UnaryNode))
     node._seq = next(_SEQUENCE)
-    node._edges = edges = (a._grad_fn or gf.edge(a),)
+    node._edges = (a._grad_fn or gf.edge(a),)
     operands = (gf.saved_operand(a),)
-    if saved_in or out_saved:
-        node._saved = ([(operands[0], a._vc[0], None)] if saved_in else []) + ([gf.saved_output(out)] if out_saved
-                                                                                else [])
+    if saved_in:  # versions only (``UnaryNode._saved`` makes the entries when asked)
+        node._sv_in = a._vc[0]
+    if out_saved:
+        node._odata = out._data
     if saves or saved_in or out_saved:
         node._saves = True
-    node._vjp = replay_vjp(fn, operands, edges, (tape, [x], data, out._vc, 0))
+    node._fn, node._x, node._out, node._ver = fn, x, data, out._vc  # data: the tape's own result object
+    fn_.unary_steps(node, tape, x, data)
     node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
@@ -236,38 +213,28 @@ def basic_view(t, spec, name, fn, np_key=None):
     if _STATE["tracing"] or type(x) is not np.ndarray:
         return None
     out = _new(Tensor)
-    out._data = x[np_key or sh.spec_to_numpy(spec) + (Ellipsis,)]  # an all-int key: a 0-d view, not a copy
+    key = np_key or sh.spec_to_numpy(spec) + (Ellipsis,)
+    out._data = x[key]  # an all-int key: a 0-d view, not a copy
     out._vc = t._vc
     if t._requires_grad and _STATE["enabled"]:
-        node = _new(gf.node_class(name))
+        node = _new(gf.node_class(name, fn_.ViewNode))
         node._seq = next(_SEQUENCE)
-        node._edges = edges = (t._grad_fn or gf.edge(t),)
-        node._vjp = _ViewVjp(fn, spec, x, edges)  # the array, not ``t``: torch's view nodes save no tensor
+        node._edges = (t._grad_fn or gf.edge(t),)
+        # the array, not ``t``: torch's view nodes save no tensor
+        node._fn, node._spec, node._key, node._x = fn, spec, np_key, x  # a cached key only (shared, no new objects)
         out._grad_fn, out._requires_grad = node, True
     _views().mark(out, t, fn, name)
     return out
 
 
-class _ViewVjp:
-    """The VJP of a basic-indexing view: the cotangent written into zeros of the operand's shape."""
-
-    __slots__ = ("fn", "spec", "x", "edges")
-
-    def __init__(self, fn, spec, x, edges):
-        self.fn, self.spec, self.x, self.edges = fn, spec, x, edges
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            return replay_vjp(self.fn, (Tensor._wrap(self.x),), self.edges)(ct)
-        return (_INDEX_GRAD.impl(ct, spec=self.spec, shape=self.x.shape),)
-
-
-_INDEX_GRAD = registry.OPS["index_grad"]
+_VIEWS = []  # the module ``views``, once imported (an import statement per view costs more than the view)
 
 
 def _views():
-    from gradc.facade import views  # views imports record, which this module's importers load first
-    return views
+    if not _VIEWS:
+        from gradc.facade import views  # views imports record, which this module's importers load first
+        _VIEWS.append(views)
+    return _VIEWS[0]
 
 
 _UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
@@ -302,53 +269,3 @@ def _after_write(a):
     from gradc.facade import views  # views imports record, which this module's importers load first
     views.after_write(a)
     return a
-
-
-class _BinaryVjp:
-    """The VJP of a fast-lane node: the registry op's rule on the forward's arrays, then ``sum_to`` for a 0-d
-    operand; under create_graph, the general path's forward replayed on tensors (so it records)."""
-
-    __slots__ = ("op", "operands", "edges", "prim", "x", "y", "out", "version", "needs")
-
-    def __init__(self, op, operands, edges, prim, x, y, out, version, needs):
-        self.op, self.operands, self.edges = op, operands, edges
-        self.prim, self.x, self.y, self.out, self.version, self.needs = prim, x, y, out, version, needs
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            operands = tuple([Tensor._wrap(v) if o is gf.NOT_SAVED else o
-                              for o, v in zip(self.operands, (self.x, self.y))])
-            return replay_vjp(Replay(self.op, *operands), operands, self.edges)(ct)
-        prim, x, y, needs = self.prim, self.x, self.y, self.needs
-        # the output written in place since (``d /= 2``): its forward value again (torch saves operands only)
-        gx, gy = prim.vjp(ct, self.out if self.version[0] == 0 else prim.impl(x, y), x, y, needs=needs)
-        return (_sum_to(gx, x.shape) if needs[0] else None, _sum_to(gy, y.shape) if needs[1] else None)
-
-
-class _SquareVjp:
-    """The VJP of ``x ** 2`` computed as ``x * x``: mul's rule, ``ct*x + ct*x`` (the bits of ``ct * (2 * x)``)."""
-
-    __slots__ = ("op", "operands", "edges", "x", "out")
-
-    def __init__(self, op, operands, edges, x, out):
-        self.op, self.operands, self.edges, self.x, self.out = op, operands, edges, x, out
-
-    def __call__(self, ct):
-        if gf.STATE["create_graph"]:
-            return replay_vjp(Replay(self.op, *self.operands), self.operands, self.edges)(ct)
-        gx, gy = _PRIMS["mul"].vjp(ct, self.out, self.x, self.x, needs=(True, True))
-        return (ew.add(gx, gy), None)
-
-
-def _sum_to(g, shape):
-    """The VJP of NumPy's implicit broadcast of an operand of ``shape`` (0-d or the full shape)."""
-    if g.shape == shape:
-        return g
-    if EXACT_FLOAT32_SUMS and type(g) is np.ndarray and g.dtype is _F32 and g.size and len(shape) < g.ndim \
-            and tuple(shape) == g.shape[g.ndim - len(shape):]:  # leading axes only: added in torch's order
-        value = torch_sum.torch_order_sum(g, tuple(range(g.ndim - len(shape))), False)
-        if value is not None:
-            return value
-    if not shape:  # what ``sum_to`` binds for a 0-d target: the sum over every axis (arrays: its impl)
-        return _PRIMS["sum"].impl(g, axes=tuple(range(g.ndim)), keepdims=False)
-    return sh.sum_to(g, shape)

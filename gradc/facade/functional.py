@@ -439,10 +439,21 @@ def squeeze(a, dim=None, name=None):
     shape = a._data.shape
     if dim is None:
         new = tuple(d for d in shape if d != 1)
+    elif isinstance(dim, (tuple, list)):  # torch >= 2.0: several dims at once, each squeezed where its size is 1
+        n = max(a.dim(), 1)
+        dims = []
+        for k in dim:
+            if not -n <= int(k) < n:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {k})")
+            if int(k) % n in dims:
+                raise RuntimeError(f"dim {int(k) % n} appears multiple times in the list of dims")
+            dims.append(int(k) % n)
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
     else:
         d = int(dim) % max(a.dim(), 1)
         new = shape[:d] + shape[d + 1:] if shape and shape[d] == 1 else shape
-    name = name or ("SqueezeBackward0" if dim is None else "SqueezeBackward1")
+    name = name or ("SqueezeBackward0" if dim is None else "SqueezeBackward2" if isinstance(dim, (tuple, list))
+                    else "SqueezeBackward1")
     return record(name, lambda x: sh.reshape(x, new), [a])
 
 

@@ -35,6 +35,7 @@ _SELF_FIRST = frozenset({"AddBackward0", "MulBackward0"})
 _SAVES_NO_OPERAND = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
 SEQUENCE = itertools.count(1)
 _CLASSES: dict = {}
+_ARRAY = np.ndarray
 
 
 class Node:
@@ -46,6 +47,7 @@ class Node:
     _refuse = None  # torch's error when the engine reaches this node (``gradc.facade.views``)
     _saved = ()  # (tensor, its version when saved, producer) for the tensors the VJP reads
     _saves = False
+    _LANE = None  # the lane class (``node_class``) of nodes whose VJP is a method of their class
 
     def __init__(self, edges, vjp=None, saved=(), saves=False):
         self._seq = next(SEQUENCE)
@@ -220,12 +222,23 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
 
-def node_class(name: str):
-    """The node class called ``name`` (one class per name, shown without a module)."""
-    cls = _CLASSES.get(name)
+def node_class(name: str, lane=None):
+    """The node class called ``name`` (one class per name, shown without a module). ``lane``: a Node subclass whose
+    ``_vjp`` method reads the node's own attributes (``gradc.facade.fast_ops``): the node then needs no VJP object.
+
+    >>> node_class("ExpBackward0").__name__
+    'ExpBackward0'
+    """
+    key = name if lane is None or lane is Node else (name, lane)
+    cls = _CLASSES.get(key)
     if cls is None:
-        cls = _CLASSES[name] = type(name, (Node,), {"__module__": "builtins"})
+        cls = _CLASSES[key] = type(name, (lane or Node,), {"__module__": "builtins"})
     return cls
+
+
+def rename_node(node, name: str):
+    """Give ``node`` torch's class ``name``, keeping its lane (where its VJP method lives)."""
+    node.__class__ = node_class(name, type(node)._LANE)
 
 
 def edge(t):
@@ -361,7 +374,13 @@ def run(roots, grads, retain_graph=False, create_graph=False, capture=None):
                 if child is not None and ct is not None:
                     k = id(child)
                     have = buffer.get(k)
-                    buffer[k] = ct if have is None else ew.add(have, ct)
+                    if have is None:
+                        buffer[k] = ct
+                    elif type(have) is _ARRAY and type(ct) is _ARRAY and have.dtype is ct.dtype and have.ndim \
+                            and have.shape == ct.shape:  # what ew.add computes, without its dispatch
+                        buffer[k] = have + ct
+                    else:
+                        buffer[k] = ew.add(have, ct)
     finally:
         if collecting:
             gc.enable()
@@ -374,8 +393,21 @@ def rename(out, name: str):
     """Give ``out``'s node torch's class ``name`` (an overload's node: ``ClampMinBackward0``, ``XlogyBackward2``)."""
     node = getattr(out, "_grad_fn", None)
     if node is not None:
-        node.__class__ = node_class(name)
+        rename_node(node, name)
     return out
+
+
+class _LaneVjp:
+    """A lane node's VJP method, called through a weak reference to the node (whose attribute holds this)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __call__(self, ct):
+        node = self.node()
+        return type(node)._vjp(node, ct)
 
 
 class RefusedDerivative:
@@ -410,7 +442,9 @@ def refuse_derivative(out, slot: int, message: str):
     the inverse hyperbolic functions' in-place versions). Returns ``out``."""
     node = getattr(out, "_grad_fn", None)
     if node is not None and slot < len(node._edges):
-        node._vjp = RefusedDerivative(node._vjp, node._edges, slot, message)
+        # a lane node's VJP is its own method: a bound method kept on the node would be a cycle (node -> node)
+        inner = _LaneVjp(_weakref(node)) if type(node)._LANE and "_vjp" not in node.__dict__ else node._vjp
+        node._vjp = RefusedDerivative(inner, node._edges, slot, message)
     return out
 
 

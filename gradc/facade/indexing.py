@@ -227,6 +227,23 @@ def _simple_view(t, key, data):
     return basic_view(t, spec, name)
 
 
+def unbound(t, i):
+    """Output ``i`` of ``t.unbind(0)`` (0 <= i < len(t)): ``t[i]`` recorded as ``UnbindBackward0``."""
+    data = t._data
+    cache_key = ("unbind", i, data.ndim)
+    hit = _SIMPLE_VIEWS.get(cache_key)
+    if hit is None:
+        spec = (("int", i),) + (_FULL,) * (data.ndim - 1)
+        if len(_SIMPLE_VIEWS) > 4096:
+            _SIMPLE_VIEWS.clear()
+        hit = _SIMPLE_VIEWS[cache_key] = (spec, _index_fn(spec), sh.spec_to_numpy(spec) + (Ellipsis,))
+    spec, fn, np_key = hit
+    out = fast_ops.basic_view(t, spec, "UnbindBackward0", fn, np_key)
+    if out is not None:
+        return out
+    return basic_view(t, spec, "UnbindBackward0")
+
+
 def getitem(t, key):
     data = t._data
     if (type(key) is int or type(key) is slice) and type(data) is np.ndarray and data.ndim:

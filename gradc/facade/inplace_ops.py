@@ -142,15 +142,25 @@ def _overwrite(name, old, value):
     track_old, track_v = old._requires_grad, isinstance(value, Tensor) and value._requires_grad
     if not grad_mode._STATE["enabled"] or not (track_old or track_v):
         return out
-    vshape, vkey = v.shape, fn.dtype_key(value.dtype) if track_v else None
-    zero = np.zeros(shape, dtype)
-
-    def vjp(ct):
-        return zero if track_old else None, ew.astype(sh.sum_to(ct, vshape), vkey) if track_v else None
     edges = [gf.edge(old) if track_old else None, gf.edge(value) if track_v else None]
-    if not isinstance(value, Tensor) and name != "FillBackward3":
-        # a number (or drawn values) is an argument, not an input: one slot (``t[k] = 5.0`` copies a tensor)
-        edges, two = edges[:1], vjp
-        vjp = lambda ct: two(ct)[:1]  # noqa: E731
-    out._grad_fn, out._requires_grad = gf.node_class(name)(edges, vjp), True
+    # a number (or drawn values) is an argument, not an input: one slot (``t[k] = 5.0`` copies a tensor)
+    one_slot = not isinstance(value, Tensor) and name != "FillBackward3"
+    vjp = _OverwriteVjp(np.zeros(shape, dtype) if track_old else None, v.shape,
+                        fn.dtype_key(value.dtype) if track_v else None, track_v, one_slot)
+    out._grad_fn, out._requires_grad = gf.node_class(name)(edges[:1] if one_slot else edges, vjp), True
     return out
+
+
+class _OverwriteVjp:
+    """The VJP of an overwrite: zeros for the old value (None when it needs none), the cotangent summed back to
+    the value's shape and cast to its dtype (slotted: a closure's cells are more objects for the collector)."""
+
+    __slots__ = ("zero", "vshape", "vkey", "track_v", "one_slot")
+
+    def __init__(self, zero, vshape, vkey, track_v, one_slot):
+        self.zero, self.vshape, self.vkey, self.track_v, self.one_slot = zero, vshape, vkey, track_v, one_slot
+
+    def __call__(self, ct):
+        if self.one_slot:
+            return (self.zero,)
+        return self.zero, ew.astype(sh.sum_to(ct, self.vshape), self.vkey) if self.track_v else None

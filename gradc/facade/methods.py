@@ -78,6 +78,13 @@ def _install_fast_operators(T):
     T.__pow__ = __pow__
 
 
+def _t(a):
+    """``t()``: the transpose of a matrix (a vector or a 0-d tensor as it is), refused beyond 2 dims as in torch."""
+    if a.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.dim()}D")
+    return fn.permute(a, tuple(reversed(range(a.dim()))), "TBackward0")
+
+
 def install(T):  # noqa: C901 - a flat list of definitions
     """Attach the methods to class ``T`` (the facade's ``Tensor``)."""
     _install_core(T)
@@ -212,7 +219,7 @@ def install(T):  # noqa: C901 - a flat list of definitions
     T.reshape_as = lambda a, b: a.reshape(b.shape)
     T.squeeze = lambda a, dim=None: fn.squeeze(a, dim)
     T.unsqueeze = lambda a, dim: fn.unsqueeze(a, dim)
-    T.t = lambda a: fn.permute(a, tuple(reversed(range(a.dim()))), "TBackward0")
+    T.t = _t
     T.T = property(lambda a: fn.permute(a, tuple(reversed(range(a.dim())))))
     T.mT = property(lambda a: fn.transpose(a, -2, -1))
     T.transpose = lambda a, d0, d1: fn.transpose(a, d0, d1)

@@ -68,8 +68,19 @@ _STORED = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, np
                                                   np.complex64, np.complex128))
 
 
-class Tensor:
+class _TorchNamed(type):
+    """Shows a class by the name torch gives it (``_torch_name``): ``print(type(x))`` prints ``<class 'torch.Tensor'>``
+    as in torch. Only the printed form: ``__module__`` and pickling by reference are the facade's own."""
+
+    def __repr__(cls):
+        name = cls.__dict__.get("_torch_name")
+        return f"<class '{name}'>" if name else super().__repr__()
+
+
+class Tensor(metaclass=_TorchNamed):
     """An n-dimensional array that can record the ops applied to it (see the module docstring)."""
+
+    _torch_name = "torch.Tensor"
 
     __array_priority__ = 1000
     # defaults of the per-tensor bookkeeping (``_wrap`` sets only what differs: most tensors are plain results)

@@ -239,7 +239,25 @@ isnan, isinf, isfinite = _frozen_bool(np.isnan), _frozen_bool(np.isinf), _frozen
 isposinf, isneginf = _frozen_bool(np.isposinf), _frozen_bool(np.isneginf)
 
 
-FUNCTIONS = ("einsum", "repeat_interleave", "logsumexp", "cross", "cumsum", "cumprod", "tril", "triu", "outer",
+SVDResult = linalg._return_type("svd", "U S V")
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002 - torch's names
+    """``torch.svd`` (before ``torch.linalg.svd``): ``V`` rather than ``Vh`` (its node ``TransposeBackward0``, or
+    ``TransposeBackward0`` of the conjugate for complex input), ``some`` for the reduced factors; without
+    ``compute_uv``, zero ``U`` (m x m) and ``V`` (n x n), as torch gives them."""
+    if not compute_uv:
+        values = linalg.svdvals(input)
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        zeros = [Tensor._wrap(np.zeros(batch + (k, k), input._data.dtype)) for k in (m, n)]
+        return with_out(SVDResult(zeros[0], values, zeros[1]), out, "svd")
+    u, values, vh = linalg.svd(input, full_matrices=not some)
+    v = vh.transpose(-2, -1) if not vh.is_complex() else vh.transpose(-2, -1).conj()
+    return with_out(SVDResult(u, values, v), out, "svd")
+
+
+FUNCTIONS = ("svd", "einsum", "repeat_interleave", "logsumexp", "cross", "cumsum", "cumprod", "tril", "triu", "outer",
              "tensordot", "kron", "trace", "diag", "asin", "arcsin", "acos", "arccos", "asinh", "arcsinh", "acosh",
              "arccosh", "atanh", "arctanh", "log2", "log10", "rsqrt", "erf", "erfc", "erfinv", "exp2", "lgamma",
              "digamma", "i0", "sinc", "xlogy", "polygamma", "logit", "mvlgamma", "atan2", "arctan2", "hypot",
@@ -247,7 +265,7 @@ FUNCTIONS = ("einsum", "repeat_interleave", "logsumexp", "cross", "cumsum", "cum
              "addmm", "addcmul", "addcdiv", "amax", "amin", "isnan", "isinf", "isfinite", "isposinf", "isneginf")
 
 # Tensor methods: the same functions with the tensor first (``x.erf()``, ``x.logsumexp(1)``, ...)
-METHODS = ("repeat_interleave", "logsumexp", "cross", "cumsum", "cumprod", "tril", "triu", "outer", "kron",
+METHODS = ("svd", "repeat_interleave", "logsumexp", "cross", "cumsum", "cumprod", "tril", "triu", "outer", "kron",
            "trace", "diag", "asin", "arcsin", "acos", "arccos", "asinh", "arcsinh", "acosh", "arccosh", "atanh",
            "arctanh", "log2", "log10", "rsqrt", "erf", "erfc", "erfinv", "exp2", "lgamma", "digamma", "i0", "sinc",
            "xlogy", "logit", "mvlgamma", "atan2", "arctan2", "hypot", "logaddexp", "det", "inverse", "slogdet",

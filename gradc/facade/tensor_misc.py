@@ -341,6 +341,8 @@ def install(T) -> None:
     for name in METHODS:
         setattr(T, name, g[name])
     T.type_as = lambda self, other: self.to(other.dtype)
+    T.__mod__ = remainder  # ``a % b`` is torch.remainder (Python's sign rule), reflected and in place too
+    T.__rmod__ = lambda self, other: remainder(other, self)  # a number first: promoted as torch promotes it
     T.element_size = lambda self: self._data.dtype.itemsize
     T.nelement = T.numel
     T.ndimension = T.dim
@@ -357,6 +359,7 @@ def install(T) -> None:
     for name in ("lerp", "clip", "clamp_min", "clamp_max", "remainder", "fmod", "frac", "ceil", "trunc"):
         target = getattr(T, name)
         setattr(T, name + "_", (lambda f: lambda self, *a, **k: self._inplace(lambda s: f(s, *a, **k)))(target))
+    T.__imod__ = T.remainder_
 
 
 def _where(condition, a, b):

@@ -5,6 +5,7 @@ import numpy as _np
 
 from gradc.errors import user_facing as _user_facing
 from gradc.facade import (
+    bitwise,
     complex_ops,
     cuda,  # noqa: F401 - torch.cuda
     dtypes,
@@ -149,7 +150,7 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select, tensor_misc, complex_ops):  # einsum, logsumexp, gather, complex, ...
+for _module in (tensor_math, tensor_select, tensor_misc, complex_ops, bitwise):  # einsum, gather, complex, xor...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
@@ -194,4 +195,4 @@ for _name in TRACED:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
-    "tensor_select", "tensor_misc", "complex_ops")]
+    "tensor_select", "tensor_misc", "complex_ops", "bitwise")]

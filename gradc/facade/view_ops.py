@@ -27,6 +27,15 @@ def install(T):
         setattr(T, f.__name__, f)
     T.swapaxes = T.swapdims = lambda a, d0, d1: a.transpose(d0, d1)
     T.moveaxis = movedim
+    T.__iter__ = iterate
+
+
+def iterate(a):
+    """``iter(t)``: torch's ``iter(t.unbind(0))`` (its elements' ``grad_fn`` is ``UnbindBackward0``; a 0-d tensor
+    refuses). Without it Python would index ``t[0], t[1]...`` until an IndexError, and a 0-d tensor would iterate."""
+    if not a.dim():
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind(a, 0))
 
 
 def _dim(a, dim):
@@ -120,6 +129,8 @@ def _multi(outs, op):
 
 def unbind(a, dim=0):
     d = _dim(a, dim)
+    if d == 0 and type(a._data) is np.ndarray:  # the common case (iteration): the indexing fast lane's views
+        return _multi([indexing.unbound(a, i) for i in range(a.shape[0])], "Unbind")
     outs = [_spec_view(a, tuple(("int", i) if k == d else _FULL for k in range(a.dim())), "UnbindBackward0")
             for i in range(a.shape[d])]
     return _multi(outs, "Unbind")

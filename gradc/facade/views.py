@@ -241,19 +241,31 @@ def _copy_slices(root, idx, res):
     mask = mask.reshape(root._data.shape)
     zero = np.zeros((), root._data.dtype)
     flat = idx.reshape(-1)
-    spec = (("array", 0),)
-    shape = idx.shape
-
-
-    def vjp(ct):
-        outside = ew.where(mask, zero, ct)
-        inside = sh.reshape(sh.gather(sh.reshape(ct, (-1,)), [flat], spec), shape)
-        return outside, inside
     edges = [gf.edge(root) if root._requires_grad else None, res._grad_fn]
-    node = gf.node_class("CopySlices")(edges, vjp)
+    node = gf.node_class("CopySlices")(edges, _CopySlicesVjp(mask, zero, flat, idx.shape))
     if np.unique(flat).size < flat.size:  # torch writes the view's gradient into an expanded one, and refuses
         node._refuse = OVERLAP
     return node
+
+
+class _CopySlicesVjp:
+    """``CopySlices``' VJP: the cotangent outside the view to the old history, inside it to the result (slotted:
+    a closure's cells would be five more objects per node for the cyclic collector to walk)."""
+
+    __slots__ = ("mask", "zero", "flat", "shape")
+    _SPEC = (("array", 0),)
+
+    def __init__(self, mask, zero, flat, shape):
+        self.mask, self.zero, self.flat, self.shape = mask, zero, flat, shape
+
+    def __call__(self, ct):
+        mask = self.mask
+        if type(ct) is np.ndarray and ct.dtype is self.zero.dtype and ct.shape == mask.shape:
+            # what the registry ops below compute (a selection and a gather: no arithmetic), without their dispatch
+            return np.where(mask, self.zero, ct), ct.reshape(-1)[self.flat].reshape(self.shape)
+        outside = ew.where(mask, self.zero, ct)
+        inside = sh.reshape(sh.gather(sh.reshape(ct, (-1,)), [self.flat], self._SPEC), self.shape)
+        return outside, inside
 
 
 PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gradc.torch as torch
-from gradc.facade import fast_ops
+from gradc.facade import fast_nodes
 from tests.facade.recorded import RUNNER, recorded
 
 GEN, EXPECTED = recorded("tutorial_values")
@@ -18,14 +18,14 @@ def test_every_case_is_recorded():
 @pytest.mark.parametrize("fn", GEN.CASES, ids=lambda f: f.__name__)
 def test_matches_torch_bit_for_bit(fn, monkeypatch):
     # full float32 sums in torch's order are opt-in (GRADC_TORCH_EXACT_SUMS=1: they cost the eager path its speed)
-    monkeypatch.setattr(fast_ops, "EXACT_FLOAT32_SUMS", True)
+    monkeypatch.setattr(fast_nodes, "EXACT_FLOAT32_SUMS", True)
     assert RUNNER.run_case(fn, torch) == EXPECTED[fn.__name__]
 
 
 def test_full_float32_sums_take_numpys_order_by_default():
     """Off by default: the sum is NumPy's (equal to torch's up to the last bit), not torch's order."""
     x = np.random.default_rng(1).standard_normal(2000).astype(np.float32)
-    assert not fast_ops.EXACT_FLOAT32_SUMS
+    assert not fast_nodes.EXACT_FLOAT32_SUMS
     assert torch.tensor(x).sum().item() == float(x.sum())
 
 

@@ -34,6 +34,8 @@ class Parameter(Tensor):
     tensor([1., 1.], requires_grad=True)
     """
 
+    _torch_name = "torch.nn.parameter.Parameter"
+
     __module__ = "torch.nn.parameter"
 
     def __new__(cls, data=None, requires_grad=True):

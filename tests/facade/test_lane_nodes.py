@@ -1,0 +1,130 @@
+"""Fast-lane nodes are their own VJP (``gradc.facade.fast_nodes``): gradients equal to the general path's and to
+central differences for every lane, a renamed node keeps its lane, a refused derivative on a lane node refuses as
+torch does and makes no reference cycle (the graph is freed with the cyclic collector off)."""
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import gradc.torch as torch
+from gradc.facade import fast_ops
+from gradc.facade import grad_fn as gf
+
+LANES = {
+    "BinaryNode": lambda x, c: x * c + x / (c + 2.0) - c * 0.5 * x,
+    "SquareNode": lambda x, c: x ** 2 * c,
+    "ReduceNode": lambda x, c: x.sum() * c,
+    "UnaryNode": lambda x, c: torch.tanh(x) * c,
+    "ViewNode": lambda x, c: x[1:] * c[1:],
+}
+
+
+def _value_and_grad(f, data, c):
+    x = torch.tensor(data, requires_grad=True)
+    y = f(x, torch.tensor(c)).sum()
+    y.backward()
+    return float(y.detach()), x.grad.numpy()
+
+
+def _general(monkeypatch, *args):
+    with monkeypatch.context() as m:
+        for name in ("binary", "unary", "basic_view", "reduce_all"):
+            m.setattr(fast_ops, name, lambda *a, **k: None)
+        return _value_and_grad(*args)
+
+
+@pytest.mark.parametrize("lane", sorted(LANES))
+@pytest.mark.parametrize("seed", range(3))
+def test_lane_gradients(monkeypatch, lane, seed):
+    rng = np.random.default_rng(seed)
+    data, c = rng.uniform(0.5, 2.0, 4), rng.uniform(0.5, 2.0, 4)
+    f = LANES[lane]
+    x = torch.tensor(data, requires_grad=True)
+    node = f(x, torch.tensor(c)).grad_fn
+    lanes = {type(n).__mro__[1].__name__ for n in _nodes(node)}
+    assert lane in lanes
+    value, grad = _value_and_grad(f, data, c)
+    value0, grad0 = _general(monkeypatch, f, data, c)
+    assert value == value0
+    np.testing.assert_array_equal(grad, grad0)  # the same bits
+    h = 1e-6
+    for i in range(4):
+        e = np.zeros(4)
+        e[i] = h
+        numeric = (_value_and_grad(f, data + e, c)[0] - _value_and_grad(f, data - e, c)[0]) / (2 * h)
+        assert abs(numeric - grad[i]) < 1e-6 * max(1.0, abs(numeric))
+
+
+def _nodes(node):
+    seen, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n is not None and n not in seen:
+            seen.append(n)
+            stack.extend(n._edges)
+    return seen
+
+
+def test_lane_nodes_hold_no_vjp_object():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tanh(x * x + x[0]).sum()
+    for n in _nodes(y.grad_fn):
+        if type(n).__name__ != "AccumulateGrad":
+            assert type(n)._LANE is not None and "_vjp" not in n.__dict__, type(n).__name__
+
+
+def test_renamed_lane_node_keeps_its_vjp():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3.0
+    gf.rename(y, "RenamedBackward0")
+    assert type(y.grad_fn).__name__ == "RenamedBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_refused_derivative_on_a_lane_node_refuses_and_makes_no_cycle():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.tanh(x)
+        gf.refuse_derivative(y, 0, "not implemented here")
+        node = weakref.ref(y.grad_fn)
+        with pytest.raises(NotImplementedError, match="not implemented here"):
+            y.sum().backward()
+        del y
+        assert node() is None  # freed by reference counting alone
+        z = x * 2.0
+        gf.refuse_derivative(z, 1, "the other slot")  # a slot that needs nothing: the gradient still flows
+        z.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.parametrize("case", ["mul_self", "mul_other", "sigmoid_out", "tanh_out", "square"])
+def test_saved_tensors_of_lane_nodes_as_torch(case):
+    real = pytest.importorskip("torch")
+    results = []
+    for T in (torch, real):
+        x = T.tensor([0.5, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+        a, b = x * 1.0, x * 2.0
+        y = {"mul_self": a * b, "mul_other": a * b, "sigmoid_out": T.sigmoid(a), "tanh_out": T.tanh(a),
+             "square": a ** 2}[case]
+        node = y.grad_fn
+        saved = node._saved_result if case.endswith("_out") else (
+            node._saved_other if case == "mul_other" else node._saved_self)
+        results.append(np.round(saved.detach().numpy(), 12).tolist())
+        with T.no_grad():
+            (b if case == "mul_other" else a).add_(1.0)  # a saved operand (or the output's input) changed in place
+        if case.endswith("_out"):
+            with T.no_grad():
+                y.mul_(1.0)  # the saved output changed in place
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        results.append(str(info.value).split(";")[0].replace("torch::autograd::", ""))
+    assert results[:2] == results[2:]
