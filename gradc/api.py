@@ -37,6 +37,7 @@ from gradc.derivatives.static_args import (
     suggest_static,
     with_static,
 )
+from gradc.derivatives.static_calls import accept_static
 from gradc.derivatives.tree_compile import TreeCompiled, TreePlan, is_tree
 from gradc.errors import ArgumentError, StaleStateError, StaticValueNeeded, user_facing, user_location
 from gradc.ir.builder import Traced
@@ -278,11 +279,14 @@ def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None,
     assert selection is not None  # gradc.compile always selects (the first parameter by default)
     check_not_chosen(f, selection.names, declared, "gradc.compile")
     example_kwargs = _annotated(f, example_args, example_kwargs)
+    given = bind_arguments(f, example_args, example_kwargs)
     specialised, example_args, example_kwargs, _ = specialise_call(f, example_args, example_kwargs, declared)
-    if specialised is not f:  # compiled as the function of the other arguments
-        return compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
-                       checkpoint=checkpoint, max_trips=max_trips, holomorphic=holomorphic, sparse=sparse,
-                       **example_kwargs)
+    if specialised is not f:  # compiled as the function of the other arguments, which also accepts the static ones
+        compiled = compile(specialised, *example_args, wrt=selection.wrt, target=target, mode=mode,
+                           checkpoint=checkpoint, max_trips=max_trips, holomorphic=holomorphic, sparse=sparse,
+                           **example_kwargs)
+        fixed = {k[0]: given[k[0]] for k in static_key(f, given, declared)}
+        return accept_static(compiled, f, fixed)
     if target not in ("numpy", "c", "array_api"):
         raise ArgumentError(f"unknown target {target!r}", hint="use target='numpy', 'c' or 'array_api'")
     if mode not in MODES:

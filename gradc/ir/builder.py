@@ -192,7 +192,7 @@ BRANCHES: list = []
 def raise_escaped():
     """A value computed inside a loop body or branch was used outside it (kept in a list, an attribute, ...)."""
     raise TraceError("a value computed inside a traced loop or branch is used outside it (was it stored in a "
-                     "list, a dict or an attribute inside the loop?)",
+                     "list, a dict or an attribute inside the loop, or read by a function a helper returned?)",
                      hint="carry it as a loop variable: assign it before the loop and update it inside")
 
 

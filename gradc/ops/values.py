@@ -63,8 +63,8 @@ def result_dtype(*xs) -> str:
     parts = []
     for x in xs:
         t = aval(x)
-        if getattr(x, "weak_python", False):  # a loop's counter: a Python int of the user's code
-            parts.append(0)
+        if getattr(x, "weak_python", False):  # a loop's counter or a carry begun as a Python number
+            parts.append(0.0 if t.np_dtype.kind == "f" else 0)
         else:
             parts.append(x if t.dtype is None else t.np_dtype)
     return dtype_name(np.result_type(*parts))

@@ -68,6 +68,10 @@ def merge_loops(graph: Graph) -> Graph:
     if not replaced:
         return graph
     longer_ids = {id(e) for e in replaced.values()}
+    for short_id, long in list(replaced.items()):  # a chain (a third-order forward extends a second-order one,
+        while id(long) in replaced:                # which extends the plain call): the longest serves them all
+            long = replaced[id(long)]
+        replaced[short_id] = long
     subst = {id(short_out): long.out for short_id, long in replaced.items()
              for short_out in [next(e.out for e in loops if id(e) == short_id)]}
     # an item the longer loop's own element already takes out: that element (and its name: x_tape, trips) serves

@@ -336,6 +336,9 @@ def _trace_body(func, run, leaves, rebuild, root: Builder) -> _Body:
         _ACTIVE.pop()
     sub.closed = True
     out_leaves, out_rebuild = flatten(result)
+    if any(callable(leaf) and not isinstance(leaf, (type, Traced, np.ufunc)) for leaf in out_leaves):
+        # a function it made (a closure, a vjp's pullback) may read its traced values when called later
+        return _Body(None, None, None, "it returns a function, which may read its traced values")
     outputs = []
     for leaf in out_leaves:
         if isinstance(leaf, Traced):

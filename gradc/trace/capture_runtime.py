@@ -255,11 +255,13 @@ def _check_defined(init, names, where, what, targets=(), unset=()):
 def _target_from_first_item(iterable, init, names, targets):
     """A loop variable read after the loop (``for i in range(7): ...``, then ``i``) starts as the first item, so the
     loop carries it and leaves the last, as Python does (when the loop runs at least once; after none Python
-    raises NameError). Only for one plain target over a range or an array's rows."""
+    raises NameError). Only for one plain target over a range or an array's rows. A target bound before a loop over
+    an array's rows starts as the first row too when there is one (its value before is never read: the loop
+    rebinds it first), so an earlier binding of another type does not make the loop's carry change type."""
     if len(targets) != 1 or isinstance(iterable, TracedItems):
         return init
     k = list(names).index(targets[0])
-    if not isinstance(init[k], Undefined):
+    if not isinstance(init[k], Undefined) and not _surely_runs(iterable):
         return init
     if isinstance(iterable, (range, TracedRange)):
         first = iterable.start
@@ -268,6 +270,13 @@ def _target_from_first_item(iterable, init, names, targets):
     else:
         return init
     return tuple(first if j == k else v for j, v in enumerate(init))
+
+
+def _surely_runs(iterable) -> bool:
+    """Whether a loop over the rows of a traced array has at least one row, known when tracing (a range's items
+    are Python ints: an earlier binding cannot differ in type beyond what a carry widens)."""
+    rows = _rows(iterable) if isinstance(iterable, Traced) else None
+    return isinstance(rows, (int, np.integer)) and rows > 0
 
 
 def _scalar_predicate(pred, where, what):

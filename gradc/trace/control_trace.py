@@ -45,6 +45,7 @@ from gradc.ops.values import result_dtype
 from gradc.trace import checks
 from gradc.trace.carried_writes import ACTIVE, changed_in_place, check_distinct, check_no_stale_reads, write_back
 from gradc.trace.checkpoint import POLICY_HINT, Binomial, as_policy
+from gradc.trace.python_scalars import python_scalar_types
 
 UNROLL_MAX_TRIPS = 1
 DEFAULT_CHECKPOINT: contextvars.ContextVar = contextvars.ContextVar("checkpoint", default=None)  # grad(checkpoint=)
@@ -144,43 +145,17 @@ def _wrap(builder, atom):
     return Tracer(builder, atom)
 
 
-_WEAK: list = []
-
-
-def _wrap_weak(builder, atom):
-    """A carried Python number, traced: ``total += x`` makes a new value, as it does for a Python number
-    (a traced array's ``+=`` is NumPy's in-place update, which may not change the dtype)."""
-    if not _WEAK:
-        from gradc.trace.tracer import Tracer
-
-        class WeakNumber(Tracer):
-            __slots__ = ()
-
-            def __iadd__(self, o): return self + o
-            def __isub__(self, o): return self - o
-            def __imul__(self, o): return self * o
-            def __itruediv__(self, o): return self / o
-            def __ipow__(self, o): return self ** o
-            def __ifloordiv__(self, o): return self // o
-            def __imod__(self, o): return self % o
-        _WEAK.append(WeakNumber)
-    return _WEAK[0](builder, atom)
-
-
-_COUNTER: list = []
+def _wrap_weak(builder, atom, python=False):
+    """A carried number, traced: ``total += x`` makes a new value, as it does for a number (a traced array's
+    ``+=`` is NumPy's in-place update, which may not change the dtype). With ``python``, it is also a Python
+    number (NumPy's weak scalars: ``0.0 + float32`` is float32; ``gradc.trace.python_scalars``)."""
+    return python_scalar_types()[1 if python else 0](builder, atom)
 
 
 def _wrap_counter(builder, atom):
     """The counter of a ``for i in range(...)`` kept as a loop: a Python int in the user's code, so it promotes as
     one (``i * x`` keeps a float32 ``x`` float32: NumPy's weak Python scalars, ``gradc.ops.values.result_dtype``)."""
-    if not _COUNTER:
-        from gradc.trace.tracer import Tracer
-
-        class Counter(Tracer):
-            __slots__ = ()
-            weak_python = True
-        _COUNTER.append(Counter)
-    return _COUNTER[0](builder, atom)
+    return python_scalar_types()[1](builder, atom)
 
 
 def _widen(t: TensorType, got, weak: bool):
@@ -211,7 +186,7 @@ class _Sub:
     """A body traced in a nested builder: its graph and the enclosing values it read."""
 
     def __init__(self, parent: Builder, name: str, fn, leading: list, carry_types: list, names, rebuild,
-                 weak=(), origins=(), branch=False, counter=False):
+                 weak=(), origins=(), branch=False, counter=False, python=()):
         b = Builder(parent=parent)
         self.builder = b
         lead_vars = [b.input(b.fresh_name(n), t) for n, t in leading]
@@ -222,8 +197,9 @@ class _Sub:
                            if isinstance(leaf, Traced) and leaf.builder is parent and not _owned_copy(leaf)}
         args = [_wrap_counter(b, v) if counter else _wrap(b, v) for v in lead_vars]
         weak = list(weak) + [False] * (len(carry_vars) - len(weak))
-        self.carry_leaves = [origins[k] if v is None else _wrap_weak(b, v) if w else _wrap(b, v)
-                             for k, (v, w) in enumerate(zip(carry_vars, weak))]
+        python = list(python) + [False] * (len(carry_vars) - len(python))
+        self.carry_leaves = [origins[k] if v is None else _wrap_weak(b, v, p) if w else _wrap(b, v)
+                             for k, (v, w, p) in enumerate(zip(carry_vars, weak, python))]
         carry = rebuild(self.carry_leaves)
         _ACTIVE.append(b)
         if branch:
@@ -270,8 +246,12 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
     types, weak = zip(*[_leaf_type(leaf, names, k, where) for k, leaf in enumerate(init_leaves)]) \
         if init_leaves else ((), ())
     types = list(types)
+    # a carry begun as a Python number promotes as one in the first iteration (NumPy's weak scalars): it then
+    # holds what that iteration made of it (``0.0 + float32`` is float32), and is traced again with that type
+    python = list(weak)
     for _ in range(4):
-        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak, init_leaves, counter=counter)
+        sub = _Sub(parent, name, fn, leading, types, names, rebuild, weak, init_leaves, counter=counter,
+                   python=python)
         out = sub.result
         if extra_out:
             if not isinstance(out, tuple) or len(out) != 2:
@@ -293,6 +273,9 @@ def _trace_loop_body(parent, name, fn, leading, init_leaves, rebuild, names, whe
                 continue
             if got == t or (not isinstance(leaf, Traced) and got.shape == () and
                             np.can_cast(got.np_dtype, t.np_dtype, "same_kind")):
+                continue
+            if python[k]:  # the first iteration made a NumPy value of the Python number
+                types[k], python[k], changed = got, False, True
                 continue
             wider = _widen(t, got, weak[k])
             if wider is None:

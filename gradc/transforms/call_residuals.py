@@ -102,16 +102,61 @@ def split_body(body: Graph, need: tuple, vjp_graph):
             residuals.append(a)
     if any(not isinstance(r.type, TensorType) for r in residuals):
         return None
-    extra = [r for r in residuals if all(r is not o for o in body.outputs)]
-    forward = _without_dead_code(Graph(body.name, list(body.inputs), forward_eqns, list(body.outputs) + extra,
-                                       origin=body.origin))
     adjoint_eqns = [e for e in g.eqns if id(e.out) in reverse or id(e.out) in recomputed]
+    pack, unpack, residuals = _packed(residuals, body.outputs)
+    extra = [r for r in residuals if all(r is not o for o in body.outputs)]
+    forward = _without_dead_code(Graph(body.name, list(body.inputs), forward_eqns + pack,
+                                       list(body.outputs) + extra, origin=body.origin))
     adjoint = without_dead_code(Graph(f"{body.name}_adjoint", list(body.inputs) + residuals + list(cts),
-                                      adjoint_eqns, list(grads), origin=body.origin))
+                                      unpack + adjoint_eqns, list(grads), origin=body.origin))
     _EXTENDS[id(forward)] = weakref.ref(body)
     weakref.finalize(forward, _EXTENDS.pop, id(forward), None)
     positions = [next(k for k, o in enumerate(forward.outputs) if o is r) for r in residuals]
     return forward, adjoint, positions
+
+
+# a split forward passes at most this many residual arrays of one dtype separately; more are packed into one flat
+# array (the adjoint reads each back as a view). An inner helper's residuals are residuals of its caller too, and
+# a recursion calls its inner level from two sites (the first iteration, run while the loop's carry is a Python
+# number, and the loop): unpacked, a cofactor determinant's residuals double at every level
+PACK_LIMIT = 8
+
+
+def _packed(residuals: list, outputs) -> tuple:
+    """``(pack equations, unpack equations, residuals)``: when more than PACK_LIMIT residuals of one dtype (not
+    outputs of the body, shapes of fixed size) are passed, one flat array of that dtype instead of them, made in the
+    forward by ravel and concatenate and read in the adjoint by slices reshaped back."""
+    outs = {id(o) for o in outputs}
+    groups: dict = {}
+    for r in residuals:
+        if id(r) not in outs and all(isinstance(d, int) for d in r.type.shape):
+            groups.setdefault(r.type.dtype, []).append(r)
+    pack, unpack, packed = [], [], {}
+    for dtype, members in sorted(groups.items()):
+        if len(members) <= PACK_LIMIT:
+            continue
+        flats, start = [], 0
+        whole = Var(f"{members[0].name}_packed", TensorType((sum(r.type.size for r in members),), dtype))
+        for r in members:
+            n = r.type.size
+            flat = Var(f"{r.name}_flat", TensorType((n,), dtype))
+            pack.append(Eqn("reshape", (r,), {"shape": (n,)}, flat))
+            flats.append(flat)
+            part = Var(f"{r.name}_part", TensorType((n,), dtype))
+            unpack.append(Eqn("index", (whole,), {"spec": (("slice", start, start + n, None),)}, part))
+            unpack.append(Eqn("reshape", (part,), {"shape": tuple(r.type.shape)}, r))
+            start += n
+            packed[id(r)] = whole
+        pack.append(Eqn("concatenate", tuple(flats), {"axis": 0}, whole))
+    if not packed:
+        return [], [], residuals
+    kept, seen = [], set()
+    for r in residuals:
+        r = packed.get(id(r), r)
+        if id(r) not in seen:
+            seen.add(id(r))
+            kept.append(r)
+    return pack, unpack, kept
 
 
 def _without_dead_code(graph: Graph) -> Graph:
@@ -142,10 +187,10 @@ def split_calls(graph: Graph, active: set, active_vars, vjp_graph, in_loop: bool
         if eqn.op == "call" and extended_body(eqn.params["body"]) is None:
             body = eqn.params["body"]
             need = tuple(f and v.type.is_inexact for f, v in zip(flags, body.inputs))
-            # only helpers whose own calls go at most one level deeper: splitting a deep recursion (a cofactor
-            # determinant of size 11 is nine levels) multiplies the emitted code at every level
-            shallow = _call_depth(body) <= MAX_SPLIT_DEPTH
-            split = split_bodies(body, need, vjp_graph) if any(need) and shallow else None
+            # at any depth of helper calls: a helper's forward passes the residuals of every level below it, packed
+            # past PACK_LIMIT so that their number stays bounded; a loop tapes them when recomputing costs more (a
+            # cofactor determinant's minors are cheaper to make again: at size 11 they are 40 million numbers)
+            split = split_bodies(body, need, vjp_graph) if any(need) else None
             if split is not None and split[2] and (not in_loop or worth_taping(split[0], split[2])):
                 forward, adjoint, positions = split
                 out = Var(eqn.out.name, TupleType(tuple(o.type for o in forward.outputs)))
@@ -176,28 +221,6 @@ def split_calls(graph: Graph, active: set, active_vars, vjp_graph, in_loop: bool
     if keys:
         weakref.finalize(result, _forget, keys)
     return result
-
-
-MAX_SPLIT_DEPTH = 1  # a helper is split when the calls inside it nest at most this deep
-_DEPTHS: dict = {}  # id(body) -> (body, depth of the calls inside it)
-
-
-def _call_depth(graph: Graph) -> int:
-    """How deep the helper calls inside ``graph`` nest (0: none; 1: calls of helpers that call nothing)."""
-    known = _DEPTHS.get(id(graph))
-    if known is not None and known[0] is graph:
-        return known[1]
-    from gradc.ir.graph import subgraphs
-    depth = 0
-    for e in graph.eqns:
-        if e.op == "call":
-            depth = max(depth, 1 + _call_depth(e.params["body"]))
-        else:
-            depth = max([depth] + [_call_depth(sub) for sub in subgraphs(e)])
-    if len(_DEPTHS) > 4096:
-        _DEPTHS.clear()
-    _DEPTHS[id(graph)] = (graph, depth)
-    return depth
 
 
 # whether a loop's body has its calls split too (their residuals taped); False: the loop's reverse sweep runs the

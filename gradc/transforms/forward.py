@@ -31,6 +31,7 @@ from gradc.ir.builder import Builder, Traced, next_index
 from gradc.ir.graph import Graph, Var
 from gradc.ir.interpret import evaluate
 from gradc.ir.registry import OPS, bind
+from gradc.ir.types import TensorType
 from gradc.ops import elementwise as ew
 from gradc.ops import reduce as red
 from gradc.transforms.reverse import grad_graph
@@ -112,7 +113,7 @@ def linear_tangent(eqn, builder, tangents):
     wrap = lambda atom: Traced(builder, atom)  # noqa: E731
     operands = []
     for a, t in zip(eqn.inputs, tangents):
-        if t is not None:
+        if t is not None and a.type.is_inexact:
             operands.append(t)
         elif a.type.is_inexact:
             operands.append(ew.zeros_like(wrap(a)))
@@ -161,6 +162,8 @@ def jvp_graph(graph: Graph, wrt: list[str], name: str | None = None) -> Graph:
     for eqn in graph.eqns:
         builder.eqns.append(eqn)
         tangents = [tangent.get(id(a)) if isinstance(a, Var) else None for a in eqn.inputs]
+        if isinstance(eqn.out.type, TensorType) and not eqn.out.type.is_inexact:
+            continue  # an integer or bool value has no tangent (it only steers: an index, a count, a mask)
         dot = _tangent(eqn, builder, tangents)
         if dot is None:
             continue

@@ -25,7 +25,7 @@ from gradc.errors import ArgumentError, MissingRuleError, OutputDtypeError, Outp
 from gradc.ir.builder import Builder, Traced, next_index
 from gradc.ir.graph import Const, Graph, Var
 from gradc.ir.registry import OPS
-from gradc.ir.types import TupleType
+from gradc.ir.types import TensorType, TupleType
 from gradc.ops import elementwise as ew
 from gradc.ops.values import aval
 from gradc.trace.selection import float_inputs, select_arguments
@@ -103,8 +103,8 @@ def _active_vars(graph: Graph, wrt_vars) -> set:
     active = {id(v) for v in wrt_vars}
     constant = {id(v) for v in zero_derivative_shifts(graph)} if SHIFTS_HELD_CONSTANT else set()
     for eqn in graph.eqns:
-        if id(eqn.out) in constant:
-            continue
+        if id(eqn.out) in constant or (isinstance(eqn.out.type, TensorType) and not eqn.out.type.is_inexact):
+            continue  # (an integer or bool value has no derivative: it only steers, as an index or a count)
         if not OPS[eqn.op].nondiff and any(isinstance(a, Var) and id(a) in active for a in eqn.inputs):
             active.add(id(eqn.out))
     return active

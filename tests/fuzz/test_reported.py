@@ -1,10 +1,8 @@
-"""Reproducers the fuzz runs found and left to the owning parts (strict xfails: a fix turns them green).
+"""Reproducers the fuzz runs found, kept as regression tests once fixed.
 
-* A Python float started in a loop carry is strong (f64) in gradc, weak in NumPy (NEP 50): NumPy keeps
-  ``0.0 + float32`` in float32, gradc promotes the carry and everything after it to float64.
-* A second ``for v in h:`` over an array of another dtype than an earlier loop's ``v``, with a closure
-  whose parameter is also ``v``, is refused
-  ("'v' changes from f32[] to f64[]"), though the loop rebinds ``v`` before reading it.
+* A Python float started in a loop carry is weak as in NumPy (NEP 50): ``0.0 + float32`` stays float32.
+* A second ``for v in h:`` after an earlier loop's ``v`` of another dtype, with a closure whose parameter is
+  also ``v``: the loop rebinds ``v`` before reading it, so the earlier type does not matter.
 """
 import linecache
 
@@ -46,7 +44,6 @@ REBOUND = """def prog(x, w, s):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="a Python float carry is f64 in gradc, weak (f32 here) in NumPy")
 def test_python_float_carry_keeps_float32():
     f = _function(CARRY)
     x = np.array([0.1, 0.2, 0.3], np.float32)
@@ -54,7 +51,6 @@ def test_python_float_carry_keeps_float32():
     assert np.asarray(value).dtype == np.asarray(f(x)).dtype == np.float32
 
 
-@pytest.mark.xfail(strict=True, reason="the loop target of a later loop keeps the dtype of an earlier one")
 def test_loop_target_rebound_with_another_dtype():
     f = _function(REBOUND)  # found by tests/fuzz/control.py (seed 5); the closure's parameter is also `v`
     x, w, s = np.array([-0.7054406, 0.9433919], np.float32), np.array([0.6, 0.57], np.float32), np.float32(0.74)
