@@ -35,9 +35,10 @@ def _power_transform(log_x, lmbda):
     safe = ew.where(small, 1.0, lmbda)  # the unused branch stays finite: no NaN reaches a derivative
     general = ew.div(ew.expm1(ew.mul(safe, log_x)), safe)
     series_l = ew.where(small, lmbda, 0.0)
-    square = ew.mul(log_x, log_x)
+    finite = ew.where(sf.isfinite(log_x), log_x, 0.0)  # log 0 = -inf: SciPy's value, without 0 * inf terms
+    square = ew.mul(finite, finite)
     series = ew.add(log_x, ew.mul(series_l, ew.add(ew.mul(square, 0.5),
-                                                    ew.mul(series_l, ew.mul(ew.mul(square, log_x), 1.0 / 6.0)))))
+                                                    ew.mul(series_l, ew.mul(ew.mul(square, finite), 1.0 / 6.0)))))
     return ew.where(small, series, general)
 
 
@@ -47,8 +48,9 @@ def _inverse_exponent(y, lmbda):
     safe = ew.where(zero, 1.0, lmbda)
     general = ew.div(ew.log1p(ew.mul(safe, y)), safe)
     at = ew.where(zero, lmbda, 0.0)
-    square = ew.mul(y, y)
-    series = ew.sub(y, ew.mul(at, ew.sub(ew.mul(square, 0.5), ew.mul(at, ew.mul(ew.mul(square, y), 1.0 / 3.0)))))
+    finite = ew.where(sf.isfinite(y), y, 0.0)
+    square = ew.mul(finite, finite)
+    series = ew.sub(y, ew.mul(at, ew.sub(ew.mul(square, 0.5), ew.mul(at, ew.mul(ew.mul(square, finite), 1.0 / 3.0)))))
     return ew.where(zero, series, general)
 
 
@@ -113,7 +115,7 @@ def cosm1(x):
 
 def pseudo_huber(delta, r):
     """``scipy.special.pseudo_huber(delta, r)``: ``delta**2 (sqrt(1 + (r/delta)**2) - 1)`` (0 at ``delta = 0``,
-    NaN for ``delta < 0``), written with ``expm1``/``log1p`` of the ratio so small residuals keep their digits.
+    inf for ``delta < 0``), written with ``expm1``/``log1p`` of the ratio so small residuals keep their digits.
 
     >>> float(pseudo_huber(np.float64(1.0), np.float64(0.0)))
     0.0
@@ -123,7 +125,7 @@ def pseudo_huber(delta, r):
     safe = ew.where(zero, 1.0, delta)
     ratio = ew.div(r, safe)
     value = ew.mul(ew.mul(safe, safe), ew.expm1(ew.mul(ew.log1p(ew.mul(ratio, ratio)), 0.5)))
-    value = ew.where(ew.less(delta, 0.0), math.nan, value)
+    value = ew.where(ew.less(delta, 0.0), math.inf, value)
     return ew.where(zero, ew.mul(r, 0.0), value)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from gradc.ops import elementwise as ew
+from gradc.ops import special_numpy as sf
 from gradc.ops.promote import full_like
 from gradc.ops.special_boxcox import as_float
 
@@ -85,7 +86,7 @@ def ellipe(m):
     mapped_one = ew.equal(mapped, 1.0)  # m below about -1e16 maps to 1 in rounding: E(1) = 1 there
     value = ew.where(mapped_one, 1.0, _ellipe_unit(ew.where(mapped_one, 0.0, mapped)))
     value = ew.where(negative, ew.mul(ew.sqrt(ew.sub(1.0, below)), value), value)
-    value = ew.where(ew.equal(m, -math.inf), math.inf, value)
+    value = ew.where(ew.logical_and(sf.isinf(m), negative), math.inf, value)  # (C: SymPy takes m == -inf as False)
     value = ew.where(ew.greater(m, 1.0), math.nan, value)
     return ew.where(one, 1.0, value)
 

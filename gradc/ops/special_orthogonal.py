@@ -19,6 +19,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ops import elementwise as ew
+from gradc.ops import special_numpy as sf
 from gradc.ops.promote import full_like
 from gradc.ops.special_boxcox import as_float
 from gradc.ops.values import first_traced
@@ -41,7 +42,8 @@ def static_degree(value, name, what="the degree n"):
 
 
 def _ones(x):
-    return full_like(x, 1.0)
+    """1 of ``x``'s shape, NaN where ``x`` is (SciPy's degree-0 polynomials propagate NaN)."""
+    return ew.where(sf.isnan(x), x, 1.0)
 
 
 def _recurrence(n, first, second, step):
@@ -67,8 +69,10 @@ def eval_legendre(n, x):
     1.0
     """
     n = static_degree(n, "eval_legendre")
-    n = -n - 1 if n < 0 else n
     x = as_float(x)
+    n = -n - 1 if n < 0 else n
+    if n == 0:  # 1, also for NaN (SciPy's)
+        return full_like(x, 1.0)
     return _recurrence(n, _ones(x), ew.mul(x, 1.0), lambda k, p, q: ew.div(
         ew.sub(ew.mul(ew.mul(x, p), 2 * k + 1.0), ew.mul(q, float(k))), k + 1.0))
 
@@ -94,7 +98,7 @@ def eval_chebyu(n, x):
     n = static_degree(n, "eval_chebyu")
     x = as_float(x)
     if n < 0:
-        return ew.neg(eval_chebyu(-n - 2, x)) if n < -1 else ew.mul(_ones(x), 0.0)
+        return ew.neg(eval_chebyu(-n - 2, x)) if n < -1 else full_like(x, 0.0)
     return _recurrence(n, _ones(x), ew.mul(x, 2.0), lambda k, p, q: ew.sub(ew.mul(ew.mul(x, p), 2.0), q))
 
 
@@ -135,8 +139,9 @@ def eval_genlaguerre(n, alpha, x):
     n = static_degree(n, "eval_genlaguerre")
     x, alpha = as_float(x), as_float(alpha)
     if n < 0:
-        return ew.mul(ew.add(x, alpha), 0.0)
-    first = ew.add(ew.mul(x, 0.0), ew.add(ew.mul(alpha, 0.0), 1.0))
+        value = ew.mul(ew.add(x, alpha), 0.0)
+        return ew.where(ew.less_equal(alpha, -1.0), math.nan, value)
+    first = ew.add(_ones(x), ew.mul(alpha, 0.0))
     value = _recurrence(n, first, ew.sub(ew.add(alpha, 1.0), x), lambda k, p, q: ew.div(
         ew.sub(ew.mul(ew.sub(ew.add(alpha, 2 * k + 1.0), x), p), ew.mul(ew.add(alpha, float(k)), q)), k + 1.0))
     return ew.where(ew.less_equal(alpha, -1.0), math.nan, value)
@@ -158,7 +163,8 @@ def eval_laguerre(n, x):
 
 def eval_gegenbauer(n, alpha, x):
     """``scipy.special.eval_gegenbauer(n, alpha, x)``: ``(k+1) C_{k+1} = 2(k+alpha) x C_k - (k+2alpha-1) C_{k-1}``,
-    ``C_1 = 2 alpha x`` (0 for a negative degree, as SciPy).
+    ``C_1 = 2 alpha x`` (0 for a negative degree, as SciPy; NaN from degree 2 where ``2 alpha`` is an integer
+    ``<= -1``).
 
     >>> float(eval_gegenbauer(1, np.float64(1.5), np.float64(0.5)))
     1.5
@@ -167,13 +173,19 @@ def eval_gegenbauer(n, alpha, x):
     x, alpha = as_float(x), as_float(alpha)
     if n < 0:
         return ew.mul(ew.add(x, alpha), 0.0)
-    first = ew.add(ew.mul(x, 0.0), ew.add(ew.mul(alpha, 0.0), 1.0))
+    first = ew.add(_ones(x), ew.mul(alpha, 0.0))
+    if n == 0:
+        return first
     value = _recurrence(n, first, ew.mul(ew.mul(alpha, x), 2.0), lambda k, p, q: ew.div(
         ew.sub(ew.mul(ew.mul(ew.add(alpha, float(k)), ew.mul(x, p)), 2.0),
                ew.mul(ew.add(ew.mul(alpha, 2.0), k - 1.0), q)), k + 1.0))
-    twice = ew.mul(alpha, 2.0)  # SciPy's NaN where 2 alpha is an integer <= -1 (its normalisation's pole), x != 0
+    if n == 1:
+        return value
+    # SciPy's NaN where 2 alpha is an integer <= -1 (a pole of its normalisation; its series at |x| < 1e-5 gives
+    # numbers for some of these alpha at x = 0: gradc gives NaN there too)
+    twice = ew.mul(alpha, 2.0)
     degenerate = ew.logical_and(ew.less_equal(twice, -1.0), ew.equal(twice, ew.floor(twice)))
-    return ew.where(ew.logical_and(degenerate, ew.not_equal(x, 0.0)), math.nan, value)
+    return ew.where(degenerate, math.nan, value)
 
 
 def eval_jacobi(n, alpha, beta, x):
@@ -186,7 +198,7 @@ def eval_jacobi(n, alpha, beta, x):
     n = _not_negative(static_degree(n, "eval_jacobi"), "eval_jacobi")
     x, alpha, beta = as_float(x), as_float(alpha), as_float(beta)
     total = ew.add(alpha, beta)
-    first = ew.add(ew.mul(ew.add(x, total), 0.0), 1.0)
+    first = ew.add(full_like(x, 1.0), ew.mul(total, 0.0))  # 1 also for NaN x, as SciPy's
     second = ew.add(ew.add(alpha, 1.0), ew.mul(ew.add(total, 2.0), ew.mul(ew.sub(x, 1.0), 0.5)))
     squares = ew.sub(ew.mul(alpha, alpha), ew.mul(beta, beta))
 
@@ -212,6 +224,8 @@ def lpmv(m, v, x):
     v = static_degree(v, "lpmv", "the degree v")
     x = as_float(x)
     v = -v - 1 if v < 0 else v
+    if v == 0 and m == 0:  # P_0: 1, also for NaN (SciPy's)
+        return full_like(x, 1.0)
     if m < 0:  # P_v^-m = (-1)^m (v-m)! / (v+m)! P_v^m
         if -m > v:  # SciPy's NaN
             return ew.add(ew.mul(x, 0.0), math.nan)
