@@ -1,5 +1,6 @@
 """``scipy.special`` names whose gradc versions are compositions of ops (gradc/ops/special_boxcox.py,
-special_orthogonal.py, special_elliptic.py), routed by name; imported by ``special_dispatch``.
+special_orthogonal.py, special_elliptic.py) and the exponential integrals (special_exponential_integral.py), routed
+by name; imported by ``special_dispatch``.
 
 >>> from gradc.trace import scipy_dispatch
 >>> "scipy.special.boxcox" in scipy_dispatch.SCIPY_FUNCTIONS
@@ -10,6 +11,7 @@ from __future__ import annotations
 from gradc.errors import TraceError
 from gradc.ops import special_boxcox as boxcox
 from gradc.ops import special_elliptic as elliptic
+from gradc.ops import special_exponential_integral as exponential_integral
 from gradc.ops import special_orthogonal as orthogonal
 from gradc.trace import scipy_dispatch
 
@@ -24,7 +26,7 @@ def _operands_only(name, fn):
     return call
 
 
-for _module in (boxcox, orthogonal, elliptic):
+for _module in (boxcox, orthogonal, elliptic, exponential_integral):
     for _name in _module.__all__:
         if _name != "static_degree":
             scipy_dispatch.register(f"scipy.special.{_name}", _operands_only(_name, getattr(_module, _name)))

@@ -58,6 +58,7 @@ from gradc.backends.c.mathlib import (
     beta_zeta,
     bits,
     exp_log,
+    exponential_integral,
     fft,
     hyperbolic,
     incomplete,
@@ -149,6 +150,7 @@ _LIBRARY = {
     **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
     **incomplete_shape.LIBRARY,  # gammainc's and betainc's derivatives in their shape parameters
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
+    **exponential_integral.LIBRARY,  # expn, exp1 and expi
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 

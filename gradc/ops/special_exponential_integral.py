@@ -1,0 +1,98 @@
+"""``scipy.special``'s exponential integrals: ``expn(n, x)`` (``E_n``, the integer ``n`` a constant), ``exp1``
+(``E_1``) and ``expi`` (``Ei``).
+
+Each primitive computes with SciPy and is spelled ``scipy.special.NAME`` in emitted NumPy; C calls gradc's C math
+library (``gradc/backends/c/mathlib/exponential_integral.py``). The derivatives (DLMF 8.19.13, 6.6.1) are written
+with these ops, so they differentiate again::
+
+    E_n' = -E_{n-1}   (E_0 = e^-x / x, whose derivative is -E_0 (1 + 1/x))
+    E_1' = -e^-x / x        Ei' = e^x / x
+
+>>> import numpy as np
+>>> bool(np.isclose(exp1(np.float64(1.0)), 0.21938393439552029))
+True
+"""
+from __future__ import annotations
+
+from gradc.errors import TraceError
+from gradc.ir.registry import defop
+from gradc.ops import c_spell, spell
+from gradc.ops import elementwise as ew
+from gradc.ops.elementwise import _same_types
+from gradc.ops.promote import apply_elementwise
+from gradc.ops.special_numpy import c_call
+from gradc.ops.special_scipy import _like, _scipy_special, scipy_spelling
+from gradc.ops.values import aval, first_traced
+
+
+def _library(name):
+    return c_spell.scalar(lambda a, p, ti, to: c_call(f"gradc_{name}", [a[0]], template=f"gradc_{name}{{f}}({{0}})"))
+
+
+def _exp1_vjp(ct, out, x, needs):
+    return (ew.neg(ew.mul(ct, ew.div(ew.exp(ew.neg(x)), x))),)
+
+
+def _expi_vjp(ct, out, x, needs):
+    return (ew.mul(ct, ew.div(ew.exp(x), x)),)
+
+
+defop("exp1", infer=_same_types, impl=lambda x: _like(x, _scipy_special().exp1(x)), vjp=_exp1_vjp, elementwise=True,
+      doc="x_bar = -ct * exp(-x) / x", np=scipy_spelling("exp1"),
+      c=c_spell.scalar(lambda a, p, ti, to: c_call("gradc_expn", [a[0]], template="gradc_expn{f}(1, {0})")))
+defop("expi", infer=_same_types, impl=lambda x: _like(x, _scipy_special().expi(x)), vjp=_expi_vjp, elementwise=True,
+      doc="x_bar = ct * exp(x) / x", np=scipy_spelling("expi"), c=_library("expi"))
+
+
+def _expn_vjp(ct, out, x, needs, n):
+    if n == 0:  # d/dx e^-x / x = -out (1 + 1/x)
+        return (ew.neg(ew.mul(ct, ew.mul(out, ew.add(1.0, ew.div(1.0, x))))),)
+    return (ew.neg(ew.mul(ct, expn(n - 1, x))),)
+
+
+def _expn_spelling(args, params, out, target):
+    return spell.call("scipy.special.expn", spell.literal(int(params["n"])), args[0])
+
+
+defop("expn", infer=_same_types, impl=lambda x, n: _like(x, _scipy_special().expn(n, x)), vjp=_expn_vjp,
+      elementwise=True, doc="x_bar = -ct * expn(n - 1, x) (n = 0: -ct * out (1 + 1/x)); n is static",
+      np=_expn_spelling,
+      c=c_spell.scalar(lambda a, p, ti, to: c_call("gradc_expn", [a[0]],
+                                                   template=f"gradc_expn{{f}}({int(p['n'])}, {{0}})")))
+
+
+def exp1(x):
+    """``scipy.special.exp1(x)``: ``E_1(x) = integral_x^inf e^-t / t dt`` (NaN for ``x < 0``, as SciPy).
+
+    >>> float(exp1(np.float64(np.inf)))
+    0.0
+    """
+    return apply_elementwise("exp1", x, float_only=True)
+
+
+def expi(x):
+    """``scipy.special.expi(x)``: ``Ei(x) = -PV integral_-x^inf e^-t / t dt``.
+
+    >>> bool(np.isclose(expi(np.float64(1.0)), 1.8951178163559368))
+    True
+    """
+    return apply_elementwise("expi", x, float_only=True)
+
+
+def expn(n, x):
+    """``scipy.special.expn(n, x)``: ``E_n(x)``, the integer ``n >= 0`` a constant (float64, as SciPy's).
+
+    >>> float(expn(2, np.float64(0.0)))
+    1.0
+    """
+    if first_traced([n]) is not None:
+        raise TraceError("scipy.special.expn: the order n must be a Python int known when tracing, not a traced value",
+                         hint="pass n as a Python int (it selects the function: it has no derivative)")
+    if isinstance(n, bool) or not float(n).is_integer():
+        raise TraceError(f"scipy.special.expn: the order n must be an integer, not {n!r}", hint="pass an int n >= 0")
+    if aval(x).dtype != "f64":
+        x = ew.astype(x, "f64")  # SciPy's only float loop is (long, double) -> double
+    return apply_elementwise("expn", x, float_only=True, n=int(n))
+
+
+__all__ = ["exp1", "expi", "expn"]
