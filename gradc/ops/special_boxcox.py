@@ -211,5 +211,48 @@ def cotdg(x):
     return ew.div(cosdg(x), sindg(x))
 
 
+
+
+def ndtri_exp(y):
+    """``scipy.special.ndtri_exp(y)``: ``ndtri(exp(y))``, the normal quantile of a log-probability, accurate where
+    ``exp(y)`` rounds to 1 (``-ndtri(-expm1(y))`` from ``y = -log 2``) or underflows (below ``y = -700``: Newton
+    steps on ``log_ndtr(x) = y`` from the asymptotic ``x**2 = -2y - 2 log(-x) - log(2 pi)``, whose last step makes
+    the derivative ``1 / log_ndtr'(x)``, that of the exact inverse; below ``y = -1e10`` the asymptotic alone,
+    whose next term is below 1e-19 relative there).
+
+    >>> float(ndtri_exp(np.log(np.float64(0.5))))
+    0.0
+    """
+    from gradc.ops.special_scipy import log_ndtr, ndtri
+    y = as_float(y)
+    upper = ew.greater(y, -math.log(2.0))
+    deep = ew.less(y, -700.0)
+    # each branch gets an argument inside its own range, so the unused ones carry no inf or NaN into derivatives
+    middle = ndtri(ew.exp(ew.where(ew.logical_or(upper, deep), -1.0, y)))
+    top = ew.neg(ndtri(ew.neg(ew.expm1(ew.where(upper, y, -1.0)))))
+    minus_inf = ew.logical_and(sf.isinf(y), ew.less(y, 0.0))
+    far = ew.where(ew.logical_and(deep, ew.logical_not(minus_inf)), y, -800.0)
+    asymptotic = _normal_quantile_asymptotic(far)
+    beyond = ew.less(far, -1e10)
+    x = _normal_quantile_asymptotic(ew.where(beyond, -800.0, far))
+    target = ew.where(beyond, -800.0, far)
+    for _ in range(4):
+        slope = ew.div(ew.exp(ew.sub(ew.mul(ew.mul(x, x), -0.5), log_ndtr(x))), math.sqrt(2.0 * math.pi))
+        x = ew.sub(x, ew.div(ew.sub(log_ndtr(x), target), slope))
+    value = ew.where(upper, top, ew.where(deep, ew.where(beyond, asymptotic, x), middle))
+    value = ew.where(minus_inf, -math.inf, value)
+    return ew.where(ew.greater(y, 0.0), math.nan, value)
+
+
+def _normal_quantile_asymptotic(y):
+    """The x < 0 with ``log ndtr(x) = y`` (``y`` very negative), from ``-x**2/2 - log(-x) - log(2 pi)/2 = y``
+    iterated twice from ``x = -sqrt(-2y)``."""
+    twice = ew.mul(y, -2.0)
+    x = ew.neg(ew.sqrt(twice))
+    for _ in range(2):
+        x = ew.neg(ew.sqrt(ew.sub(ew.sub(twice, ew.mul(ew.log(ew.neg(x)), 2.0)), math.log(2.0 * math.pi))))
+    return x
+
+
 __all__ = ["boxcox", "boxcox1p", "inv_boxcox", "inv_boxcox1p", "powm1", "cosm1", "pseudo_huber", "huber", "radian",
-           "exp10", "sindg", "cosdg", "tandg", "cotdg"]
+           "exp10", "sindg", "cosdg", "tandg", "cotdg", "ndtri_exp"]

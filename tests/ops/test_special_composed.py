@@ -284,3 +284,40 @@ def test_traced_lpmv_order_is_refused_and_negative_jacobi_degree_too():
 def test_keyword_out_is_refused_by_name():
     with pytest.raises(TraceError, match=r"scipy.special.boxcox with out= is not supported"):
         gradc.grad(lambda x: np.sum(S.boxcox(x, 0.5, out=np.empty(2))))(np.ones(2))
+
+
+NDTRI_EXP_Y = np.array([1.0, 0.0, -0.0, -1e-300, -1e-20, -0.1, -0.6931, -0.7, -5.0, -100.0, -699.0, -700.0, -701.0,
+                        -745.0, -746.0, -1e4, -1e9, -1e11, -1e300, -np.inf, np.nan])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ndtri_exp_matches_scipy(target):
+    with np.errstate(all="ignore"):
+        got, expected = compiled_value(S.ndtri_exp, [NDTRI_EXP_Y], target), S.ndtri_exp(NDTRI_EXP_Y)
+    # 2e-14: SciPy's own value at -1e4 is 1.85e-14 off (mpmath, below); absolutely next to the root at -log 2
+    np.testing.assert_allclose(got, expected, rtol=2e-14, atol=1e-15, equal_nan=True)
+    assert np.array_equal(np.isnan(got), np.isnan(expected))
+
+
+def test_ndtri_exp_in_the_far_tail_against_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    y = np.array([-746.0, -1e4, -1e6])
+    got = gradc.jit(S.ndtri_exp)(y)
+    with mpmath.workdps(40):
+        expected = [float(mpmath.findroot(lambda x, v=v: mpmath.log(mpmath.ncdf(x)) - v, float(g)))
+                    for v, g in zip(y, got)]
+    np.testing.assert_allclose(got, expected, rtol=2e-15)
+
+
+def test_ndtri_exp_derivatives_match_differences_in_every_branch():
+    y = np.array([-0.1, -3.0, -690.0, -710.0, -2000.0, -1e12])
+    got = gradc.grad(lambda y: np.sum(S.ndtri_exp(y)))(y)
+    h = 1e-6 * np.abs(y)
+    np.testing.assert_allclose(got, (S.ndtri_exp(y + h) - S.ndtri_exp(y - h)) / (2 * h), rtol=1e-6)
+    # the exact inverse's: 1 / (d/dx log ndtr(x)) at x = ndtri_exp(y) (where log ndtr(x) + x**2 / 2 cancels
+    # no more than ~700 to ~1: 1e-12)
+    x = S.ndtri_exp(y[:5])
+    np.testing.assert_allclose(got[:5], np.exp(S.log_ndtr(x) + x * x / 2) * np.sqrt(2 * np.pi), rtol=1e-12)
+    first = gradc.grad(lambda y: np.sum(S.ndtri_exp(y)))
+    second = gradc.grad(lambda y: np.sum(first(y)))(y[:5])
+    np.testing.assert_allclose(second, (first(y[:5] + 1e-4) - first(y[:5] - 1e-4)) / 2e-4, rtol=1e-5)
