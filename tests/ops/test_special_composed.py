@@ -321,3 +321,45 @@ def test_ndtri_exp_derivatives_match_differences_in_every_branch():
     first = gradc.grad(lambda y: np.sum(S.ndtri_exp(y)))
     second = gradc.grad(lambda y: np.sum(first(y)))(y[:5])
     np.testing.assert_allclose(second, (first(y[:5] + 1e-4) - first(y[:5] - 1e-4)) / 2e-4, rtol=1e-5)
+
+
+PHI = np.array([-7.0, -2.0, -1.0, -0.0, 0.0, 1e-300, 0.3, 1.0, np.pi / 2, 1.5707, 2.0, 3.5, 10.0, 40.0, np.nan])
+M_VALUES = [-5.0, -0.5, 0.0, 1e-300, 0.3, 0.9, 0.999999, 1.0, 1.5, np.nan]
+
+
+def _elliptic_of_phi(fn, m):
+    return lambda phi: fn(phi, m)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ["ellipkinc", "ellipeinc"])
+def test_incomplete_elliptic_values_match_scipy(name, target):
+    fn = getattr(S, name)
+    for m in M_VALUES:
+        with np.errstate(all="ignore"):
+            got = compiled_value(_elliptic_of_phi(fn, m), [PHI], target)
+            expected = fn(PHI, m)
+        # 1e-13: next to m = 1, phi = pi/2 (the logarithmic singularity) both evaluations lose a few digits
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-300, equal_nan=True, err_msg=f"{name}(phi, {m})")
+        assert np.array_equal(np.isnan(got), np.isnan(expected))
+
+
+def test_incomplete_elliptic_derivatives_have_their_closed_forms():
+    phi = np.array([-4.0, -0.7, 0.2, 1.0, 1.4, 2.9, 7.0])
+    m = np.array([-3.0, 0.1, 0.5, 0.8, 0.95, 0.3, 0.6])
+    d_phi_f, d_m_f = gradc.grad(lambda p, m: np.sum(S.ellipkinc(p, m)), argnums=(0, 1))(phi, m)
+    d_phi_e, d_m_e = gradc.grad(lambda p, m: np.sum(S.ellipeinc(p, m)), argnums=(0, 1))(phi, m)
+    root = np.sqrt(1 - m * np.sin(phi) ** 2)
+    np.testing.assert_allclose(d_phi_f, 1 / root, rtol=1e-12)
+    np.testing.assert_allclose(d_phi_e, root, rtol=1e-12)
+    f, e = S.ellipkinc(phi, m), S.ellipeinc(phi, m)
+    # DLMF 19.4.2 (in m = k^2): dE/dm = (E - F) / (2m); dF/dm = (E/(1-m) - F)/(2m) - sin(2 phi)/(4 (1-m) root)
+    np.testing.assert_allclose(d_m_e, (e - f) / (2 * m), rtol=1e-11)
+    np.testing.assert_allclose(d_m_f, (e / (1 - m) - f) / (2 * m) - np.sin(2 * phi) / (4 * (1 - m) * root), rtol=1e-11)
+
+
+def test_incomplete_elliptic_second_derivatives():
+    phi, m = np.array([0.4, 1.2, 2.5]), np.array([0.2, 0.7, -1.0])
+    first = gradc.grad(lambda m: np.sum(S.ellipeinc(phi, m) + S.ellipkinc(phi, m)))
+    second = gradc.grad(lambda m: np.sum(first(m)))(m)
+    np.testing.assert_allclose(second, (first(m + 1e-5) - first(m - 1e-5)) / 2e-5, rtol=1e-6)
