@@ -202,4 +202,34 @@ def ellipeinc(phi, m):
     return ew.where(ew.greater(m, 1.0), math.nan, value)  # SciPy's NaN for every m > 1
 
 
-__all__ = ["ellipk", "ellipkm1", "ellipe", "ellipkinc", "ellipeinc"]
+def elliprf(x, y, z):
+    """``scipy.special.elliprf(x, y, z)`` for real non-negative arguments (at most one of them 0).
+
+    >>> bool(np.isclose(elliprf(np.float64(1.0), np.float64(2.0), np.float64(0.0)), 1.3110287771461))
+    True
+    """
+    x, y, z = as_float(x), as_float(y), as_float(z)
+    return ew.where(_two_zero(x, y, z), math.inf, carlson_rf(x, y, z))  # SciPy's inf where the integral diverges
+
+
+def _two_zero(*args):
+    zeros = [ew.equal(a, 0.0) for a in args]
+    pairs = [ew.logical_and(zeros[i], zeros[j]) for i in range(len(zeros)) for j in range(i + 1, len(zeros))]
+    out = pairs[0]
+    for pair in pairs[1:]:
+        out = ew.logical_or(out, pair)
+    return out
+
+
+def elliprd(x, y, z):
+    """``scipy.special.elliprd(x, y, z)`` for real non-negative ``x``, ``y`` (at most one 0) and positive ``z``.
+
+    >>> bool(np.isclose(elliprd(np.float64(0.0), np.float64(2.0), np.float64(1.0)), 1.7972103521034))
+    True
+    """
+    x, y, z = as_float(x), as_float(y), as_float(z)
+    diverges = ew.logical_or(_two_zero(x, y), ew.equal(z, 0.0))
+    return ew.where(diverges, math.inf, carlson_rd(x, y, z))
+
+
+__all__ = ["ellipk", "ellipkm1", "ellipe", "ellipkinc", "ellipeinc", "elliprf", "elliprd"]

@@ -244,5 +244,51 @@ def lpmv(m, v, x):
         ew.sub(ew.mul(ew.mul(x, p), 2.0 * (k + m) + 1.0), ew.mul(q, float(k + 2 * m))), float(k + 1)))
 
 
-__all__ = ["eval_legendre", "eval_chebyt", "eval_chebyu", "eval_hermite", "eval_hermitenorm", "eval_laguerre",
+def eval_sh_legendre(n, x):
+    """``scipy.special.eval_sh_legendre(n, x)``: the shifted Legendre polynomial ``P_n(2x - 1)``.
+
+    >>> float(eval_sh_legendre(2, np.float64(1.0)))
+    1.0
+    """
+    return eval_legendre(static_degree(n, "eval_sh_legendre"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+
+
+def eval_sh_chebyt(n, x):
+    """``scipy.special.eval_sh_chebyt(n, x)``: ``T_n(2x - 1)``.
+
+    >>> float(eval_sh_chebyt(2, np.float64(0.0)))
+    1.0
+    """
+    return eval_chebyt(static_degree(n, "eval_sh_chebyt"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+
+
+def eval_sh_chebyu(n, x):
+    """``scipy.special.eval_sh_chebyu(n, x)``: ``U_n(2x - 1)``.
+
+    >>> float(eval_sh_chebyu(1, np.float64(1.0)))
+    2.0
+    """
+    return eval_chebyu(static_degree(n, "eval_sh_chebyu"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+
+
+def eval_chebyc(n, x):
+    """``scipy.special.eval_chebyc(n, x)``: ``2 T_n(x / 2)`` on ``[-2, 2]``.
+
+    >>> float(eval_chebyc(0, np.float64(0.3)))
+    2.0
+    """
+    return ew.mul(eval_chebyt(static_degree(n, "eval_chebyc"), ew.mul(as_float(x), 0.5)), 2.0)
+
+
+def eval_chebys(n, x):
+    """``scipy.special.eval_chebys(n, x)``: ``U_n(x / 2)`` on ``[-2, 2]``.
+
+    >>> float(eval_chebys(1, np.float64(0.3)))
+    0.3
+    """
+    return eval_chebyu(static_degree(n, "eval_chebys"), ew.mul(as_float(x), 0.5))
+
+
+__all__ = ["eval_sh_legendre", "eval_sh_chebyt", "eval_sh_chebyu", "eval_chebyc", "eval_chebys",
+           "eval_legendre", "eval_chebyt", "eval_chebyu", "eval_hermite", "eval_hermitenorm", "eval_laguerre",
            "eval_genlaguerre", "eval_gegenbauer", "eval_jacobi", "lpmv", "static_degree"]

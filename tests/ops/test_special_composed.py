@@ -363,3 +363,32 @@ def test_incomplete_elliptic_second_derivatives():
     first = gradc.grad(lambda m: np.sum(S.ellipeinc(phi, m) + S.ellipkinc(phi, m)))
     second = gradc.grad(lambda m: np.sum(first(m)))(m)
     np.testing.assert_allclose(second, (first(m + 1e-5) - first(m - 1e-5)) / 2e-5, rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_carlson_forms_and_shifted_polynomials_match_scipy(target):
+    rng = np.random.default_rng(2405)
+    x, y, z = rng.uniform(0.0, 5.0, (3, 40))
+    x[0], y[1], z[2] = 0.0, 0.0, 0.0
+    x[3] = y[3] = 0.0  # two zeros: the integral diverges (inf)
+    x[4] = -1.0  # negative: NaN
+    with np.errstate(all="ignore"):
+        got = compiled_value(S.elliprf, [x, y, z], target)
+        np.testing.assert_allclose(got, S.elliprf(x, y, z), rtol=2e-15, equal_nan=True)
+        z[2] = 1.0
+        got = compiled_value(S.elliprd, [x, y, z], target)
+        np.testing.assert_allclose(got, S.elliprd(x, y, z), rtol=2e-15, equal_nan=True)
+    t = np.linspace(-0.5, 1.5, 11)
+    for fn, scale in [(S.eval_sh_legendre, 1.0), (S.eval_sh_chebyt, 1.0), (S.eval_sh_chebyu, 1.0),
+                      (S.eval_chebyc, 4.0), (S.eval_chebys, 4.0)]:
+        for n in (0, 1, 4, 9):
+            got = compiled_value(bound(fn, n), [t * scale], target)
+            np.testing.assert_allclose(got, fn(n, t * scale), rtol=1e-13, atol=1e-13, err_msg=f"{fn.__name__}({n})")
+
+
+def test_carlson_form_derivatives_match_differences():
+    x, y, z = np.array([0.3, 1.0, 2.5]), np.array([1.2, 0.4, 3.0]), np.array([2.0, 0.9, 0.5])
+    for fn in (S.elliprf, S.elliprd):
+        grads = gradc.grad(summed(fn, 3), argnums=(0, 1, 2))(x, y, z)
+        for i, got in enumerate(grads):
+            np.testing.assert_allclose(got, differences(fn, (x, y, z), i), rtol=1e-6, err_msg=f"{fn.__name__} {i}")
