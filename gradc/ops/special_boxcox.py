@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np  # noqa: F401 (the doctests use it)
+
 from gradc.ops import elementwise as ew
 from gradc.ops import special_numpy as sf
 from gradc.ops.values import aval
@@ -199,7 +201,18 @@ def tandg(x):
     >>> float(tandg(np.float64(45.0)))
     1.0
     """
-    return ew.div(sindg(x), cosdg(x))
+    return _at_odd_45s(x, ew.div(sindg(x), cosdg(x)))
+
+
+def _at_odd_45s(x, value):
+    """``value``, and exactly +-1 at the odd multiples of 45 degrees (SciPy's: the quotient rounds there); the
+    correction is held constant, so the derivative there stays the quotient's."""
+    from gradc.ops.autodiff import stop_gradient
+    reduced = sf.fmod(as_float(x), 180.0)
+    size = ew.abs_(reduced)
+    exact = ew.where(ew.equal(size, 45.0), ew.sign(reduced), ew.neg(ew.sign(reduced)))
+    at = ew.logical_or(ew.equal(size, 45.0), ew.equal(size, 135.0))
+    return ew.where(at, ew.add(value, stop_gradient(ew.sub(exact, value))), value)
 
 
 def cotdg(x):
@@ -208,7 +221,7 @@ def cotdg(x):
     >>> float(cotdg(np.float64(45.0)))
     1.0
     """
-    return ew.div(cosdg(x), sindg(x))
+    return _at_odd_45s(x, ew.div(cosdg(x), sindg(x)))
 
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np  # noqa: F401 (the doctests use it)
+
 from gradc.ops import elementwise as ew
 from gradc.ops import special_numpy as sf
 from gradc.ops.promote import full_like
@@ -189,7 +191,7 @@ def ellipeinc(phi, m):
     ``sin(r) R_F - m sin(r)**3 R_D / 3`` (arguments ``cos(r)**2, 1 - m sin(r)**2, 1``) ``+ 2 n E(m)`` (NaN for
     ``m > 1``, as SciPy).
 
-    >>> bool(np.isclose(ellipeinc(np.float64(1.0), np.float64(0.5)), 0.9323150798838539))
+    >>> bool(np.isclose(ellipeinc(np.float64(1.0), np.float64(0.5)), 0.92732988362444))
     True
     """
     phi, m = as_float(phi), as_float(m)

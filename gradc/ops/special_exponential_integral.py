@@ -14,6 +14,8 @@ True
 """
 from __future__ import annotations
 
+import numpy as np  # noqa: F401 (the doctests use it)
+
 from gradc.errors import TraceError
 from gradc.ir.registry import defop
 from gradc.ops import c_spell, spell

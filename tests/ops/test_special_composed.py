@@ -392,3 +392,13 @@ def test_carlson_form_derivatives_match_differences():
         grads = gradc.grad(summed(fn, 3), argnums=(0, 1, 2))(x, y, z)
         for i, got in enumerate(grads):
             np.testing.assert_allclose(got, differences(fn, (x, y, z), i), rtol=1e-6, err_msg=f"{fn.__name__} {i}")
+
+
+def test_degree_tangents_are_exact_at_45_and_keep_their_derivative():
+    x = np.array([-225.0, -135.0, -45.0, 45.0, 135.0, 225.0, 405.0])
+    for target in ["numpy", *(["c"] if HAS_CC else [])]:
+        assert np.array_equal(compiled_value(S.tandg, [x], target), S.tandg(x))
+        assert np.array_equal(compiled_value(S.cotdg, [x], target), S.cotdg(x))
+    d2r = np.pi / 180  # d/dx tan(x deg) = (pi/180) / cos(x deg)**2 = 2 pi/180 at the odd multiples of 45
+    np.testing.assert_allclose(gradc.grad(lambda x: np.sum(S.tandg(x)))(x), np.full(7, 2 * d2r), rtol=1e-14)
+    np.testing.assert_allclose(gradc.grad(lambda x: np.sum(S.cotdg(x)))(x), np.full(7, -2 * d2r), rtol=1e-14)
