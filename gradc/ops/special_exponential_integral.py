@@ -1,5 +1,6 @@
 """``scipy.special``'s exponential integrals: ``expn(n, x)`` (``E_n``, the integer ``n`` a constant), ``exp1``
-(``E_1``) and ``expi`` (``Ei``).
+(``E_1``) and ``expi`` (``Ei``); and the dilogarithm ``spence`` (``Li2(1 - z)``, derivative ``log(z) / (1 - z)``;
+C in ``gradc/backends/c/mathlib/dilogarithm.py``).
 
 Each primitive computes with SciPy and is spelled ``scipy.special.NAME`` in emitted NumPy; C calls gradc's C math
 library (``gradc/backends/c/mathlib/exponential_integral.py``). The derivatives (DLMF 8.19.13, 6.6.1) are written
@@ -63,6 +64,28 @@ defop("expn", infer=_same_types, impl=lambda x, n: _like(x, _scipy_special().exp
                                                    template=f"gradc_expn{{f}}({int(p['n'])}, {{0}})")))
 
 
+def _spence_vjp(ct, out, z, needs):
+    """``log(z) / (1 - z)``; at ``z = 1`` its limit -1 with the slope 1/2 of the exact derivative there."""
+    one = ew.equal(z, 1.0)
+    safe = ew.where(one, 2.0, z)
+    near = ew.add(-1.0, ew.mul(ew.sub(z, 1.0), 0.5))
+    return (ew.mul(ct, ew.where(one, near, ew.div(ew.log(safe), ew.sub(1.0, safe)))),)
+
+
+defop("spence", infer=_same_types, impl=lambda z: _like(z, _scipy_special().spence(z)), vjp=_spence_vjp,
+      elementwise=True, doc="z_bar = ct * log(z) / (1 - z) (-1 at z = 1)", np=scipy_spelling("spence"),
+      c=_library("spence"))
+
+
+def spence(z):
+    """``scipy.special.spence(z)``: ``integral_1^z log(t) / (1 - t) dt`` for real ``z >= 0`` (NaN below).
+
+    >>> float(spence(np.float64(1.0)))
+    0.0
+    """
+    return apply_elementwise("spence", z, float_only=True)
+
+
 def exp1(x):
     """``scipy.special.exp1(x)``: ``E_1(x) = integral_x^inf e^-t / t dt`` (NaN for ``x < 0``, as SciPy).
 
@@ -97,4 +120,4 @@ def expn(n, x):
     return apply_elementwise("expn", x, float_only=True, n=int(n))
 
 
-__all__ = ["exp1", "expi", "expn"]
+__all__ = ["exp1", "expi", "expn", "spence"]
