@@ -1,5 +1,5 @@
-"""Per-op table entries for the exponential integrals ``expn``, ``exp1`` and ``expi``, for ``spence``, and for
-functions gradc composes from other ops (Box-Cox, orthogonal polynomials, ``lpmv``, the complete elliptic
+"""Per-op table entries for the exponential integrals ``expn``, ``exp1`` and ``expi``, for ``spence`` and
+``dawsn``, and for functions gradc composes from other ops (Box-Cox, orthogonal polynomials, ``lpmv``, the complete elliptic
 integrals: their cases name the ops they are made of), merged into ``op_cases`` through op_cases_special_scipy.
 
 The orders and degrees are constants of the case; the differentiated argument keeps away from ``x = 0``
@@ -25,6 +25,7 @@ DIFF_CASES = [
     Case("expi_negative", routed(lambda x: S.expi(x)), [uniform(-6.0, -0.2, 4)], ("expi",)),
     *[Case(f"expn_order_{n}", routed(_of_order(S.expn, n)), [uniform(0.2, 6.0, 4)], ("expn",)) for n in (0, 1, 2, 5)],
     Case("spence", routed(lambda z: S.spence(z)), [uniform(0.1, 3.0, 5)], ("spence",)),
+    Case("dawsn", routed(lambda x: S.dawsn(x)), [uniform(-4.0, 9.0, 6)], ("dawsn",)),
     Case("boxcox_composed", routed(lambda x, lam: S.boxcox(x, lam) + S.inv_boxcox1p(x, lam)),
          [uniform(0.3, 3.0, 4), uniform(-1.0, 2.0, 4)], ("expm1", "log")),
     Case("orthogonal_polynomials", routed(lambda x, a: S.eval_jacobi(4, a, 0.5, x) + S.eval_gegenbauer(3, a, x)

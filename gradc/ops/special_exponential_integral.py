@@ -1,6 +1,7 @@
 """``scipy.special``'s exponential integrals: ``expn(n, x)`` (``E_n``, the integer ``n`` a constant), ``exp1``
-(``E_1``) and ``expi`` (``Ei``); and the dilogarithm ``spence`` (``Li2(1 - z)``, derivative ``log(z) / (1 - z)``;
-C in ``gradc/backends/c/mathlib/dilogarithm.py``).
+(``E_1``) and ``expi`` (``Ei``); the dilogarithm ``spence`` (``Li2(1 - z)``, derivative ``log(z) / (1 - z)``) and
+Dawson's integral ``dawsn`` (derivative ``1 - 2 x dawsn(x)``), whose C is in
+``gradc/backends/c/mathlib/dilogarithm.py``.
 
 Each primitive computes with SciPy and is spelled ``scipy.special.NAME`` in emitted NumPy; C calls gradc's C math
 library (``gradc/backends/c/mathlib/exponential_integral.py``). The derivatives (DLMF 8.19.13, 6.6.1) are written
@@ -86,6 +87,20 @@ def spence(z):
     return apply_elementwise("spence", z, float_only=True)
 
 
+defop("dawsn", infer=_same_types, impl=lambda x: _like(x, _scipy_special().dawsn(x)), elementwise=True,
+      vjp=lambda ct, out, x, needs: (ew.mul(ct, ew.sub(1.0, ew.mul(ew.mul(x, out), 2.0))),),
+      doc="x_bar = ct * (1 - 2 x out)", np=scipy_spelling("dawsn"), c=_library("dawsn"))
+
+
+def dawsn(x):
+    """``scipy.special.dawsn(x)``: Dawson's integral ``e^(-x^2) integral_0^x e^(t^2) dt``.
+
+    >>> bool(np.isclose(dawsn(np.float64(1.0)), 0.5380795069127684))
+    True
+    """
+    return apply_elementwise("dawsn", x, float_only=True)
+
+
 def exp1(x):
     """``scipy.special.exp1(x)``: ``E_1(x) = integral_x^inf e^-t / t dt`` (NaN for ``x < 0``, as SciPy).
 
@@ -120,4 +135,4 @@ def expn(n, x):
     return apply_elementwise("expn", x, float_only=True, n=int(n))
 
 
-__all__ = ["exp1", "expi", "expn", "spence"]
+__all__ = ["exp1", "expi", "expn", "spence", "dawsn"]

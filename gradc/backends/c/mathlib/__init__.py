@@ -152,7 +152,7 @@ _LIBRARY = {
     **incomplete_shape.LIBRARY,  # gammainc's and betainc's derivatives in their shape parameters
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
     **exponential_integral.LIBRARY,  # expn, exp1 and expi
-    **dilogarithm.LIBRARY,  # spence
+    **dilogarithm.LIBRARY,  # spence, dawsn
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 

@@ -1,4 +1,5 @@
-"""``spence(z) = Li2(1 - z)`` (double and float), the dilogarithm of SciPy's convention, for the C math library.
+"""``spence(z) = Li2(1 - z)`` (double and float), the dilogarithm of SciPy's convention, and Dawson's integral
+``dawsn(x) = e^(-x^2) integral_0^x e^(t^2) dt``, for the C math library.
 
 C text only; ``gradc.backends.c.mathlib`` says what calls what and emits what is used.
 
@@ -12,7 +13,13 @@ rounded:
     1 < z <= 2:    -S(log z) - log(z)^2 / 2
     z > 2:         -pi^2/6 - log(z-1)^2 / 2 + S(log z - log(z-1)) + log(z / (z-1))^2 / 2
 
-SciPy's special values: NaN for ``z < 0``, NaN and ``+inf``; ``pi^2/6`` at 0. The float version computes in double.
+SciPy's special values: NaN for ``z < 0``, NaN and ``+inf``; ``pi^2/6`` at 0.
+
+``dawsn``: up to ``|x| = 7`` the series ``e^(-x^2) sum_k x^(2k+1) / (k! (2k+1))`` of positive terms (the same rounded
+``x^2`` in the exponential and the terms: its rounding cancels to first order), beyond the asymptotic series
+``1/(2x) sum_k (2k-1)!! / (2x^2)^k`` up to its smallest term (below 1e-19 relative from 7 on). Odd in ``x``.
+
+The float versions compute in double.
 """
 
 SPENCE = """\
@@ -61,8 +68,58 @@ static inline float gradc_spencef(float z)
     return (float)gradc_spence((double)z);
 }"""
 
+DAWSN = """\
+/* Dawson's integral: a series of positive terms up to |x| = 7, the asymptotic series beyond */
+static inline double gradc_dawsn(double x)
+{
+    const double a = fabs(x);
+    if (isnan(x) || x == 0.0) {
+        return x;
+    }
+    double value;
+    if (a <= 7.0) {
+        const double square = a * a;
+        double term = a;
+        double sum = a;
+        for (int k = 1; k < 400; k++) {
+            term *= square / k;
+            const double part = term / (2 * k + 1);
+            sum += part;
+            if (part < sum * 1e-17) {
+                break;
+            }
+        }
+        value = exp(-square) * sum;
+    } else if (a == INFINITY) {
+        value = 0.0;
+    } else {
+        const double step = 1.0 / (2.0 * a * a);
+        double term = 1.0;
+        double sum = 1.0;
+        for (int k = 1; k < 200; k++) {
+            const double next = term * (2 * k - 1) * step;
+            if (next >= term || next < 1e-19 * sum) {
+                break;
+            }
+            term = next;
+            sum += term;
+        }
+        value = sum / (2.0 * a);
+    }
+    return copysign(value, x);
+}"""
+
+DAWSNF = """\
+/* gradc_dawsnf(x): gradc_dawsn in double, rounded once */
+static inline float gradc_dawsnf(float x)
+{
+    return (float)gradc_dawsn((double)x);
+}"""
+
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
+    "gradc_dawsn": (DAWSN, ()),
+    "gradc_dawsnf": (DAWSNF, ("gradc_dawsn",)),
     "gradc_spence": (SPENCE, ()),
     "gradc_spencef": (SPENCEF, ("gradc_spence",)),
 }
