@@ -1,6 +1,7 @@
 """Per-op table entries for the exponential integrals ``expn``, ``exp1`` and ``expi``, for ``spence`` and
 ``dawsn``, and for functions gradc composes from other ops (Box-Cox, orthogonal polynomials, ``lpmv``, the
-complete elliptic integrals: their cases name the ops they are made of), merged into ``op_cases`` through op_cases_special_scipy.
+complete elliptic integrals: their cases name the ops they are made of), merged into ``op_cases`` through
+op_cases_special_scipy.
 
 The orders and degrees are constants of the case; the differentiated argument keeps away from ``x = 0``
 (the integrals' singularity), where central differences step across it.
