@@ -1,7 +1,7 @@
 """``scipy.special``'s exponential integrals: ``expn(n, x)`` (``E_n``, the integer ``n`` a constant), ``exp1``
-(``E_1``) and ``expi`` (``Ei``); the dilogarithm ``spence`` (``Li2(1 - z)``, derivative ``log(z) / (1 - z)``) and
-Dawson's integral ``dawsn`` (derivative ``1 - 2 x dawsn(x)``), whose C is in
-``gradc/backends/c/mathlib/dilogarithm.py``.
+(``E_1``) and ``expi`` (``Ei``); the dilogarithm ``spence`` (``Li2(1 - z)``, derivative ``log(z) / (1 - z)``),
+Dawson's integral ``dawsn`` (derivative ``1 - 2 x dawsn(x)``; C for these two in
+``gradc/backends/c/mathlib/dilogarithm.py``) and ``shichi``, composed of ``expi`` and ``exp1``.
 
 Each primitive computes with SciPy and is spelled ``scipy.special.NAME`` in emitted NumPy; C calls gradc's C math
 library (``gradc/backends/c/mathlib/exponential_integral.py``). The derivatives (DLMF 8.19.13, 6.6.1) are written
@@ -135,4 +135,28 @@ def expn(n, x):
     return apply_elementwise("expn", x, float_only=True, n=int(n))
 
 
-__all__ = ["exp1", "expi", "expn", "spence", "dawsn"]
+def shichi(x):
+    """``scipy.special.shichi(x)``: the hyperbolic sine and cosine integrals ``(Shi(x), Chi(x))``, composed as
+    ``(Ei(|x|) +- E_1(|x|)) / 2`` (``Shi`` odd, ``Chi`` of ``|x|``: SciPy's real part), and below ``|x| = 1/2`` Shi by
+    its series ``sum x^(2k+1) / ((2k+1) (2k+1)!)`` (where the two logarithms would cancel).
+
+    >>> [round(float(v), 12) for v in shichi(np.float64(1.0))]
+    [1.057250875376, 0.83786694098]
+    """
+    x = ew.astype(x, "f64") if aval(x).dtype not in ("f32", "f64") else x
+    size = ew.abs_(x)
+    small = ew.less(size, 0.5)
+    inside = ew.where(small, size, 0.0)
+    square = ew.mul(inside, inside)
+    term, series = inside, inside
+    for k in range(1, 9):
+        term = ew.mul(term, ew.div(square, float((2 * k) * (2 * k + 1))))
+        series = ew.add(series, ew.div(term, float(2 * k + 1)))
+    away = ew.where(small, 1.0, size)
+    shi = ew.where(small, series, ew.mul(ew.add(expi(away), exp1(away)), 0.5))
+    shi = ew.where(ew.equal(size, 0.0), ew.mul(size, 0.0), ew.mul(ew.sign(x), shi))
+    chi = ew.mul(ew.sub(expi(size), exp1(size)), 0.5)
+    return shi, chi
+
+
+__all__ = ["exp1", "expi", "expn", "spence", "dawsn", "shichi"]

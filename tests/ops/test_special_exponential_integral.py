@@ -171,3 +171,35 @@ def test_dawsn_derivatives():
     np.testing.assert_allclose(first(x), _differences(S.dawsn, x), rtol=1e-6, atol=1e-9)
     second = gradc.grad(lambda x: np.sum(first(x)))(x)
     np.testing.assert_allclose(second, (first(x + 1e-5) - first(x - 1e-5)) / 2e-5, rtol=1e-5, atol=1e-8)
+
+
+SHICHI_X = np.array([-2.0, -0.0, 0.0, 1e-300, 1e-10, 0.3, 0.4999, 0.5, 0.5238225713898644, 1.0, 5.0, 100.0, 709.0,
+                     711.0, np.inf, -np.inf, np.nan])
+
+
+def _shi(x):
+    return S.shichi(x)[0]
+
+
+def _chi(x):
+    return S.shichi(x)[1]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_shichi_values_match_scipy(target):
+    with np.errstate(all="ignore"):
+        shi, chi = compiled_value(_shi, SHICHI_X, target), compiled_value(_chi, SHICHI_X, target)
+        expected_shi, expected_chi = S.shichi(SHICHI_X)
+    # absolutely next to Chi's root (0.5238), where both evaluations keep 1e-16 of Ei - E1
+    np.testing.assert_allclose(shi, expected_shi, rtol=2e-15, equal_nan=True)
+    np.testing.assert_allclose(chi, expected_chi, rtol=2e-15, atol=1e-16, equal_nan=True)
+    assert np.array_equal(np.signbit(shi[:3]), np.signbit(expected_shi[:3]))
+
+
+def test_shichi_derivatives():
+    x = np.array([-2.0, 0.1, 0.4, 0.7, 3.0])
+    got = gradc.grad(lambda x: np.sum(S.shichi(x)[0] + 2.0 * S.shichi(x)[1]))(x)
+    np.testing.assert_allclose(got, np.sinh(x) / x + 2.0 * np.cosh(x) / x, rtol=1e-14)
+    first = gradc.grad(lambda x: np.sum(S.shichi(x)[0]))
+    second = gradc.grad(lambda x: np.sum(first(x)))(x)
+    np.testing.assert_allclose(second, (x * np.cosh(x) - np.sinh(x)) / x ** 2, rtol=1e-12)
