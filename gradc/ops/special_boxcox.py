@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np  # noqa: F401 (the doctests use it)
+import numpy as np
 
 from gradc.ops import elementwise as ew
 from gradc.ops import special_numpy as sf
@@ -26,9 +26,22 @@ _TINY = 1e-19  # SciPy's: below this |lmbda| the transform is the logarithm
 
 
 def as_float(x):
-    """``x`` as a float value (SciPy's ufuncs compute integers in float64)."""
+    """``x`` as a float value (SciPy's ufuncs compute integers in float64); a Python number stays a Python float,
+    weak as in NumPy's promotion (``boxcox(x32, 0.5)`` is float32, as SciPy's)."""
+    if type(x) in (int, float):  # Python's own (np.float64 is a float subclass: it keeps its dtype below)
+        return float(x)
     dtype = aval(x).dtype
     return x if dtype in ("f32", "f64") else ew.astype(x, "f64")
+
+
+def same_float(*xs):
+    """The operands as floats of one dtype, as SciPy's ``ff->f``/``dd->d`` loops give: float32 when every array
+    operand is float32 (Python numbers adopt it), float64 otherwise."""
+    arrays = [x for x in xs if type(x) not in (int, float)]
+    dtype = "f32" if arrays and all(aval(x).dtype == "f32" for x in arrays) else "f64"
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    return [np.asarray(x, dtype=np_dtype)[()] if type(x) in (int, float) else ew.astype(as_float(x), dtype)
+            if aval(x).dtype != dtype else x for x in xs]
 
 
 def _power_transform(log_x, lmbda):
@@ -62,7 +75,8 @@ def boxcox(x, lmbda):
     >>> float(boxcox(np.float64(np.e), np.float64(0.0)))
     1.0
     """
-    return _power_transform(ew.log(as_float(x)), lmbda)
+    x, lmbda = same_float(x, lmbda)
+    return _power_transform(ew.log(x), lmbda)
 
 
 def boxcox1p(x, lmbda):
@@ -71,7 +85,8 @@ def boxcox1p(x, lmbda):
     >>> float(boxcox1p(np.float64(1.0), np.float64(1.0)))
     1.0
     """
-    return _power_transform(ew.log1p(as_float(x)), lmbda)
+    x, lmbda = same_float(x, lmbda)
+    return _power_transform(ew.log1p(x), lmbda)
 
 
 def inv_boxcox(y, lmbda):
@@ -80,7 +95,8 @@ def inv_boxcox(y, lmbda):
     >>> float(inv_boxcox(np.float64(1.0), np.float64(1.0)))
     2.0
     """
-    return ew.exp(_inverse_exponent(as_float(y), lmbda))
+    y, lmbda = same_float(y, lmbda)
+    return ew.exp(_inverse_exponent(y, lmbda))
 
 
 def inv_boxcox1p(y, lmbda):
@@ -89,7 +105,8 @@ def inv_boxcox1p(y, lmbda):
     >>> float(inv_boxcox1p(np.float64(1.0), np.float64(1.0)))
     1.0
     """
-    return ew.expm1(_inverse_exponent(as_float(y), lmbda))
+    y, lmbda = same_float(y, lmbda)
+    return ew.expm1(_inverse_exponent(y, lmbda))
 
 
 def powm1(x, y):
@@ -99,7 +116,7 @@ def powm1(x, y):
     >>> float(powm1(np.float64(4.0), np.float64(0.5)))
     1.0
     """
-    x, y = as_float(x), as_float(y)
+    x, y = same_float(x, y)
     positive = ew.greater(x, 0.0)
     via_log = ew.expm1(ew.mul(y, ew.log(ew.where(positive, x, 1.0))))
     return ew.where(ew.equal(y, 0.0), ew.mul(y, 0.0), ew.where(positive, via_log, ew.sub(ew.power(x, y), 1.0)))
@@ -122,7 +139,7 @@ def pseudo_huber(delta, r):
     >>> float(pseudo_huber(np.float64(1.0), np.float64(0.0)))
     0.0
     """
-    delta, r = as_float(delta), as_float(r)
+    delta, r = same_float(delta, r)
     zero = ew.equal(delta, 0.0)
     safe = ew.where(zero, 1.0, delta)
     ratio = ew.div(r, safe)
@@ -138,7 +155,7 @@ def huber(delta, r):
     >>> float(huber(np.float64(1.0), np.float64(3.0)))
     2.5
     """
-    delta, r = as_float(delta), as_float(r)
+    delta, r = same_float(delta, r)
     magnitude = ew.abs_(r)
     inside = ew.mul(ew.mul(r, r), 0.5)
     outside = ew.mul(delta, ew.sub(magnitude, ew.mul(delta, 0.5)))

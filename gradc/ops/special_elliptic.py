@@ -26,7 +26,7 @@ import numpy as np  # noqa: F401 (the doctests use it)
 from gradc.ops import elementwise as ew
 from gradc.ops import special_numpy as sf
 from gradc.ops.promote import full_like
-from gradc.ops.special_boxcox import as_float
+from gradc.ops.special_boxcox import as_float, same_float
 
 _STEPS = 12
 
@@ -210,7 +210,7 @@ def elliprf(x, y, z):
     >>> bool(np.isclose(elliprf(np.float64(1.0), np.float64(2.0), np.float64(0.0)), 1.3110287771461))
     True
     """
-    x, y, z = as_float(x), as_float(y), as_float(z)
+    x, y, z = same_float(x, y, z)
     return ew.where(_two_zero(x, y, z), math.inf, carlson_rf(x, y, z))  # SciPy's inf where the integral diverges
 
 
@@ -229,7 +229,7 @@ def elliprd(x, y, z):
     >>> bool(np.isclose(elliprd(np.float64(0.0), np.float64(2.0), np.float64(1.0)), 1.7972103521034))
     True
     """
-    x, y, z = as_float(x), as_float(y), as_float(z)
+    x, y, z = same_float(x, y, z)
     diverges = ew.logical_or(_two_zero(x, y), ew.equal(z, 0.0))
     return ew.where(diverges, math.inf, carlson_rd(x, y, z))
 

@@ -41,6 +41,11 @@ def static_degree(value, name, what="the degree n"):
     return int(number)
 
 
+def _double(x):
+    """``x`` in float64: SciPy's loop for an integer degree and ``x`` alone is ``(long, double) -> double``."""
+    return x if type(x) is float else ew.astype(as_float(x), "f64")
+
+
 def _ones(x):
     """1 of ``x``'s shape, NaN where ``x`` is (SciPy's degree-0 polynomials propagate NaN)."""
     return ew.where(sf.isnan(x), x, 1.0)
@@ -69,7 +74,7 @@ def eval_legendre(n, x):
     1.0
     """
     n = static_degree(n, "eval_legendre")
-    x = as_float(x)
+    x = _double(x)
     n = -n - 1 if n < 0 else n
     if n == 0:  # 1, also for NaN (SciPy's)
         return full_like(x, 1.0)
@@ -84,7 +89,7 @@ def eval_chebyt(n, x):
     -0.5
     """
     n = abs(static_degree(n, "eval_chebyt"))
-    x = as_float(x)
+    x = _double(x)
     return _recurrence(n, _ones(x), ew.mul(x, 1.0), lambda k, p, q: ew.sub(ew.mul(ew.mul(x, p), 2.0), q))
 
 
@@ -96,7 +101,7 @@ def eval_chebyu(n, x):
     0.0
     """
     n = static_degree(n, "eval_chebyu")
-    x = as_float(x)
+    x = _double(x)
     if n < 0:
         return ew.neg(eval_chebyu(-n - 2, x)) if n < -1 else full_like(x, 0.0)
     return _recurrence(n, _ones(x), ew.mul(x, 2.0), lambda k, p, q: ew.sub(ew.mul(ew.mul(x, p), 2.0), q))
@@ -109,7 +114,7 @@ def eval_hermite(n, x):
     2.0
     """
     n = static_degree(n, "eval_hermite")
-    x = as_float(x)
+    x = _double(x)
     if n < 0:  # SciPy's NaN
         return ew.add(ew.mul(x, 0.0), math.nan)
     return _recurrence(n, _ones(x), ew.mul(x, 2.0),
@@ -123,7 +128,7 @@ def eval_hermitenorm(n, x):
     0.0
     """
     n = static_degree(n, "eval_hermitenorm")
-    x = as_float(x)
+    x = _double(x)
     if n < 0:  # SciPy's NaN
         return ew.add(ew.mul(x, 0.0), math.nan)
     return _recurrence(n, _ones(x), ew.mul(x, 1.0), lambda k, p, q: ew.sub(ew.mul(x, p), ew.mul(q, float(k))))
@@ -154,7 +159,7 @@ def eval_laguerre(n, x):
     0.75
     """
     n = static_degree(n, "eval_laguerre")
-    x = as_float(x)
+    x = _double(x)
     if n < 0:
         return ew.mul(x, 0.0)
     return _recurrence(n, _ones(x), ew.sub(1.0, x), lambda k, p, q: ew.div(
@@ -250,7 +255,7 @@ def eval_sh_legendre(n, x):
     >>> float(eval_sh_legendre(2, np.float64(1.0)))
     1.0
     """
-    return eval_legendre(static_degree(n, "eval_sh_legendre"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+    return eval_legendre(static_degree(n, "eval_sh_legendre"), ew.sub(ew.mul(_double(x), 2.0), 1.0))
 
 
 def eval_sh_chebyt(n, x):
@@ -259,7 +264,7 @@ def eval_sh_chebyt(n, x):
     >>> float(eval_sh_chebyt(2, np.float64(0.0)))
     1.0
     """
-    return eval_chebyt(static_degree(n, "eval_sh_chebyt"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+    return eval_chebyt(static_degree(n, "eval_sh_chebyt"), ew.sub(ew.mul(_double(x), 2.0), 1.0))
 
 
 def eval_sh_chebyu(n, x):
@@ -268,7 +273,7 @@ def eval_sh_chebyu(n, x):
     >>> float(eval_sh_chebyu(1, np.float64(1.0)))
     2.0
     """
-    return eval_chebyu(static_degree(n, "eval_sh_chebyu"), ew.sub(ew.mul(as_float(x), 2.0), 1.0))
+    return eval_chebyu(static_degree(n, "eval_sh_chebyu"), ew.sub(ew.mul(_double(x), 2.0), 1.0))
 
 
 def eval_chebyc(n, x):
@@ -277,7 +282,7 @@ def eval_chebyc(n, x):
     >>> float(eval_chebyc(0, np.float64(0.3)))
     2.0
     """
-    return ew.mul(eval_chebyt(static_degree(n, "eval_chebyc"), ew.mul(as_float(x), 0.5)), 2.0)
+    return ew.mul(eval_chebyt(static_degree(n, "eval_chebyc"), ew.mul(_double(x), 0.5)), 2.0)
 
 
 def eval_chebys(n, x):
@@ -286,7 +291,7 @@ def eval_chebys(n, x):
     >>> float(eval_chebys(1, np.float64(0.3)))
     0.3
     """
-    return eval_chebyu(static_degree(n, "eval_chebys"), ew.mul(as_float(x), 0.5))
+    return eval_chebyu(static_degree(n, "eval_chebys"), ew.mul(_double(x), 0.5))
 
 
 __all__ = ["eval_sh_legendre", "eval_sh_chebyt", "eval_sh_chebyu", "eval_chebyc", "eval_chebys",

@@ -402,3 +402,24 @@ def test_degree_tangents_are_exact_at_45_and_keep_their_derivative():
     d2r = np.pi / 180  # d/dx tan(x deg) = (pi/180) / cos(x deg)**2 = 2 pi/180 at the odd multiples of 45
     np.testing.assert_allclose(gradc.grad(lambda x: np.sum(S.tandg(x)))(x), np.full(7, 2 * d2r), rtol=1e-14)
     np.testing.assert_allclose(gradc.grad(lambda x: np.sum(S.cotdg(x)))(x), np.full(7, -2 * d2r), rtol=1e-14)
+
+
+FLOAT32_CASES = {  # SciPy's result dtypes for float32 input: its loops' (integer degrees give float64)
+    "eval_legendre": lambda x: S.eval_legendre(3, x), "eval_hermite": lambda x: S.eval_hermite(3, x),
+    "eval_chebyc": lambda x: S.eval_chebyc(2, x), "eval_sh_legendre": lambda x: S.eval_sh_legendre(2, x),
+    "eval_jacobi": lambda x: S.eval_jacobi(3, 0.5, 0.5, x), "lpmv": lambda x: S.lpmv(1, 3, x),
+    "boxcox": lambda x: S.boxcox(x, 0.5), "boxcox_traced_lambda": lambda x: S.boxcox(2.0, x),
+    "inv_boxcox1p": lambda x: S.inv_boxcox1p(x, 0.5), "powm1": lambda x: S.powm1(x, 0.5),
+    "huber": lambda x: S.huber(1.0, x), "pseudo_huber": lambda x: S.pseudo_huber(1.0, x),
+    "elliprf": lambda x: S.elliprf(x, x, 1.0), "elliprd": lambda x: S.elliprd(x, x, 1.0), "ellipk": S.ellipk,
+    "ellipeinc": lambda x: S.ellipeinc(0.5, x), "ndtri_exp": lambda x: S.ndtri_exp(-x), "sindg": S.sindg,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT32_CASES))
+def test_float32_input_gives_scipys_dtype(name):
+    fn = FLOAT32_CASES[name]
+    x = np.array([0.3, 0.6], np.float32)
+    got, expected = gradc.jit(fn)(x), fn(x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=2e-6)
