@@ -26,10 +26,9 @@ _TINY = 1e-19  # SciPy's: below this |lmbda| the transform is the logarithm
 
 
 def as_float(x):
-    """``x`` as a float value (SciPy's ufuncs compute integers in float64); a Python number stays a Python float,
-    weak as in NumPy's promotion (``boxcox(x32, 0.5)`` is float32, as SciPy's)."""
-    if type(x) in (int, float):  # Python's own (np.float64 is a float subclass: it keeps its dtype below)
-        return float(x)
+    """``x`` as a float value (SciPy's ufuncs compute integers in float64; a Python number is a float64 scalar)."""
+    if type(x) in (int, float):  # Python's own: a float64 scalar (same_float keeps them weak where SciPy does)
+        return np.float64(x)
     dtype = aval(x).dtype
     return x if dtype in ("f32", "f64") else ew.astype(x, "f64")
 

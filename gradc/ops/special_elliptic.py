@@ -176,7 +176,7 @@ def ellipkinc(phi, m):
     >>> bool(np.isclose(ellipkinc(np.float64(1.0), np.float64(0.5)), 1.0832167728451888))
     True
     """
-    phi, m = as_float(phi), as_float(m)
+    phi, m = as_float(phi), as_float(m)  # float64 for a Python phi, as SciPy
     turns, rest = _reduced(phi)
     s, c = ew.sin(rest), ew.cos(rest)
     x, y = _carlson_arguments(s, c, m)
@@ -194,7 +194,7 @@ def ellipeinc(phi, m):
     >>> bool(np.isclose(ellipeinc(np.float64(1.0), np.float64(0.5)), 0.92732988362444))
     True
     """
-    phi, m = as_float(phi), as_float(m)
+    phi, m = as_float(phi), as_float(m)  # float64 for a Python phi, as SciPy
     turns, rest = _reduced(phi)
     s, c = ew.sin(rest), ew.cos(rest)
     (x, y), one = _carlson_arguments(s, c, m), full_like(s, 1.0)

@@ -423,3 +423,17 @@ def test_float32_input_gives_scipys_dtype(name):
     got, expected = gradc.jit(fn)(x), fn(x)
     assert got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=2e-6)
+
+
+SCALAR_CASES = [  # a traced scalar next to Python numbers in every position
+    (lambda lam: S.boxcox(2.0, lam), 0.5), (lambda x: S.eval_legendre(3, x), 0.3),
+    (lambda a: S.eval_jacobi(2, a, 1.0, 0.3), 0.5), (lambda a: S.eval_gegenbauer(2, a, 0.3), 0.5),
+    (lambda a: S.eval_genlaguerre(2, a, 0.3), 0.5), (lambda m: S.ellipkinc(0.7, m), 0.5),
+    (lambda x: S.lpmv(1, 2, x), 0.5), (lambda z: S.elliprf(1.0, 2.0, z), 0.5), (lambda m: S.ellipe(m), 0.3),
+]
+
+
+@pytest.mark.parametrize("index", range(len(SCALAR_CASES)))
+def test_scalar_arguments_with_python_numbers(index):
+    f, a = SCALAR_CASES[index]
+    np.testing.assert_allclose(gradc.grad(f)(a), (f(a + 1e-6) - f(a - 1e-6)) / 2e-6, rtol=1e-6)
