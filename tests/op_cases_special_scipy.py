@@ -76,3 +76,8 @@ NONDIFF_CASES = [
     NondiffCase("gammasgn", routed(lambda x: S.gammasgn(x)), [const(np.array([-2.5, -1.5, -0.5, 0.5, 3.0, 7.2]))],
                 ("gammasgn",)),
 ]
+
+import op_cases_special_integrals  # noqa: E402  (merged here: one import in op_cases for the SciPy families)
+
+DIFF_CASES.extend(op_cases_special_integrals.DIFF_CASES)
+NONDIFF_CASES.extend(op_cases_special_integrals.NONDIFF_CASES)

@@ -18,7 +18,10 @@ from gradc.ops import special_incomplete as inc
 from gradc.ops import special_numpy as sf
 from gradc.ops import special_scipy as sc
 from gradc.ops.values import first_traced
-from gradc.trace import scipy_dispatch
+from gradc.trace import (
+    scipy_dispatch,
+    special_composed_dispatch,  # noqa: F401  (registers the composed scipy.special names)
+)
 
 UFUNCS = {
     np.arcsin: sf.arcsin, np.arccos: sf.arccos, np.arcsinh: sf.arcsinh, np.arccosh: sf.arccosh,

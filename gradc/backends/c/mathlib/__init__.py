@@ -57,7 +57,9 @@ from gradc.backends.c.mathlib import (
     bessel,
     beta_zeta,
     bits,
+    dilogarithm,
     exp_log,
+    exponential_integral,
     fft,
     hyperbolic,
     incomplete,
@@ -149,6 +151,8 @@ _LIBRARY = {
     **beta_zeta.LIBRARY,  # polygamma (by the Hurwitz zeta), betaln, beta
     **incomplete_shape.LIBRARY,  # gammainc's and betainc's derivatives in their shape parameters
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
+    **exponential_integral.LIBRARY,  # expn, exp1 and expi
+    **dilogarithm.LIBRARY,  # spence, dawsn
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
