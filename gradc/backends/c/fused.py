@@ -256,8 +256,9 @@ class FusedRun:
             if not self.live[n]:
                 continue
             if n in pairs:
-                first, s_name, c_name, arg = pairs[n]
-                if first:
+                first, s_name, c_name, (kind, what) = pairs[n]
+                if first:  # the argument's C as this body has it (a value that is itself a sine: its name)
+                    arg = texts[what][0] if kind == "value" else what
                     ctype = C_TYPES[self.compute]
                     out.append(f"{ctype} {s_name}, {c_name};")
                     out.append(f"{SINCOS_NAMES[self.compute]}({arg}, &{s_name}, &{c_name});")
@@ -314,12 +315,9 @@ class FusedRun:
                     self.sincos[key] = (f"q{self.next_temp}", f"q{self.next_temp + 1}")
                     self.next_temp += 2
                 s_name, c_name = self.sincos[key]
-                arg = self.temps.get(what, None) if kind == "value" else what
-                if arg is None:  # (a value read by both is a temporary)
-                    continue
                 first = min(key)
                 for n in key:
-                    found[n] = (n == first, s_name, c_name, arg)
+                    found[n] = (n == first, s_name, c_name, (kind, what))
         return found
 
     def limited(self) -> list:

@@ -288,6 +288,37 @@ class FloatZero(sp.AtomicExpr):
         return "-0.0" if self.negative else "0.0"
 
 
+class FloatSpecial(sp.AtomicExpr):
+    """An infinite or NaN float constant in C expressions: an atom SymPy knows nothing about. SymPy's ``oo`` would
+    let it decide ``Eq(x, -oo)`` False for a real ``x`` (its reals are finite), so ``np.where(x == -np.inf, ...)``
+    never chose its first branch; printed as math.h's ``INFINITY``/``NAN``.
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> printer("f64").doprint(sp.Eq(x, -FloatSpecial("inf"))), printer("f32").doprint(x < FloatSpecial("nan"))
+    ('x == -INFINITY', 'x < NAN')
+    """
+
+    is_commutative = True
+    is_extended_real = True  # comparable (a NaN is not, but SymPy must not decide a comparison with it either)
+
+    def __new__(cls, kind: str):
+        obj = sp.AtomicExpr.__new__(cls)
+        obj.kind = kind  # "inf" or "nan"
+        return obj
+
+    def __getnewargs__(self):
+        return (self.kind,)
+
+    def _hashable_content(self) -> tuple:
+        return (self.kind,)
+
+    def _ccode(self, printer) -> str:
+        return "INFINITY" if self.kind == "inf" else "NAN"
+
+    def _sympystr(self, printer) -> str:
+        return "inf" if self.kind == "inf" else "nan"
+
+
 class ComplexConst(sp.Expr):
     """A complex constant, printed as ``gradc_complex(re, im)`` (the emitter defines it when a module has complex
     values; NaN, infinite and signed-zero parts are kept, which SymPy's ``a + b*I`` would fold away).
@@ -335,7 +366,9 @@ def sym_const(value):
         return ComplexConst(v.real, v.imag)
     if v == 0:
         return FloatZero.of(v)
-    return sp.Float(v) if np.isfinite(v) else (sp.nan if v != v else (sp.oo if v > 0 else -sp.oo))
+    if np.isfinite(v):
+        return sp.Float(v)
+    return FloatSpecial("nan") if v != v else (FloatSpecial("inf") if v > 0 else -FloatSpecial("inf"))
 
 
 def eqn_text(eqn) -> str:

@@ -164,3 +164,16 @@ def test_a_1500_statement_program_compiles_and_agrees_with_numpy_and_central_dif
     assert value == pytest.approx(f(x), rel=1e-12) and value == pytest.approx(want_value, rel=1e-12)
     np.testing.assert_allclose(grad, want_grad, rtol=1e-11)
     np.testing.assert_allclose(grad, central_gradient(f, x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (40,)])
+def test_sine_and_cosine_of_a_sine_and_cosine(shape):
+    """cos(cos(x)) and its adjoint's sin(cos(x)): the inner pair's cosine is the outer pair's argument, by its
+    name (the emitted C once named a temporary it never declared; found by the long random-program run)."""
+    x = np.linspace(-2.0, 2.0, int(np.prod(shape))).reshape(shape)
+
+    def f(x):
+        return np.sum(np.cos(np.cos(x)) + np.sin(np.sin(x) * 2.0))
+
+    want = np.sin(np.cos(x)) * np.sin(x) + np.cos(np.sin(x) * 2.0) * 2.0 * np.cos(x)
+    np.testing.assert_allclose(gradc.compile(f, x, target="c").grad(x), want, rtol=1e-13, atol=1e-15)
