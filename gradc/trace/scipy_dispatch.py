@@ -69,6 +69,21 @@ def register(path: str, fn) -> None:
     _resolved.clear()
 
 
+def operands_only(name: str, fn):
+    """A SciPy ufunc's call (``scipy.special.NAME``): positional operands; ``out=``/``where=`` and the like
+    refused by name.
+
+    >>> operands_only("erf", lambda x: x + 1)(1.0)
+    2.0
+    """
+    def call(*args, **kwargs):
+        if kwargs:
+            raise TraceError(f"scipy.special.{name} with {', '.join(sorted(kwargs))}= is not supported by gradc",
+                             hint=f"call scipy.special.{name} with its operands only")
+        return fn(*args)
+    return call
+
+
 def _refuse(what, option, hint):
     raise TraceError(f"{what} with {option} is not supported by gradc", hint=hint)
 

@@ -66,16 +66,6 @@ FUNCTIONS = {
 
 
 # ---------------------------------------------------------------- scipy.special
-def _elementwise(name, fn):
-    """A SciPy ufunc's call: positional operands; ``out=``/``where=`` and the like refused by name."""
-    def call(*args, **kwargs):
-        if kwargs:
-            raise TraceError(f"scipy.special.{name} with {', '.join(sorted(kwargs))}= is not supported by gradc",
-                             hint=f"call scipy.special.{name} with its operands only")
-        return fn(*args)
-    return call
-
-
 def _in_scipys_dtype(name, fn):
     """A ufunc of several operands: a Python float next to float32 arrays computes in the dtype SciPy's loop
     order picks (``sc.scipy_operands``): float64 for ``xlogy(1.5, x32)``, as SciPy gives."""
@@ -86,7 +76,7 @@ def _in_scipys_dtype(name, fn):
 
 for _name, _fn in [("xlogy", sc.xlogy), ("xlog1py", sc.xlog1py), ("rel_entr", sc.rel_entr), ("kl_div", sc.kl_div),
                    ("betaln", sc.betaln), ("beta", sc.beta)]:
-    scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, _in_scipys_dtype(_name, _fn)))
+    scipy_dispatch.register(f"scipy.special.{_name}", scipy_dispatch.operands_only(_name, _in_scipys_dtype(_name, _fn)))
 
 for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("erfcinv", sc.erfcinv),
                    ("ndtr", sc.ndtr), ("ndtri", sc.ndtri), ("log_ndtr", sc.log_ndtr), ("gammaln", sc.gammaln),
@@ -96,7 +86,7 @@ for _name, _fn in [("erf", sc.erf), ("erfc", sc.erfc), ("erfinv", sc.erfinv), ("
                    ("rgamma", sc.rgamma), ("gammasgn", sc.gammasgn), ("erfcx", sc.erfcx),
                    ("gammainc", inc.gammainc), ("gammaincc", inc.gammaincc), ("gammaincinv", inc.gammaincinv),
                    ("gammainccinv", inc.gammainccinv), ("betainc", inc.betainc), ("betaincinv", inc.betaincinv)]:
-    scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, _fn))
+    scipy_dispatch.register(f"scipy.special.{_name}", scipy_dispatch.operands_only(_name, _fn))
 
 
 def _polygamma(n, x):  # SciPy's polygamma is Python, not a ufunc: it gives float64 for float32
@@ -104,10 +94,10 @@ def _polygamma(n, x):  # SciPy's polygamma is Python, not a ufunc: it gives floa
 
 
 for _name in bes.__all__[:-1]:  # Bessel functions (the order a constant)
-    scipy_dispatch.register(f"scipy.special.{_name}", _elementwise(_name, getattr(bes, _name)))
+    scipy_dispatch.register(f"scipy.special.{_name}", scipy_dispatch.operands_only(_name, getattr(bes, _name)))
 
 
-scipy_dispatch.register("scipy.special.polygamma", _elementwise("polygamma", _polygamma))
+scipy_dispatch.register("scipy.special.polygamma", scipy_dispatch.operands_only("polygamma", _polygamma))
 scipy_dispatch.register("scipy.special.logsumexp", sc.logsumexp)
 scipy_dispatch.register("scipy.special.softmax", sc.softmax)
 scipy_dispatch.register("scipy.special.log_softmax", sc.log_softmax)
