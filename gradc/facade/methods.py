@@ -239,7 +239,10 @@ def install(T):  # noqa: C901 - a flat list of definitions
     def flip(a, *dims):
         spec = tuple(("slice", None, None, -1) if i in [d % a.dim() for d in _shape_args(dims)]
                      else ("slice", None, None, None) for i in range(a.dim()))
-        return record("FlipBackward0", lambda x: sh.index(x, spec), [a])
+        out = record("FlipBackward0", lambda x: sh.index(x, spec), [a])
+        if type(out._data) is np.ndarray:  # torch's flip copies: NumPy's reversed view would write into `a`
+            out._data = np.ascontiguousarray(out._data)
+        return out
 
     T.softmax = lambda a, dim: nnf.softmax(a, dim)
     T.log_softmax = lambda a, dim: nnf.log_softmax(a, dim)

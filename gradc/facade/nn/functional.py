@@ -13,6 +13,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.linalg as la
 import gradc.ops.reduce as rd
+import gradc.ops.special_scipy as ss
 from gradc.api import value_and_grad as _value_and_grad  # private: F's names stay torch's
 from gradc.facade import dtypes, grad_mode
 from gradc.facade import functional as fn
@@ -173,16 +174,6 @@ def _addmm(bias, x, wt):
                   saves=True, saved=[x, wt])
 
 
-def _erf(x):
-    # Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7), written with gradc ops
-    t = ew.div(1.0, ew.add(ew.mul(ew.abs_(x), 0.3275911), 1.0))
-    poly = 1.061405429
-    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly = ew.add(ew.mul(t, poly), c)
-    tail = ew.mul(ew.mul(t, poly), ew.exp(ew.neg(ew.mul(x, x))))
-    return ew.mul(ew.sign(x), ew.sub(1.0, tail))
-
-
 def gelu(input, approximate="none"):  # noqa: A002
     if approximate == "tanh":
         def f(x):
@@ -190,7 +181,7 @@ def gelu(input, approximate="none"):  # noqa: A002
             return ew.mul(ew.mul(x, 0.5), ew.add(ew.tanh(inner), 1.0))
     else:
         def f(x):
-            return ew.mul(ew.mul(x, 0.5), ew.add(_erf(ew.mul(x, 0.7071067811865476)), 1.0))
+            return ew.mul(ew.mul(x, 0.5), ew.add(ss.erf(ew.mul(x, 0.7071067811865476)), 1.0))
     return record("GeluBackward0", f, [input], saves=True, saved=[input])
 
 
