@@ -1,0 +1,90 @@
+"""Seeded differential fuzzing of the facade (gradc.torch) against real torch 2.13.0.
+
+Each generated program is run on both modules from the same seed; values, dtypes, shapes,
+leaf .grad and the raise/no-raise outcome must agree. CI-sized by default; set
+GRADC_FUZZ_LONG=1 for many more programs.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import gradc.torch as facade
+
+real_torch = pytest.importorskip("torch")
+
+N_PROGRAMS = 2000 if os.environ.get("GRADC_FUZZ_LONG") == "1" else 60
+
+UNARY = ["exp", "tanh", "sigmoid", "sin", "cos", "abs", "neg", "relu", "square"]
+REDUCE = ["sum", "mean", "amax", "prod"]
+BINARY = ["add", "sub", "mul", "maximum"]
+
+
+def make_program(seed: int):
+    """Return (inputs, steps): numpy leaves and a list of op descriptions, all from `seed`."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(s) for s in rng.integers(1, 4, size=rng.integers(1, 4)))
+    dtype = str(rng.choice(["float32", "float64"]))
+    a = rng.uniform(-1.5, 1.5, shape).astype(dtype)
+    b_shape = shape[int(rng.integers(0, len(shape))):]  # trailing dims broadcast
+    b = rng.uniform(-1.5, 1.5, b_shape).astype(dtype)
+    steps = []
+    for _ in range(int(rng.integers(1, 5))):
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            steps.append(("unary", str(rng.choice(UNARY))))
+        elif kind == 1:
+            steps.append(("binary", str(rng.choice(BINARY))))
+        elif kind == 2:
+            steps.append(("slice", int(rng.integers(-1, 1))))
+        else:
+            steps.append(("reduce", str(rng.choice(REDUCE)), bool(rng.integers(0, 2))))
+    return a, b, steps
+
+
+def run(T, a, b, steps):
+    x = T.tensor(a, requires_grad=True)
+    y = T.tensor(b, requires_grad=True)
+    h = x
+    for step in steps:
+        if step[0] == "unary":
+            h = getattr(T, step[1])(h) if step[1] != "relu" else T.relu(h)
+        elif step[0] == "binary":
+            h = getattr(T, step[1])(h, y)
+        elif step[0] == "slice":
+            if h.dim() > 0 and h.shape[0] > 1:
+                h = h[step[1]] if step[1] == -1 else h[1:]
+        else:
+            name, keepdim = step[1], step[2]
+            if h.dim() > 0:
+                h = getattr(h, name)(dim=-1, keepdim=keepdim)
+    out = h.sum()
+    out.backward()
+    grads = [None if t.grad is None else t.grad.detach().numpy().copy() for t in (x, y)]
+    return h.detach().numpy().copy(), str(h.dtype), tuple(h.shape), grads
+
+
+def outcome(T, a, b, steps):
+    try:
+        return run(T, a, b, steps)
+    except Exception as exc:  # the raise/no-raise outcome is part of the comparison
+        return type(exc)
+
+
+@pytest.mark.parametrize("seed", range(N_PROGRAMS))
+def test_facade_matches_torch(seed):
+    a, b, steps = make_program(seed)
+    want = outcome(real_torch, a, b, steps)
+    got = outcome(facade, a, b, steps)
+    if isinstance(want, type):
+        assert isinstance(got, type), f"torch raised {want.__name__}, facade did not: {steps}"
+        return
+    assert not isinstance(got, type), f"facade raised {got.__name__}, torch did not: {steps}"
+    tol = 1e-5 if a.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got[0], want[0], rtol=tol, atol=tol, err_msg=str(steps))
+    assert got[1].split(".")[-1] == want[1].split(".")[-1], steps
+    assert got[2] == want[2], steps
+    for g, w in zip(got[3], want[3]):
+        assert (g is None) == (w is None), steps
+        if w is not None:
+            np.testing.assert_allclose(g, w, rtol=tol * 10, atol=tol * 10, err_msg=str(steps))
