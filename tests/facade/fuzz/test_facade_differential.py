@@ -88,3 +88,42 @@ def test_facade_matches_torch(seed):
         assert (g is None) == (w is None), steps
         if w is not None:
             np.testing.assert_allclose(g, w, rtol=tol * 10, atol=tol * 10, err_msg=str(steps))
+
+
+PROMOTE_DTYPES = ["float32", "float64", "int64", "int32", "bool"]
+
+
+def promotion_case(T, seed):
+    rng = np.random.default_rng(seed)
+    da, db = (str(d) for d in rng.choice(PROMOTE_DTYPES, 2))
+    op = str(rng.choice(["add", "mul", "maximum"]))
+    a = T.tensor(rng.integers(0, 3, (2, 3)).astype(da))
+    b = T.tensor(rng.integers(0, 3, (3,)).astype(db))
+    try:
+        r = getattr(T, op)(a, b)
+    except Exception as exc:
+        return type(exc)
+    return r.numpy().copy(), str(r.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("seed", range(N_PROGRAMS // 2))
+def test_dtype_promotion_matches_torch(seed):
+    want, got = promotion_case(real_torch, seed), promotion_case(facade, seed)
+    if isinstance(want, type):
+        assert isinstance(got, type)
+        return
+    assert not isinstance(got, type), got
+    assert got[1] == want[1]
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_grad_accumulates_across_backward_calls(seed):
+    a, b, steps = make_program(seed)
+    results = []
+    for T in (real_torch, facade):
+        x = T.tensor(a, requires_grad=True)
+        for _ in range(2):
+            (x.tanh() * 2).sum().backward()
+        results.append(x.grad.detach().numpy().copy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
