@@ -127,3 +127,26 @@ def test_grad_accumulates_across_backward_calls(seed):
             (x.tanh() * 2).sum().backward()
         results.append(x.grad.detach().numpy().copy())
     np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+
+def inplace_view_case(T, seed):
+    """In-place update of a view of a non-leaf under autograd, then detach/no_grad reads."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (3, 4))
+    x = T.tensor(a, requires_grad=True)
+    h = x * 1.5
+    view = h[int(rng.integers(-3, 3))] if rng.integers(0, 2) else h[:, 1:3]
+    getattr(view, str(rng.choice(["mul_", "add_"])))(float(rng.uniform(0.5, 2)))
+    with T.no_grad():
+        frozen = (h.detach() * 2).sum()
+    (h.sin() * h).sum().backward()
+    return h.detach().numpy().copy(), x.grad.numpy().copy(), frozen.requires_grad, float(frozen)
+
+
+@pytest.mark.parametrize("seed", range(N_PROGRAMS // 3))
+def test_inplace_on_views_matches_torch(seed):
+    want, got = inplace_view_case(real_torch, seed), inplace_view_case(facade, seed)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-12)
+    assert got[2] == want[2]
+    assert got[3] == pytest.approx(want[3], rel=1e-12)
