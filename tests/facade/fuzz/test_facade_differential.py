@@ -150,3 +150,35 @@ def test_inplace_on_views_matches_torch(seed):
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-12)
     assert got[2] == want[2]
     assert got[3] == pytest.approx(want[3], rel=1e-12)
+
+
+def training_step_case(T, seed):
+    """One Linear layer, a loss and two optimiser steps from identical weights."""
+    rng = np.random.default_rng(seed)
+    n_in, n_out = int(rng.integers(1, 5)), int(rng.integers(2, 5))
+    layer = T.nn.Linear(n_in, n_out).double()
+    with T.no_grad():
+        layer.weight.copy_(T.tensor(rng.uniform(-1, 1, (n_out, n_in))))
+        layer.bias.copy_(T.tensor(rng.uniform(-1, 1, n_out)))
+    data = T.tensor(rng.uniform(-1, 1, (5, n_in)))
+    use_ce = bool(rng.integers(0, 2))
+    target = T.tensor(rng.integers(0, n_out, 5)) if use_ce else T.tensor(rng.uniform(-1, 1, (5, n_out)))
+    loss_fn = T.nn.CrossEntropyLoss() if use_ce else T.nn.MSELoss()
+    opt_name = str(rng.choice(["SGD", "Adam"]))
+    opt = getattr(T.optim, opt_name)(layer.parameters(), lr=0.1)
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        loss = loss_fn(layer(data), target)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy()
+
+
+@pytest.mark.parametrize("seed", range(N_PROGRAMS // 4))
+def test_training_steps_match_torch(seed):
+    want, got = training_step_case(real_torch, seed), training_step_case(facade, seed)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-10, atol=1e-12)
