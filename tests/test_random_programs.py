@@ -28,6 +28,7 @@ from gradc.ir.interpret import evaluate
 from gradc.passes import optimize
 from gradc.trace import trace
 from gradc.transforms import reverse as ad
+from tests.fuzz.checks import assert_close, central_differences
 
 LONG = os.environ.get("GRADC_FUZZ_LONG") == "1"
 NUMPY_PROGRAMS = int(os.environ.get("GRADC_FUZZ_N", 20000 if LONG else 2000))
@@ -197,28 +198,6 @@ def program(draw):
 
 def tolerance(dtype):
     return 2e-4 if dtype == np.float32 else 1e-9
-
-
-def assert_close(got, want, tol, what, prog):
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}\n{prog.source}"
-    scale = 1.0 + np.max(np.abs(want), initial=0.0)
-    err = np.max(np.abs(got - want), initial=0.0)
-    assert err <= tol * scale, f"{what}: error {err:.3g} (scale {scale:.3g})\n{prog.source}\n{got}\n{want}"
-
-
-def central_differences(f, args, i, h):
-    x = np.asarray(args[i], np.float64)
-    g = np.zeros(x.shape)
-    for j in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[j] += h
-        down[j] -= h
-        hi = [np.asarray(a, np.float64) for a in args]
-        lo = list(hi)
-        hi[i], lo[i] = up, down
-        g[j] = (np.sum(f(*hi)) - np.sum(f(*lo))) / (2 * h)
-    return g
 
 
 def check_fd(prog, f, grads):

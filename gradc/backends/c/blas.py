@@ -76,14 +76,6 @@ def setter_prototype(name: str) -> str:
 
 
 # ---------------------------------------------------------------- finding a BLAS at run time
-def _capsule_pointer(capsule) -> int | None:
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    return get_pointer(capsule, get_name(capsule))
-
-
 def _scipy_gemm():
     try:
         from scipy.linalg import cython_blas
@@ -92,7 +84,7 @@ def _scipy_gemm():
     capi = getattr(cython_blas, "__pyx_capi__", {})
     if "dgemm" not in capi or "sgemm" not in capi:
         return None
-    return _capsule_pointer(capi["dgemm"]), _capsule_pointer(capi["sgemm"]), "scipy.linalg.cython_blas"
+    return lapack.capsule_pointer(capi["dgemm"]), lapack.capsule_pointer(capi["sgemm"]), "scipy.linalg.cython_blas"
 
 
 def _system_gemm():

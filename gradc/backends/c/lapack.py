@@ -72,11 +72,16 @@ def _scipy_geev():
     capi = getattr(cython_lapack, "__pyx_capi__", {})
     if any(r not in capi for r, _, _ in _ROUTINES):
         return None
-    return (*(_capsule_pointer(capi[r]) for r, _, _ in _ROUTINES), "scipy.linalg.cython_lapack")
+    return (*(capsule_pointer(capi[r]) for r, _, _ in _ROUTINES), "scipy.linalg.cython_lapack")
 
 
-def _capsule_pointer(capsule) -> int | None:
-    """The address a Cython ``__pyx_capi__`` capsule holds (as ``gradc.backends.c.blas`` reads the BLAS's)."""
+def capsule_pointer(capsule) -> int | None:
+    """The address a Cython ``__pyx_capi__`` capsule holds (SciPy's LAPACK here, its BLAS in ``blas``).
+
+    >>> from scipy.linalg import cython_lapack
+    >>> capsule_pointer(cython_lapack.__pyx_capi__["dgeev"]) > 0
+    True
+    """
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
