@@ -106,19 +106,23 @@ defop("pow", infer=_same_types, impl=np.power, vjp=_pow_vjp, elementwise=True,
       c=c_spell.binary(lambda s, x, y: x ** y))
 
 
+def split_cotangent(ct, x_takes, y_takes, needs):
+    """``ct`` to the operand the output took, half to each where neither did (a tie), 0 to the other,
+    selecting, not multiplying: the operand not taken gets exactly 0 even where ``ct`` is inf or NaN, as
+    in torch (``ct * 0`` would be NaN there, and NumPy would warn of it)."""
+    half, zero = mul(ct, 0.5), zeros_like(ct)
+    x_bar = where(x_takes, ct, where(y_takes, zero, half)) if needs[0] else None
+    y_bar = where(y_takes, ct, where(x_takes, zero, half)) if needs[1] else None
+    return x_bar, y_bar
+
+
 def _max_vjp(ct, out, x, y, needs):
     # ties split the cotangent evenly, as in JAX and torch.maximum
-    x_share = heaviside(sub(x, y), 0.5)
-    x_bar = mul(ct, x_share)
-    y_bar = sub(ct, x_bar) if needs[1] else None
-    return (x_bar if needs[0] else None), y_bar
+    return split_cotangent(ct, greater(x, y), less(x, y), needs)
 
 
 def _min_vjp(ct, out, x, y, needs):
-    x_share = heaviside(sub(y, x), 0.5)
-    x_bar = mul(ct, x_share)
-    y_bar = sub(ct, x_bar) if needs[1] else None
-    return (x_bar if needs[0] else None), y_bar
+    return split_cotangent(ct, less(x, y), greater(x, y), needs)
 
 
 def _extremum_math_spell(builtin):
@@ -135,10 +139,10 @@ def _extremum_math_spell(builtin):
 
 
 _binary("maximum", np.maximum, _max_vjp, np_name="np.maximum", math_spell=_extremum_math_spell("max"),
-        doc="x_bar = ct * [x > y] (half at ties); y_bar = ct - x_bar",
+        doc="x_bar = ct where x > y (half at ties), else 0; y_bar = the rest",
         c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().maximum(a[0], a[1], ti[0].is_float)))
 _binary("minimum", np.minimum, _min_vjp, np_name="np.minimum", math_spell=_extremum_math_spell("min"),
-        doc="x_bar = ct * [x < y] (half at ties); y_bar = ct - x_bar",
+        doc="x_bar = ct where x < y (half at ties), else 0; y_bar = the rest",
         c=c_spell.scalar(lambda a, p, ti, to: c_spell.sym().minimum(a[0], a[1], ti[0].is_float)))
 
 

@@ -146,10 +146,8 @@ def _logaddexp2_c(a, p, ti, to):  # NumPy's: equal arguments (also infinities) g
 def _fextremum_vjp(first_wins):
     def vjp(ct, out, x, y, needs):
         # as maximum/minimum (ties split evenly), and a NaN operand passes everything to the other
-        step = ew.heaviside(ew.sub(x, y) if first_wins else ew.sub(y, x), 0.5)
-        share = ew.where(isnan(y), 1.0, ew.where(isnan(x), 0.0, step))
-        x_bar = ew.mul(ct, share)
-        return (x_bar if needs[0] else None), (ew.sub(ct, x_bar) if needs[1] else None)
+        x_wins, y_wins = (ew.greater(x, y), ew.less(x, y)) if first_wins else (ew.less(x, y), ew.greater(x, y))
+        return ew.split_cotangent(ct, ew.logical_or(x_wins, isnan(y)), ew.logical_or(y_wins, isnan(x)), needs)
     return vjp
 
 
@@ -174,9 +172,11 @@ _binary("hypot", np.hypot, _hypot_vjp, "x_bar = ct * x / out; y_bar = ct * y / o
         c=_libm("hypot"))
 _binary("logaddexp2", np.logaddexp2, _logaddexp2_vjp, "x_bar = ct * 2**(x - out); y_bar = ct * 2**(y - out)",
         c=c_spell.scalar(_logaddexp2_c))
-_binary("fmax", np.fmax, _fextremum_vjp(True), "x_bar = ct * [x > y or y is NaN] (half at ties); y_bar = ct - x_bar",
+_binary("fmax", np.fmax, _fextremum_vjp(True),
+        "x_bar = ct where x > y or y is NaN (half at ties), else 0; y_bar = the rest",
         c=_fextremum_c("fmax"))
-_binary("fmin", np.fmin, _fextremum_vjp(False), "x_bar = ct * [x < y or y is NaN] (half at ties); y_bar = ct - x_bar",
+_binary("fmin", np.fmin, _fextremum_vjp(False),
+        "x_bar = ct where x < y or y is NaN (half at ties), else 0; y_bar = the rest",
         c=_fextremum_c("fmin"))
 _binary("copysign", np.copysign, _copysign_vjp, "x_bar = ct * (-1 if signbit(x) != signbit(y) else 1); y_bar = 0",
         math_name="math.copysign", c=_libm("copysign"))

@@ -62,8 +62,6 @@ def test_programs_agree_with_torch(part):
     assert checked >= len(PROGRAMS[part::4]) // 2
 
 
-@pytest.mark.xfail(strict=True, reason="gradc's maximum/minimum VJP multiplies the cotangent by the 0/1 share, "
-                                       "so a NaN cotangent reaches the unselected operand; torch (and JAX) select")
 def test_maximum_keeps_a_nan_cotangent_from_the_operand_it_did_not_select():
     """Found by the generator (GRADC_FUZZ_LONG=1): hypot's derivative at (0, 0) is NaN, and torch's maximum
     gives the operand it did not select a gradient of 0, not NaN."""

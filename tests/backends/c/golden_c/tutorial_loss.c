@@ -104,16 +104,21 @@ void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restric
     }
     double *const t2_bar = t0;  /* t0 is dead from here: reuse it */
     /* t17 = add t9 t16
-     * t32 = div t9 t17
+     * t36 = div t9 t17
      * t21 = sign t2
-     * t35 = mul t32 t21
-     * t26 = heaviside t2 at_zero=0.5
-     * t37 = add t35 y
-     * t39 = sub t37 t26
-     * t2_bar = mul t34 t39 */
+     * t39 = mul t36 t21
+     * t25 = greater t2 t3
+     * t26 = less t2 t3
+     * t30 = where t26 t3 t28
+     * t31 = where t25 t11_bar t30
+     * t41 = add t39 y
+     * t32 = mul t38 t41
+     * t2_bar = add t32 t31 */
     for (long k = 0; k < 5; ++k) {
         const double q2 = t2[k];
-        t2_bar[k] = -0.20000000000000001*(t9[k]/(t9[k] + 1.0)*(isnan(q2) ? q2 : (q2 > 0 ? 1 : (q2 < 0 ? -1 : 0))) + y[k] - (isnan(q2) ? q2 : (q2 > 0 ? 1.0 : (q2 < 0 ? 0.0 : 0.5))));
+        const int q3 = t2[k] < 0.0;
+        const int q4 = t2[k] > 0.0;
+        t2_bar[k] = -0.20000000000000001*(t9[k]/(t9[k] + 1.0)*(isnan(q2) ? q2 : (q2 > 0 ? 1 : (q2 < 0 ? -1 : 0))) + y[k]) + (q4 != 0 ? 0.20000000000000001 : (q3 != 0 ? 0.0 : 0.10000000000000001));
     }
     /* b_bar = sum t2_bar axes=(0,) keepdims=False */
     {
@@ -123,8 +128,8 @@ void gradc_fn_tutorial_loss_grad(const double *restrict x, const double *restric
         }
         b_bar[0] = acc;
     }
-    /* t31 = transpose x perm=(1, 0): no code, read in place from x */
-    /* w_bar = matmul t31 t2_bar */
+    /* t35 = transpose x perm=(1, 0): no code, read in place from x */
+    /* w_bar = matmul t35 t2_bar */
     for (long i0 = 0; i0 < 3; ++i0) {
         double acc = 0;
         for (long k = 0; k < 5; ++k) {
