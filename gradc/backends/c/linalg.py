@@ -360,22 +360,18 @@ class LinalgLowerings(DecompLowerings, EigLowerings, ComplexSpectralLowerings):
         self._two_operand(e, "trimm", f", {int(e.params['lower'])}, {int(e.params['trans'])}")
 
     def op_solve(self, e):
-        if e.out.type.is_complex:
-            return self.complex_solve(e)
         n = e.out.type.shape[-2]
         self._two_operand(e, "solve", f", {self.work(e.out.type.dtype, n * n, e.out.name + '_lu')}")
 
     def op_slogdet(self, e):
-        """``logabsdet`` and ``det_sign``: one helper computes both, the other result goes to a local."""
-        if e.inputs[0].type.is_complex:
-            return self.complex_slogdet(e)
+        """``logabsdet`` and ``det_sign``/``det_phase``: one helper computes both, the other result goes to a local."""
         a = self.matrix_operand(e.inputs[0])
         out = self.storage(e.out)
         dtype = e.inputs[0].type.dtype  # the matrix's (complex: the sign too; log|det| is real)
         fn, n = self.linalg_helper("slogdet", dtype), a.shape[-1]
         w = self.work(dtype, n * n, e.out.name + "_lu")
         other = self.pack_name("sign" if e.op == "logabsdet" else "logabsdet")  # the result not asked for
-        other_dtype = dtype if e.op == "logabsdet" else e.out.type.dtype if e.op == "det_sign" else REAL_OF[dtype]
+        other_dtype = dtype if e.op == "logabsdet" else REAL_OF.get(dtype, dtype)  # the sign, or log|det| (real)
 
         def call(p, o):
             pair = f"&{other}, {o}" if e.op == "logabsdet" else f"{o}, &{other}"

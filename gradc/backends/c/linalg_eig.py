@@ -1,4 +1,4 @@
-"""C lowerings on complex matrices: ``eig`` (the general eigenproblem), ``det_phase``, and the complex LU under them.
+"""C lowerings on complex matrices: ``eig`` (the general eigenproblem) and ``det_phase``.
 
 ``EigLowerings`` is a mixin of the C function emitter (through ``LinalgLowerings``). Plain C99
 ``complex.h`` (LAPACK only where the module was given it); the algorithms, named again in the C:
@@ -13,8 +13,8 @@
   ``ztrevc``: a pivot smaller than ``eps |t_kk|`` is replaced by that) and ``V = Q Y``. A real
   matrix is decomposed in complex arithmetic: its real eigenvalues carry imaginary parts of
   rounding size, where LAPACK's real algorithm gives exact zeros.
-* ``det_phase`` (and ``logabsdet``, ``solve`` of complex matrices): LU with partial pivoting,
-  the pivot of largest ``|re| + |im|`` (LAPACK's ``izamax`` measure).
+* ``det_phase`` (and ``logabsdet``, ``solve`` of complex matrices): the complex LU of
+  ``gradc.backends.c.linalg_complex`` (the pivot of largest ``|re| + |im|``, LAPACK's ``izamax``).
 
 Conventions of gradc's own eig: the eigenvalues come in the order the QR iteration deflates them (bottom up,
 stored along T's diagonal), which need not be LAPACK's order; each eigenvector has unit norm
@@ -43,113 +43,6 @@ _HELPERS = {
 static inline RT gradc_cabs1_SUF(CT z)
 {
     return fabsF(crealF(z)) + fabsF(cimagF(z));
-}""",
-    "clu": """
-/* w (n x n, contiguous) = the LU factors of the strided complex n x n matrix a by partial pivoting (the pivot of
- * largest |re| + |im|), the same interchanges applied to the n x m matrix x; returns the number of
- * interchanges, or -1 at a zero (or NaN) pivot. */
-static long gradc_clu_SUF(long n, long m, const CT *restrict a, long ars, long acs, CT *restrict w, CT *restrict x)
-{
-    long swaps = 0;
-    for (long i = 0; i < n; ++i) {
-        for (long j = 0; j < n; ++j) {
-            w[i*n + j] = a[i*ars + j*acs];
-        }
-    }
-    for (long c = 0; c < n; ++c) {
-        long p = c;
-        RT best = gradc_cabs1_SUF(w[c*n + c]);
-        for (long r = c + 1; r < n; ++r) {
-            if (gradc_cabs1_SUF(w[r*n + c]) > best) {
-                best = gradc_cabs1_SUF(w[r*n + c]);
-                p = r;
-            }
-        }
-        if (!(best > 0)) {
-            return -1;
-        }
-        if (p != c) {
-            ++swaps;
-            for (long j = 0; j < n; ++j) {
-                const CT t = w[c*n + j]; w[c*n + j] = w[p*n + j]; w[p*n + j] = t;
-            }
-            for (long q = 0; q < m; ++q) {
-                const CT t = x[c*m + q]; x[c*m + q] = x[p*m + q]; x[p*m + q] = t;
-            }
-        }
-        for (long r = c + 1; r < n; ++r) {
-            const CT f = w[r*n + c] / w[c*n + c];
-            w[r*n + c] = f;
-            for (long j = c + 1; j < n; ++j) {
-                w[r*n + j] -= f * w[c*n + j];
-            }
-            for (long q = 0; q < m; ++q) {
-                x[r*m + q] -= f * x[c*m + q];
-            }
-        }
-    }
-    return swaps;
-}""",
-    "csolve": """
-/* x = a^-1 b for the strided complex n x n matrix a and n x m matrix b, by LU with partial pivoting in the work
- * array w (n*n); returns 0, or 1 for a singular matrix (a zero pivot), with NaN everywhere (NaN entries: NaN, 0). */
-static int gradc_csolve_SUF(long n, long m, const CT *restrict a, long ars, long acs, const CT *restrict b,
-                            long brs, long bcs, CT *restrict x, CT *restrict w)
-{
-    for (long i = 0; i < n; ++i) {
-        for (long q = 0; q < m; ++q) {
-            x[i*m + q] = b[i*brs + q*bcs];
-        }
-    }
-    if (gradc_clu_SUF(n, m, a, ars, acs, w, x) < 0) {
-        int nan = 0;  /* a NaN entry is NaN's, not a singular matrix (NumPy's solution holds NaN then) */
-        for (long k = 0; k < n*n; ++k) {
-            nan |= isnan(crealF(w[k])) || isnan(cimagF(w[k]));
-        }
-        for (long k = 0; k < n*m; ++k) {
-            x[k] = NAN;
-        }
-        return !nan;
-    }
-    for (long i = n - 1; i >= 0; --i) {
-        for (long k = i + 1; k < n; ++k) {
-            const CT e = w[i*n + k];
-            for (long q = 0; q < m; ++q) {
-                x[i*m + q] -= e * x[k*m + q];
-            }
-        }
-        for (long q = 0; q < m; ++q) {
-            x[i*m + q] /= w[i*n + i];
-        }
-    }
-    return 0;
-}""",
-    "cslogdet": """
-/* *phase = det(a) / |det(a)| and *logabs = log|det(a)| of the strided complex n x n matrix a, by LU with partial
- * pivoting in the work array w (n*n): the product of the pivots' phases, negated per interchange. A singular
- * matrix gives 0 and -inf, NaN entries NaN and NaN (as NumPy's slogdet). */
-static void gradc_cslogdet_SUF(long n, const CT *restrict a, long ars, long acs, CT *restrict w, CT *phase,
-                               RT *logabs)
-{
-    const long swaps = gradc_clu_SUF(n, 0, a, ars, acs, w, w);
-    if (swaps < 0) {
-        int nan = 0;
-        for (long k = 0; k < n*n; ++k) {
-            nan |= isnan(crealF(w[k])) || isnan(cimagF(w[k]));
-        }
-        *phase = nan ? NAN : 0;
-        *logabs = nan ? NAN : -INFINITY;
-        return;
-    }
-    CT s = swaps % 2 ? -1 : 1;
-    RT total = 0;
-    for (long i = 0; i < n; ++i) {
-        const RT m = cabsF(w[i*n + i]);
-        s *= w[i*n + i] / m;
-        total += logF(m);
-    }
-    *phase = s / cabsF(s);  /* back to modulus 1 after n roundings */
-    *logabs = total;
 }""",
     "eig": """
 /* w (n) and v (n x n, row stride ldv; column j the eigenvector of w[j]) of the strided n x n matrix a (real or
@@ -407,7 +300,7 @@ _LAPACK_REAL = """    if (ok && n >= LAPACK_MIN && GEEV) {
         }
         return;
     }"""
-_NEEDS = {"clu": ("cabs1",), "csolve": ("clu",), "cslogdet": ("clu",), "eig": ("cabs1",)}
+_NEEDS = {"eig": ("cabs1",)}
 
 
 def complex_helper_text(kind: str, input_dtype: str, complex_dtype: str) -> str:
@@ -431,7 +324,7 @@ def complex_helper_text(kind: str, input_dtype: str, complex_dtype: str) -> str:
 
 
 class EigLowerings:
-    """The lowerings of ``eig``, ``det_phase`` and of ``solve``/``logabsdet`` on complex matrices."""
+    """The lowerings of ``eig`` and ``det_phase``."""
 
     def complex_helper(self, kind, complex_dtype, input_dtype=None):
         input_dtype = input_dtype or complex_dtype
@@ -459,30 +352,4 @@ class EigLowerings:
             f"{fn}({n}, {p}, {a.strides[-2]}, {a.strides[-1]}, {o}, {o} + {n}, {n}, {h}, {q}, {y}, {g}, {lw});"))
 
     def op_det_phase(self, e):
-        self.complex_slogdet(e)
-
-    def complex_slogdet(self, e):
-        """``det_phase`` and ``logabsdet`` of a complex matrix: one helper computes both, the other goes to a local."""
-        a = self.matrix_operand(e.inputs[0])
-        out = self.storage(e.out)
-        complex_dtype = a.dtype
-        fn, n = self.complex_helper("cslogdet", complex_dtype), a.shape[-1]
-        w = self.work(complex_dtype, n * n, e.out.name + "_lu")
-        phase = e.op != "logabsdet"  # det_phase (det_sign of a complex matrix is its phase too)
-        other = self.pack_name("phase" if not phase else "logabsdet")  # the result not asked for
-        other_type = C_TYPES[_REAL[complex_dtype] if phase else complex_dtype]
-
-        def call(p, o):
-            pair = f"{o}, &{other}" if phase else f"&{other}, {o}"
-            return f"{fn}({n}, {p[0]}, {a.strides[-2]}, {a.strides[-1]}, {w}, {pair});"
-        declare = (f"{C_TYPES[out.dtype]} {out.name}; " if out.local else "") + f"{other_type} {other};"
-        self.each_matrix(e, [a], out, call, declare)
-
-    def complex_solve(self, e):
-        a, b = (self.matrix_operand(x) for x in e.inputs)
-        out = self.storage(e.out)
-        fn, (n, m) = self.complex_helper("csolve", out.dtype), out.shape[-2:]
-        w = self.work(out.dtype, n * n, e.out.name + "_lu")
-        self.each_matrix(e, [a, b], out, lambda p, o: self.failing(e, f"{fn}({n}, {m}, {p[0]}, {a.strides[-2]}, "
-                                                                      f"{a.strides[-1]}, {p[1]}, {b.strides[-2]}, "
-                                                                      f"{b.strides[-1]}, {o}, {w})"))
+        self.op_slogdet(e)  # (gradc.backends.c.linalg: the complex LU of gradc.backends.c.linalg_complex)
