@@ -34,6 +34,7 @@ in double and round once. Accuracy against SciPy over grids, tails and near zero
 """
 
 from gradc.backends.c.mathlib import bessel_jy
+from gradc.backends.c.mathlib.in_double import float_twin, float_twins
 
 _POSIX = """\
 /* POSIX (XSI) Bessel functions of libm (see gradc/backends/c/mathlib/bessel.py: not declared under -std=c99) */
@@ -287,11 +288,6 @@ def _fixed(name, call):
     return f"static inline double gradc_{name}(double x)\n{{\n    return {call};\n}}"
 
 
-def _float_unary(name):
-    return (f"/* {name}f: gradc_{name} in double, rounded once */\n"
-            f"static inline float gradc_{name}f(float x)\n{{\n    return (float)gradc_{name}((double)x);\n}}")
-
-
 def _float_ordered(name, order_type):
     return (f"/* {name}f: gradc_{name} in double, rounded once */\n"
             f"static inline float gradc_{name}f({order_type} v, float x)\n{{\n"
@@ -307,15 +303,14 @@ LIBRARY = {
     "gradc_posix_bessel": (_POSIX, ()),
     "gradc_jy": (_JY, ("gradc_posix_bessel",)),
     **{f"gradc_{n}": ("", ("gradc_jy",)) for n in _LIBM},
-    **{f"gradc_{n}f": ((_float_ordered(n, "int") if n.endswith("v") else _float_unary(n)), (f"gradc_{n}",))
-       for n in _LIBM},
+    **{f"gradc_{n}f": float_twin(n, "int v, x" if n.endswith("v") else "x") for n in _LIBM},
     "gradc_temme_gammas": (_TEMME_GAMMAS, ()),
     "gradc_bessel_ik": (_BESSEL_IK, ("gradc_temme_gammas",)),
     "gradc_sinpi": (_SINPI, ()),
     "gradc_ik": (_IK, ("gradc_bessel_ik", "gradc_sinpi")),
     **{f"gradc_{n}": ("", ("gradc_ik",)) for n in _ANY},
-    **{f"gradc_{n}f": (_float_ordered(n, "double"), (f"gradc_{n}",)) for n in _ANY},
-    **bessel_jy.library(_float_ordered),
+    **float_twins(_ANY, "double v, x"),
+    **bessel_jy.library(),
     **{f"gradc_{n}": (_fixed(n, call), ("gradc_ik",)) for n, call in _ORDER_FIXED.items()},
-    **{f"gradc_{n}f": (_float_unary(n), (f"gradc_{n}",)) for n in _ORDER_FIXED},
+    **float_twins(_ORDER_FIXED),
 }

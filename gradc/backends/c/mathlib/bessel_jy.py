@@ -11,6 +11,8 @@ C text only; ``gradc.backends.c.mathlib.bessel`` lists it (it shares ``gradc_tem
 Accuracy against SciPy and mpmath: tests/ops/test_special_functions_c.py.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twins
+
 _BESSEL_JY = """\
 /* J_v(x) and Y_v(x) for v >= 0, x > 0 (see gradc/backends/c/mathlib/bessel_jy.py for the method) */
 static inline void gradc_bessel_jy(double v, double x, double *j_out, double *y_out)
@@ -207,16 +209,15 @@ static inline double gradc_yv_real(double v, double x)
 
 
 
-def library(float_twin):
-    """name -> (C text, the names it calls), for ``bessel.LIBRARY``; ``float_twin(name, order_type)`` writes a
-    float version.
+def library():
+    """name -> (C text, the names it calls), for ``bessel.LIBRARY``.
 
-    >>> sorted(library(lambda name, t: ""))[:2]
+    >>> sorted(library())[:2]
     ['gradc_bessel_jy', 'gradc_jv_real']
     """
     return {
         "gradc_bessel_jy": (_BESSEL_JY, ("gradc_temme_gammas",)),
         "gradc_jy_real": (_JY_REAL, ("gradc_bessel_jy", "gradc_sinpi")),
         **{f"gradc_{n}_real": ("", ("gradc_jy_real",)) for n in ("jv", "yv")},
-        **{f"gradc_{n}_realf": (float_twin(f"{n}_real", "double"), (f"gradc_{n}_real",)) for n in ("jv", "yv")},
+        **float_twins(("jv_real", "yv_real"), "double v, x"),
     }

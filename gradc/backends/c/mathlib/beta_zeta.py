@@ -22,6 +22,8 @@ is a pole of Gamma and neither ``a`` nor ``b`` is; at a non-positive integer ``a
 The float versions compute in double (as SciPy's float32 loops do) and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin, float_twins
+
 HURWITZ_ZETA = """\
 /* zeta(s, q) = sum over k >= 0 of (q + k)^-s, for s > 1: summed up to q >= s + 12, then Euler-Maclaurin */
 static inline double gradc_hurwitz_zeta(double s, double q)
@@ -60,13 +62,6 @@ static inline double gradc_polygamma(int n, double x)
 {
     const double sign = n % 2 ? 1.0 : -1.0;
     return sign * tgamma(n + 1.0) * gradc_hurwitz_zeta(n + 1.0, x);
-}"""
-
-POLYGAMMAF = """\
-/* polygammaf(n, x): gradc_polygamma in double, rounded once */
-static inline float gradc_polygammaf(int n, float x)
-{
-    return (float)gradc_polygamma(n, (double)x);
 }"""
 
 BETA_CORE = """\
@@ -148,22 +143,13 @@ static inline double gradc_beta(double a, double b)
 }"""
 
 
-def _in_double(name):
-    return (f"/* {name}f(a, b): gradc_{name} in double, rounded once */\n"
-            f"static inline float gradc_{name}f(float a, float b)\n{{\n"
-            f"    return (float)gradc_{name}((double)a, (double)b);\n}}")
-
-
-BETALNF, BETAF = _in_double("betaln"), _in_double("beta")
-
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_hurwitz_zeta": (HURWITZ_ZETA, ()),
     "gradc_polygamma": (POLYGAMMA, ("gradc_hurwitz_zeta",)),
-    "gradc_polygammaf": (POLYGAMMAF, ("gradc_polygamma",)),
+    "gradc_polygammaf": float_twin("polygamma", "int n, x"),
     "gradc_beta_core": (BETA_CORE, ()),
     "gradc_betaln": (BETALN, ("gradc_beta_core",)),
-    "gradc_betalnf": (BETALNF, ("gradc_betaln",)),
     "gradc_beta": (BETA, ("gradc_beta_core",)),
-    "gradc_betaf": (BETAF, ("gradc_beta",)),
+    **float_twins(("betaln", "beta"), "a, b"),
 }

@@ -22,6 +22,8 @@ SciPy's special values: NaN for ``z < 0``, NaN and ``+inf``; ``pi^2/6`` at 0.
 The float versions compute in double.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twins
+
 SPENCE = """\
 /* spence(z) = integral_1^z log(t) / (1 - t) dt = Li2(1 - z), for z >= 0 */
 static inline double gradc_dilog_series(double u)
@@ -59,13 +61,6 @@ static inline double gradc_spence(double z)
     const double lm = log(z - 1.0);
     const double ratio = lz - lm;
     return -pi2_6 - 0.5 * lm * lm + gradc_dilog_series(ratio) + 0.5 * ratio * ratio;
-}"""
-
-SPENCEF = """\
-/* gradc_spencef(z): gradc_spence in double, rounded once */
-static inline float gradc_spencef(float z)
-{
-    return (float)gradc_spence((double)z);
 }"""
 
 DAWSN = """\
@@ -109,17 +104,9 @@ static inline double gradc_dawsn(double x)
     return copysign(value, x);
 }"""
 
-DAWSNF = """\
-/* gradc_dawsnf(x): gradc_dawsn in double, rounded once */
-static inline float gradc_dawsnf(float x)
-{
-    return (float)gradc_dawsn((double)x);
-}"""
-
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_dawsn": (DAWSN, ()),
-    "gradc_dawsnf": (DAWSNF, ("gradc_dawsn",)),
     "gradc_spence": (SPENCE, ()),
-    "gradc_spencef": (SPENCEF, ("gradc_spence",)),
+    **float_twins(("dawsn", "spence")),
 }

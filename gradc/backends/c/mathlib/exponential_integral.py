@@ -18,6 +18,8 @@ there; SciPy's ``exp1`` cuts a little later, a difference below 1e-311).
 The float versions compute in double (as SciPy's float32 loops do) and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin
+
 EXPN = """\
 /* E_n(x) = integral_1^inf e^(-x t) t^-n dt: a power series up to x = 1, a continued fraction beyond */
 static inline double gradc_expn(int n, double x)
@@ -77,13 +79,6 @@ static inline double gradc_expn(int n, double x)
     return sum;
 }"""
 
-EXPNF = """\
-/* gradc_expnf(n, x): gradc_expn in double, rounded once */
-static inline float gradc_expnf(int n, float x)
-{
-    return (float)gradc_expn(n, (double)x);
-}"""
-
 EXPI = """\
 /* Ei(x) = -E_1(-x) below 0; the power series up to 40, the asymptotic series beyond */
 static inline double gradc_expi(double x)
@@ -126,17 +121,10 @@ static inline double gradc_expi(double x)
     return exp(x) / x * sum;
 }"""
 
-EXPIF = """\
-/* gradc_expif(x): gradc_expi in double, rounded once */
-static inline float gradc_expif(float x)
-{
-    return (float)gradc_expi((double)x);
-}"""
-
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_expn": (EXPN, ()),
-    "gradc_expnf": (EXPNF, ("gradc_expn",)),
+    "gradc_expnf": float_twin("expn", "int n, x"),
     "gradc_expi": (EXPI, ("gradc_expn",)),
-    "gradc_expif": (EXPIF, ("gradc_expi",)),
+    "gradc_expif": float_twin("expi"),
 }

@@ -27,6 +27,8 @@ the domain by halving toward the previous iterate. Special values follow SciPy's
 ``gammainc(0, x > 0) = 1``, ``gammaincinv(a, 1) = inf``). The float versions compute in double and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin, float_twins
+
 _GAMMA_FRONT = """\
 /* x^a e^-x / Gamma(a) for a > 0, x > 0: Stirling's form for a >= 10 (no cancellation of large terms) */
 static inline double gradc_gamma_front(double a, double x)
@@ -325,13 +327,6 @@ _WRAPPERS = {"gammainc": "gradc_gamma_pq(a, x, 0)", "gammaincc": "gradc_gamma_pq
              "gammaincinv": "gradc_gamma_inverse(a, x, 1.0 - x)", "gammainccinv": "gradc_gamma_inverse(a, 1.0 - x, x)"}
 
 
-def _float_twin(name, arity):
-    params = ", ".join(f"float {p}" for p in "abx"[:arity])
-    args = ", ".join(f"(double){p}" for p in "abx"[:arity])
-    return (f"/* {name}f: gradc_{name} in double, rounded once */\n"
-            f"static inline float gradc_{name}f({params})\n{{\n    return (float)gradc_{name}({args});\n}}")
-
-
 _TWO = tuple(_WRAPPERS)
 
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
@@ -343,10 +338,10 @@ LIBRARY = {
     "gradc_gamma_pq": (_GAMMA_PQ, ("gradc_gamma_front", "gradc_small_a_q")),
     "gradc_gamma_inverse": (_GAMMA_INVERSE, ("gradc_gamma_pq", "gradc_gamma_front", "gradc_ndtri")),
     **{f"gradc_{n}": (_wrapper(n, call), ("gradc_gamma_pq", "gradc_gamma_inverse")) for n, call in _WRAPPERS.items()},
-    **{f"gradc_{n}f": (_float_twin(n, 2), (f"gradc_{n}",)) for n in _TWO},
+    **float_twins(_TWO, "a, x"),
     "gradc_beta_cf": (_BETA_CF, ()),
     "gradc_betainc": (_BETAINC, ("gradc_beta_cf",)),
-    "gradc_betaincf": (_float_twin("betainc", 3), ("gradc_betainc",)),
+    "gradc_betaincf": float_twin("betainc", "a, b, x"),
     "gradc_betaincinv": (_BETA_INVERSE, ("gradc_betainc", "gradc_ndtri")),
-    "gradc_betaincinvf": (_float_twin("betaincinv", 3), ("gradc_betaincinv",)),
+    "gradc_betaincinvf": float_twin("betaincinv", "a, b, x"),
 }

@@ -9,6 +9,8 @@ domain, 0 where the function is constant in its shape parameters (``x = 0``, ``x
 The float versions compute in double and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin, float_twins
+
 _GAMMAINC_DA = """\
 /* d/da of the regularized lower incomplete gamma P(a, x): Moore's series or the differentiated fraction of Q */
 static inline double gradc_gammainc_da(double a, double x)
@@ -146,21 +148,13 @@ def _wrapper(name, params, call):
     return f"static inline double gradc_{name}({signature})\n{{\n    return {call};\n}}"
 
 
-def _float_twin(name, params):
-    signature = ", ".join(f"float {p}" for p in params)
-    args = ", ".join(f"(double){p}" for p in params)
-    return (f"/* {name}f: gradc_{name} in double, rounded once */\n"
-            f"static inline float gradc_{name}f({signature})\n{{\n    return (float)gradc_{name}({args});\n}}")
-
-
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_gammainc_da": (_GAMMAINC_DA, ("gradc_digamma",)),
-    "gradc_gammainc_daf": (_float_twin("gammainc_da", "ax"), ("gradc_gammainc_da",)),
+    "gradc_gammainc_daf": float_twin("gammainc_da", "a, x"),
     "gradc_betainc_fraction_grad": (_BETAINC_FRACTION, ("gradc_digamma", "gradc_betaln")),
     "gradc_betainc_shape": (_BETAINC_SHAPE, ("gradc_betainc_fraction_grad",)),
     "gradc_betainc_da": (_wrapper("betainc_da", "abx", "gradc_betainc_shape(a, b, x, 0)"), ("gradc_betainc_shape",)),
     "gradc_betainc_db": (_wrapper("betainc_db", "abx", "gradc_betainc_shape(a, b, x, 1)"), ("gradc_betainc_shape",)),
-    "gradc_betainc_daf": (_float_twin("betainc_da", "abx"), ("gradc_betainc_da",)),
-    "gradc_betainc_dbf": (_float_twin("betainc_db", "abx"), ("gradc_betainc_db",)),
+    **float_twins(("betainc_da", "betainc_db"), "a, b, x"),
 }

@@ -24,6 +24,8 @@ SciPy's loses ``x^2`` ulps below 0), the continued fraction of ``erfc`` from ``x
 The float versions compute in double (as SciPy's float32 loops do) and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twins
+
 DIGAMMA = """\
 /* digamma(x) = d/dx log|Gamma(x)|: reflection below 0, recurrence up to 10, then the asymptotic series */
 static inline double gradc_digamma(double x)
@@ -53,13 +55,6 @@ static inline double gradc_digamma(double x)
     const double series = r * (1.0 / 12.0 - r * (1.0 / 120.0 - r * (1.0 / 252.0 - r * (1.0 / 240.0
                           - r * (1.0 / 132.0 - r * (691.0 / 32760.0 - r * (1.0 / 12.0)))))));
     return shift + (log(x) - 0.5 / x - series);
-}"""
-
-DIGAMMAF = """\
-/* digammaf(x): gradc_digamma in double, rounded once */
-static inline float gradc_digammaf(float x)
-{
-    return (float)gradc_digamma((double)x);
 }"""
 
 
@@ -177,27 +172,14 @@ static inline double gradc_erfcx(double x)
 }"""
 
 
-def _in_double(name):
-    return (f"/* {name}f(x): gradc_{name} in double, rounded once */\n"
-            f"static inline float gradc_{name}f(float x)\n{{\n    return (float)gradc_{name}((double)x);\n}}")
-
-
-ERFINVF, ERFCINVF, NDTRIF, LOG_NDTRF, ERFCXF = (_in_double(name) for name in (
-    "erfinv", "erfcinv", "ndtri", "log_ndtr", "erfcx"))
-
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_digamma": (DIGAMMA, ()),
-    "gradc_digammaf": (DIGAMMAF, ("gradc_digamma",)),
     "gradc_erfinv_core": (ERFINV_CORE, ()),
     "gradc_erfinv": (ERFINV, ("gradc_erfinv_core",)),
-    "gradc_erfinvf": (ERFINVF, ("gradc_erfinv",)),
     "gradc_erfcinv": (ERFCINV, ("gradc_erfinv_core",)),
-    "gradc_erfcinvf": (ERFCINVF, ("gradc_erfcinv",)),
     "gradc_ndtri": (NDTRI, ("gradc_erfcinv",)),
-    "gradc_ndtrif": (NDTRIF, ("gradc_ndtri",)),
     "gradc_log_ndtr": (LOG_NDTR, ()),
-    "gradc_log_ndtrf": (LOG_NDTRF, ("gradc_log_ndtr",)),
     "gradc_erfcx": (ERFCX, ()),
-    "gradc_erfcxf": (ERFCXF, ("gradc_erfcx",)),
+    **float_twins(("digamma", "erfinv", "erfcinv", "ndtri", "log_ndtr", "erfcx")),
 }
