@@ -22,6 +22,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c import linalg_spectral
 from gradc.backends.c.linalg_complex import COMPLEX_NEEDS, EDITED, SAME_TEXT, SUFFIX, complex_helper_text
 from gradc.backends.c.linalg_complex_spectral import ComplexSpectralLowerings
 from gradc.backends.c.linalg_decomp import DECOMP_HELPERS, DECOMP_NEEDS, DecompLowerings
@@ -272,6 +273,7 @@ def helper_text(kind: str, ctype: str) -> str:
     suffix = "f" if ctype == "float" else ""
     text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
     text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])
+    text = text.replace("MAX_SWEEPS", str(linalg_spectral.JACOBI_SWEEPS))
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 

@@ -21,6 +21,7 @@ True
 """
 from __future__ import annotations
 
+from gradc.backends.c import linalg_spectral
 from gradc.backends.c.linalg_complex_spectral import COMPLEX_SPECTRAL
 
 COMPLEX_HELPERS = {
@@ -224,6 +225,7 @@ def complex_helper_text(kind: str, ctype: str, real_text: str = "") -> str:
     True
     """
     text = COMPLEX_HELPERS.get(kind, real_text).replace("EPS_T", _EPSILON[ctype])
+    text = text.replace("MAX_SWEEPS", str(linalg_spectral.JACOBI_SWEEPS))
     for old, new in EDITED.get(kind, ()):
         assert old in text, (kind, old)  # (the real helper changed: edit these edits)
         text = text.replace(old, new)

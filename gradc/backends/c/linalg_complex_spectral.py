@@ -31,6 +31,7 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
 {
     R *wr = (R *)(s + n*n);
     R big = 0;
+    int sweep = 0;
     for (long i = 0; i < n; ++i) {
         for (long j = 0; j <= i; ++j) {
             T x = lower ? a[i*rs + j*cs] : conj(a[j*rs + i*cs]);  /* A_ij, i >= j */
@@ -56,7 +57,7 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
             s[i] *= ldexp((R)1, -scale);
         }
         const R floor_ = EPS_T * EPS_T;
-        for (int sweep = 0; sweep < 100; ++sweep) {
+        for (; sweep < MAX_SWEEPS; ++sweep) {
             int rotated = 0;
             for (long p = 0; p < n; ++p) {
                 for (long q = p + 1; q < n; ++q) {
@@ -95,8 +96,11 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
                 break;
             }
         }
-        for (long i = 0; i < n; ++i) {
-            wr[i] = ldexp(creal(s[i*n + i]), scale);
+        for (long i = 0; i < n; ++i) {  /* never a sweep without rotations: NaN, not the unconverged values */
+            wr[i] = sweep == MAX_SWEEPS ? NAN : ldexp(creal(s[i*n + i]), scale);
+            for (long j = 0; v && sweep == MAX_SWEEPS && j < n; ++j) {
+                v[i*ldv + j] = NAN;
+            }
         }
     }
     for (long i = 0; i < n; ++i) {  /* ascending by selection (the first minimum first), v's columns along */
@@ -153,7 +157,7 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, in
             big = fabs(u[i*ldu + j]) > big || isnan(fabs(u[i*ldu + j])) ? fabs(u[i*ldu + j]) : big;
         }
     }
-    const int finite = isfinite(big);
+    int finite = isfinite(big);
     int scale = 0;  /* a power of two bringing the largest magnitude to [0.5, 1): no overflow or underflow */
     frexp(finite ? big : 1, &scale);
     for (long i = 0; i < m; ++i) {
@@ -166,7 +170,8 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, in
             v[i*ldv + j] = finite ? i == j : NAN;
         }
     }
-    for (int sweep = 0; finite && sweep < 100; ++sweep) {
+    int sweep = 0;
+    for (; finite && sweep < MAX_SWEEPS; ++sweep) {
         int rotated = 0;
         for (long p = 0; p < n; ++p) {
             for (long q = p + 1; q < n; ++q) {
@@ -201,6 +206,15 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, in
         }
         if (!rotated) {
             break;
+        }
+    }
+    if (sweep == MAX_SWEEPS) {  /* never a sweep without rotations: NaN, not the unconverged values */
+        finite = 0;
+        for (long i = 0; i < m*n; ++i) {
+            u[(i / n)*ldu + i % n] = NAN;
+        }
+        for (long i = 0; v && i < n*n; ++i) {
+            v[(i / n)*ldv + i % n] = NAN;
         }
     }
     for (long j = 0; j < n; ++j) {

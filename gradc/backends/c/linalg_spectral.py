@@ -58,7 +58,8 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
         s[i] = ldexpF(s[i], -scale);
     }
     const T floor_ = EPS_T * EPS_T;
-    for (int sweep = 0; sweep < 100; ++sweep) {
+    int sweep = 0;
+    for (; sweep < MAX_SWEEPS; ++sweep) {
         int rotated = 0;
         for (long p = 0; p < n; ++p) {
             for (long q = p + 1; q < n; ++q) {
@@ -94,6 +95,14 @@ static void gradc_eighF(long n, const T *restrict a, long rs, long cs, int lower
         }
         if (!rotated) {
             break;
+        }
+    }
+    if (sweep == MAX_SWEEPS) {  /* never a sweep without rotations: NaN, not the unconverged values */
+        for (long i = 0; i < n; ++i) {
+            s[i*n + i] = NAN;
+            for (long j = 0; v && j < n; ++j) {
+                v[i*ldv + j] = NAN;
+            }
         }
     }
     for (long i = 0; i < n; ++i) {
@@ -175,7 +184,8 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T 
         }
         return;
     }
-    for (int sweep = 0; sweep < 100; ++sweep) {
+    int sweep = 0;
+    for (; sweep < MAX_SWEEPS; ++sweep) {
         int rotated = 0;
         for (long p = 0; p < n; ++p) {
             for (long q = p + 1; q < n; ++q) {
@@ -208,6 +218,18 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T 
         if (!rotated) {
             break;
         }
+    }
+    if (sweep == MAX_SWEEPS) {  /* never a sweep without rotations: NaN, not the unconverged values */
+        for (long j = 0; j < n; ++j) {
+            sv[j] = NAN;
+            for (long i = 0; i < m; ++i) {
+                u[i*ldu + j] = NAN;
+            }
+            for (long i = 0; v && i < n; ++i) {
+                v[i*ldv + j] = NAN;
+            }
+        }
+        return;
     }
     for (long j = 0; j < n; ++j) {
         T ss = 0;
@@ -300,3 +322,6 @@ static void gradc_svdF(long m, long n, const T *restrict a, long rs, long cs, T 
 }""",
 }
 SPECTRAL_NEEDS = {"eigh": ("order_columns",)}
+# Jacobi sweeps before eigh/svd (real and complex) give up with NaN: convergence is quadratic, a few sweeps in
+# practice (tests/backends/c/test_c_linalg_conditioning.py); the cap stops a cycle, and never silently.
+JACOBI_SWEEPS = 100
