@@ -99,9 +99,9 @@ static void gradc_trisolveF(long n, long m, const T *restrict a, long ars, long 
     }
 }""",
     "lu": """
-/* w (n x n, contiguous) = the LU factors of the strided n x n matrix a by partial pivoting (row interchanges),
- * the same interchanges applied to the n x m matrix x; returns the number of interchanges, or -1 at a zero
- * (or NaN) pivot. */
+/* w (n x n, contiguous) = the LU factors of the strided n x n matrix a by partial pivoting (row interchanges; the
+ * pivot: the first entry of largest |a|, of a complex T largest |Re| + |Im| as LAPACK's izamax), the same
+ * interchanges applied to the n x m matrix x; returns the number of interchanges, or -1 at a zero (or NaN) pivot. */
 static long gradc_luF(long n, long m, const T *restrict a, long ars, long acs, T *restrict w, T *restrict x)
 {
     long swaps = 0;
@@ -112,10 +112,11 @@ static long gradc_luF(long n, long m, const T *restrict a, long ars, long acs, T
     }
     for (long c = 0; c < n; ++c) {
         long p = c;
-        T best = fabsF(w[c*n + c]);
+        R best = PIVOT_SIZE(w[c*n + c]);
         for (long r = c + 1; r < n; ++r) {
-            if (fabsF(w[r*n + c]) > best) {
-                best = fabsF(w[r*n + c]);
+            const R size = PIVOT_SIZE(w[r*n + c]);
+            if (size > best) {
+                best = size;
                 p = r;
             }
         }
@@ -271,9 +272,11 @@ def helper_text(kind: str, ctype: str) -> str:
     if "_Complex" in ctype:  # (gradc.backends.c.linalg_complex)
         return complex_helper_text(kind, ctype, _HELPERS[kind] if kind in SAME_TEXT | set(EDITED) else "")
     suffix = "f" if ctype == "float" else ""
-    text = _HELPERS[kind].replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
+    text = _HELPERS[kind].replace("PIVOT_SIZE", "fabsF")  # (the complex lu's pivot: linalg_complex)
+    text = text.replace("sqrtF", "sqrt" + suffix).replace("fabsF", "fabs" + suffix)
     text = text.replace("logF", "log" + suffix).replace("F(", suffix + "(").replace("EPS_T", _EPSILON[ctype])
     text = text.replace("MAX_SWEEPS", str(linalg_spectral.JACOBI_SWEEPS))
+    text = text.replace("const R ", f"const {ctype} ").replace("    R ", f"    {ctype} ")  # (R: T's real type)
     return text.replace("const T ", f"const {ctype} ").replace("T *", f"{ctype} *").replace("    T ", f"    {ctype} ")
 
 

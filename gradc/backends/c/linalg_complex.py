@@ -6,7 +6,7 @@ LAPACK's. The unit includes ``tgmath.h``, so ``sqrt``, ``fabs`` (the modulus) an
 function of their argument's type. The triangular solve and product and the solve by LU have the
 real helpers' text (they never compare two numbers); these differ from the real ones:
 
-* ``lu``: the pivot is the first entry of largest ``|Re| + |Im|`` (LAPACK's ``izamax``, as ``zgetrf``);
+* ``lu``: the real text, the pivot the first entry of largest ``|Re| + |Im|`` (LAPACK's ``izamax``, as ``zgetrf``);
 * ``slogdet``: the sign is the phase ``det / |det|``, the product of the pivots' phases (and ``-1``
   per interchange), ``log|det|`` the sum of the pivots' ``log|u_ii|``;
 * ``cholesky``: ``a = L L^H`` from the lower triangle, the diagonal's imaginary part unread (as
@@ -16,7 +16,7 @@ real helpers' text (they never compare two numbers); these differ from the real 
   real, ``-sign(Re alpha)`` times the column's norm), so Q and R equal NumPy's;
 * ``eigh`` and ``svd``: Jacobi methods with complex rotations (``gradc.backends.c.linalg_complex_spectral``).
 
->>> "gradc_luz(long n" in complex_helper_text("lu", "double _Complex")
+>>> "gradc_choleskyz(long n" in complex_helper_text("cholesky", "double _Complex")
 True
 """
 from __future__ import annotations
@@ -25,53 +25,6 @@ from gradc.backends.c import linalg_spectral
 from gradc.backends.c.linalg_complex_spectral import COMPLEX_SPECTRAL
 
 COMPLEX_HELPERS = {
-    "lu": """
-/* w (n x n, contiguous) = the LU factors of the strided n x n complex matrix a by partial pivoting (the pivot:
- * the first entry of largest |Re| + |Im|, as LAPACK's izamax), the same interchanges applied to the n x m
- * matrix x; returns the number of interchanges, or -1 at a zero (or NaN) pivot. */
-static long gradc_luF(long n, long m, const T *restrict a, long ars, long acs, T *restrict w, T *restrict x)
-{
-    long swaps = 0;
-    for (long i = 0; i < n; ++i) {
-        for (long j = 0; j < n; ++j) {
-            w[i*n + j] = a[i*ars + j*acs];
-        }
-    }
-    for (long c = 0; c < n; ++c) {
-        long p = c;
-        R best = fabs(creal(w[c*n + c])) + fabs(cimag(w[c*n + c]));
-        for (long r = c + 1; r < n; ++r) {
-            const R size = fabs(creal(w[r*n + c])) + fabs(cimag(w[r*n + c]));
-            if (size > best) {
-                best = size;
-                p = r;
-            }
-        }
-        if (!(best > 0)) {
-            return -1;
-        }
-        if (p != c) {
-            ++swaps;
-            for (long j = 0; j < n; ++j) {
-                const T t = w[c*n + j]; w[c*n + j] = w[p*n + j]; w[p*n + j] = t;
-            }
-            for (long q = 0; q < m; ++q) {
-                const T t = x[c*m + q]; x[c*m + q] = x[p*m + q]; x[p*m + q] = t;
-            }
-        }
-        for (long r = c + 1; r < n; ++r) {
-            const T f = w[r*n + c] / w[c*n + c];
-            w[r*n + c] = f;
-            for (long j = c + 1; j < n; ++j) {
-                w[r*n + j] -= f * w[c*n + j];
-            }
-            for (long q = 0; q < m; ++q) {
-                x[r*m + q] -= f * x[c*m + q];
-            }
-        }
-    }
-    return swaps;
-}""",
     "slogdet": """
 /* *sign and *logabs: the phase det(a)/|det(a)| and log|det(a)| of the strided n x n complex matrix a, by LU with
  * partial pivoting in the work array w (n*n); a singular matrix gives 0 and -inf, NaN entries NaN and NaN. */
@@ -206,7 +159,10 @@ SAME_TEXT = frozenset({"solve", "trisolve", "trimm", "square_matmul"})  # the re
 _EXPM_EDITS = (("T norm1 = 0;", "R norm1 = 0;"), ("T col = 0;", "R col = 0;"),
                ("const T ratio = frexpF(", "const R ratio = frexp("),
                ("ldexpF(a[i*rs + j*cs], -s)", "a[i*rs + j*cs] * ldexp((R)1, -s)"), ("fabsF(", "fabs("))
-EDITED = {"expm": _EXPM_EDITS}
+# lu: the real text, its pivot the first entry of largest |Re| + |Im| (LAPACK's izamax)
+_LU_EDITS = (("PIVOT_SIZE(w[c*n + c])", "fabs(creal(w[c*n + c])) + fabs(cimag(w[c*n + c]))"),
+             ("PIVOT_SIZE(w[r*n + c])", "fabs(creal(w[r*n + c])) + fabs(cimag(w[r*n + c]))"))
+EDITED = {"expm": _EXPM_EDITS, "lu": _LU_EDITS}
 COMPLEX_KINDS = SAME_TEXT | frozenset(COMPLEX_HELPERS) | frozenset(EDITED)
 COMPLEX_HELPERS.update(COMPLEX_SPECTRAL)  # eigh, svd (gradc.backends.c.linalg_complex_spectral)
 COMPLEX_KINDS = COMPLEX_KINDS | frozenset(COMPLEX_SPECTRAL)
