@@ -6,6 +6,7 @@ and near-singular ones (a row repeated up to 1e-13). Each op is held to what a b
 (LAPACK's) guarantees there, a small multiple of n eps, in the measure that makes it meaningful for that
 input: the residual of solve/inv/lstsq, the reconstruction and orthogonality of cholesky, eigh, svd and qr;
 the values themselves against NumPy within cond * eps (det, slogdet, pinv, eigenvalues, singular values).
+Complex solve/slogdet (the one complex LU) and float32 (cond up to 1e6) are held to the same bounds.
 The Jacobi sweeps of eigh/svd give NaN when capped (``linalg_spectral.JACOBI_SWEEPS``), never a silent
 partial result: checked by lowering the cap to one sweep.
 """
@@ -207,3 +208,36 @@ def test_complex_solve_and_slogdet_through_the_one_complex_lu(n):
         budget = 8 * n * EPS * np.linalg.cond(a)
         assert abs(logabs(a) - expected) < budget
         assert abs(phase_re(a) + 1j * phase_im(a) - phase) < budget
+
+
+@pytest.mark.parametrize("n", (4, 9))
+def test_float32_decompositions_stay_backward_stable(n):
+    rng = np.random.default_rng(70 + n)
+    eps = np.finfo(np.float32).eps
+    kinds = [with_condition(rng, n, n, c) for c in (1e2, 1e4, 1e6)]
+    spd = [positive_definite(rng, n, kind) for kind in ("cond1e2", "cond1e4")]
+    a0, b0 = kinds[0].astype(np.float32), rng.standard_normal((n, 2)).astype(np.float32)
+    solve = compiled(np.linalg.solve, a0, b0)
+    s_of = compiled(lambda a: np.linalg.svd(a)[1], a0)
+    u_of = compiled(lambda a: np.linalg.svd(a)[0], a0)
+    vt_of = compiled(lambda a: np.linalg.svd(a)[2], a0)
+    w_of = compiled(lambda a: np.linalg.eigh(a)[0], a0)
+    v_of = compiled(lambda a: np.linalg.eigh(a)[1], a0)
+    cholesky = compiled(np.linalg.cholesky, a0 @ a0.T + n * np.eye(n, dtype=np.float32))
+    for a in kinds:
+        a = a.astype(np.float32)
+        a64 = a.astype(np.float64)
+        x = solve(a, b0).astype(np.float64)
+        residual = np.linalg.norm(a64 @ x - b0) / (np.linalg.norm(a64) * np.linalg.norm(x) + np.linalg.norm(b0))
+        assert residual < 4 * n * eps, residual / eps
+        u, s, vt = (f(a).astype(np.float64) for f in (u_of, s_of, vt_of))
+        assert np.linalg.norm((u * s) @ vt - a64) < 8 * n * eps * np.linalg.norm(a64)
+        assert orthogonality(u) < 8 * n * eps and orthogonality(vt.T) < 8 * n * eps
+        sym = (a + a.T).astype(np.float32)
+        w, v = w_of(sym).astype(np.float64), v_of(sym).astype(np.float64)
+        assert np.linalg.norm(sym @ v - v * w) < 8 * n * eps * np.linalg.norm(sym.astype(np.float64))
+        assert orthogonality(v) < 8 * n * eps
+    for p in spd:
+        p = p.astype(np.float32)
+        lower = cholesky(p).astype(np.float64)
+        assert np.linalg.norm(lower @ lower.T - p) < 4 * n * eps * np.linalg.norm(p.astype(np.float64))
