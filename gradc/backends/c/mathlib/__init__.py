@@ -65,6 +65,7 @@ from gradc.backends.c.mathlib import (
     incomplete,
     incomplete_shape,
     integer,
+    owens_t,
     special,
     trig,
 )
@@ -153,6 +154,7 @@ _LIBRARY = {
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
     **exponential_integral.LIBRARY,  # expn, exp1 and expi
     **dilogarithm.LIBRARY,  # spence, dawsn
+    **owens_t.LIBRARY,  # Owen's T function
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
