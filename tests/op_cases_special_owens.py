@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.special
+import scipy.stats
 from op_cases import Case, const, f32, uniform
 from op_cases_special import routed
 
@@ -22,3 +23,10 @@ DIFF_CASES = [
 ]
 
 NONDIFF_CASES: list = []
+
+DIFF_CASES += [
+    Case("skewnorm_cdf_in_x", routed(lambda x, a: scipy.stats.skewnorm.cdf(x, a)), [uniform(-3.0, 3.0, 4), A],
+         ("skewnorm_cdf", "ndtr")),
+    Case("skewnorm_cdf_in_a", routed(lambda a, x: scipy.stats.skewnorm.cdf(x, a)), [uniform(-3.0, 3.0, 4), H],
+         ("skewnorm_cdf",)),
+]

@@ -84,3 +84,45 @@ def test_forward_mode_agrees_with_reverse():
     reverse = gradc.jacobian(lambda h: S.owens_t(h, a))(h)
     forward = gradc.jacfwd(lambda h: S.owens_t(h, a))(h)
     np.testing.assert_allclose(forward, reverse, rtol=1e-13)
+
+
+def _mp_skewnorm_cdf(x, a):
+    """``2 integral_-inf^x phi(t) Phi(a t) dt``, the definition, with break points at the integrand's scale."""
+    with mpmath.workdps(30):
+        x, a = mpmath.mpf(x), mpmath.mpf(a)
+        s = 1 / (abs(x) * (1 + a * a))
+        points = [s * k for k in (0, 0.1, 0.3, 1, 2, 3, 5, 8, 13, 20, 30, 50, 100)] + [mpmath.inf]
+        return float(2 * mpmath.quad(lambda u: mpmath.npdf(x - u) * mpmath.ncdf(a * (x - u)), points))
+
+
+@pytest.mark.parametrize("x,a", [(-3.875, 1.6), (-2.44621515, 1.6), (-8.0, 2.0), (-20.0, 0.3), (-3.9, 8.7),
+                                 (-0.5, 2.0), (-1.0, 1.0), (-2.0, 0.6), (1.5, -3.0), (-1.3, 0.8), (0.7, 0.4)])
+def test_c_skewnorm_cdf_agrees_with_its_definition(x, a):
+    """The far left tail (a > 0) keeps its relative accuracy: Phi(x) - 2 T(x, a) would cancel there."""
+    got = gradc.jit(lambda x, a: scipy.stats.skewnorm.cdf(x, a), target="c")(np.array([x]), np.array([a]))
+    np.testing.assert_allclose(got[0], _mp_skewnorm_cdf(x, a), rtol=2e-15 * (4 + x * x * (1 + a * a)))
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+@pytest.mark.parametrize("x,a", POINTS)
+def test_skewnorm_distribution_derivatives(target, x, a):
+    f = lambda x, a: np.sum(scipy.stats.skewnorm.logcdf(x, a, loc=0.2, scale=1.3))  # noqa: E731
+    for i in (0, 1):
+        g = gradc.jit(gradc.grad(f, argnums=i), target=target)(x, a)
+        fd = central_gradient(lambda t, i=i: f(*[t if j == i else v for j, v in enumerate((x, a))]), (x, a)[i])
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("target", ["numpy", "c"])
+@pytest.mark.parametrize("a,b", [(-1.0, 2.0), (0.5, 3.0), (8.0, 9.5), (-12.0, -10.0), (-np.inf, 0.3), (1.0, np.inf)])
+def test_truncnorm_quantiles_invert_the_distribution_function(target, a, b):
+    q = np.array([1e-12, 0.01, 0.3, 0.5, 0.9, 1 - 1e-10])
+    got = gradc.jit(lambda q: scipy.stats.truncnorm.ppf(q, a, b), target=target)(q)
+    np.testing.assert_allclose(got, scipy.stats.truncnorm.ppf(q, a, b), rtol=1e-9)
+    back = gradc.jit(lambda q: scipy.stats.truncnorm.isf(q, a, b), target=target)(q)
+    # against the reflection of SciPy's ppf: SciPy's own isf subtracts (isf(1 - 1e-10, -12, -10) is off by 1.4e-8;
+    # mpmath's root gives -11.97042264284341, as gradc)
+    np.testing.assert_allclose(back, -scipy.stats.truncnorm.ppf(q, -b, -a), rtol=1e-12)
+    # the derivative in q is 1 / pdf at the quantile
+    g = gradc.grad(lambda q: np.sum(scipy.stats.truncnorm.ppf(q, a, b)))(q[1:-1])
+    np.testing.assert_allclose(g, 1 / scipy.stats.truncnorm.pdf(got[1:-1], a, b), rtol=1e-8)
