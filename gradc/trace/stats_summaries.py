@@ -1,5 +1,6 @@
 """``scipy.stats`` summary statistics on traced values, as NumPy compositions: ``gmean``, ``hmean``, ``sem``,
-``moment``, ``variation``, ``skew``, ``kurtosis`` (SciPy's formulas, ``bias=False`` corrections included).
+``moment``, ``variation``, ``skew``, ``kurtosis`` (SciPy's formulas, ``bias=False`` corrections included) and
+``expectile`` (solved exactly from the sorted data rather than by SciPy's root finder).
 
 >>> import scipy.stats
 >>> from gradc.trace import trace
@@ -76,5 +77,32 @@ def kurtosis(a, axis=0, fisher=True, bias=True, nan_policy="propagate"):
     return ratio - 3.0 if fisher else ratio
 
 
-for _fn in (gmean, hmean, sem, moment, variation, skew, kurtosis):
+def expectile(a, alpha=0.5, *, weights=None):
+    """The ``t`` with ``alpha sum w (a - t)+ = (1 - alpha) sum w (t - a)+`` over all of ``a``: the condition is
+    linear in ``t`` between two neighbours of the sorted data, so each gap gives a candidate weighted mean
+    ``t_k`` (weights ``1 - alpha`` below, ``alpha`` above) and the expectile is the first that lies in its gap.
+    Its derivatives are those of that weighted mean: the implicit function's."""
+    if isinstance(alpha, (int, float)) and not 0 <= alpha <= 1:
+        raise TraceError(f"scipy.stats.expectile: alpha={alpha!r} is outside [0, 1]",
+                         hint="the expectile level alpha must be in the range [0, 1]")
+    a = np.asarray(a) if not hasattr(a, "aval") else a
+    w = np.ones_like(a * 1.0) if weights is None else np.broadcast_to(weights, np.shape(a)) * 1.0  # SciPy's order
+    a, w = np.reshape(a * 1.0, (-1,)), np.reshape(w, (-1,))
+    order = np.argsort(a, kind="stable")
+    ordered, ordered_w = a[order], w[order]
+    below_w, below_s = np.cumsum(ordered_w), np.cumsum(ordered_w * ordered)
+    above_w, above_s = np.sum(ordered_w) - below_w, np.sum(ordered_w * ordered) - below_s
+    numerator = (1.0 - alpha) * below_s + alpha * above_s
+    denominator = (1.0 - alpha) * below_w + alpha * above_w
+    empty = denominator == 0.0  # alpha = 1 above the largest value: the expectile is that maximum
+    candidate = np.where(empty, ordered, numerator / np.where(empty, 1.0, denominator))
+    upper = np.concatenate([ordered[1:], np.full(1, np.inf)])
+    # the gap its candidate lies in (least outside: rounding may push a t at a data point just out of both gaps)
+    outside = np.maximum(ordered - candidate, 0.0) + np.maximum(candidate - upper, 0.0)
+    best = outside == np.min(outside)
+    first = best & (np.cumsum(best * 1) == 1)
+    return np.sum(np.where(first, candidate, 0.0))
+
+
+for _fn in (gmean, hmean, sem, moment, variation, skew, kurtosis, expectile):
     scipy_dispatch.register(f"scipy.stats.{_fn.__name__}", _fn)
