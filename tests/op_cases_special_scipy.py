@@ -84,3 +84,6 @@ NONDIFF_CASES.extend(op_cases_special_integrals.NONDIFF_CASES)
 import op_cases_special_owens  # noqa: E402
 
 DIFF_CASES.extend(op_cases_special_owens.DIFF_CASES)
+import op_cases_special_zeta  # noqa: E402
+
+DIFF_CASES.extend(op_cases_special_zeta.DIFF_CASES)

@@ -68,6 +68,7 @@ from gradc.backends.c.mathlib import (
     owens_t,
     special,
     trig,
+    zeta,
 )
 
 VECTOR_NAMES = {
@@ -154,7 +155,8 @@ _LIBRARY = {
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
     **exponential_integral.LIBRARY,  # expn, exp1 and expi
     **dilogarithm.LIBRARY,  # spence, dawsn
-    **owens_t.LIBRARY,  # Owen's T function
+    **owens_t.LIBRARY,  # Owen's T function, the skew-normal distribution function
+    **zeta.LIBRARY,  # scipy.special.zeta(x, q) with SciPy's special values
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
