@@ -87,3 +87,6 @@ DIFF_CASES.extend(op_cases_special_owens.DIFF_CASES)
 import op_cases_special_zeta  # noqa: E402
 
 DIFF_CASES.extend(op_cases_special_zeta.DIFF_CASES)
+import op_cases_special_sici  # noqa: E402
+
+DIFF_CASES.extend(op_cases_special_sici.DIFF_CASES)

@@ -66,6 +66,7 @@ from gradc.backends.c.mathlib import (
     incomplete_shape,
     integer,
     owens_t,
+    sine_cosine_integral,
     special,
     trig,
     zeta,
@@ -156,6 +157,7 @@ _LIBRARY = {
     **exponential_integral.LIBRARY,  # expn, exp1 and expi
     **dilogarithm.LIBRARY,  # spence, dawsn
     **owens_t.LIBRARY,  # Owen's T function, the skew-normal distribution function
+    **sine_cosine_integral.LIBRARY,  # Si and Ci (scipy.special.sici)
     **zeta.LIBRARY,  # scipy.special.zeta(x, q) with SciPy's special values
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
