@@ -81,3 +81,12 @@ import op_cases_special_integrals  # noqa: E402  (merged here: one import in op_
 
 DIFF_CASES.extend(op_cases_special_integrals.DIFF_CASES)
 NONDIFF_CASES.extend(op_cases_special_integrals.NONDIFF_CASES)
+import op_cases_special_owens  # noqa: E402
+
+DIFF_CASES.extend(op_cases_special_owens.DIFF_CASES)
+import op_cases_special_zeta  # noqa: E402
+
+DIFF_CASES.extend(op_cases_special_zeta.DIFF_CASES)
+import op_cases_special_sici  # noqa: E402
+
+DIFF_CASES.extend(op_cases_special_sici.DIFF_CASES)

@@ -3,9 +3,11 @@ loggamma, skewnorm, truncnorm, vonmises (methods of ``z = (x - loc) / scale``; s
 
 Tails are computed where they are accurate (``log1mexp`` for ``log(1 - exp(t))``, ``log_ndtr`` for the normal's
 tails, truncnorm's mass ``Phi(b) - Phi(a)`` from the tail it lies in). genextreme follows SciPy's sign of ``c``
-(``c > 0``: bounded above at ``1 / c``) and is Gumbel's at ``c = 0``. skewnorm and vonmises have ``logpdf``/``pdf``
-only (their distribution functions need Owen's T and von Mises' series: refused by name); truncnorm has no
-``ppf``/``isf``.
+(``c > 0``: bounded above at ``1 / c``) and is Gumbel's at ``c = 0``. skewnorm's ``cdf`` is the op ``skewnorm_cdf``
+(``Phi(z) - 2 T(z, a)`` with Owen's T, the left tail without cancellation: ``gradc.ops.special_owens_t``), its
+``sf`` SciPy's ``cdf(-z, -a)``. truncnorm's ``ppf`` inverts the normal's distribution function in logs from the tail the
+lower bound lies in (``isf(q, a, b) = -ppf(q, -b, -a)``). vonmises has ``logpdf``/``pdf`` only (its distribution
+function needs von Mises' series: refused by name).
 
 >>> sorted(DISTRIBUTIONS)
 ['genextreme', 'gumbel_l', 'gumbel_r', 'loggamma', 'rayleigh', 'skewnorm', 'truncnorm', 'vonmises']
@@ -18,6 +20,8 @@ import numpy as np
 
 from gradc.ops import elementwise as ew
 from gradc.ops import special_bessel as bessel
+from gradc.ops import special_boxcox as boxcox
+from gradc.ops import special_owens_t as owens
 from gradc.ops import special_scipy as sc
 from gradc.ops.distributions import Spec, incomplete, log1mexp, log_probability, positive
 
@@ -130,7 +134,17 @@ def _normal_logpdf(z):
     return ew.sub(ew.neg(_square_half(z)), _HALF_LOG_2PI)
 
 
-SKEWNORM = {"logpdf": lambda z, a: ew.add(ew.add(_normal_logpdf(z), sc.log_ndtr(ew.mul(a, z))), _LOG2)}
+def _log_of_smaller(p, complement):
+    """``log(p)`` where ``p`` is the smaller of the two, else ``log1p(-complement)`` (no rounding of ``1 - tiny``)."""
+    small = ew.less(p, 0.5)
+    return ew.where(small, ew.log(ew.where(small, p, 0.5)), ew.log1p(ew.neg(ew.where(small, 0.5, complement))))
+
+
+SKEWNORM = {"logpdf": lambda z, a: ew.add(ew.add(_normal_logpdf(z), sc.log_ndtr(ew.mul(a, z))), _LOG2),
+            "cdf": owens.skewnorm_cdf,
+            "sf": lambda z, a: owens.skewnorm_cdf(ew.neg(z), ew.neg(a)),
+            "logcdf": lambda z, a: _log_of_smaller(owens.skewnorm_cdf(z, a), owens.skewnorm_cdf(ew.neg(z), ew.neg(a))),
+            "logsf": lambda z, a: _log_of_smaller(owens.skewnorm_cdf(ew.neg(z), ew.neg(a)), owens.skewnorm_cdf(z, a))}
 # kappa cos z - log(2 pi I0(kappa)), with I0(kappa) = i0e(kappa) e^kappa (no overflow for a large kappa)
 VONMISES = {"logpdf": lambda z, k: ew.sub(ew.mul(k, ew.sub(ew.cos(z), 1.0)), ew.add(ew.log(bessel.i0e(k)), _LOG_2PI))}
 
@@ -148,6 +162,15 @@ def _log_mass(lo, hi):
 
 def _clip_into(z, a, b):
     return ew.minimum(ew.maximum(z, a), b)
+
+
+def _truncnorm_ppf(q, a, b):
+    """``Phi(x) = Phi(a) + q mass`` solved in logs; for ``a >= 0`` from the upper tail:
+    ``Q(x) = Q(b) + (1 - q) mass`` (SciPy's formulation)."""
+    mass = _log_mass(a, b)
+    left = boxcox.ndtri_exp(ew.logaddexp(sc.log_ndtr(a), ew.add(ew.log(q), mass)))
+    right = ew.neg(boxcox.ndtri_exp(ew.logaddexp(sc.log_ndtr(ew.neg(b)), ew.add(ew.log1p(ew.neg(q)), mass))))
+    return ew.where(ew.less(a, 0.0), left, right)
 
 
 def _truncnorm(method):
@@ -186,7 +209,9 @@ DISTRIBUTIONS = {
     "rayleigh": Spec((), RAYLEIGH),
     "loggamma": Spec(("c",), LOGGAMMA, valid=_gt0),
     "skewnorm": Spec(("a",), SKEWNORM, valid=lambda a: _finite(a)),
-    "truncnorm": Spec(("a", "b"), {m: _truncnorm(m) for m in ("logpdf", "cdf", "logcdf", "sf", "logsf")},
+    "truncnorm": Spec(("a", "b"), {**{m: _truncnorm(m) for m in ("logpdf", "cdf", "logcdf", "sf", "logsf")},
+                                          "ppf": _truncnorm_ppf,
+                                          "isf": lambda q, a, b: ew.neg(_truncnorm_ppf(q, ew.neg(b), ew.neg(a)))},
                       valid=lambda a, b: ew.less(a, b)),
     "vonmises": Spec(("kappa",), VONMISES, valid=_gt0),
 }

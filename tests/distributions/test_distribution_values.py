@@ -16,6 +16,9 @@ from gradc.backends.c import build as c_build
 # points where SciPy's own value has lost its digits (gradc's is checked against exact references in
 # test_distribution_tails): logsf of halfnorm far right (SciPy: log(sf) = -inf), poisson's logcdf at 40
 SCIPY_INEXACT = {("halfnorm", "logsf"), ("poisson", "logcdf")}
+# SciPy's skew-normal distribution function (Boost's Owen's T, integration in the left tail) is off by up to
+# ~4e-9 relative where two mpmath integrals agree with gradc's C to 1e-15 (tests/ops/test_special_owens_t.py)
+SCIPY_RTOL = {("skewnorm", m): 2e-8 for m in ("cdf", "logcdf", "sf", "logsf")}
 
 
 def _grid(name, method):
@@ -32,7 +35,8 @@ def _compare(actual, expected, name, method, x):
     keep = np.ones(x.shape, bool)
     if (name, method) in SCIPY_INEXACT:
         keep = np.isfinite(expected) & (np.abs(expected) > 1e-15)
-    np.testing.assert_allclose(np.asarray(actual)[keep], expected[keep], rtol=1e-10, atol=1e-300,
+    np.testing.assert_allclose(np.asarray(actual)[keep], expected[keep], rtol=SCIPY_RTOL.get((name, method), 1e-10),
+                               atol=1e-300,
                                err_msg=f"{name}.{method} at {x[keep]}")
 
 

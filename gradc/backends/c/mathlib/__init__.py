@@ -65,8 +65,11 @@ from gradc.backends.c.mathlib import (
     incomplete,
     incomplete_shape,
     integer,
+    owens_t,
+    sine_cosine_integral,
     special,
     trig,
+    zeta,
 )
 
 VECTOR_NAMES = {
@@ -153,6 +156,9 @@ _LIBRARY = {
     **integer.LIBRARY,  # NumPy's floor division, mod, fmod, abs and shifts of int64
     **exponential_integral.LIBRARY,  # expn, exp1 and expi
     **dilogarithm.LIBRARY,  # spence, dawsn
+    **owens_t.LIBRARY,  # Owen's T function, the skew-normal distribution function
+    **sine_cosine_integral.LIBRARY,  # Si and Ci (scipy.special.sici)
+    **zeta.LIBRARY,  # scipy.special.zeta(x, q) with SciPy's special values
     **fft.LIBRARY,  # radix-2 and Bluestein DFTs along the lines of an array (needs complex.h, stdlib.h)
 }
 
