@@ -288,15 +288,33 @@ def first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[0] if text else ''}"[:200]
 
 
-def timed_build(problem, target, compiles):
-    """``(callable, median compile seconds)``; the C target compiles into a fresh cache each time."""
-    times, run = [], None
+def _compiler_cpu_seconds():
+    """CPU seconds of this process's finished children so far (the C compiler's processes)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_build(problem, target, compiles, split=None):
+    """``(callable, median compile seconds)``; the C target compiles into a fresh cache each time.
+
+    With ``split`` (a dict), ``split[target]`` is ``(median gradc CPU s, median C compiler CPU s)``: the compile
+    time's own CPU time (trace, AD, passes, emit) apart from the compiler processes', steady on a loaded machine.
+    """
+    times, cpu, compiler, run = [], [], [], None
     for _ in range(compiles):
         with tempfile.TemporaryDirectory() as cache:
             os.environ["GRADC_CACHE_DIR"] = cache
-            start = time.perf_counter()
+            start, start_cpu, start_cc = time.perf_counter(), time.process_time(), _compiler_cpu_seconds()
             run = problem.compile_fn(target)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
+            compiler.append(_compiler_cpu_seconds() - start_cc)
+    if split is not None:
+        split[target] = (statistics.median(cpu), statistics.median(compiler))
     return run, statistics.median(times)
 
 
@@ -304,6 +322,7 @@ def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c"), timer
     builder, smallest, largest = PROBLEMS[name]
     problem = builder(smallest if which == "smallest" else largest)
     row = {"problem": problem.name, "size": problem.size, "note": problem.note, "ms": {}, "compile_s": {},
+           "compile_cpu": {},
            "error": {}, "per_eval": problem.per_eval,
            "hand_ms": HAND_CPP_MS.get(problem.name, (None, None))[which == "largest"]}
     runs = {}
@@ -312,7 +331,7 @@ def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c"), timer
             row["error"][target] = "no C compiler"
             continue
         try:
-            runs[target], row["compile_s"][target] = timed_build(problem, target, compiles)
+            runs[target], row["compile_s"][target] = timed_build(problem, target, compiles, row["compile_cpu"])
         except Exception as err:  # noqa: BLE001 - a refusal is the row's result
             row["error"][target] = first_line(err)
     runs.update(problem.peers)
@@ -343,6 +362,14 @@ def bench(name, which, min_time, repeat, compiles, targets=("numpy", "c"), timer
 
 def cell(value, fmt):
     return "" if value is None else format(value, fmt)
+
+
+def print_compile_cpu(rows, targets):
+    """The compile columns' CPU time: gradc's own (trace, AD, passes, emit, load) and the C compiler's."""
+    print(f"Compile CPU s, gradc + C compiler ({', '.join(targets)}): " + "; ".join(
+        r["problem"] + " " + ", ".join(f"{own:.2f} + {cc:.2f}" if target == "c" else f"{own:.2f}"
+                                       for target, (own, cc) in r["compile_cpu"].items())
+        for r in rows if r["compile_cpu"]) + "\n")
 
 
 def main(argv=None):
@@ -394,6 +421,7 @@ def main(argv=None):
     if versus_jax:
         print("NumPy target / JAX jit: " + ", ".join(f"{name} {ratio:.2f}" for name, ratio in versus_jax)
               + f"; median {statistics.median(ratio for _, ratio in versus_jax):.2f}\n")
+    print_compile_cpu(rows, targets)
     for r in rows:
         for key, err in r["error"].items():
             print(f"- {r['problem']} ({key}): {err}")

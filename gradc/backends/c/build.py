@@ -36,6 +36,7 @@ from gradc.backends.c import pyglue as c_pyglue
 from gradc.backends.c.blas import connect as connect_blas
 from gradc.backends.c.bounds import check_max_trips, too_large
 from gradc.backends.c.cache import cache_dir, cache_writes, make_private, trusted_file
+from gradc.backends.c.compiler_run import FLAGS, compile_shared, optimisation  # noqa: F401 (FLAGS: public here)
 from gradc.backends.c.control import loop_limits
 from gradc.backends.c.emit import emit_c
 from gradc.backends.c.names import assign, fresh, symbol
@@ -48,26 +49,10 @@ from gradc.passes import optimize
 from gradc.stages import stage
 from gradc.transforms import reverse as ad
 
-# -fwrapv: int64 + - * that overflow wrap, as NumPy's do (C leaves signed overflow undefined)
-FLAGS = ("-std=c99", "-O3", "-fwrapv", "-fPIC", "-shared")
 # ELF: a shared object's references to its own functions bind to them at link time, never through the dynamic
 # linker to a symbol of that name loaded earlier (the extension's table of entry points takes their addresses)
 LINK_FLAGS = ("-Wl,-Bsymbolic",) if sys.platform.startswith(("linux", "freebsd")) else ()
-# GCC's -O2/-O3 passes are superlinear in a function's length: 12,000 lines of unrolled straight-line code take
-# 29 s at -O3 and 1.8 s at -O1. A source longer than this builds at -O1 (such code has little to vectorise).
-LONG_SOURCE_LINES = 4000
 SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
-
-
-def optimisation(source: str) -> tuple:
-    """``FLAGS``, with ``-O1`` in place of ``-O3`` for a source of more than ``LONG_SOURCE_LINES`` lines.
-
-    >>> optimisation("int f(void);")[1], optimisation("x;\\n" * 5000)[1]
-    ('-O3', '-O1')
-    """
-    if source.count("\n") <= LONG_SOURCE_LINES:
-        return FLAGS
-    return tuple("-O1" if f == "-O3" else f for f in FLAGS)
 
 
 def tuning_flags(cc: str) -> tuple:
@@ -139,20 +124,21 @@ def build(source: str, name: str, glue: str | None = None) -> str:
         with open(c_path, "w") as fh:
             fh.write(source)
         tmp_so = os.path.join(tmp, "module.so")
-        command = [cc, *flags, "-o", tmp_so, c_path]
+        glue_path = None
         if glue is not None:
             glue_path = os.path.join(tmp, "glue.c")
             with open(glue_path, "w") as fh:
                 fh.write(glue)
-            command += [glue_path, f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}"]
-        proc = subprocess.run(command + [*LINK_FLAGS, "-lm"], capture_output=True, text=True)
+        includes = (f"-I{c_pyglue.python_include()}", f"-I{c_pyglue.numpy_include()}") if glue is not None else ()
+        command = list(flags)
+        proc = compile_shared(cc, command, tmp_so, c_path, [*LINK_FLAGS, "-lm"], glue_path, includes)
         if proc.returncode != 0 and "internal compiler error" in proc.stderr and "-O3" in command:
             # the compiler crashed, not the source: GCC 12.2's -O3 vectoriser crashes on some selects of
             # booleans (tests/fuzz/test_selects.py); -O2 builds the same C
             logging.getLogger("gradc.backends.c").warning(
                 "%s: %s crashed at -O3 (an internal compiler error); built at -O2 instead", name, cc)
             command = ["-O2" if f == "-O3" else f for f in command]
-            proc = subprocess.run(command + [*LINK_FLAGS, "-lm"], capture_output=True, text=True)
+            proc = compile_shared(cc, command, tmp_so, c_path, [*LINK_FLAGS, "-lm"], glue_path, includes)
         if proc.returncode != 0:
             raise EmitError(f"the C compiler {cc} failed on the generated source:\n{proc.stderr}", where="")
         make_private(tmp_so)

@@ -1,7 +1,10 @@
 """Constants in emitted NumPy source: scalars as literals, arrays as module-level definitions.
 
 An array constant of more than :data:`LITERAL_LIMIT` elements (a table the traced function computed
-from Python values, such as a Vandermonde matrix of ``np.arange(n)``) is written as the hex text of its
+from Python values, such as a Vandermonde matrix of ``np.arange(n)``) is computed when the module loads
+from a short recipe when one computes it bit for bit (``gradc.backends.numpy.constant_recipes``: grids,
+step functions, identities, power tables, repeated rows), so the module does not grow with the data;
+any other is written as the hex text of its
 bytes, read back by ``np.frombuffer``: the same values bit for bit, in text a tenth the length of the
 nested list, and written and compiled about a thousand times faster (a 1024 x 128 table took 4.7 s as a
 list; compile time stays a small fraction of a second up to millions of elements).
@@ -18,6 +21,7 @@ import math
 
 import numpy as np
 
+from gradc.backends.numpy.constant_recipes import recipe_expr
 from gradc.ir.graph import Const
 from gradc.ops import spell
 
@@ -62,7 +66,8 @@ LITERAL_LIMIT = 1024  # elements: an array constant larger than this is written 
 
 
 def array_constant_expr(const: Const, blobs: dict | None = None) -> ast.expr:
-    """Module-level definition of an array constant; aranges read as ``np.arange(n)``, large arrays as bytes.
+    """Module-level definition of an array constant; aranges read as ``np.arange(n)``, a large array as a recipe
+    computing it at load time (``gradc.backends.numpy.constant_recipes``) when one is found, else as its bytes.
 
     With ``blobs`` (a dict), a large array's hex text is left out of the expression: a placeholder string
     stands for it, and ``blobs`` maps the placeholder's text to the hex (the emitter puts it back last, so
@@ -70,7 +75,9 @@ def array_constant_expr(const: Const, blobs: dict | None = None) -> ast.expr:
 
     >>> ast.unparse(array_constant_expr(Const(np.array([1.0, 2.0]))))
     'np.array([1.0, 2.0], dtype=np.float64)'
-    >>> text = ast.unparse(array_constant_expr(Const(np.linspace(0.0, 1.0, 2000))))
+    >>> ast.unparse(array_constant_expr(Const(np.linspace(0.0, 1.0, 2000))))  # a recipe (constant_recipes)
+    'np.linspace(0.0, 1.0, 2000, dtype=np.float64)'
+    >>> text = ast.unparse(array_constant_expr(Const(np.random.default_rng(0).random(2000))))
     >>> text.startswith("np.frombuffer(bytes.fromhex('"), text.endswith("'), dtype='<f8').reshape(2000)")
     (True, True)
     """
@@ -84,7 +91,9 @@ def array_constant_expr(const: Const, blobs: dict | None = None) -> ast.expr:
         if expr is not None:
             return expr
     if arr.size > LITERAL_LIMIT and arr.dtype.kind in "biufc":
-        return _bytes_expr(arr, blobs)
+        recipe = recipe_expr(arr, lambda part: array_constant_expr(Const(part), blobs),
+                             lambda part: array_constant_expr(Const(part)))
+        return _bytes_expr(arr, blobs) if recipe is None else recipe
     dtype = spell.dotted(f"np.{arr.dtype.name}")
     if arr.size == 0:  # [] would lose the shape, e.g. (0, 1)
         return spell.call("np.zeros", spell.literal(arr.shape), dtype=dtype)
