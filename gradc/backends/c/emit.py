@@ -49,6 +49,7 @@ import sympy as sp
 from gradc.backends.c import blas, lapack
 from gradc.backends.c import mathlib as c_mathlib
 from gradc.backends.c.bounds import check_work, work_guard
+from gradc.backends.c.call_outputs import prune_call_outputs
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
@@ -644,7 +645,9 @@ def emit_c(functions, header_lines, guard, max_trips=None):
     defs, protos = [], []
     # index updates and accumulations of scatters in loops as the in-place pass writes and orders them (the
     # emitter writes in place only where its own lifetimes allow: see in_place.py)
-    functions = [(mark_in_place(g), name, outs, doc) for g, name, outs, doc in functions]
+    # (first, calls return only the results their callers read: see call_outputs.py)
+    pruned: dict = {}
+    functions = [(mark_in_place(prune_call_outputs(g, pruned)), name, outs, doc) for g, name, outs, doc in functions]
     sizes = size_params([g for g, *_ in functions], [p for _, _, outs, _ in functions for p in outs])
     header_lines = list(header_lines) + sizes_doc(sizes)
     header_lines += limits_doc([(g, name) for g, name, _, _ in functions], max_trips)

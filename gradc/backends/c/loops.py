@@ -14,6 +14,7 @@ from gradc.backends.c.scalar_types import symbol
 from gradc.backends.c.sorting import SortLowerings
 from gradc.backends.c.update import UpdateLowerings
 from gradc.backends.c.values import C_TYPES, Loc, dim_c, eqn_text, index_view, known, loops, size
+from gradc.ir.dims import is_symbolic
 from gradc.ops.shape import spec_to_numpy
 
 SHORT_REDUCED = 16  # trailing reduced axes of at most this many elements go outside the kept ones (below)
@@ -93,6 +94,8 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
         if e.op in ("sum", "mean") and out.shape == () and x.dtype == out.dtype and x.dtype in ("f64", "f32") \
                 and x.value is None and not x.local and x.standard and known(size(x.shape) >= 64, True):
             return self.reduce_all(e, x, out)
+        if e.op in ("sum", "mean") and _long_rows(e, x, out):
+            return self.reduce_rows(e, x, out)
         self.emit(f"/* {eqn_text(e)} */")
         self.reduce_loops(e, out, x.shape, x.dtype, init, x.at)
 
@@ -158,6 +161,30 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
         if e.op == "mean":
             total = f"({total}) / ({dim_c(e.params['count'])})"  # a product too: / (3*n)
         self.emit(f"{out.name if out.local else out.at(())} = {total};")
+        self.close(1)
+
+    def reduce_rows(self, e, x, out):
+        """Each row of a contiguous array summed over its long trailing axes in 8 running sums, as ``reduce_all``
+        sums a whole array (a single running sum is a chain of dependent additions, 4 cycles each)."""
+        ctype, n = C_TYPES[out.dtype], size(x.shape)
+        length = n // size(out.shape)
+        full = length // 8 * 8
+        self.emit(f"/* {eqn_text(e)}: each row in 8 running sums, added pairwise */")
+        self.open([f"for (long r = 0; r < {size(out.shape)}; ++r) {{"])
+        self.emit(f"{ctype} acc[8] = {{0, 0, 0, 0, 0, 0, 0, 0}};")
+        self.emit(f"const {ctype} *restrict row = &{x.flat(f'{length}*r')};")
+        self.open([f"for (long k = 0; k < {full}; k += 8) {{"])
+        for half in (range(4), range(4, 8)):
+            self.emit(" ".join(f"acc[{j}] += row[k + {j}];" if j else "acc[0] += row[k];" for j in half))
+        self.close(1)
+        if length % 8:
+            self.open([f"for (long k = {full}; k < {length}; ++k) {{"])
+            self.emit("acc[0] += row[k];")
+            self.close(1)
+        total = "((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))"
+        if e.op == "mean":
+            total = f"({total}) / ({dim_c(e.params['count'])})"
+        self.emit(f"{out.flat('r')} = {total};")
         self.close(1)
 
     def op_argreduce(self, e):
@@ -345,3 +372,19 @@ class LoopLowerings(MatmulLowerings, LinalgLowerings, UpdateLowerings, SortLower
         step = "+" if e.op == "cumsum" else "*"
         self.emit(f"{out.at(idx)} = {idx[axis]} ? {out.at(prev)} {step} {x.at(idx)} : {x.at(idx)};")
         self.close(len(lines))
+
+
+# a row shorter than this is summed as written (the 8 running sums and their pairwise total cost more than they gain)
+LONG_ROW = 64
+
+
+def _long_rows(e, x, out) -> bool:
+    """Whether ``e`` sums contiguous rows of at least ``LONG_ROW`` terms: fixed sizes, its axes the trailing ones
+    of a standard (row-major, whole) operand, the same float type in and out, a result stored in an array."""
+    shape, axes = x.shape, tuple(e.params["axes"])
+    if is_symbolic(shape) or not axes or not shape or x.dtype != out.dtype or x.dtype not in ("f64", "f32"):
+        return False
+    if x.value is not None or x.local or not x.standard or out.local or not out.standard or out.shape == ():
+        return False
+    return axes == tuple(range(len(shape) - len(axes), len(shape))) and size(shape[len(shape) - len(axes):]) >= LONG_ROW
+
