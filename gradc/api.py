@@ -25,7 +25,7 @@ from gradc.derivatives.check import CheckReport, check  # noqa: F401 - gradc.che
 from gradc.derivatives.closures import tracing
 from gradc.derivatives.flat_function import flat_function
 from gradc.derivatives.gradients import GradientNesting, gradient_graphs, scalar_loss
-from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, mode_functions
+from gradc.derivatives.modes import MODES, SCALAR_MODES, Unit, grad_and_hvp_function, mode_functions
 from gradc.derivatives.pickling import reduce_transform
 from gradc.derivatives.static_args import (
     check_not_chosen,
@@ -393,8 +393,10 @@ def _compile_mode(f, graph, args, kwargs, selection, target, mode, max_trips=Non
     if target == "c":
         from gradc.backends.c.unit import CUnit  # imported here: only the C target needs sympy and ctypes
 
-        return CUnit(mode_functions(f, graph, args, names, mode, holomorphic), graph, names, mode,
-                     max_trips=max_trips)
+        functions = mode_functions(f, graph, args, names, mode, holomorphic)
+        if mode == "hvp":  # and FUNC_grad_and_hvp, as the NumPy unit has
+            functions.append(grad_and_hvp_function(graph, names))
+        return CUnit(functions, graph, names, mode, max_trips=max_trips)
     return Unit(f, graph, args, names, mode, holomorphic=holomorphic)
 
 

@@ -1,5 +1,7 @@
 """``gradc compile --mode vjp|jvp|jacobian|hessian|hvp``: the unit of FUNC and FUNC_<mode>, and its ``--check``.
 
+``--mode hvp`` adds FUNC_grad_and_hvp (the gradient and the Hessian-vector product from one call).
+
 The functions come from ``gradc.derivatives.modes``. ``--check`` (``gradc.check``) compares the
 value with FUNC run by NumPy and each mode with central finite differences of FUNC itself on
 random inputs: vjp entry by entry, jvp and the Jacobian along a random direction (every output),
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from gradc.cli.check import run_check
 from gradc.cli.load import Job
-from gradc.derivatives.modes import MODES, SCALAR_MODES, mode_functions
+from gradc.derivatives.modes import MODES, SCALAR_MODES, grad_and_hvp_function, mode_functions
 from gradc.stages import stage
 
 __all__ = ["MODES", "compile_mode"]
@@ -32,12 +34,15 @@ def compile_mode(args, interval, header_lines):
         return compile_sparse(job, args, header, interval)
     with stage("gradc.transforms", f"differentiating {name} ({args.mode}, wrt {', '.join(job.wrt)})"):
         functions = mode_functions(job.func, job.graph, job.examples, job.wrt, args.mode)
+        if args.mode == "hvp":  # and FUNC_grad_and_hvp: the gradient and the product from one call
+            functions.append(grad_and_hvp_function(job.graph, job.wrt))
     if args.target == "c":
-        from gradc.backends.c.unit import CUnit, unit_sources
+        from gradc.backends.c.unit import CUnit, more_functions, unit_sources
 
         with stage("gradc.backends.c", f"emitting C for {name} ({args.mode})"):
-            source, c_header = unit_sources(functions, job.graph, job.wrt, args.mode, header=header,
-                                            max_trips=job.max_trips)
+            source, c_header = unit_sources(functions[:2], job.graph, job.wrt, args.mode, header=header,
+                                            max_trips=job.max_trips,
+                                            more=more_functions(functions[2:], job.graph, job.wrt))
         status = 0
         if args.check:
             unit = CUnit(functions, job.graph, job.wrt, args.mode, max_trips=job.max_trips)
@@ -67,3 +72,5 @@ class _Loaded:
         self.name, self.mode, self.wrt = name, mode, tuple(wrt)
         self.forward = namespace[name]
         setattr(self, mode, namespace[f"{name}_{mode}"])
+        if mode == "hvp":
+            self.grad_and_hvp = namespace[f"{name}_grad_and_hvp"]

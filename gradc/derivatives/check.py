@@ -385,6 +385,12 @@ def _check_mode(c: _Checker, mode: str):
             c.compare_tangents("jvp: tangent", out[n_out:], v)
         elif failure is None:
             c.compare_second("hvp:", _per_wrt(out, len(c.wrt)), v)
+        if mode == "hvp" and hasattr(comp, "grad_and_hvp"):  # the gradient and the product from one call
+            both, failure = c.run(_with(comp.grad_and_hvp, v), "grad_and_hvp")
+            if failure is None:
+                reference = c.first_entries(lambda p: float(np.sum(c.outputs(p)[0])))
+                c.compare_gradients("grad_and_hvp: gradient", _per_wrt(both[0], len(c.wrt)), reference)
+                c.compare_second("grad_and_hvp: hvp", _per_wrt(both[1], len(c.wrt)), v)
         return
     blocks, failure = c.run(derivative, mode)
     if failure is not None:

@@ -317,12 +317,15 @@ def _mark_loop_body(body: Graph, first: int, n_carry: int, accumulate: bool, tap
 def _materialized_views(body: Graph, first: int, n_carry: int) -> Graph:
     """The body with each carried value that is a part read from another carried array (``x2 = s2[i]`` carried
     beside ``s2``) copied (an ``astype`` to its own dtype): a copy of the part per iteration, rather than the
-    whole array copied because a carried view of it would see the next iteration's writes."""
+    whole array copied because a carried view of it would see the next iteration's writes. So with a tape row (a
+    stacked output) that is a part of a carried array the body updates (an LSTM's ``states[t]`` kept for the
+    reverse sweep while ``states`` is written): the row is copied, not the whole array every iteration."""
     producer = {id(e.out): e for e in body.eqns}
     carried = {id(v) for v in body.inputs[first:first + n_carry]}
     made = {id(e.out) for e in body.eqns if e.op in UPDATE_OPS}
-    outputs, extra = list(body.outputs), []
-    for k in range(n_carry):
+    updated = {id(e.inputs[0]) for e in body.eqns if e.op in UPDATE_OPS}
+    outputs, extra, eqns = list(body.outputs), [], list(body.eqns)
+    for k in range(len(outputs)):
         e = producer.get(id(outputs[k]))
         if e is None or e.op not in ("index", "gather") or e.out.type.shape == ():
             continue
@@ -330,11 +333,21 @@ def _materialized_views(body: Graph, first: int, n_carry: int) -> Graph:
         if id(source) not in carried and id(source) not in made:
             continue
         copy = Var(f"{e.out.name}_copy", e.out.type)
-        extra.append(Eqn("astype", (e.out,), {"dtype": e.out.type.dtype}, copy))
-        outputs[k] = copy
-    if not extra:
+        if k < n_carry:
+            extra.append(Eqn("astype", (e.out,), {"dtype": e.out.type.dtype}, copy))
+            outputs[k] = copy
+            continue
+        if id(source) not in made and id(source) not in updated:
+            continue  # a tape row (a stacked output) of an array the body does not update: a view is safe
+        # a tape row: copied where it is read, and every later reader takes the copy (a helper called with the
+        # view could hand it back, tying what it returns to the array about to be written)
+        r = next(q for q, x in enumerate(eqns) if x is e)
+        eqns = eqns[:r + 1] + [Eqn("astype", (e.out,), {"dtype": e.out.type.dtype}, copy)] + [
+            Eqn(x.op, tuple(copy if a is e.out else a for a in x.inputs), x.params, x.out) for x in eqns[r + 1:]]
+        outputs = [copy if o is e.out else o for o in outputs]
+    if not extra and eqns == list(body.eqns):
         return body
-    return body.replace(eqns=list(body.eqns) + extra, outputs=outputs)
+    return body.replace(eqns=eqns + extra, outputs=outputs)
 
 
 def _writes_into(graph: Graph, v) -> bool:

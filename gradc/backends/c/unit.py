@@ -98,6 +98,19 @@ def unit_sources(functions, graph, wrt, mode, header=None, max_trips=None, more=
     return emit_c(units, lines, header_guard(dcname), max_trips)
 
 
+def more_functions(functions, graph, wrt) -> list:
+    """``unit_sources``' ``more`` for functions beyond FUNC and FUNC_<MODE> (hvp's FUNC_grad_and_hvp): output
+    buffers ``w_bar`` then ``w_hvp`` for each ``w``, named so they yield to the inputs'."""
+    taken = set(assign([v.name for v in graph.inputs]).values())
+    more = []
+    for _, g, doc, _ in functions:
+        names = []
+        for wanted in [f"{w}_bar" for w in wrt] + [f"{w}_hvp" for w in wrt]:
+            names.append(fresh(wanted, taken | set(names)))
+        more.append((g, doc, names))
+    return more
+
+
 def _nested_call(call, returns, *args):
     return _nest(call(*args), returns)
 
@@ -123,7 +136,8 @@ class CUnit:
         self.graphs = {name: g for name, g, _, _ in functions}
         self.returns = [returns for _, _, _, returns in functions]
         with stage("gradc.backends.c", f"emitting C for {graph.name} ({mode})"):
-            self.source, self.header = unit_sources(functions, graph, wrt, mode, max_trips=max_trips)
+            self.source, self.header = unit_sources(functions[:2], graph, wrt, mode, max_trips=max_trips,
+                                                    more=more_functions(functions[2:], graph, wrt))
         self._load()
 
     @property
@@ -135,11 +149,12 @@ class CUnit:
         """Build (or find in the cache) and load the library; set ``forward`` and the mode's function (the
         extension module's entry points when Python's headers are available, ``fast``; else ctypes calls)."""
         functions = [(shown, g, None, None) for shown, g in self.graphs.items()]
-        cnames = c_function_names(functions, self.mode)
         graphs = list(self.graphs.items())
+        cnames = c_function_names(functions, self.mode) + tuple(symbol(shown) for shown, _ in graphs[2:])
         works = [_work_bytes(self.source, cname) for cname in cnames]
         limits = [loop_limits(g, self.max_trips) for _, g in graphs]
-        entry_names = ("forward", self.mode)
+        # further functions (hvp's FUNC_grad_and_hvp) are attributes named by what follows FUNC_
+        entry_names = ("forward", self.mode) + tuple(shown[len(self.name) + 1:] for shown, _ in graphs[2:])
         self.fast = bool(pyglue.python_include()) and all(pyglue.supported(g) for _, g in graphs)
         glue = objs = None
         source = self.source
@@ -163,11 +178,13 @@ class CUnit:
                                                                  limits):
             call = _CFunction(lib, cname, g, work if isinstance(work, int) else 0, lims, shown)
             slow[entry] = functools.partial(_nested_call, call, returns)
-        self.forward, derivative = slow["forward"], slow[self.mode]
+        loaded = slow
         if self.fast:
             ext = pyglue.load_entries(module, self.library_path, objs, slow)
-            self.forward, derivative = ext.forward, getattr(ext, self.mode)
-        setattr(self, self.mode, derivative)
+            loaded = {entry: getattr(ext, entry) for entry in entry_names}
+        self.forward = loaded["forward"]
+        for entry in entry_names[1:]:
+            setattr(self, entry, loaded[entry])
 
     def __reduce__(self) -> tuple:
         state = {k: getattr(self, k) for k in ("name", "mode", "wrt", "max_trips", "graphs", "returns", "source",

@@ -52,6 +52,7 @@ from gradc.backends.numpy.analysis import (
 from gradc.backends.numpy.arguments import ArgumentChecks
 from gradc.backends.numpy.calls import HelperNames, emit_call, helper_bodies, needs_checks
 from gradc.backends.numpy.control import CONTROL_OPS, Scope, emit_control
+from gradc.backends.numpy.fresh_broadcast import fresh_broadcasts
 from gradc.backends.numpy.literals import array_constant_expr, const_value_for_literal, scalar_literal
 from gradc.backends.numpy.names import (
     collides,
@@ -479,6 +480,7 @@ def emit_module(functions: list, header: list | None = None, numpy_twins: bool =
                                     ("scalar", helpers.SCALAR_ARG), ("static", helpers.STATIC_CHECK)]
              if key in state.helpers]
     module = ast.Module(body=body, type_ignores=[])
+    fresh_broadcasts(module)  # small broadcasts as np.full/np.zeros: a tenth of the time of np.broadcast_to
     from_math = import_math_functions(module) if state.math_mode else []
     text = _unparse(module)
     texts += list(dict.fromkeys(src for name, src in sorted(spell.HELPERS.items())  # ops' own algorithms
