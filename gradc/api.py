@@ -55,6 +55,7 @@ from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facad
 from gradc.trace.selection import float_inputs, select_arguments
 from gradc.trace.signature import call_bound, callable_signature
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
+from gradc.trace.variadic import compile_arguments, on_call, with_arguments
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
 from gradc.tree_util.registry import node_of
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) a
 
 
 @user_facing
+@with_arguments(lambda *args, **kwargs: (len(args), tuple(kwargs)))
 def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
@@ -243,6 +245,7 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
+@with_arguments(compile_arguments)
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
             max_trips: int | None = None, static_argnums: int | tuple | None = None,
@@ -659,6 +662,7 @@ class _Transform:
         return self._compiled(tuple(values.values()))[0]
 
 
+@on_call
 def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
          static_globals: bool = True, checkpoint: str | int | None = None,
          static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
@@ -735,6 +739,7 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
     return _Transform(f, argnums, wrt, **options)
 
 
+@on_call
 def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *,
                    wrt: Any = None, static_globals: bool = True, checkpoint: str | int | None = None,
                    static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
