@@ -55,7 +55,7 @@ from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facad
 from gradc.trace.selection import float_inputs, select_arguments
 from gradc.trace.signature import call_bound, callable_signature
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
-from gradc.trace.variadic import compile_arguments, on_call, with_arguments
+from gradc.trace.variadic import compile_arguments, is_variadic, per_call, with_arguments
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
 from gradc.tree_util.registry import node_of
@@ -662,7 +662,6 @@ class _Transform:
         return self._compiled(tuple(values.values()))[0]
 
 
-@on_call
 def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
          static_globals: bool = True, checkpoint: str | int | None = None,
          static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
@@ -735,11 +734,13 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
     options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
                    static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, **options)
+        return lambda fun: (per_call(_Transform, fun, (argnums, wrt), options, "grad")
+                            if is_variadic(fun) else _Transform(fun, argnums, wrt, **options))
+    if is_variadic(f):  # f(*args): one transform per call arity (gradc.trace.variadic)
+        return per_call(_Transform, f, (argnums, wrt), options, "grad")
     return _Transform(f, argnums, wrt, **options)
 
 
-@on_call
 def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux: bool = False, *,
                    wrt: Any = None, static_globals: bool = True, checkpoint: str | int | None = None,
                    static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
@@ -759,7 +760,10 @@ def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None
     options = dict(with_value=True, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
                    static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, **options)
+        return lambda fun: (per_call(_Transform, fun, (argnums, wrt), options, "value_and_grad")
+                            if is_variadic(fun) else _Transform(fun, argnums, wrt, **options))
+    if is_variadic(f):  # f(*args): one transform per call arity (gradc.trace.variadic)
+        return per_call(_Transform, f, (argnums, wrt), options, "value_and_grad")
     return _Transform(f, argnums, wrt, **options)
 
 

@@ -162,6 +162,12 @@ def _check_no_star_chosen(f, wrt, what: str) -> None:
                                      f"parameters: {stars}{p.name}")
 
 
+def per_call(transform: Callable, f: Callable, options: tuple, keyword_options: dict, what: str):
+    """The transform of a variadic ``f``, made per call arity: ``transform(fixed, *options, **keyword_options)``."""
+    _check_no_star_chosen(f, keyword_options.get("wrt", options[1] if len(options) > 1 else None), what)
+    return VariadicTransform(transform, f, options, keyword_options)
+
+
 def on_call(transform: Callable) -> Callable:
     """Decorate a transform returning a function (``grad``, ``jit``, ``vmap``): for a variadic ``f`` the
     transform is made per call arity."""
@@ -171,7 +177,12 @@ def on_call(transform: Callable) -> Callable:
         f = _function_of(args, kwargs)
         if f is None:  # @grad(argnums=1): the decorator, applied to the function through this check
             rest = {k: v for k, v in kwargs.items() if k not in ("f", "fun")}
-            return lambda fun: accepting(fun, *args[1:], **rest)
+
+            def decorate(fun):  # one frame between the user's line and the transform's errors
+                if is_variadic(fun):
+                    return accepting(fun, *args[1:], **rest)
+                return transform(fun, *args[1:], **rest)
+            return decorate
         if not is_variadic(f):
             return transform(*args, **kwargs)
         _check_no_star_chosen(f, kwargs.get("wrt"), getattr(transform, "__name__", "transform"))
