@@ -125,13 +125,25 @@ class VariadicTransform:
         self.by_arity: dict = {}
         functools.update_wrapper(self, f, updated=())
 
-    def __call__(self, *args, **kwargs):
+    def for_call(self, args: tuple, kwargs: dict):
+        """The transform of the fixed-arity function this call's arguments make."""
         key = (len(args), tuple(sorted(kwargs)))
         inner = self.by_arity.get(key)
         if inner is None:
             inner = self.transform(fixed_arity(self.fun, *key), *self.options, **self.keyword_options)
             self.by_arity[key] = inner
-        return inner(*args, **kwargs)
+        return inner
+
+    def __call__(self, *args, **kwargs):
+        return self.for_call(args, kwargs)(*args, **kwargs)
+
+    def compiled(self, *args, **kwargs):
+        """``grad(f).compiled(*args)``: the compiled object of the transform for these arguments."""
+        return self.for_call(args, kwargs).compiled(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        """``jit(f).lower(*args)`` / ``vmap(f).lower(*args)`` for these arguments."""
+        return self.for_call(args, kwargs).lower(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<{getattr(self.transform, '__name__', 'transform')} of {function_name(self.fun)} (*args)>"

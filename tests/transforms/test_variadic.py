@@ -117,3 +117,10 @@ def test_random_arities_agree_with_finite_differences():
         k = int(rng.integers(-n, n))
         got = gradc.grad(squares, argnums=k)(*args)
         np.testing.assert_allclose(got, numeric(squares, args, k % n), rtol=1e-6, atol=1e-8)
+
+
+def test_compiled_and_lower_take_the_calls_arguments():
+    source = gradc.grad(squares, argnums=1).compiled(X, Y).source
+    assert "def squares_grad(args_0, args_1):" in source
+    lowered = gradc.jit(squares).lower(X, Y)
+    assert lowered is not None
