@@ -135,7 +135,12 @@ class VariadicTransform:
         return inner
 
     def __call__(self, *args, **kwargs):
-        return self.for_call(args, kwargs)(*args, **kwargs)
+        inner = self.by_arity.get((len(args), tuple(sorted(kwargs))))  # inline: errors keep one frame here
+        if inner is None:
+            inner = self.transform(fixed_arity(self.fun, len(args), tuple(kwargs)), *self.options,
+                                   **self.keyword_options)
+            self.by_arity[(len(args), tuple(sorted(kwargs)))] = inner
+        return inner(*args, **kwargs)
 
     def compiled(self, *args, **kwargs):
         """``grad(f).compiled(*args)``: the compiled object of the transform for these arguments."""
