@@ -55,6 +55,7 @@ from gradc.trace.numpy_dispatch import parse_index  # noqa: F401 - for the facad
 from gradc.trace.selection import float_inputs, select_arguments
 from gradc.trace.signature import call_bound, callable_signature
 from gradc.trace.tracer import Tracer  # noqa: F401 - torch.compile's storage handles build on the NumPy tracer
+from gradc.trace.variadic import compile_arguments, is_variadic, per_call, with_arguments
 from gradc.transforms import reverse as ad
 from gradc.tree_util import keystr, tree_flatten, treedef_is_leaf
 from gradc.tree_util.registry import node_of
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # the C target's objects (imported when target='c' is used) a
 
 
 @user_facing
+@with_arguments(lambda *args, **kwargs: (len(args), tuple(kwargs)))
 def trace(f: Callable, *example_args: Any, **example_kwargs: Any) -> Graph:
     """The IR graph of ``f`` for arguments like these; ``str(graph)`` is its text.
 
@@ -243,6 +245,7 @@ def _annotated(f, args, kwargs):
 
 
 @user_facing
+@with_arguments(compile_arguments)
 def compile(f: Callable, *example_args: Any, argnums: int | tuple | None = None, wrt: Any = None,
             target: str = "numpy", mode: str = "grad", checkpoint: str | int | None = None,
             max_trips: int | None = None, static_argnums: int | tuple | None = None,
@@ -733,7 +736,10 @@ def grad(f: Callable | None = None, argnums: int | tuple | None = None, has_aux:
     options = dict(with_value=False, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
                    static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, **options)
+        return lambda fun: (per_call(_Transform, fun, (argnums, wrt), options, "grad")
+                            if is_variadic(fun) else _Transform(fun, argnums, wrt, **options))
+    if is_variadic(f):  # f(*args): one transform per call arity (gradc.trace.variadic)
+        return per_call(_Transform, f, (argnums, wrt), options, "grad")
     return _Transform(f, argnums, wrt, **options)
 
 
@@ -756,7 +762,10 @@ def value_and_grad(f: Callable | None = None, argnums: int | tuple | None = None
     options = dict(with_value=True, static_globals=static_globals, checkpoint=checkpoint, has_aux=has_aux,
                    static_argnums=static_argnums, static_argnames=static_argnames, holomorphic=holomorphic)
     if f is None:
-        return lambda fun: _Transform(fun, argnums, wrt, **options)
+        return lambda fun: (per_call(_Transform, fun, (argnums, wrt), options, "value_and_grad")
+                            if is_variadic(fun) else _Transform(fun, argnums, wrt, **options))
+    if is_variadic(f):  # f(*args): one transform per call arity (gradc.trace.variadic)
+        return per_call(_Transform, f, (argnums, wrt), options, "value_and_grad")
     return _Transform(f, argnums, wrt, **options)
 
 

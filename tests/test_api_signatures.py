@@ -226,8 +226,6 @@ BAD_FUNCTIONS = {
     "coroutine": (coroutine, TraceError, ("async",), ("def",)),
     "returns-none": (returns_none, TraceError, ("None",), ("return",)),
     "returns-none-explicitly": (returns_none_explicitly, TraceError, ("None",), ("return",)),
-    "star-args": (star_args, ArgumentError, ("*xs",), ("parameters",)),
-    "star-kwargs": (star_kwargs, ArgumentError, ("**extra",), ("parameters",)),
     "partial-of-generator": (functools.partial(generator), TraceError, ("generator",), ("return",)),
 }
 
@@ -243,6 +241,18 @@ def test_bad_function_is_an_error_at_its_definition(name, entry):
     assert_error_at(info.value, cls, def_line(getattr(fn, "func", fn)), *words)
     for word in hint_words:
         assert word in info.value.hint, info.value.hint
+
+
+@pytest.mark.parametrize("entry", ["grad", "value_and_grad", "compile", "trace"])
+def test_star_parameters_take_the_calls_arguments(entry):
+    """JAX's rule: each positional of the call is an argument (tests/transforms/test_variadic.py has the rest)."""
+    for fn in (star_args, star_kwargs):
+        got = {"grad": lambda f: gradc.grad(f)(X), "value_and_grad": lambda f: gradc.value_and_grad(f)(X)[1],
+               "compile": lambda f: gradc.compile(f, X).grad(X), "trace": lambda f: gradc.trace(f, X)}[entry](fn)
+        if entry == "trace":
+            assert "_0: f64[3]" in str(got) or "x: f64[3]" in str(got)
+        else:
+            np.testing.assert_array_equal(got, np.ones_like(X))
 
 
 # ---------------------------------------------------------------- the CLI

@@ -114,10 +114,10 @@ CASES = {
     "hessian(3)": lambda: gradc.hessian(3)(X),
     "hvp(3)": lambda: gradc.hvp(3, (X,), (X,)),
     "trace(3)": lambda: gradc.trace(3, X),
-    "grad(*args)": lambda: gradc.grad(star_args)(X),
-    "grad(**kwargs) extra": lambda: gradc.grad(star_kwargs)(X, k=X),
-    "compile(*args)": lambda: gradc.compile(star_args, X),
-    "jvp(*args)": lambda: gradc.jvp(star_args, (X,), (X,)),
+    "grad(*args) past the call": lambda: gradc.grad(star_args, argnums=1)(X),
+    "grad(**kwargs) keyword not a name": lambda: gradc.grad(star_kwargs)(X, **{"k-1": X}),
+    "compile(*args) without examples": lambda: gradc.compile(star_args),
+    "jvp(*args) past the call": lambda: gradc.jvp(star_args, (X,), (X,), argnums=2),
     "grad(generator)": lambda: gradc.grad(generator)(X),
     "compile(generator)": lambda: gradc.compile(generator, X),
     "jacrev(generator)": lambda: gradc.jacrev(generator)(X),
@@ -155,10 +155,10 @@ CASES = {
     "spec('f64[n,')": lambda: gradc.spec("f64[n,"),
     "spec('f64[1.5]')": lambda: gradc.spec("f64[1.5]"),
     # every transform on functions of every kind: **kwargs, a method, a lambda, a builtin (the call is wrong)
-    "jacrev(**kwargs) extra": lambda: gradc.jacrev(star_kwargs)(X, k=X),
-    "hessian(*args)": lambda: gradc.hessian(star_args)(X),
-    "hvp(*args)": lambda: gradc.hvp(star_args, (X,), (X,)),
-    "vjp(*args)": lambda: gradc.vjp(star_args, X),
+    "jacrev(**kwargs) chosen whole": lambda: gradc.jacrev(star_kwargs, wrt="kwargs")(X, k=X),
+    "hessian(*args) past the call": lambda: gradc.hessian(star_args, argnums=1)(X),
+    "hvp(*args) past the call": lambda: gradc.hvp(star_args, (X,), (X,), argnums=1),
+    "vjp(*args) past the call": lambda: gradc.vjp(star_args, X, argnums=1),
     "vjp(generator)": lambda: gradc.vjp(generator, X),
     "jvp(coroutine)": lambda: gradc.jvp(coroutine, (X,), (X,)),
     "hessian(method) wrong arity": lambda: gradc.hessian(Model().loss)(X, X),
@@ -299,7 +299,7 @@ TRANSFORMS = {
     "fori_loop": lambda fn: gradc.grad(lambda x: np.sum(gradc.fori_loop(0, 2, fn, x)))(X),
     "cond": lambda fn: gradc.grad(lambda x: np.sum(gradc.cond(np.sum(x) > 0, fn, fn, x)))(X),
 }
-NOT_TRACEABLE = {"int": 3, "str": "f", "None": None, "array": X, "*args": star_args, "generator": generator,
+NOT_TRACEABLE = {"int": 3, "str": "f", "None": None, "array": X, "generator": generator,
                  "coroutine": coroutine, "class": dict}
 
 

@@ -45,6 +45,7 @@ from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace
 from gradc.trace.selection import Selection, select_arguments
 from gradc.trace.signature import callable_signature
+from gradc.trace.variadic import on_call
 from gradc.transforms import batching, forward, reverse
 
 
@@ -311,6 +312,7 @@ def _argnums_of(f, selection: Selection):
 _MODES = {"fwd": "forward mode", "rev": "reverse mode", "auto": "mode chosen from the shapes"}
 
 
+@on_call
 def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
            holomorphic: bool = False) -> Callable:
@@ -332,6 +334,7 @@ def jacfwd(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
                                                      holomorphic=holomorphic))
 
 
+@on_call
 def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
            static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
            holomorphic: bool = False) -> Callable:
@@ -350,6 +353,7 @@ def jacrev(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fals
                                                      holomorphic=holomorphic))
 
 
+@on_call
 def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
              static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
              holomorphic: bool = False, sparse: Any = False) -> Callable:
@@ -379,6 +383,7 @@ def jacobian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = Fa
                                                      holomorphic=holomorphic))
 
 
+@on_call
 def hessian(f: Callable, argnums: int | tuple | None = None, has_aux: bool = False, *, wrt: Any = None,
             static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None,
             holomorphic: bool = False, sparse: Any = False) -> Callable:

@@ -40,6 +40,7 @@ from gradc.ir.interpret import evaluate
 from gradc.trace import bind_arguments, check_function, function_name, function_origin
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.signature import callable_signature, describe
+from gradc.trace.variadic import on_call
 
 TARGETS = ("numpy", "c")
 
@@ -225,6 +226,7 @@ def _static_names(f, argnums, argnames) -> tuple:
     return tuple(n for n in names if n in chosen)
 
 
+@on_call
 def jit(f: Callable | None = None, *, target: str = "numpy", static_argnums: int | Iterable[int] = (),
         static_argnames: str | Iterable[str] = ()) -> Callable:
     """``f`` compiled per signature to the NumPy target (or C, ``target="c"``): same results, emitted code.

@@ -34,6 +34,7 @@ from gradc.passes import optimize
 from gradc.trace import check_function, def_location
 from gradc.trace.selection import ALL, Selection, float_inputs, select_arguments
 from gradc.trace.signature import callable_signature
+from gradc.trace.variadic import with_arguments
 from gradc.transforms import forward, reverse
 from gradc.tree_util import keystr, tree_map, treedef_is_leaf
 
@@ -220,6 +221,7 @@ def _jvp_returns(layout):
 
 
 @user_facing
+@with_arguments(lambda primals, *rest, **options: (len(primals), ()))
 def jvp(f: Callable, primals: tuple, tangents: tuple, has_aux: bool = False, *, argnums: int | tuple | None = None,
         wrt: Any = None, static_argnums: int | tuple | None = None,
         static_argnames: str | tuple | None = None) -> tuple:
@@ -302,6 +304,7 @@ def tensor_args(graph, args):
 
 
 @user_facing
+@with_arguments(lambda *primals, **options: (len(primals), ()))
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple | None = None,
         wrt: Any = None, static_argnums: int | tuple | None = None,
         static_argnames: str | tuple | None = None, holomorphic: bool = False) -> tuple:
@@ -397,6 +400,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, argnums: int | tuple 
 
 
 @user_facing
+@with_arguments(lambda primals, *rest, **options: (len(primals), ()))
 def hvp(f: Callable, primals: tuple, tangents: tuple, argnums: int | tuple | None = None, *,
         wrt: Any = None, static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Any:
     """The Hessian of scalar ``f`` at ``primals`` times ``tangents`` (forward over reverse), without forming it.

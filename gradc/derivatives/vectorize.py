@@ -43,6 +43,7 @@ from gradc.ir.types import TensorType
 from gradc.trace import bind_arguments, check_function, def_location, function_name, function_origin, trace_bound
 from gradc.trace.frozen import scan, warn_frozen
 from gradc.trace.signature import callable_signature, classify_argument
+from gradc.trace.variadic import on_call
 from gradc.transforms.batching import batched_outputs, vmap_graph
 from gradc.tree_util import PyTreeError, tree_flatten
 
@@ -286,6 +287,7 @@ def _shape(leaf) -> tuple:
 
 
 @user_facing
+@on_call
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, *, axis_size: int | None = None,
          static_argnums: int | tuple | None = None, static_argnames: str | tuple | None = None) -> Callable:
     """``f`` mapped over a batch axis of its arguments, computed as one vectorised function (JAX's ``vmap``).

@@ -16,6 +16,7 @@ from gradc.ir.dims import as_dim, parse_dim, prod, shape_text
 DTYPE_NAMES = {
     np.dtype(np.float64): "f64",
     np.dtype(np.float32): "f32",
+    np.dtype(np.float16): "f16",  # NumPy's rules: float16 arithmetic stays float16 (the C target refuses it)
     np.dtype(np.int64): "i64",
     np.dtype(np.int32): "i32",
     np.dtype(np.bool_): "bool",
@@ -23,7 +24,7 @@ DTYPE_NAMES = {
     np.dtype(np.complex128): "c128",
 }
 NP_DTYPES = {name: dt for dt, name in DTYPE_NAMES.items()}
-FLOAT_DTYPES = ("f32", "f64")  # real floats only: complex dtypes are COMPLEX_DTYPES
+FLOAT_DTYPES = ("f16", "f32", "f64")  # real floats only: complex dtypes are COMPLEX_DTYPES
 COMPLEX_DTYPES = ("c64", "c128")
 INEXACT_DTYPES = FLOAT_DTYPES + COMPLEX_DTYPES  # the dtypes a derivative flows through
 REAL_OF_COMPLEX = {"c64": "f32", "c128": "f64"}
@@ -39,7 +40,7 @@ def dtype_name(dtype) -> str:
     try:
         return DTYPE_NAMES[np.dtype(dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float32, float64, complex64, complex128, "
+        raise TypeError(f"unsupported dtype {dtype!r}; gradc handles float16, float32, float64, complex64, complex128, "
                         "int32, int64 and bool") from None
 
 

@@ -204,6 +204,9 @@ def function_origin(f) -> str:
     if isinstance(getattr(unwrap(f), "__wrapped__", None), np.ufunc):  # as_function's: NumPy's, not gradc's
         return f"numpy:{function_name(f)}"
     code = getattr(unwrap(f), "__code__", None)
+    inner = getattr(unwrap(f), "__wrapped__", None)
+    if code is not None and inner is not None and os.path.abspath(code.co_filename).startswith(_GRADC_DIR):
+        return function_origin(inner)  # a function gradc made around the user's (a fixed-arity one)
     path = code.co_filename if code else "?"
     return f"{os.path.basename(path)}:{function_name(f)}"
 
@@ -218,8 +221,10 @@ def bind_arguments(f, args, kwargs=None):
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             stars = "*" if p.kind is p.VAR_POSITIONAL else "**"
-            raise ArgumentError(f"{function_name(f)} has {stars}{p.name}; gradc needs named parameters",
-                                where=def_location(f), hint="list the parameters explicitly")
+            raise ArgumentError(f"{function_name(f)} has {stars}{p.name}, whose parameters each call fixes, and "
+                                "here no call gives them", where=def_location(f),
+                                hint="pass example arguments (gradc.compile(f, x, y)), or list the parameters "
+                                     "explicitly")
     try:
         bound = sig.bind(*args, **(kwargs or {}))
     except TypeError as e:

@@ -192,7 +192,7 @@ ERRORS = {
     "bool": (lambda: gradc.grad(loss, argnums=True), "neither a parameter's position nor its name"),
     "float": (lambda: gradc.vjp(loss, A, B, C, wrt=1.0), "neither a parameter's position nor its name"),
     "*args by name": (lambda: gradc.grad(star, wrt="xs"), "*xs parameter"),
-    "*args by position": (lambda: gradc.jvp(star, (A,), (A,), argnums=0), "falls in *xs"),
+    "*args past the call": (lambda: gradc.jvp(star, (A,), (A,), argnums=1), "argnums=1 is not a parameter position"),
     "hvp both": (lambda: gradc.hvp(loss, (A, B, C), (A, B, C), 0, wrt="a"), "both"),
 }
 

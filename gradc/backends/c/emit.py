@@ -90,7 +90,7 @@ from gradc.backends.c.vectorise import (
 from gradc.backends.escape import c_comment
 from gradc.errors import EmitError
 from gradc.ir.dims import is_dim_expr, is_symbolic, symbols_of
-from gradc.ir.graph import Const, Var
+from gradc.ir.graph import Const, Var, subgraphs
 from gradc.ir.types import TensorType
 from gradc.passes.in_place import mark_in_place
 
@@ -132,10 +132,28 @@ def complex_values(graph) -> list:
     return sorted(found)
 
 
+def has_half_values(graph) -> bool:
+    """Whether any value of ``graph`` (its sub-graphs included) is float16, which C99 has no type for."""
+    stack = [graph]
+    while stack:
+        g = stack.pop()
+        if any(getattr(v.type, "dtype", None) == "f16" for v in g.inputs):
+            return True
+        for e in g.eqns:
+            if any(getattr(getattr(v, "type", None), "dtype", None) == "f16" for v in [*e.inputs, e.out]):
+                return True
+            stack.extend(subgraphs(e))
+    return False
+
+
 class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceStorage, CallLowerings, FftLowerings):
     """Lowers one graph to the body of one C function."""
 
     def __init__(self, graph, fname, out_params, module=None, max_trips=None, check=True, sizes=None):
+        if check and has_half_values(graph):  # C99 has no float16: computing in float would round otherwise
+            raise EmitError(f"target c does not compute in float16 (the values of {graph.name} are float16)",
+                            where=graph.origin or None,
+                            hint="use target='numpy' (NumPy's float16 rules), or pass .astype(np.float32) inputs")
         bad = unsupported_ops(graph) if check else []
         if bad:
             raise EmitError(f"no C lowering for op{'s' if len(bad) > 1 else ''} {', '.join(bad)} in {graph.name}",

@@ -120,6 +120,38 @@ CASES += [
     Case("split_two", lambda x: np.split(x, 2), (randn(4),)),
 ]
 
+
+
+# *args and **kwargs (autograd's wrapper tests pass everything on): each positional of the call is an argument
+def star_product(*args):
+    return np.sum(functools.reduce(np.multiply, args) ** 2)
+
+
+def star_after_named(x, *rest, scale=1.5):
+    return np.sum(np.tanh(x) * scale) + sum(np.sum(np.sin(r) * (i + 1)) for i, r in enumerate(rest))
+
+
+def passes_everything(fun):
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        return fun(*args, **kwargs) * 2.0
+    return wrapper
+
+
+def keywords_collected(x, **options):
+    return np.sum(x ** 2) * options["a"] + np.sum(options["b"] * x)
+
+
+CASES += [
+    Case("star_args_first", star_product, (randn(3), randn(3), randn(3)), order=2),
+    Case("star_args_middle", star_product, (randn(3), randn(3), randn(3)), argnum=1),
+    Case("star_args_two", star_product, (randn(2), randn(2)), argnum=1),  # (-1: test_variadic.py)
+    Case("star_after_named", star_after_named, (randn(3), randn(2), randn(4)), argnum=2, order=2),
+    Case("star_lambda", lambda *xs: np.sum(xs[0] * xs[1]) + xs[2] ** 2, (randn(3), randn(3), 0.7), argnum=2, order=2),
+    Case("wrapper_passing_star_args", passes_everything(star_product), (randn(3), randn(3)), argnum=1),
+    Case("kwargs_partial", functools.partial(keywords_collected, a=0.5, b=2.0), (randn(3),), order=2),
+]
+
 # control flow on traced values (autograd runs Python on values)
 def if_positive(x):
     if np.sum(x) > 0:
