@@ -25,7 +25,7 @@ import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade import grad_fn as gf
 from gradc.facade import torch_sum
-from gradc.facade.record import _replay, _vjp_by_tape, replay_vjp
+from gradc.facade.record import _replay, _vjp_by_tape, flatten_tape, replay_vjp, unflatten_tape
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 
@@ -130,8 +130,9 @@ class ReduceNode(gf.Node):
 
 class UnaryNode(gf.Node):
     """A unary function's node: ``record``'s VJP (the registry's rules backwards through the forward's tape
-    ``_tape``, or its one step kept as ``_op1``/``_params``; a replay under create_graph or once the output was
-    written in place). Saved: the operand (``_sv_in``, its version) and the output (``_odata``, at version 0)."""
+    ``_tape``, flat (``record.flatten_tape``), or its one step kept as ``_op1``/``_params``; a replay under
+    create_graph or once the output was written in place). Saved: the operand (``_sv_in``, its version) and the
+    output (``_odata``, at version 0)."""
 
     _sv_in = None
     _odata = None
@@ -153,12 +154,12 @@ class UnaryNode(gf.Node):
             return _replay(self._fn, self._operands, self._edges, cg, ct)
         if self._op1 is not None:
             return list(self._op1.vjp(ct, self._out, self._x, needs=(True,), **self._params))
-        return _vjp_by_tape(unflatten(self._tape), [self._x], self._out, self._edges, ct)
+        return _vjp_by_tape(unflatten_tape(self._tape), [self._x], self._out, self._edges, ct)
 
 
 def unary_steps(node, tape, x, out):
     """Keep the forward's ``tape`` on a ``UnaryNode``: a one-step tape applied to ``x`` itself as its op, a longer
-    one flattened (``flatten``)."""
+    one flattened (``record.flatten_tape``)."""
     node._op1 = None
     if len(tape) == 1:
         op, args, params, result = tape[0]
@@ -166,46 +167,7 @@ def unary_steps(node, tape, x, out):
             node._op1, node._params = op, params
             node._tape = None
             return
-    node._tape = flatten(tape)
-
-
-def flatten(tape) -> tuple:
-    """A tape of ``(op, args, params, out)`` steps as one flat tuple: per step the op's name, ``len(args)``, the
-    args, ``len(params)``, the params' keys and values in turn, then ``out``.
-
-    A list of step tuples is three or four objects per step for Python's cyclic collector (sigmoid's tape:
-    over a dozen per node); the flat tuple is one, and holds only names, numbers, arrays and the params' values
-    (no dict: even an empty one would keep it tracked), so the collector stops tracking it once it has survived
-    a collection.
-
-    >>> import numpy as np
-    >>> from gradc.ir import registry
-    >>> x = np.ones(2); y = x + 1.0
-    >>> flat = flatten([(registry.OPS["add"], (x, 1.0), {}, y)])
-    >>> flat[:2], len(flat)
-    (('add', 2), 6)
-    >>> unflatten(flat)[0][0] is registry.OPS["add"]
-    True
-    """
-    flat = []
-    for op, args, params, result in tape:
-        flat += (op.name, len(args), *args, len(params))
-        for item in params.items():
-            flat += item
-        flat.append(result)
-    return tuple(flat)
-
-
-def unflatten(flat) -> list:
-    """The ``(op, args, params, out)`` steps of a tape made flat by ``flatten``."""
-    steps, i, ops = [], 0, registry.OPS
-    while i < len(flat):
-        j = i + 2 + flat[i + 1]
-        k = j + 1 + 2 * flat[j]
-        params = {flat[p]: flat[p + 1] for p in range(j + 1, k, 2)}
-        steps.append((ops[flat[i]], flat[i + 2:j], params, flat[k]))
-        i = k + 1
-    return steps
+    node._tape = flatten_tape(tape)
 
 
 class ViewNode(gf.Node):

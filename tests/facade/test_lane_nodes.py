@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gradc.torch as torch
-from gradc.facade import fast_nodes, fast_ops
+from gradc.facade import fast_ops, record
 from gradc.facade import grad_fn as gf
 
 LANES = {
@@ -149,7 +149,7 @@ def test_multi_step_unary_node_keeps_one_flat_tape(monkeypatch, dtype, seed):
     assert len(sig) == 2
     for n in sig:
         assert type(n._tape) is tuple and n._op1 is None
-        steps = [s[0].name for s in fast_nodes.unflatten(n._tape)]
+        steps = [s[0].name for s in record.unflatten_tape(n._tape)]
         assert steps[:2] == ["neg", "exp"] and steps[-1] == "div" and "add" in steps
     gc.collect()  # a tuple is untracked in a pass where its elements already are: a (shape,) may need a first pass
     gc.collect()
@@ -167,7 +167,8 @@ def test_multi_step_unary_node_keeps_one_flat_tape(monkeypatch, dtype, seed):
 
 @pytest.mark.parametrize("seed", range(20))
 def test_flat_tape_round_trip(seed):
-    """Seeded random tapes (steps of 0-3 arguments: arrays, numbers, parameter dicts) survive flatten/unflatten."""
+    """Seeded random tapes (steps of 0-3 arguments: arrays, numbers, parameter dicts) survive flatten_tape and
+    unflatten_tape."""
     from gradc.ir import registry
     rng = np.random.default_rng(seed)
     names = sorted(registry.OPS)
@@ -177,7 +178,7 @@ def test_flat_tape_round_trip(seed):
                      for _ in range(rng.integers(0, 4)))
         params = {} if rng.random() < 0.5 else {"axes": (0,), "keepdims": bool(rng.random() < 0.5)}
         tape.append((registry.OPS[names[rng.integers(len(names))]], args, params, rng.standard_normal(3)))
-    back = fast_nodes.unflatten(fast_nodes.flatten(tape))
+    back = record.unflatten_tape(record.flatten_tape(tape))
     assert len(back) == len(tape)
     for (op, args, params, out), (op2, args2, params2, out2) in zip(tape, back):
         assert op2 is op and params2 == params and out2 is out
