@@ -131,8 +131,9 @@ class ReduceNode(gf.Node):
 class UnaryNode(gf.Node):
     """A unary function's node: ``record``'s VJP (the registry's rules backwards through the forward's tape
     ``_tape``, flat (``record.flatten_tape``), or its one step kept as ``_op1``/``_params``; a replay under
-    create_graph or once the output was written in place). Saved: the operand (``_sv_in``, its version) and the
-    output (``_odata``, at version 0)."""
+    create_graph or once the output was written in place). Saved: the operand (``_sv_in``, its version; the node
+    keeps ``_operands`` only then, as torch's nodes keep no unsaved operand) and the output (``_odata``, at
+    version 0)."""
 
     _sv_in = None
     _odata = None
@@ -151,7 +152,9 @@ class UnaryNode(gf.Node):
     def _vjp(self, ct):
         cg = _STATE["create_graph"]
         if cg or self._ver[0] != 0:
-            return _replay(self._fn, self._operands, self._edges, cg, ct)
+            # a replay reads only the operand's array: a stand-in where the node keeps no operand
+            operands = self.__dict__.get("_operands") or (Tensor._wrap(self._x),)
+            return _replay(self._fn, operands, self._edges, cg, ct)
         if self._op1 is not None:
             return list(self._op1.vjp(ct, self._out, self._x, needs=(True,), **self._params))
         return _vjp_by_tape(unflatten_tape(self._tape), [self._x], self._out, self._edges, ct)

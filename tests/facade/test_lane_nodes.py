@@ -183,3 +183,29 @@ def test_flat_tape_round_trip(seed):
     for (op, args, params, out), (op2, args2, params2, out2) in zip(tape, back):
         assert op2 is op and params2 == params and out2 is out
         assert len(args2) == len(args) and all(a is b for a, b in zip(args, args2))
+
+
+@pytest.mark.parametrize("fn", ["sigmoid", "tanh", "exp", "neg", "sqrt", "relu", "log", "sin"])
+@pytest.mark.parametrize("seed", range(3))
+def test_unary_nodes_without_a_kept_operand_replay_as_torch(fn, seed):
+    """A unary node whose torch counterpart saves no operand keeps none (no ``_saved_self``, as torch); its
+    replays (create_graph: second derivatives; neg's output written in place) read the operand's array alone."""
+    real = pytest.importorskip("torch")
+    data = np.random.default_rng(seed).uniform(0.2, 2.0, 5)
+    grads = {}
+    for lib in (torch, real):
+        x = lib.tensor(data, requires_grad=True)
+        y = getattr(lib, fn)(x * 1.5)
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        # a constant first derivative (neg; relu here, where torch records a zero second derivative): zeros
+        gg = lib.autograd.grad((g * g).sum(), x)[0].numpy() if g.requires_grad else np.zeros_like(data)
+        saved_self = hasattr(y.grad_fn, "_saved_self")
+        z = -(x * 2.0)
+        z.mul_(3.0)  # neg's output changed in place: its node replays (torch's NegBackward0 saves nothing)
+        (gz,) = lib.autograd.grad(z.sum(), x)
+        grads[lib.__name__] = (g.detach().numpy(), gg, saved_self, gz.numpy())
+    mine, theirs = grads["gradc.torch"], grads["torch"]
+    np.testing.assert_allclose(mine[0], theirs[0], rtol=1e-12)
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-12)
+    assert mine[2] == theirs[2]
+    np.testing.assert_array_equal(mine[3], theirs[3])
