@@ -25,7 +25,7 @@ import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
 from gradc.facade import grad_fn as gf
 from gradc.facade import torch_sum
-from gradc.facade.record import _replay, _vjp_by_tape, replay_vjp
+from gradc.facade.record import _replay, _vjp_by_tape, flatten_tape, replay_vjp, unflatten_tape
 from gradc.facade.tensor import Tensor
 from gradc.ir import registry
 
@@ -130,8 +130,10 @@ class ReduceNode(gf.Node):
 
 class UnaryNode(gf.Node):
     """A unary function's node: ``record``'s VJP (the registry's rules backwards through the forward's tape
-    ``_tape``, or its one step kept as ``_op1``/``_params``; a replay under create_graph or once the output was
-    written in place). Saved: the operand (``_sv_in``, its version) and the output (``_odata``, at version 0)."""
+    ``_tape``, flat (``record.flatten_tape``), or its one step kept as ``_op1``/``_params``; a replay under
+    create_graph or once the output was written in place). Saved: the operand (``_sv_in``, its version; the node
+    keeps ``_operands`` only then, as torch's nodes keep no unsaved operand) and the output (``_odata``, at
+    version 0)."""
 
     _sv_in = None
     _odata = None
@@ -150,20 +152,25 @@ class UnaryNode(gf.Node):
     def _vjp(self, ct):
         cg = _STATE["create_graph"]
         if cg or self._ver[0] != 0:
-            return _replay(self._fn, self._operands, self._edges, cg, ct)
+            # a replay reads only the operand's array: a stand-in where the node keeps no operand
+            operands = self.__dict__.get("_operands") or (Tensor._wrap(self._x),)
+            return _replay(self._fn, operands, self._edges, cg, ct)
         if self._op1 is not None:
             return list(self._op1.vjp(ct, self._out, self._x, needs=(True,), **self._params))
-        return _vjp_by_tape(self._tape, [self._x], self._out, self._edges, ct)
+        return _vjp_by_tape(unflatten_tape(self._tape), [self._x], self._out, self._edges, ct)
 
 
 def unary_steps(node, tape, x, out):
-    """Keep the forward's ``tape`` on a ``UnaryNode``: a one-step tape applied to ``x`` itself as its op."""
+    """Keep the forward's ``tape`` on a ``UnaryNode``: a one-step tape applied to ``x`` itself as its op, a longer
+    one flattened (``record.flatten_tape``)."""
     node._op1 = None
     if len(tape) == 1:
         op, args, params, result = tape[0]
         if result is out and not op.nondiff and len(args) == 1 and args[0] is x:
-            node._op1, node._params, tape = op, params, None
-    node._tape = tape
+            node._op1, node._params = op, params
+            node._tape = None
+            return
+    node._tape = flatten_tape(tape)
 
 
 class ViewNode(gf.Node):

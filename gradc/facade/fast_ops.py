@@ -192,16 +192,16 @@ def unary(name, fn, a, saves=False, saved_in=False, out_saved=False):
     node = _new(gf.node_class(name, fn_.UnaryNode))
     node._seq = next(_SEQUENCE)
     node._edges = (a._grad_fn or gf.edge(a),)
-    operands = (gf.saved_operand(a),)
     if saved_in:  # versions only (``UnaryNode._saved`` makes the entries when asked)
         node._sv_in = a._vc[0]
+        node._operands = (gf.saved_operand(a),)
+    # else torch's node saves no operand: none kept (a replay reads only its array, ``_x``)
     if out_saved:
         node._odata = out._data
     if saves or saved_in or out_saved:
         node._saves = True
     node._fn, node._x, node._out, node._ver = fn, x, data, out._vc  # data: the tape's own result object
     fn_.unary_steps(node, tape, x, data)
-    node._operands = operands
     out._grad_fn, out._requires_grad = node, True
     return out
 

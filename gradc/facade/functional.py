@@ -479,7 +479,17 @@ def transpose(a, d0, d1, name="TransposeBackward0"):
 def cat(tensors, dim=0):
     d = int(dim) % tensors[0].dim()
     dt = dtypes.promote(*tensors)
-    return record("CatBackward0", lambda *xs: sh.concatenate([cast(x, dt) for x in xs], d), list(tensors))
+    fn = _CAT_FNS.get((dt, d))
+    if fn is None:  # one function per (dtype, dim), shared by every node (a closure per call: three more objects)
+        fn = _CAT_FNS[dt, d] = _cat_fn(dt, d)
+    return record("CatBackward0", fn, list(tensors))
+
+
+_CAT_FNS: dict = {}
+
+
+def _cat_fn(dt, d):
+    return lambda *xs: sh.concatenate([cast(x, dt) for x in xs], d)
 
 
 def stack(tensors, dim=0):

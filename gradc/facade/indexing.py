@@ -138,8 +138,23 @@ def basic_view(t, spec, name="SliceBackward0"):
     return out
 
 
+_INDEX_FNS: dict = {}  # spec -> its view function, shared (a closure per view is three objects per graph node)
+
+
+_PLAIN_ITEMS = frozenset({str, int, type(None)})
+
+
 def _index_fn(spec):
-    return lambda x: sh.index(x, spec)
+    for item in spec:
+        for v in item:
+            if type(v) not in _PLAIN_ITEMS:  # a slice bound given as a tensor or NumPy number: a function of its own
+                return lambda x: sh.index(x, spec)
+    fn = _INDEX_FNS.get(spec)
+    if fn is None:
+        if len(_INDEX_FNS) > 4096:
+            _INDEX_FNS.clear()
+        fn = _INDEX_FNS[spec] = lambda x: sh.index(x, spec)
+    return fn
 
 
 def _whole(k, size):

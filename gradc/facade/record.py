@@ -96,7 +96,7 @@ def record(name, fn, operands, saves=False, saved=(), out_saved=False, nondiff=F
         node._saved = [(by_id[id(s)] if id(s) in by_id else gf.saved_operand(s), s._vc[0], None)
                        for s in saved if isinstance(s, T)]
         node._saves = True
-    taped = None if tape is None else (tape, vals, data, out._vc, out._vc[0])
+    taped = None if tape is None else (flatten_tape(tape), tuple(vals), data, out._vc, out._vc[0])
     node._vjp = _vjp_by_replay(fn, kept, node._edges, taped, precomputed and precomputed[1])
     node._operands = kept
     out._grad_fn, out._requires_grad = node, True
@@ -154,7 +154,7 @@ class _ReplayVjp:
                 return list(grads)
             return [None if g is None else g * ct for g in grads]
         if taped is not None and not cg and taped[3][0] == taped[4]:  # output not changed in place since the forward
-            return _vjp_by_tape(taped[0], taped[1], taped[2], edges, ct)
+            return _vjp_by_tape(unflatten_tape(taped[0]), taped[1], taped[2], edges, ct)
         return _replay(self.fn, self.operands, edges, cg, ct)
 
 
@@ -246,3 +246,42 @@ def bind_hook(op, args, params):
     name = HOOK_NAMES.get(op.name) or op.name.capitalize() + "Backward0"
     out._grad_fn, out._requires_grad = gf.node_class(name)(edges, vjp), True
     return out
+
+
+def flatten_tape(tape) -> tuple:
+    """A tape of ``(op, args, params, out)`` steps as one flat tuple: per step the op's name, ``len(args)``, the
+    args, ``len(params)``, the params' keys and values in turn, then ``out``.
+
+    A list of step tuples is three or four objects per step for Python's cyclic collector (sigmoid's tape:
+    over a dozen per node); the flat tuple is one, and holds only names, numbers, arrays and the params' values
+    (no dict: even an empty one would keep it tracked), so the collector stops tracking it once it has survived
+    a collection.
+
+    >>> import numpy as np
+    >>> from gradc.ir import registry
+    >>> x = np.ones(2); y = x + 1.0
+    >>> flat = flatten_tape([(registry.OPS["add"], (x, 1.0), {}, y)])
+    >>> flat[:2], len(flat)
+    (('add', 2), 6)
+    >>> unflatten_tape(flat)[0][0] is registry.OPS["add"]
+    True
+    """
+    flat = []
+    for op, args, params, result in tape:
+        flat += (op.name, len(args), *args, len(params))
+        for item in params.items():
+            flat += item
+        flat.append(result)
+    return tuple(flat)
+
+
+def unflatten_tape(flat) -> list:
+    """The ``(op, args, params, out)`` steps of a tape made flat by ``flatten_tape``."""
+    steps, i, ops = [], 0, registry.OPS
+    while i < len(flat):
+        j = i + 2 + flat[i + 1]
+        k = j + 1 + 2 * flat[j]
+        params = {flat[p]: flat[p + 1] for p in range(j + 1, k, 2)}
+        steps.append((ops[flat[i]], flat[i + 2:j], params, flat[k]))
+        i = k + 1
+    return steps

@@ -226,7 +226,7 @@ def write_view(view, res):
         view._gf_version = view._vc[0]
         return view
     idx = index_map(view)
-    root._grad_fn = _copy_slices(root, idx, res)
+    root._grad_fn = _copy_slices(root, idx, res, apart(view._data))
     root._requires_grad = True
     if root._retains_grad or root._hooks:
         root._grad_fn._retained += (root,)
@@ -234,8 +234,9 @@ def write_view(view, res):
     return view
 
 
-def _copy_slices(root, idx, res):
-    """``CopySlices``: the root's old history outside the view, the in-place result inside it."""
+def _copy_slices(root, idx, res, distinct=False):
+    """``CopySlices``: the root's old history outside the view, the in-place result inside it. ``distinct``: the
+    view's elements are known to be distinct root elements (no search for repeated ones)."""
     mask = np.zeros(root._data.size, bool)
     mask[idx.reshape(-1)] = True
     mask = mask.reshape(root._data.shape)
@@ -243,7 +244,8 @@ def _copy_slices(root, idx, res):
     flat = idx.reshape(-1)
     edges = [gf.edge(root) if root._requires_grad else None, res._grad_fn]
     node = gf.node_class("CopySlices")(edges, _CopySlicesVjp(mask, zero, flat, idx.shape))
-    if np.unique(flat).size < flat.size:  # torch writes the view's gradient into an expanded one, and refuses
+    # torch writes the view's gradient into an expanded one, and refuses
+    if not distinct and np.unique(flat).size < flat.size:
         node._refuse = OVERLAP
     return node
 
@@ -299,6 +301,28 @@ def _dense_bounds(a):
     if high - low != a.size * a.itemsize or any(st == 0 for n, st in zip(a.shape, a.strides) if n > 1):
         return None
     return low, high
+
+
+def apart(data) -> bool:
+    """Whether the elements of array ``data`` surely occupy distinct memory (False: they may share some).
+
+    Axes taken by increasing stride, each stride must step past everything the axes before it span, the test of
+    a non-overlapping strided layout. Elements in distinct memory are distinct elements of the root, so a view
+    that passes has no repeated index in ``index_map`` (the exact but slower test, ``np.unique``, is for the rest).
+
+    >>> import numpy as np
+    >>> x = np.zeros((3, 4))
+    >>> apart(x[::2, 1:]), apart(x.T), apart(np.broadcast_to(x[0], (2, 4)))
+    (True, True, False)
+    """
+    if type(data) is not np.ndarray:
+        return False
+    span = data.itemsize
+    for stride, n in sorted((abs(st), n) for st, n in zip(data.strides, data.shape) if n > 1):
+        if stride < span:
+            return False
+        span = stride * (n - 1) + span
+    return True
 
 
 def check_repeats(idx):
