@@ -188,8 +188,7 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, dim):
 
 
 def _word(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name,
-                                                                                                       dt.name)
+    return dt.legacy[:-len("Tensor")]
 
 
 def _check_same_size(input, target):  # noqa: A002
