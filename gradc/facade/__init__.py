@@ -19,6 +19,7 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
     complex_ops               complex tensors: torch.complex, polar, view_as_real, x.real, x.conj(), ...
     tensor_math tensor_select tensor_misc   more torch.* functions and their Tensor methods (einsum, gather, ...)
     rotations                 torch.rot90, fliplr, flipud
+    torch_functional          torch.functional (einsum, meshgrid, ...; atleast_1d/2d/3d, broadcast_shapes)
     missing                   the error for a name the facade lacks (close names by difflib)
     optim utils.data serialization   optimisers, data loading, torch.save/load
     torch_api                 the names of ``import gradc.torch as torch``

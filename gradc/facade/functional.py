@@ -5,6 +5,8 @@ Each function checks arguments the way torch words its errors, then records one 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import gradc.ops.complex_numbers as cx
@@ -265,10 +267,25 @@ def clamp(a, min=None, max=None):  # noqa: A002 - torch names
     return record("ClampBackward1", lambda x: ew.clip(x, min, max), [a], saves=True, saved=[a])
 
 
+def _condition(cond):
+    """``where``'s condition as torch takes it: a bool tensor (a traced one stays traced under torch.compile), a
+    uint8 one with torch's deprecation warning; other dtypes refused in torch's words."""
+    if not isinstance(cond, Tensor):
+        return np.asarray(cond, bool)
+    if cond.dtype.kind != 0:
+        if cond.dtype.name != "uint8":
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               + cond.dtype.legacy[:-len("Tensor")])
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        return ew.astype(cond._data, "bool")
+    return cond._data
+
+
 def where(cond, a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     dt = dtypes.promote(a, b)
-    c = np.asarray(cond._data if isinstance(cond, Tensor) else cond, bool)
+    c = _condition(cond)
     return record("WhereBackward0", lambda x, y: ew.where(c, cast(x, dt), cast(y, dt)), [a, b],
                   saves=True)
 
@@ -325,6 +342,19 @@ def prod(a, dim=None, keepdim=False):
     return record(name, lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
 
 
+def _traced_extremum(kind, a, d, keepdim):
+    """``max``/``min`` along ``d`` of a traced tensor: values gathered at the (first) arg-extremum, so the gradient
+    goes to that one element as in eager mode and torch."""
+    idx = (rd.argmax if kind == "max" else rd.argmin)(a._data, d)
+    shape = list(a.shape)
+    shape[d] = 1
+    pick = sh.reshape(idx, tuple(shape))
+    values = record(kind.capitalize() + "Backward0",
+                    lambda x: sh.take_along_axis(x, pick, d) if keepdim else
+                    sh.reshape(sh.take_along_axis(x, pick, d), tuple(idx.shape)), [a])
+    return MinMax(kind, values, Tensor._wrap(pick if keepdim else idx))
+
+
 def extremum(kind, a, dim=None, keepdim=False):
     red = rd.max_ if kind == "max" else rd.min_
     arg = rd.argmax if kind == "max" else rd.argmin
@@ -332,6 +362,8 @@ def extremum(kind, a, dim=None, keepdim=False):
     if dim is None:
         return record(cap + "Backward1", lambda x: red(x), [a], saves=True, saved=[a])
     d = _dims(dim, a.dim())[0]
+    if type(a._data) is not np.ndarray:  # traced by torch.compile: the index is a value of the graph
+        return _traced_extremum(kind, a, d, keepdim)
     idx = np.asarray(arg(a._data, d))
     pick = np.expand_dims(idx, d)
 

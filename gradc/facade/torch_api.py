@@ -18,6 +18,7 @@ from gradc.facade import (
     tensor_math,
     tensor_misc,
     tensor_select,
+    torch_functional,
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
@@ -156,7 +157,8 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select, tensor_misc, complex_ops, bitwise, rotations):  # einsum, gather, xor...
+for _module in (tensor_math, tensor_select, tensor_misc, complex_ops, bitwise, rotations,
+                torch_functional):  # einsum, gather, xor...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
@@ -201,4 +203,5 @@ for _name in TRACED:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
-    "tensor_select", "tensor_misc", "complex_ops", "bitwise", "rotations")]
+    "tensor_select", "tensor_misc", "complex_ops", "bitwise", "rotations", "torch_functional")]
+torch_functional.bind_top_level(globals())
