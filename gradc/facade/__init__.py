@@ -18,6 +18,8 @@ Layers, each importing only from the ones above it (no cycles, none inside funct
     lift linalg special fft   gradc ops lifted into recorded nodes: torch.linalg, torch.special, torch.fft
     complex_ops               complex tensors: torch.complex, polar, view_as_real, x.real, x.conj(), ...
     tensor_math tensor_select tensor_misc   more torch.* functions and their Tensor methods (einsum, gather, ...)
+    rotations                 torch.rot90, fliplr, flipud
+    torch_functional          torch.functional (einsum, meshgrid, ...; atleast_1d/2d/3d, broadcast_shapes)
     missing                   the error for a name the facade lacks (close names by difflib)
     optim utils.data serialization   optimisers, data loading, torch.save/load
     torch_api                 the names of ``import gradc.torch as torch``
@@ -33,6 +35,7 @@ from gradc.facade import (
     methods,
     missing,
     random_ops,
+    rotations,
     shape_inplace,
     tensor_math,
     tensor_misc,
@@ -45,6 +48,7 @@ random_ops.install(Tensor)  # x.normal_, x.uniform_, x.bernoulli, x.multinomial,
 tensor_math.install(Tensor)  # torch.linalg/special-backed methods: x.logsumexp(1), x.erf(), x.norm(p, dim), ...
 tensor_select.install(Tensor)  # x.gather, x.scatter_add_, x.sort, x.topk, x.masked_fill, ...
 tensor_misc.install(Tensor)  # x.remainder, x.cummax, x.type_as, x.where, ...
+rotations.install(Tensor)  # x.rot90(k, dims), x.fliplr(), x.flipud()
 shape_inplace.install(Tensor)  # x.unsqueeze_(0), x.t_(), ...
 bitwise.install(Tensor)  # x & y, x ^ y, ~x, x << 1, mask |= other, x.bitwise_and(y), ...
 complex_ops.install(Tensor)  # x.real, x.imag, x.conj(), x.angle(), x.is_complex(), ...

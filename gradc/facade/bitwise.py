@@ -18,6 +18,7 @@ import numpy as np
 import gradc.ops.bitwise as bw
 import gradc.ops.elementwise as ew
 from gradc.facade import dtypes
+from gradc.facade.functional import scalar_array
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.ir.types import DTYPE_NAMES
@@ -55,7 +56,7 @@ def _binary(name):
 def bw_cast(v, np_dt):
     """``v`` (an array, a traced value or a Python number) in the result dtype ``np_dt``."""
     if isinstance(v, (bool, int)):
-        return np.asarray(v, np_dt)
+        return scalar_array(v, dtypes.from_np(np_dt))
     return v if getattr(v, "dtype", None) == np_dt else ew.astype(v, DTYPE_NAMES[np_dt])
 
 

@@ -174,6 +174,7 @@ class CompiledFunction:
         before = Guards(self._orig_fn, modules)
         try:
             graph = _trace_without_drawing(pure, arrays)
+            wrt_pos = _read_by_outputs(graph, wrt_pos)  # torch.compile gives no .grad to an input never read
             if info.draws:  # trace again with the dropout noise as inputs
                 names = names + [ct.identifier(f"dropout_noise{i}", taken) for i in range(len(info.draws))]
                 pure = ct.make_pure(self._orig_fn, args, kwargs, tensors, names, info, n_noise=len(info.draws))
@@ -215,6 +216,16 @@ class CompiledFunction:
             reason = (str(error).splitlines() or [type(error).__name__])[0]
             warnings.warn(f"torch.compile: {self._names} runs eagerly (it cannot be traced: {reason})",
                           UserWarning, stacklevel=4)
+
+
+def _read_by_outputs(graph, positions: list) -> list:
+    """The input ``positions`` some output of ``graph`` depends on (sub-graphs take their operands as inputs of
+    their equation, so a backward walk over the top level finds them all)."""
+    live = {id(o) for o in graph.outputs}
+    for eqn in reversed(graph.eqns):
+        if id(eqn.out) in live:
+            live.update(id(a) for a in eqn.inputs)
+    return [i for i in positions if id(graph.inputs[i]) in live]
 
 
 def _trace_without_drawing(pure, arrays):

@@ -203,8 +203,7 @@ def _same_float_pair(a, b, what: str):
 
 
 def _scalar_name(t) -> str:
-    return {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[t.dtype.name]
+    return t.dtype.legacy[:-len("Tensor")]
 
 
 def complex(real, imag) -> Tensor:  # noqa: A001 - torch name

@@ -130,13 +130,10 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(np.full(t.shape, fill_value, dt.np), dt, requires_grad)
 
 
-_TORCH_INT_NAMES = {"int64": "Long", "int32": "Int", "bool": "Bool"}
-
-
 def _refuse_integers(dt, kernel):
     """torch draws normal and uniform values in floating dtypes only."""
     if dt.kind < 2:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TORCH_INT_NAMES[dt.name]}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dt.legacy[:-len("Tensor")]}\'')
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):

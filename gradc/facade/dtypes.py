@@ -22,6 +22,14 @@ class dtype:  # noqa: N801 - torch spelling
     def is_complex(self):
         return self.kind == 3
 
+    @property
+    def is_signed(self):
+        return self.kind >= 2 or self.np.kind == "i"
+
+    @property
+    def itemsize(self):
+        return self.np.itemsize
+
     def __repr__(self):
         return "torch." + self.name
 
@@ -32,12 +40,15 @@ class dtype:  # noqa: N801 - torch spelling
 float16 = dtype("float16", np.float16, 2, "HalfTensor")
 float32 = dtype("float32", np.float32, 2, "FloatTensor")
 float64 = dtype("float64", np.float64, 2, "DoubleTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+int8 = dtype("int8", np.int8, 1, "CharTensor")
+int16 = dtype("int16", np.int16, 1, "ShortTensor")
 int32 = dtype("int32", np.int32, 1, "IntTensor")
 int64 = dtype("int64", np.int64, 1, "LongTensor")
 bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloatTensor")  # kind 3: above the floats in promotion
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDoubleTensor")
-ALL = (float16, float32, float64, int32, int64, bool_, complex64, complex128)
+ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL}
 DEFAULT = [float32]
 _NP_DTYPE_TYPES = frozenset(type(d.np) for d in ALL)  # np.dtype subclasses (Float64DType, ...)
@@ -119,14 +130,9 @@ def refuse_complex_into_real(np_dtype, value) -> None:
     """
     if np.dtype(np_dtype).kind != "c" and np.iscomplexobj(value):
         name = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
-                "int32": "int", "bool": "bool"}.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+                "int32": "int", "int16": "short", "int8": "signed char", "uint8": "unsigned char",
+                "bool": "bool"}.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
-
-
-def _rank(d):
-    order = {"float16": 0, "float32": 1, "float64": 2, "int32": 0, "int64": 1, "bool": 0, "complex64": 1,
-             "complex128": 2}
-    return order[d.name]
 
 
 def _wider(a, b):
@@ -138,7 +144,8 @@ def _wider(a, b):
         if a.kind + b.kind == 5:  # complex meets float: torch keeps the wider precision (c64 + f64 -> c128)
             return complex_of(_wider(real_of(a), real_of(b)))
         return a if a.kind > b.kind else b
-    return a if _rank(a) >= _rank(b) else b
+    # within a category torch's table is NumPy's: the narrowest type holding both (uint8 with int8 -> int16)
+    return from_np(np.promote_types(a.np, b.np))
 
 
 def _combine(higher, lower):

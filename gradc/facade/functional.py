@@ -5,6 +5,8 @@ Each function checks arguments the way torch words its errors, then records one 
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import gradc.ops.complex_numbers as cx
@@ -30,12 +32,25 @@ def as_tensor_operand(x):
 def cast(x, dt):
     """``x`` (array, Tensor stand-in or Python number) in dtype ``dt`` (a gradc op when it changes)."""
     if isinstance(x, (bool, int, float, complex)):
-        return np.asarray(x, dt.np)
+        return scalar_array(x, dt)
     return ew.astype(x, dtype_key(dt))
 
 
-_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool", "complex64": "c64",
-         "complex128": "c128"}
+def scalar_array(x, dt):
+    """A Python number as a 0-d array of ``dt``; an int out of a narrow integer's range wraps as torch's cast does
+    (``uint8 + 300`` adds 44), where NumPy would raise OverflowError.
+
+    >>> import gradc.torch as torch
+    >>> int(scalar_array(300, torch.uint8))
+    44
+    """
+    if dt.kind == 1 and type(x) is int and dt.np.itemsize < 8:
+        return np.asarray(np.int64(x)).astype(dt.np)
+    return np.asarray(x, dt.np)
+
+
+_KEYS = {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "int16": "i16", "int8": "i8",
+         "uint8": "u8", "bool": "bool", "complex64": "c64", "complex128": "c128"}
 
 
 def dtype_key(dt):
@@ -106,7 +121,26 @@ def add(a, b, alpha=1):
     return binary("add", a, b, "AddBackward0") if alpha == 1 else _scaled("add", a, b, alpha, "AddBackward0")
 
 
+def refuse_bool_subtraction(a, b) -> None:
+    """torch's refusal of ``-`` when an operand is a bool (tensor or Python bool), in its words.
+
+    >>> try:
+    ...     refuse_bool_subtraction(True, 1.0)
+    ... except RuntimeError as e:
+    ...     print(str(e)[:60])
+    Subtraction, the `-` operator, with a bool tensor is not sup
+    """
+    bools = [type(x) is bool or getattr(getattr(x, "dtype", None), "kind", 1) == 0 for x in (a, b)]
+    if all(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def sub(a, b, alpha=1):
+    refuse_bool_subtraction(a, b)
     return binary("sub", a, b, "SubBackward0") if alpha == 1 else _scaled("sub", a, b, alpha, "SubBackward0")
 
 
@@ -122,8 +156,9 @@ def _scaled(op, a, b, alpha, name):
 
 def rsub(a, other):
     """``other - a`` for a Python number ``other`` (torch's RsubBackward1, one slot)."""
+    refuse_bool_subtraction(other, a)
     dt = dtypes.promote(a, other)
-    return record("RsubBackward1", lambda x: ew.sub(np.asarray(other, dt.np), cast(x, dt)), [a])
+    return record("RsubBackward1", lambda x: ew.sub(scalar_array(other, dt), cast(x, dt)), [a])
 
 
 def mul(a, b):
@@ -143,7 +178,7 @@ def reciprocal(a):
 def pow(a, b):  # noqa: A001 - torch name
     if isinstance(a, (bool, int, float)):
         dt = dtypes.promote(a, b)
-        return record("PowBackward2", lambda y: ew.power(np.asarray(a, dt.np), cast(y, dt)), [b],
+        return record("PowBackward2", lambda y: ew.power(scalar_array(a, dt), cast(y, dt)), [b],
                       saves=True, saved=[b])
     name = "PowBackward1" if isinstance(b, Tensor) else "PowBackward0"
     return binary("pow", a, b, name)
@@ -232,10 +267,25 @@ def clamp(a, min=None, max=None):  # noqa: A002 - torch names
     return record("ClampBackward1", lambda x: ew.clip(x, min, max), [a], saves=True, saved=[a])
 
 
+def _condition(cond):
+    """``where``'s condition as torch takes it: a bool tensor (a traced one stays traced under torch.compile), a
+    uint8 one with torch's deprecation warning; other dtypes refused in torch's words."""
+    if not isinstance(cond, Tensor):
+        return np.asarray(cond, bool)
+    if cond.dtype.kind != 0:
+        if cond.dtype.name != "uint8":
+            raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               + cond.dtype.legacy[:-len("Tensor")])
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+        return ew.astype(cond._data, "bool")
+    return cond._data
+
+
 def where(cond, a, b):
     a, b = as_tensor_operand(a), as_tensor_operand(b)
     dt = dtypes.promote(a, b)
-    c = np.asarray(cond._data if isinstance(cond, Tensor) else cond, bool)
+    c = _condition(cond)
     return record("WhereBackward0", lambda x, y: ew.where(c, cast(x, dt), cast(y, dt)), [a, b],
                   saves=True)
 
@@ -274,7 +324,7 @@ def _in_torch_order(out, a, dims, keepdim, count=None):
 def mean(a, dim=None, keepdim=False):
     if a.dtype.kind < 2:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           "complex dtype. Got: " + {"int64": "Long", "int32": "Int", "bool": "Bool"}[a.dtype.name])
+                           "complex dtype. Got: " + a.dtype.legacy[:-len("Tensor")])
     if dim is None:
         out = fast_ops.reduce_all("mean", a, "MeanBackward0")
         if out is not None:
@@ -292,6 +342,19 @@ def prod(a, dim=None, keepdim=False):
     return record(name, lambda x: rd.prod(x, dims, keepdims=keepdim), [a], saves=True, saved=[a])
 
 
+def _traced_extremum(kind, a, d, keepdim):
+    """``max``/``min`` along ``d`` of a traced tensor: values gathered at the (first) arg-extremum, so the gradient
+    goes to that one element as in eager mode and torch."""
+    idx = (rd.argmax if kind == "max" else rd.argmin)(a._data, d)
+    shape = list(a.shape)
+    shape[d] = 1
+    pick = sh.reshape(idx, tuple(shape))
+    values = record(kind.capitalize() + "Backward0",
+                    lambda x: sh.take_along_axis(x, pick, d) if keepdim else
+                    sh.reshape(sh.take_along_axis(x, pick, d), tuple(idx.shape)), [a])
+    return MinMax(kind, values, Tensor._wrap(pick if keepdim else idx))
+
+
 def extremum(kind, a, dim=None, keepdim=False):
     red = rd.max_ if kind == "max" else rd.min_
     arg = rd.argmax if kind == "max" else rd.argmin
@@ -299,6 +362,8 @@ def extremum(kind, a, dim=None, keepdim=False):
     if dim is None:
         return record(cap + "Backward1", lambda x: red(x), [a], saves=True, saved=[a])
     d = _dims(dim, a.dim())[0]
+    if type(a._data) is not np.ndarray:  # traced by torch.compile: the index is a value of the graph
+        return _traced_extremum(kind, a, d, keepdim)
     idx = np.asarray(arg(a._data, d))
     pick = np.expand_dims(idx, d)
 
@@ -319,6 +384,7 @@ def _mm_error(a, b):
 
 
 _CPP_TYPE = {"float16": "c10::Half", "float32": "float", "float64": "double", "int32": "int", "int64": "long int",
+             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
@@ -351,6 +417,9 @@ def _matmul_kernel(da: int, db: int) -> str:
 
 
 def _mm_fn(dt):
+    if dt.kind == 1:  # gradc's matmul computes integers in float64 (exact below 2**53): back to dt, wrapping as torch
+        key = dtype_key(dt)
+        return lambda x, y: ew.astype(ew.astype(la.matmul(_cast_fast(x, dt), _cast_fast(y, dt)), "i64"), key)
     return lambda x, y: la.matmul(_cast_fast(x, dt), _cast_fast(y, dt))
 
 

@@ -13,6 +13,8 @@ tensor([3., 5.])
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import gradc.ops.elementwise as ew
@@ -58,6 +60,10 @@ def split_key(t, key):
             axis, dim = axis + 1, dim + 1
         elif _is_index_array(k):
             arr = np.asarray(k._data if isinstance(k, Tensor) else k)
+            if arr.dtype == np.uint8 and isinstance(k, Tensor):  # torch still reads a byte tensor as a mask
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                arr = arr.astype(bool)
             if arr.dtype == bool:
                 _check_mask(t, arr, axis)
                 for a in np.nonzero(arr):
@@ -65,7 +71,7 @@ def split_key(t, key):
                     spec.append(_FULL)
                     axis, dim = axis + 1, dim + 1
             else:
-                if arr.size and arr.dtype.kind not in "iu":
+                if (arr.size and arr.dtype.kind not in "iu") or arr.dtype in (np.int8, np.int16, np.uint8):
                     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
                 arr = arr.astype(np.int64)
                 size = t.shape[axis]

@@ -289,7 +289,8 @@ def _install_core(T):
         setattr(T, f.__name__, f)
     inplace_ops.install(T)  # _inplace, fill_, zero_, copy_
     for name, dt in [("float", dtypes.float32), ("double", dtypes.float64), ("long", dtypes.int64),
-                     ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16)]:
+                     ("int", dtypes.int32), ("bool", dtypes.bool_), ("half", dtypes.float16),
+                     ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8)]:
         setattr(T, name, _converter(name, dt))
     T.__setitem__ = indexing.setitem
     T.__getitem__ = indexing.getitem

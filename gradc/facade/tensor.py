@@ -64,8 +64,7 @@ class _Handle:
             self._hooks.remove(self._hook)
 
 
-_STORED = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64, np.int32, np.int64, np.bool_,
-                                                  np.complex64, np.complex128))
+_STORED = frozenset(d.np for d in dtypes.ALL)
 
 
 class _TorchNamed(type):

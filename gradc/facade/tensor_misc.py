@@ -46,9 +46,18 @@ ceil = _elementwise("ceil", "CeilBackward0", sn.ceil)
 trunc = fix = _elementwise("trunc", "TruncBackward0", sn.trunc)
 frac = _elementwise("frac", "FracBackward0", lambda x: ew.sub(x, sn.trunc(x)))
 sgn = _elementwise("sgn", "SgnBackward0", ew.sign)
-fmod = _elementwise("fmod", "FmodBackward0", sn.fmod)
-remainder = _elementwise("remainder", "RemainderBackward0", sn.mod)
-floor_divide = _elementwise("floor_divide", "FloorDivideBackward0", sn.floor_divide, nondiff=True)
+def _integer_divisor(f):
+    """``f`` refusing an integer zero divisor with torch's error (NumPy would give 0 and a warning)."""
+    def checked(x, y):
+        if type(y) is np.ndarray and y.dtype.kind in "iub" and not y.all():
+            raise RuntimeError("ZeroDivisionError")
+        return f(x, y)
+    return checked
+
+
+fmod = _elementwise("fmod", "FmodBackward0", _integer_divisor(sn.fmod))
+remainder = _elementwise("remainder", "RemainderBackward0", _integer_divisor(sn.mod))
+floor_divide = _elementwise("floor_divide", "FloorDivideBackward0", _integer_divisor(sn.floor_divide), nondiff=True)
 fmax = _elementwise("fmax", "FmaxBackward0", sn.fmax)
 fmin = _elementwise("fmin", "FminBackward0", sn.fmin)
 heaviside = _elementwise("heaviside", "HeavisideBackward0", ew.heaviside, nondiff=True)
@@ -343,11 +352,11 @@ def install(T) -> None:
     T.type_as = lambda self, other: self.to(other.dtype)
     T.__mod__ = remainder  # ``a % b`` is torch.remainder (Python's sign rule), reflected and in place too
     T.__rmod__ = lambda self, other: remainder(other, self)  # a number first: promoted as torch promotes it
+    T.__floordiv__ = floor_divide  # torch's promotion and wrapping, not NumPy's (int8 // 300 is no OverflowError)
+    T.__rfloordiv__ = lambda self, other: floor_divide(other, self)
     T.element_size = lambda self: self._data.dtype.itemsize
     T.nelement = T.numel
     T.ndimension = T.dim
-    T.fliplr = lambda self: self.flip(1)
-    T.flipud = lambda self: self.flip(0)
     T.where = lambda self, condition, other: _where(condition, self, other)
     T.unfold = _unfold
     T.fill_diagonal_ = _fill_diagonal_

@@ -1,6 +1,8 @@
 """The torch-style top-level names ``gradc.torch`` exports (``import gradc.torch as torch``)."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as _np
 
 from gradc.errors import user_facing as _user_facing
@@ -11,10 +13,12 @@ from gradc.facade import (
     dtypes,
     fft,  # noqa: F401 - torch.fft
     linalg,  # noqa: F401 - torch.linalg
+    rotations,
     special,  # noqa: F401 - torch.special
     tensor_math,
     tensor_misc,
     tensor_select,
+    torch_functional,
 )
 from gradc.facade import devices as _devices
 from gradc.facade import functional as _fn
@@ -74,7 +78,10 @@ from gradc.facade.traceable import TRACED, traceable
 float16 = half = dtypes.float16
 float32 = float = dtypes.float32  # noqa: A001 - torch names
 float64 = double = dtypes.float64
-int32 = dtypes.int32
+uint8 = dtypes.uint8
+int8 = dtypes.int8
+int16 = short = dtypes.int16
+int32 = int = dtypes.int32  # noqa: A001 - torch name
 int64 = long = dtypes.int64
 bool = dtypes.bool_  # noqa: A001
 complex64 = cfloat = dtypes.complex64
@@ -150,7 +157,8 @@ def equal(input, other):  # noqa: A002
     return input.shape == other.shape and _np.array_equal(input._data, other._data)
 
 
-for _module in (tensor_math, tensor_select, tensor_misc, complex_ops, bitwise):  # einsum, gather, complex, xor...
+for _module in (tensor_math, tensor_select, tensor_misc, complex_ops, bitwise, rotations,
+                torch_functional):  # einsum, gather, xor...
     for _name in _module.FUNCTIONS:
         globals()[_name] = _module.__dict__[_name]
 
@@ -178,7 +186,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     """A random permutation of ``0..n-1``, the same as torch's for the same generator state."""
     _devices.check(device)
     g = _rng.default_generator if generator is None else generator
-    data = _np.asarray(g.permutation(int(n)), dtype=(dtypes.to_dtype(dtype) or dtypes.int64).np)
+    data = _np.asarray(g.permutation(builtins.int(n)), dtype=(dtypes.to_dtype(dtype) or dtypes.int64).np)
     return with_out(tensor(data, requires_grad=requires_grad), out, "randperm")
 
 
@@ -195,4 +203,5 @@ for _name in TRACED:
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "dtypes", "TRACED", "traceable", "torch_fn", "method_fn", "with_out", "tensor_math",
-    "tensor_select", "tensor_misc", "complex_ops", "bitwise")]
+    "tensor_select", "tensor_misc", "complex_ops", "bitwise", "rotations", "torch_functional")]
+torch_functional.bind_top_level(globals())

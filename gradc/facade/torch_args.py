@@ -19,8 +19,7 @@ from gradc.facade.tensor import Tensor
 
 
 def _type_name(dt):
-    return {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int", "int64": "Long",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[dt.name]
+    return dt.legacy[:-len("Tensor")]
 
 
 def with_out(result, out, name):

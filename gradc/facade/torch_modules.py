@@ -31,6 +31,7 @@ _ROOTS = {
     "linalg": "gradc.facade.linalg",
     "fft": "gradc.facade.fft",
     "special": "gradc.facade.special",
+    "functional": "gradc.facade.torch_functional",
 }
 _FACADE = os.path.dirname(os.path.abspath(__file__))
 

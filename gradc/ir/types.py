@@ -19,6 +19,9 @@ DTYPE_NAMES = {
     np.dtype(np.float16): "f16",  # NumPy's rules: float16 arithmetic stays float16 (the C target refuses it)
     np.dtype(np.int64): "i64",
     np.dtype(np.int32): "i32",
+    np.dtype(np.int16): "i16",  # the narrow integers are the torch facade's (int16, int8, uint8)
+    np.dtype(np.int8): "i8",
+    np.dtype(np.uint8): "u8",
     np.dtype(np.bool_): "bool",
     np.dtype(np.complex64): "c64",
     np.dtype(np.complex128): "c128",
@@ -26,6 +29,7 @@ DTYPE_NAMES = {
 NP_DTYPES = {name: dt for dt, name in DTYPE_NAMES.items()}
 FLOAT_DTYPES = ("f16", "f32", "f64")  # real floats only: complex dtypes are COMPLEX_DTYPES
 COMPLEX_DTYPES = ("c64", "c128")
+INT_DTYPES = ("i64", "i32", "i16", "i8", "u8")
 INEXACT_DTYPES = FLOAT_DTYPES + COMPLEX_DTYPES  # the dtypes a derivative flows through
 REAL_OF_COMPLEX = {"c64": "f32", "c128": "f64"}
 COMPLEX_OF_REAL = {"f32": "c64", "f64": "c128"}

@@ -20,6 +20,7 @@ import numpy as np
 
 from gradc.errors import TraceError
 from gradc.ir.registry import defop
+from gradc.ir.types import INT_DTYPES
 from gradc.ops import c_spell, spell
 from gradc.ops import elementwise as ew
 from gradc.ops.elementwise import _same_types
@@ -68,7 +69,7 @@ defop("right_shift", infer=_same_types, impl=np.right_shift, nondiff=True, eleme
 
 def _integers(what, *xs, booleans=True):
     dtype = result_dtype(*xs)
-    if dtype not in (("i64", "i32", "bool") if booleans else ("i64", "i32")):
+    if dtype not in (INT_DTYPES + ("bool",) if booleans else INT_DTYPES):
         raise TraceError(f"{what} takes integers{' or booleans' if booleans else ''}, not {dtype} "
                          f"(NumPy raises TypeError)", hint="convert with .astype(np.int64), or compare first")
     return dtype

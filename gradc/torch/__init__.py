@@ -39,6 +39,7 @@ from gradc.facade import (  # torch's subpackages: the facade's modules (registe
     torch_modules,
     utils,
 )
+from gradc.facade import torch_functional as functional  # torch.functional (not torch.nn.functional)
 from gradc.facade.compile import compile  # noqa: A004 - torch.compile
 from gradc.facade.torch_api import *  # noqa: F403 - torch's top-level names
 
@@ -48,8 +49,8 @@ torch_modules.register()
 # gradc's own version is gradc.__version__
 __version__ = "2.13.0"
 
-__all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "fft", "func", "linalg", "nn", "optim", "special",
-           "utils"]
+__all__ = ["compile", "accelerator", "autograd", "backends", "cuda", "fft", "func", "functional", "linalg", "nn",
+           "optim", "special", "utils"]
 # torch's top-level names: tensor, Tensor, no_grad, manual_seed, float32, ...
 __all__ += [n for n in torch_api.__all__ if n not in __all__]
 del torch_api, torch_modules
@@ -57,6 +58,7 @@ del torch_api, torch_modules
 # a name the facade lacks raises FacadeMissingName (an AttributeError) naming the close names it has
 for _module, _owner in ((sys.modules[__name__], "torch"), (linalg, "torch.linalg"), (fft, "torch.fft"),
                         (special, "torch.special"), (nn, "torch.nn"), (nn.functional, "torch.nn.functional"),
-                        (autograd, "torch.autograd"), (optim, "torch.optim"), (func, "torch.func")):
+                        (autograd, "torch.autograd"), (optim, "torch.optim"), (func, "torch.func"),
+                        (functional, "torch.functional")):
     missing.install(_module, _owner)
 del _module, _owner, missing

@@ -48,6 +48,7 @@ from gradc.facade.nn.functional_losses import (  # noqa: F401
 from gradc.facade.record import record
 from gradc.facade.tensor import Tensor
 from gradc.facade.traceable import bce_logits_terms, traceable
+from gradc.ops.autodiff import stop_gradient
 
 relu, sigmoid, tanh = fn.relu, fn.sigmoid, lambda x: fn.unary("tanh", x)
 
@@ -65,8 +66,12 @@ def _data(x):
 
 
 def _log_softmax(x, dim):
-    shift = np.max(_data(x), axis=dim, keepdims=True)
-    z = ew.sub(x, shift.astype(_data(x).dtype))
+    data = getattr(x, "_data", x)
+    if isinstance(data, np.ndarray):  # eager: the shift is a constant of the node
+        shift = np.max(data, axis=dim, keepdims=True).astype(data.dtype)
+    else:  # traced by torch.compile: the same shift, computed in the graph and held constant for the derivative
+        shift = stop_gradient(rd.max_(x, dim, keepdims=True))
+    z = ew.sub(x, shift)
     return ew.sub(z, ew.log(rd.sum_(ew.exp(z), dim, keepdims=True)))
 
 

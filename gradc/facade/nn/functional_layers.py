@@ -29,7 +29,8 @@ from gradc.facade.tensor import Tensor
 from gradc.ir.builder import Traced
 from gradc.ops.autodiff import stop_gradient
 
-_DTYPE_WORDS = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}
+_DTYPE_WORDS = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "int16": "short",
+                "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
 def data(x):

@@ -16,6 +16,7 @@ import numpy as np
 import gradc.ops.elementwise as ew
 import gradc.ops.reduce as rd
 import gradc.ops.shape as sh
+from gradc.facade.dtypes import from_np
 from gradc.facade.nn.functional_layers import apply, data, dtype_of, shape_of, traced
 from gradc.facade.tensor import Size, Tensor
 from gradc.ops.autodiff import stop_gradient
@@ -188,8 +189,8 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, dim):
 
 
 def _word(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name,
-                                                                                                       dt.name)
+    """torch's scalar-type word (``Float``, ``Long``, ``Byte``) of a facade or NumPy dtype."""
+    return (dt if hasattr(dt, "legacy") else from_np(dt)).legacy[:-len("Tensor")]
 
 
 def _check_same_size(input, target):  # noqa: A002
