@@ -22,6 +22,8 @@ singularity at ``w = -k^2/2 <= -1/2`` stays far from each): relative accuracy in
 The float versions compute in double (as SciPy's float32 loop does) and rounds once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin
+
 OWENS_T_SMALL = """\
 /* T(h, a) for h >= 0 and 0 <= a <= 1: e^(-h^2/2) / (2 pi) times Gauss-Legendre sums over panels */
 static inline double gradc_owens_t_small(double h, double a)
@@ -116,25 +118,13 @@ static inline double gradc_skewnorm_cdf(double x, double a)
     return value < 0.0 ? 0.0 : (value > 1.0 ? 1.0 : value);
 }"""
 
-SKEWNORM_CDFF = """\
-/* gradc_skewnorm_cdff(x, a): gradc_skewnorm_cdf in double, rounded once */
-static inline float gradc_skewnorm_cdff(float x, float a)
-{
-    return (float)gradc_skewnorm_cdf((double)x, (double)a);
-}"""
 
-OWENS_TF = """\
-/* gradc_owens_tf(h, a): gradc_owens_t in double, rounded once */
-static inline float gradc_owens_tf(float h, float a)
-{
-    return (float)gradc_owens_t((double)h, (double)a);
-}"""
 
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_owens_t_small": (OWENS_T_SMALL, ()),
     "gradc_owens_t": (OWENS_T, ("gradc_owens_t_small",)),
-    "gradc_owens_tf": (OWENS_TF, ("gradc_owens_t",)),
+    "gradc_owens_tf": float_twin("owens_t", "h, a"),
     "gradc_skewnorm_cdf": (SKEWNORM_CDF, ("gradc_owens_t",)),
-    "gradc_skewnorm_cdff": (SKEWNORM_CDFF, ("gradc_skewnorm_cdf",)),
+    "gradc_skewnorm_cdff": float_twin("skewnorm_cdf", "x, a"),
 }

@@ -14,6 +14,8 @@ to a relative step of 1e-16). SciPy's values: ``Si`` odd, ``+-pi/2`` at ``+-inf`
 The float versions compute in double (as SciPy's float32 loops do) and round once.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twins
+
 E1_IMAGINARY = """\
 /* E_1(i t) = re + i im for t > 4 by its continued fraction (modified Lentz), in real arithmetic (no complex.h):
    -Ci(t) + i (Si(t) - pi/2) */
@@ -112,25 +114,12 @@ static inline double gradc_cosine_integral(double x)
     return euler + log(t) + sum;
 }"""
 
-SINE_INTEGRALF = """\
-/* gradc_sine_integralf(x): gradc_sine_integral in double, rounded once */
-static inline float gradc_sine_integralf(float x)
-{
-    return (float)gradc_sine_integral((double)x);
-}"""
 
-COSINE_INTEGRALF = """\
-/* gradc_cosine_integralf(x): gradc_cosine_integral in double, rounded once */
-static inline float gradc_cosine_integralf(float x)
-{
-    return (float)gradc_cosine_integral((double)x);
-}"""
 
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_e1_imaginary": (E1_IMAGINARY, ()),
     "gradc_sine_integral": (SINE_INTEGRAL, ("gradc_e1_imaginary",)),
-    "gradc_sine_integralf": (SINE_INTEGRALF, ("gradc_sine_integral",)),
     "gradc_cosine_integral": (COSINE_INTEGRAL, ("gradc_e1_imaginary",)),
-    "gradc_cosine_integralf": (COSINE_INTEGRALF, ("gradc_cosine_integral",)),
+    **float_twins(("sine_integral", "cosine_integral")),
 }

@@ -6,6 +6,8 @@ non-positive integer ``q``; NaN for negative ``q`` with a non-integer ``x`` (a n
 C text only; ``gradc.backends.c.mathlib`` says what calls what and emits what is used.
 """
 
+from gradc.backends.c.mathlib.in_double import float_twin
+
 ZETA = """\
 /* scipy.special.zeta(x, q): the Hurwitz zeta function with SciPy's special values */
 static inline double gradc_zeta(double x, double q)
@@ -25,15 +27,9 @@ static inline double gradc_zeta(double x, double q)
     return gradc_hurwitz_zeta(x, q);
 }"""
 
-ZETAF = """\
-/* gradc_zetaf(x, q): gradc_zeta in double, rounded once */
-static inline float gradc_zetaf(float x, float q)
-{
-    return (float)gradc_zeta((double)x, (double)q);
-}"""
 
 # name -> (C text, the names it calls), for gradc.backends.c.mathlib's table
 LIBRARY = {
     "gradc_zeta": (ZETA, ("gradc_hurwitz_zeta",)),
-    "gradc_zetaf": (ZETAF, ("gradc_zeta",)),
+    "gradc_zetaf": float_twin("zeta", "x, q"),
 }
