@@ -82,6 +82,12 @@ def ravel(tree: Any) -> tuple[np.ndarray, Callable]:
 
 
 def with_arg(args: tuple, argnum: int, value: Any) -> tuple:
+    """``args`` with position ``argnum`` (negative counts from the end, as JAX's ``argnums``) replaced.
+
+    >>> with_arg((1, 2, 3), -1, 9), with_arg((1, 2, 3), 0, 9)
+    ((1, 2, 9), (9, 2, 3))
+    """
+    argnum = range(len(args))[argnum]  # an IndexError for a position past the end
     return args[:argnum] + (value,) + args[argnum + 1:]
 
 
@@ -150,7 +156,8 @@ def check(case: Case, transform: str) -> None:
         _close(ravel(g)[0], jac[0], case, "value_and_grad")
     elif transform == "jvp":
         v = rng.standard_normal(flat_x.size)
-        tangents = tuple(unravel_x(v) if i == case.argnum else None for i in range(len(case.args)))
+        chosen = range(len(case.args))[case.argnum]  # argnum may count from the end
+        tangents = tuple(unravel_x(v) if i == chosen else None for i in range(len(case.args)))
         primal_out, tangent_out = gradc.jvp(case.fun, case.args, tangents, argnums=case.argnum)
         _close(ravel(primal_out)[0], flat_out, case, "jvp primal", scale=1e-3)
         _close(ravel(tangent_out)[0], jac @ v, case, "jvp tangent")

@@ -145,7 +145,8 @@ def keywords_collected(x, **options):
 CASES += [
     Case("star_args_first", star_product, (randn(3), randn(3), randn(3)), order=2),
     Case("star_args_middle", star_product, (randn(3), randn(3), randn(3)), argnum=1),
-    Case("star_args_two", star_product, (randn(2), randn(2)), argnum=1),  # (-1: test_variadic.py)
+    Case("star_args_two", star_product, (randn(2), randn(2)), argnum=1),
+    Case("star_args_last_negative", star_product, (randn(3), randn(3), randn(3)), argnum=-1),
     Case("star_after_named", star_after_named, (randn(3), randn(2), randn(4)), argnum=2, order=2),
     Case("star_lambda", lambda *xs: np.sum(xs[0] * xs[1]) + xs[2] ** 2, (randn(3), randn(3), 0.7), argnum=2, order=2),
     Case("wrapper_passing_star_args", passes_everything(star_product), (randn(3), randn(3)), argnum=1),
