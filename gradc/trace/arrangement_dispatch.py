@@ -79,9 +79,11 @@ def _rot90(m, k=1, axes=(0, 1)):
 
 def _writable(a, what):
     if not isinstance(a, Traced):
-        raise TraceError(f"{what} writes a traced value into a NumPy array in place; gradc cannot change that "
-                         "array", hint="make the array part of the computation first, e.g. `a = np.zeros(n) + 0 * x`,"
-                                       " or build the result with np.where / index assignment into a copy")
+        from gradc.trace.scipy_dispatch import conversion_error  # inside SciPy's code: its public name
+        raise conversion_error(TraceError(
+            f"{what} writes a traced value into a NumPy array in place; gradc cannot change that array",
+            hint="make the array part of the computation first, e.g. `a = np.zeros(n) + 0 * x`, or build the "
+                 "result with np.where / index assignment into a copy"))
 
 
 def _fill_diagonal(a, val, wrap=False):

@@ -290,8 +290,9 @@ class Tracer(Traced):
             ufunc_at(ufunc, *inputs)
             return None
         if method == "at":
-            raise TraceError(f"{ufunc_name(ufunc)}.at writes a traced value into a NumPy array in place",
-                             hint="start from a traced array, e.g. `out = np.zeros_like(x)`, then write into it")
+            raise conversion_error(TraceError(
+                f"{ufunc_name(ufunc)}.at writes a traced value into a NumPy array in place",
+                hint="start from a traced array, e.g. `out = np.zeros_like(x)`, then write into it"))
         unsupported = set(kwargs)
         if method == "__call__" and ufunc in UFUNCS and not unsupported:
             return UFUNCS[ufunc](*[_operand(x) for x in inputs])
@@ -409,8 +410,9 @@ def _ufunc_into(ufunc, method, inputs, kwargs, out):
     target = out[0] if len(out) == 1 else None
     what = f"np.{ufunc.__name__}(..., out=...)"
     if not isinstance(target, Tracer):
-        raise TraceError(f"{what} writes a traced value into a NumPy array in place (out= or an augmented "
-                         "assignment on a NumPy array)", hint="assign a new name: `a = a + b`")
+        raise conversion_error(TraceError(
+            f"{what} writes a traced value into a NumPy array in place (out= or an augmented assignment on a "
+            "NumPy array)", hint="assign a new name: `a = a + b`"))
     check_writable(target, what, owned=type(target) is _Copy and target.atom is target.copied)
     result = target.__array_ufunc__(ufunc, method, *inputs, **kwargs)
     assign(target, result, what, ew.astype)

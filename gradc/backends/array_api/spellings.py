@@ -172,6 +172,11 @@ class Rewriter(ast.NodeTransformer):
             value = args[0].operand.value if isinstance(args[0], ast.UnaryOp) else args[0].value
             dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64"
             return self._call("full", [args[1], args[0]], [ast.keyword("dtype", self._x(dtype))])
+        if name == "full" and len(args) == 2 and not keywords and not _is_number(args[1]):
+            # the standard's full takes a Python scalar only: an array's value (a fresh broadcast of the NumPy
+            # module, gradc.backends.numpy.fresh_broadcast) is broadcast, then copied (it may be written)
+            spread = self._call("broadcast_to", [self._call("asarray", [args[1]]), args[0]])
+            return self._call("asarray", [spread], [ast.keyword("copy", ast.Constant(True))])
         if name == "where" and len(args) == 3 and _is_number(args[1]) and _is_number(args[2]):
             value = args[1].operand.value if isinstance(args[1], ast.UnaryOp) else args[1].value
             dtype = "bool" if isinstance(value, bool) else "int64" if isinstance(value, int) else "float64"

@@ -232,7 +232,8 @@ def test_emitted_module_is_the_same_under_any_hash_seed():
     import sys
 
     code = ("import numpy as np, gradc\n"
-            "f = lambda w, X: np.sum(np.maximum(X @ w, 0.0) * np.arctan(np.clip(X, -1.0, 1.0).T @ X @ w)[0])\n"
+            "f = lambda w, X: np.sum(np.maximum(X @ w, 0.0) * np.arctan(np.clip(X, -1.0, 1.0).T @ X @ w)[0]\n"
+            "                        * np.heaviside(X @ w, 0.5))\n"  # a helper (_heaviside) in the module too
             "print(gradc.compile(f, np.ones(3), np.ones((4, 3)), target='array_api').source)\n")
     outputs = set()
     for seed in ("1", "2"):
