@@ -55,6 +55,7 @@ def _tables(seed):
         "rows repeated": np.tile(row, (n // rows + 1, 1)),
         "columns repeated": np.repeat(row[:, None], n // rows + 1, axis=1),
         "ints filled": np.full(n, -7, dtype=[np.int64, np.int32][seed % 2]),
+        "bools repeated": np.tile(rng.random(rows) < 0.5, (n // rows + 1, 1)),
         "arange": np.arange(n) * rng.standard_normal() + rng.standard_normal(),
         "arange ints": np.arange(3, 3 + 5 * n, 5, dtype=np.int64),
         "linspace": np.linspace(rng.standard_normal(), 10 * rng.standard_normal(), n),
@@ -164,3 +165,64 @@ def test_the_source_is_byte_identical_from_run_to_run():
     first = _source(f, x)
     assert _source(f, x) == first
     assert "computed (not written out)" in first and "_blob" not in first
+
+
+def _row_table(rows, cols, seed):
+    return np.tile(np.random.default_rng(seed).standard_normal(cols), (rows, 1))  # repeats along axis 0
+
+
+PROGRAMS = {  # a repeated (stride-0) or filled table in every kind of consumer
+    "matmul": lambda t: lambda x: np.sum(np.tanh(t @ x[: t.shape[1]])),
+    "matmul transposed": lambda t: lambda x: np.sum((t.T @ np.cos(x[: t.shape[0]])) ** 2),
+    "reshape": lambda t: lambda x: np.sum(t.reshape(-1)[: x.size] * x) + np.sum(t.reshape(t.shape[1], -1)[0]),
+    "slice": lambda t: lambda x: np.sum(t[3:, 1::2] * x[0]) + np.sum(t[::-1, 0] * x[1]),
+    "concatenate": lambda t: lambda x: np.sum(np.concatenate([t, t * x[0]]) ** 2),
+    "index": lambda t: lambda x: np.sum(t[np.array([0, 5, 7])] @ np.sin(x[: t.shape[1]])),
+    "reduce": lambda t: lambda x: np.sum(np.max(t * x[0], axis=1)) + np.sum(np.mean(t, axis=0) * x[: t.shape[1]]),
+}
+
+
+@needs_cc
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+@pytest.mark.parametrize("kind", ["rows repeated", "zeros", "powers", "eye"])
+def test_planned_tables_in_every_consumer_match_numpy_and_differences(program, kind):
+    rows, cols = 300, 24
+    table = {"rows repeated": _row_table(rows, cols, 7), "zeros": np.zeros((rows, cols)),
+             "powers": _powers(rows, cols), "eye": np.eye(rows, cols)}[kind]
+    assert broadcast_parts(table) is not None or fill_plan(table) is not None
+    f = PROGRAMS[program](table)
+    x = np.random.default_rng(3).random(rows)
+    value, grad = _compiled(f, x).value_and_grad(x)
+    assert value == pytest.approx(f(x), rel=1e-12, abs=1e-12)
+    h = 1e-6
+    for j in (0, 1, cols - 1, rows - 1):
+        e = np.zeros(rows)
+        e[j] = h
+        assert grad[j] == pytest.approx((f(x + e) - f(x - e)) / (2 * h), rel=1e-5, abs=1e-6), j
+
+
+@needs_cc
+@pytest.mark.parametrize("kind", ["rows repeated", "powers", "linspace"])
+def test_planned_tables_inside_loop_bodies_and_branches(kind):
+    n = 2400
+    table = {"rows repeated": _row_table(100, 24, 9).reshape(-1), "powers": _powers(100, 24).reshape(-1),
+             "linspace": np.linspace(-2.0, 2.0, n)}[kind]
+
+    def f(x):
+        acc = gradc.fori_loop(0, 3, lambda i, a: a + np.mean(np.sin(table * x[0] + a)), 0.0)
+        return gradc.cond(x[1] > 0.5, lambda: acc + np.sum(table * x[1]), lambda: acc - np.sum(table ** 2 * x[1]))
+
+    def reference(x):
+        acc = 0.0
+        for _ in range(3):
+            acc = acc + np.mean(np.sin(table * x[0] + acc))
+        return acc + np.sum(table * x[1]) if x[1] > 0.5 else acc - np.sum(table ** 2 * x[1])
+
+    for x in (np.array([0.3, 0.7]), np.array([0.2, 0.1])):
+        value, grad = _compiled(f, x).value_and_grad(x)
+        assert value == pytest.approx(reference(x), rel=1e-11)
+        h = 1e-6
+        for j in range(2):
+            e = np.zeros(2)
+            e[j] = h
+            assert grad[j] == pytest.approx((reference(x + e) - reference(x - e)) / (2 * h), rel=1e-5, abs=1e-6)
