@@ -42,7 +42,12 @@ def _bits(arr: np.ndarray) -> np.ndarray:
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    """Bit for bit equal (a few entries first: most candidates differ there already)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    bits_a, bits_b = _bits(np.ascontiguousarray(a)).reshape(-1), _bits(np.ascontiguousarray(b)).reshape(-1)
+    probe = np.linspace(0, bits_a.size - 1, min(bits_a.size, 17)).astype(np.int64)
+    return bool((bits_a[probe] == bits_b[probe]).all() and np.array_equal(bits_a, bits_b))
 
 
 def broadcast_parts(arr: np.ndarray) -> tuple[np.ndarray, tuple] | None:
@@ -232,34 +237,41 @@ def fill_constants(emitter, graphs: list) -> None:
     they call) that has a :func:`fill_plan` into a work array of ``emitter``'s function, at its top (so the
     array holds it wherever it is read); records ``emitter.filled``: constant key -> location."""
     emitter.filled = getattr(emitter, "filled", {})
+    tried: set = set()  # constants without a plan (each looked at once)
     stack = list(graphs)
     while stack:
         g = stack.pop(0)
         for e in g.eqns:
             for atom in e.inputs:
-                if isinstance(atom, Const) and broadcast_parts(atom.value) is None \
-                        and _key(atom.value) not in emitter.filled and fill_plan(atom.value) is not None:
-                    name = _filled(emitter, np.ascontiguousarray(atom.value))
-                    emitter.filled[_key(atom.value)] = Loc(name, atom.type.shape, dtype=atom.type.dtype)
+                if not isinstance(atom, Const) or atom.value.size <= FILL_LIMIT:
+                    continue
+                key = _key(atom.value)
+                if key in emitter.filled or key in tried or broadcast_parts(atom.value) is not None:
+                    continue
+                tried.add(key)
+                plan = fill_plan(atom.value)
+                if plan is not None:
+                    name = _filled(emitter, np.ascontiguousarray(atom.value), plan)
+                    emitter.filled[key] = Loc(name, atom.type.shape, dtype=atom.type.dtype)
             if e.op != "call":
                 stack.extend(subgraphs(e))
 
 
-def _filled(emitter, arr: np.ndarray) -> str:
-    """The name of a work array holding ``arr``, filled here by its plan (whose own large tables, such as the
+def _filled(emitter, arr: np.ndarray, plan: FillPlan) -> str:
+    """The name of a work array holding ``arr``, filled here by ``plan`` (whose own large tables, such as the
     ratios of a power table, are filled first the same way)."""
-    plan = fill_plan(arr)
     tables = {}
     for label, table in plan.tables.items():
-        if table.size > FILL_LIMIT and fill_plan(table) is not None:
-            tables[label] = _filled(emitter, table)
+        inner = fill_plan(table)
+        if inner is not None:
+            tables[label] = _filled(emitter, table, inner)
         else:
             ctype = "long" if label in ("positions", "ends") else _C_TYPES[table.dtype]
             tables[label] = emitter.module.static("C" if ctype != "long" else "G", ctype, table.tolist())
     name = fresh("table", emitter.taken)
     emitter.taken.add(name)
     emitter.arrays.append((name, _C_TYPES[arr.dtype], arr.size))  # never pooled: it lives the whole call
-    emitter.emit(f"/* a {plan.kind} table of {arr.size} values, computed (not written out) */")
+    emitter.emit(f"/* {arr.size} constant values computed by a loop ({plan.kind}), not written out */")
     for line in plan.lines(name, tables, arr.size):
         emitter.emit(line)
     return name
