@@ -226,3 +226,22 @@ def test_planned_tables_inside_loop_bodies_and_branches(kind):
             e = np.zeros(2)
             e[j] = h
             assert grad[j] == pytest.approx((reference(x + e) - reference(x - e)) / (2 * h), rel=1e-5, abs=1e-6)
+
+
+@needs_cc
+def test_planned_tables_with_named_sizes():
+    table = np.linspace(0.0, 1.0, 3000)
+    rows = np.tile(np.arange(5.0), (600, 1))
+
+    def f(x):
+        return np.sum(np.sin(table * x[0])) + np.sum(rows @ np.ones(5)) * np.sum(x ** 2)
+
+    compiled = _compiled(f, gradc.spec("f64[n]"))
+    assert "_blob" not in compiled.c_source and "(affine)" in compiled.c_source
+    for n in (3, 7):
+        x = np.random.default_rng(n).random(n)
+        value, grad = compiled.value_and_grad(x)
+        want = 2 * x * np.sum(rows)
+        want[0] += np.sum(table * np.cos(table * x[0]))
+        assert value == pytest.approx(f(x), rel=1e-12)
+        np.testing.assert_allclose(grad, want, rtol=1e-11)
