@@ -32,6 +32,7 @@ from gradc.ir.graph import Const, subgraphs
 
 FILL_LIMIT = 2048  # elements (as BLOB_LIMIT): a larger constant is looked at for a broadcast or a fill
 MAX_RUNS = 64  # a table of at most this many runs of equal entries is filled run by run
+POWER_ROWS = 8  # rows of a power table filled together (independent multiplications in flight)
 SPARSE_SHARE = 8  # a table with at most 1/SPARSE_SHARE of its entries non-zero is zeroed, then scattered
 _C_TYPES = {np.dtype(np.float64): "double", np.dtype(np.float32): "float", np.dtype(np.int64): "int64_t",
             np.dtype(np.int32): "int32_t"}
@@ -103,15 +104,7 @@ class FillPlan:
                 lines.append(f"{target}[{size - 1}] = {self._lit(self.numbers['last'])};")
             return lines
         if self.kind == "powers":
-            rows, cols, by_rows = self.numbers["rows"], self.numbers["cols"], self.numbers["by_rows"]
-            at = "gradc_j * {} + gradc_i".format(cols) if by_rows else f"gradc_i * {cols} + gradc_j"
-            count, length = (cols, rows) if by_rows else (rows, cols)
-            return [f"for (long gradc_i = 0; gradc_i < {count}; ++gradc_i) {{",
-                    f"    {ctype} gradc_p = 1;",
-                    f"    for (long gradc_j = 0; gradc_j < {length}; ++gradc_j) {{",
-                    f"        {target}[{at}] = gradc_p;",
-                    f"        gradc_p = gradc_p * {tables['ratios']}[gradc_i];",
-                    "    }", "}"]
+            return self._power_lines(target, tables["ratios"], ctype)
         if self.kind == "runs":
             return [f"for (long gradc_r = 0, gradc_k = 0; gradc_r < {self.numbers['count']}; ++gradc_r)",
                     f"    for (; gradc_k < {tables['ends']}[gradc_r]; ++gradc_k) "
@@ -119,6 +112,28 @@ class FillPlan:
         return [f"for (long gradc_k = 0; gradc_k < {size}; ++gradc_k) {target}[gradc_k] = 0;",
                 f"for (long gradc_k = 0; gradc_k < {self.numbers['count']}; ++gradc_k) "
                 f"{target}[{tables['positions']}[gradc_k]] = {tables['values']}[gradc_k];"]
+
+    def _power_lines(self, target: str, ratios: str, ctype: str) -> list:
+        """Each power the one before times its ratio, in order (as ``np.cumprod``), many chains at once: one
+        chain's multiplications wait on each other, so a row at a time would cost several times the reads."""
+        rows, cols = self.numbers["rows"], self.numbers["cols"]
+        if self.numbers["by_rows"]:  # row j is row j - 1 times the ratios: contiguous, vectorisable
+            return [f"for (long gradc_i = 0; gradc_i < {cols}; ++gradc_i) {target}[gradc_i] = 1;",
+                    f"for (long gradc_j = 1; gradc_j < {rows}; ++gradc_j)",
+                    f"    for (long gradc_i = 0; gradc_i < {cols}; ++gradc_i)",
+                    f"        {target}[gradc_j * {cols} + gradc_i] = {target}[(gradc_j - 1) * {cols} + gradc_i]"
+                    f" * {ratios}[gradc_i];"]
+        block = POWER_ROWS
+        return [f"for (long gradc_i = 0; gradc_i < {rows}; gradc_i += {block}) {{",
+                f"    long gradc_rows = {rows} - gradc_i < {block} ? {rows} - gradc_i : {block};",
+                f"    {ctype} gradc_p[{block}];",
+                "    for (long gradc_b = 0; gradc_b < gradc_rows; ++gradc_b) gradc_p[gradc_b] = 1;",
+                f"    for (long gradc_j = 0; gradc_j < {cols}; ++gradc_j)",
+                "        for (long gradc_b = 0; gradc_b < gradc_rows; ++gradc_b) {",
+                f"            {target}[(gradc_i + gradc_b) * {cols} + gradc_j] = gradc_p[gradc_b];",
+                f"            gradc_p[gradc_b] = gradc_p[gradc_b] * {ratios}[gradc_i + gradc_b];",
+                "        }",
+                "}"]
 
     def _lit(self, value) -> str:
         if self.dtype.kind == "i":
