@@ -52,6 +52,7 @@ from gradc.backends.c.bounds import check_work, work_guard
 from gradc.backends.c.call_outputs import prune_call_outputs
 from gradc.backends.c.calls import CallLowerings, call_table, lent_work
 from gradc.backends.c.checks import CheckLowerings
+from gradc.backends.c.constant_fills import constant_location, fill_constants
 from gradc.backends.c.control import ControlLowerings, limits_doc, loop_limits
 from gradc.backends.c.fft import FftLowerings
 from gradc.backends.c.fused import FusedRun
@@ -203,9 +204,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         if isinstance(atom, Const):
             if atom.value.ndim == 0:
                 return Loc("", (), value=sym_const(atom.value[()]), dtype=atom.type.dtype)
-            ctype = C_TYPES[atom.type.dtype]
-            name = self.module.static("C", ctype, atom.value.reshape(-1).tolist(), atom.type.shape)
-            return Loc(name, atom.type.shape, dtype=atom.type.dtype)
+            return constant_location(self, atom)  # a static, a repeating slice, or a table filled at the top
         if id(atom) in self.input_ids:
             self.used_inputs.add(id(atom))
         return self.loc[id(atom)]
@@ -326,6 +325,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
     def body(self) -> list:
         self.limits = loop_limits(self.graph, self.max_trips, marked=True)
         self.plan()
+        fill_constants(self, [self.graph])
         self.run_segments()
         loop_results = {id(e.out) for items in self.elements.values() for es in items.values() for e in es}
         self.aliased = {}  # work array -> the output parameter it is (see output_array)
@@ -376,6 +376,7 @@ class FunctionEmitter(LoopLowerings, ControlLowerings, CheckLowerings, InPlaceSt
         sub = FunctionEmitter(graph, self.fname, [], self.module, check=False, sizes=self.size_cnames)
         sub.lines, sub.indent, sub.arrays, sub.taken = self.lines, self.indent, self.arrays, self.taken
         sub.temps, sub.copy_holders, sub.depth = self.temps, self.copy_holders, depth
+        sub.filled = getattr(self, "filled", {})  # the tables computed at the function's top
         sub.limits, sub.max_trips = self.limits, self.max_trips
         sub._counter_ranges = self.counter_ranges  # a loop counter's range holds in the loops nested in it
         sub.plan(bindings)
