@@ -4,7 +4,8 @@ Each is gradc's ``scipy.special`` op (``gradc.ops.special_scipy``, ``special_bes
 ``special_incomplete``) or NumPy op lifted into one recorded node, so it differentiates through
 the facade's autograd by the registry's rules, to any order. Integer inputs compute in the
 default float dtype, and the result keeps the input's float dtype (torch's rule).
-``zeta``, ``airy_ai`` and the orthogonal polynomials are not in gradc's op set: they raise.
+``zeta(x, q)`` is gradc's Hurwitz ``zeta`` op. ``airy_ai`` and the orthogonal polynomials are not in gradc's
+op set: they raise.
 
 >>> import gradc.torch as torch
 >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -22,6 +23,7 @@ import gradc.ops.special_bessel as sb
 import gradc.ops.special_incomplete as si
 import gradc.ops.special_numpy as sn
 import gradc.ops.special_scipy as ss
+import gradc.ops.special_zeta as special_zeta
 from gradc.facade.lift import accept_traced_everywhere, apply, dim_tuple, operand
 from gradc.facade.torch_args import with_out
 
@@ -86,7 +88,9 @@ for _name, (_node, _f) in _UNARY.items():
     globals()[_name] = _unary(_name, _node, _keep_dtype(_f))
 
 _BINARY = {"xlogy": ("XlogyBackward0", ss.xlogy), "xlog1py": ("SpecialXlog1PyBackward0", ss.xlog1py),
-           "gammainc": ("IgammaBackward0", si.gammainc), "gammaincc": ("IgammacBackward0", si.gammaincc)}
+           "gammainc": ("IgammaBackward0", si.gammainc), "gammaincc": ("IgammacBackward0", si.gammaincc),
+           # Hurwitz zeta(x, q): differentiable in q (-x zeta(x + 1, q)); x's derivative is refused, as torch does
+           "zeta": ("SpecialZetaBackward0", special_zeta.zeta)}
 for _name, (_node, _f) in _BINARY.items():
     globals()[_name] = _binary(_name, _node, _keep_dtype(_f))
 
@@ -118,6 +122,18 @@ def _xlogy_overloads(f):
 xlogy = _xlogy_overloads(xlogy)  # noqa: F821 - defined by the loop above
 gammainc = _shape_derivative_refused("gammainc", "igamma", gammainc)  # noqa: F821 - defined by the loop above
 gammaincc = _shape_derivative_refused("gammaincc", "igammac", gammaincc)  # noqa: F821
+
+
+def _zeta_in_q_only(f):
+    """``zeta(input, other)`` refusing the derivative in ``input`` with torch 2.13.0's NotImplementedError."""
+    def zeta(input, other, *, out=None):  # noqa: A002 - torch names
+        from gradc.facade.grad_fn import refuse_derivative
+        return refuse_derivative(f(input, other, out=out), 0, "the derivative for 'zeta' is not implemented.")
+    zeta.__doc__ = f.__doc__ + " Not differentiable in ``input`` (torch's NotImplementedError)."
+    return zeta
+
+
+zeta = _zeta_in_q_only(zeta)  # noqa: F821 - defined by the loop above
 
 
 def logit(input, eps=None, *, out=None):  # noqa: A002
@@ -178,7 +194,7 @@ def _absent(name):
     return refuse
 
 
-for _name in ("zeta", "airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+for _name in ("airy_ai", "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
               "chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
               "legendre_polynomial_p", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
               "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"):

@@ -95,7 +95,7 @@ def test_second_derivative():
 
 
 def test_functions_gradc_lacks_say_so():
-    with pytest.raises(NotImplementedError, match="zeta"):
-        torch.special.zeta(torch.ones(1), torch.ones(1))
+    with pytest.raises(NotImplementedError, match="airy_ai"):
+        torch.special.airy_ai(torch.ones(1))
     with pytest.raises(RuntimeError, match="negative n"):
         torch.special.polygamma(-1, torch.ones(1))
