@@ -142,9 +142,8 @@ def copyto(dst, src, casting="same_kind", where=True):
     if isinstance(where, Traced):
         raise TraceError("np.copyto with a traced where= mask", hint="assign `dst[...] = np.where(mask, src, dst)`")
     if not isinstance(dst, Traced):
-        from gradc.trace.scipy_dispatch import conversion_error  # inside SciPy's code: its public name
-        raise conversion_error(TraceError("np.copyto writes a traced value into a NumPy array in place",
-                                          hint="assign instead: `dst[...] = src` (or `dst = np.array(src)`)"))
+        raise TraceError("np.copyto writes a traced value into a NumPy array in place",
+                         hint="assign instead: `dst[...] = src` (or `dst = np.array(src)`)")
     if where is not True:
         mask = np.broadcast_to(np.asarray(where), aval(dst).shape)
         src = np.broadcast_to(src, aval(dst).shape) if not isinstance(src, Traced) else \
