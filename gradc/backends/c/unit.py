@@ -104,7 +104,7 @@ def more_functions(functions, graph, wrt) -> list:
     taken = set(assign([v.name for v in graph.inputs]).values())
     more = []
     for _, g, doc, _ in functions:
-        names = []
+        names: list[str] = []
         for wanted in [f"{w}_bar" for w in wrt] + [f"{w}_hvp" for w in wrt]:
             names.append(fresh(wanted, taken | set(names)))
         more.append((g, doc, names))
